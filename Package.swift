@@ -1,0 +1,107 @@
+// swift-tools-version:6.0
+//
+// Cordis builds with nothing but the Swift toolchain: the macro target compiles against the
+// SwiftSyntax modules that ship in the toolchain (`usr/lib/swift/host`). Set
+// `CORDIS_SWIFT_HOST_LIBS=/path/to/usr/lib/swift/host` to point at an unusual install, or
+// `CORDIS_SWIFT_SYNTAX_PACKAGE=1` on a machine that can fetch packages to build the macros
+// against the swift-syntax package instead (then Cordis can also be a versioned dependency).
+
+import CompilerPluginSupport
+import Foundation
+import PackageDescription
+
+let environment = ProcessInfo.processInfo.environment
+let useSwiftSyntaxPackage = environment["CORDIS_SWIFT_SYNTAX_PACKAGE"] == "1"
+
+/// The toolchain's `usr/lib/swift/host` folder: the override, else found from the PackageDescription
+/// library this manifest runs with, else from the `swift` on `PATH`.
+func toolchainHostLibraries() -> String {
+    if let override = environment["CORDIS_SWIFT_HOST_LIBS"], !override.isEmpty { return override }
+    let fileManager = FileManager.default
+    if let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) {
+        for line in maps.split(separator: "\n") where line.hasSuffix("libPackageDescription.so") {
+            guard let slash = line.firstIndex(of: "/") else { continue }
+            // .../usr/lib/swift/pm/ManifestAPI/libPackageDescription.so -> .../usr/lib/swift/host
+            let library = URL(fileURLWithPath: String(line[slash...]))
+            let host = library.deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("host").path
+            if fileManager.fileExists(atPath: host + "/SwiftSyntax.swiftmodule") { return host }
+        }
+    }
+    for directory in (environment["PATH"] ?? "").split(separator: ":") {
+        let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent("swift")
+        guard fileManager.fileExists(atPath: candidate.path) else { continue }
+        let resolved = candidate.resolvingSymlinksInPath()
+        let host = resolved.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("lib/swift/host").path
+        if fileManager.fileExists(atPath: host + "/SwiftSyntax.swiftmodule") { return host }
+    }
+    return "/usr/lib/swift/host"
+}
+
+let macroTarget: Target
+let macroTestDependencies: [Target.Dependency]
+let macroTestSettings: [SwiftSetting]
+let macroTestLinker: [LinkerSetting]
+var packageDependencies: [Package.Dependency] = []
+
+if useSwiftSyntaxPackage {
+    packageDependencies.append(.package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"700.0.0"))
+    macroTarget = .macro(
+        name: "CordisMacros",
+        dependencies: [
+            .product(name: "SwiftSyntax", package: "swift-syntax"),
+            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+            .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            .product(name: "SwiftCompilerPluginMessageHandling", package: "swift-syntax"),
+        ],
+        swiftSettings: [.define("CORDIS_SWIFT_SYNTAX_PACKAGE")]
+    )
+    macroTestDependencies = [
+        "CordisMacros",
+        .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+        .product(name: "SwiftParser", package: "swift-syntax"),
+    ]
+    macroTestSettings = []
+    macroTestLinker = []
+} else {
+    let host = toolchainHostLibraries()
+    macroTarget = .macro(
+        name: "CordisMacros",
+        swiftSettings: [.unsafeFlags(["-I", host])],
+        linkerSettings: [.unsafeFlags(["-L", host, "-Xlinker", "-rpath", "-Xlinker", host])]
+    )
+    macroTestDependencies = ["CordisMacros"]
+    macroTestSettings = [.unsafeFlags(["-I", host])]
+    macroTestLinker = [.unsafeFlags(["-L", host, "-Xlinker", "-rpath", "-Xlinker", host])]
+}
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "Cordis",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "Cordis", targets: ["Cordis"]),
+        .library(name: "CordisWire", targets: ["CordisWire"]),
+        .executable(name: "cordis-bench", targets: ["cordis-bench"]),
+    ],
+    dependencies: packageDependencies,
+    targets: [
+        macroTarget,
+        .target(name: "CordisJSON", swiftSettings: strict),
+        .target(name: "Cordis", dependencies: ["CordisMacros", "CordisJSON"], swiftSettings: strict),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "CCordisShim", cSettings: [.define("_GNU_SOURCE")]),
+        .target(name: "CordisWire", dependencies: ["CordisJSON", "COpenSSL", "CCordisShim"], swiftSettings: strict),
+        .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire"], swiftSettings: strict),
+        .executableTarget(name: "cordis-example", dependencies: ["Cordis"], path: "Examples/Greeter", swiftSettings: strict),
+        .testTarget(name: "CordisJSONTests", dependencies: ["CordisJSON"], swiftSettings: strict),
+        .testTarget(name: "CordisTests", dependencies: ["Cordis"], swiftSettings: strict),
+        .testTarget(
+            name: "CordisMacrosTests", dependencies: macroTestDependencies,
+            swiftSettings: strict + macroTestSettings, linkerSettings: macroTestLinker),
+        .testTarget(name: "CordisWireTests", dependencies: ["CordisWire"], swiftSettings: strict),
+    ]
+)

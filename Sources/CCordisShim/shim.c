@@ -1,0 +1,2 @@
+#include "CCordisShim.h"
+int ccordis_shim_version(void) { return 1; }

@@ -1,0 +1,2 @@
+import CordisJSON
+enum CordisWirePlaceholder {}
