@@ -1,0 +1,268 @@
+import CordisJSON
+
+/// A fiber's view of the plugin world: where it creates child plugins, provides and reads services,
+/// listens to events and logs. Everything it creates is an effect of its fiber.
+///
+/// `Context()` makes a new world with its root fiber (always `active`). Each plugin's fiber has its
+/// own context; `isolate` derives a context whose services resolve in another realm.
+/// All members are isolated to `CordisActor`.
+@CordisActor
+public final class Context {
+    /// The fiber whose effects this context records.
+    public let fiber: Fiber
+    let realms: [String: Realm]
+    /// Keeps the root fiber alive for as long as the root context is.
+    private let ownedRoot: Fiber?
+
+    var world: World { fiber.world }
+
+    /// Creates a new plugin world and returns its root context.
+    ///
+    /// - Parameter logLevel: the least severe level the default stderr exporter prints (`warn`).
+    public convenience init(logLevel: LogLevel = .warn) {
+        let logs = LogHub()
+        let world = World(logs: logs)
+        let runner = PluginRunner.forFunction(name: "root", dependencies: [], config: EmptyConfig()) { _, _ in }
+        let root = Fiber(id: world.makeFiberID(), world: world, runner: runner, parent: nil, state: .active)
+        world.remember(root)
+        self.init(fiber: root, realms: [:], owning: root)
+        root.attach(context: self, strongly: false)
+        root.beginRootLife()
+        logs.addDefaultExporter(StderrLogExporter(level: logLevel))
+    }
+
+    init(fiber: Fiber, realms: [String: Realm], owning root: Fiber? = nil) {
+        self.fiber = fiber
+        self.realms = realms
+        self.ownedRoot = root
+    }
+
+    /// The realm in which `service` resolves from this context.
+    public func realm(for service: String) -> Realm {
+        realms[service] ?? .root
+    }
+
+    // MARK: - Plugins
+
+    /// Starts a plugin of type `P` with `config` as a child of this context's fiber, and returns its fiber.
+    ///
+    /// The fiber is `pending` until every service `P` injects is provided; it is an effect of this
+    /// context's fiber (disposed when that fiber unloads). Await `fiber.await()` for it to settle.
+    /// - Throws: `CordisError` `.inactiveScope` if this context's fiber is not loading or active.
+    @discardableResult
+    public func plugin<P: Plugin>(_ type: P.Type, config: P.Config) throws -> Fiber {
+        try spawn(PluginRunner.forType(P.self, config: config))
+    }
+
+    /// Starts a plugin of type `P` with its default config (decoded from `{}`).
+    ///
+    /// - Throws: `CordisError` `.invalidConfig` when `P.Config` needs fields; `.inactiveScope` as above.
+    @discardableResult
+    public func plugin<P: Plugin>(_ type: P.Type) throws -> Fiber {
+        let config = try ConfigDecoding.decode(P.Config.self, from: .object([:]), plugin: P.name)
+        return try plugin(P.self, config: config)
+    }
+
+    /// Starts a plugin of type `P` with a JSON config, decoded strictly (unknown keys and wrong types
+    /// are errors naming their path).
+    @discardableResult
+    public func plugin<P: Plugin>(_ type: P.Type, json: JSONValue) throws -> Fiber {
+        let config = try ConfigDecoding.decode(P.Config.self, from: json, plugin: P.name)
+        return try plugin(P.self, config: config)
+    }
+
+    /// Starts a function plugin: `apply` runs whenever the fiber loads, with a scope for its effects.
+    @discardableResult
+    public func plugin(
+        name: String = "anonymous", inject: [Dependency] = [],
+        _ apply: @escaping @CordisActor (EffectScope) async throws -> Void
+    ) throws -> Fiber {
+        try spawn(PluginRunner.forFunction(name: name, dependencies: inject, config: EmptyConfig()) { scope, _ in
+            try await apply(scope)
+        })
+    }
+
+    /// Starts a function plugin with a typed config, passed to `apply` on every load.
+    @discardableResult
+    public func plugin<C: Decodable>(
+        name: String = "anonymous", inject: [Dependency] = [], config: C,
+        _ apply: @escaping @CordisActor (EffectScope, C) async throws -> Void
+    ) throws -> Fiber {
+        try spawn(PluginRunner.forFunction(name: name, dependencies: inject, config: config, apply: apply))
+    }
+
+    /// Runs `apply` as a child plugin only while the services of `keys` are provided (cordis's `ctx.inject`).
+    @discardableResult
+    public func inject(
+        _ keys: [any ServiceKey.Type], name: String = "inject",
+        _ apply: @escaping @CordisActor (EffectScope) async throws -> Void
+    ) throws -> Fiber {
+        try plugin(name: name, inject: keys.map { Dependency(name: $0.name) }, apply)
+    }
+
+    func spawn(_ runner: PluginRunner) throws -> Fiber {
+        let owner = try fiber.openScope()
+        let child = Fiber(id: world.makeFiberID(), world: world, runner: runner, parent: fiber, state: .pending)
+        let context = Context(fiber: child, realms: realms)
+        child.attach(context: context, strongly: true)
+        world.remember(child)
+        child.parentHandle = try owner.collect("ctx.plugin()") { [weak child] in
+            await child?.dispose(reason: .parent)
+        }
+        for dependency in runner.dependencies {
+            world.registry.addDependent(child, on: context.realm(for: dependency.name).slot(dependency.name))
+        }
+        world.events.emitInternal(.plugin, child)
+        child.schedule()
+        return child
+    }
+
+    // MARK: - Realms
+
+    /// A context whose `service` resolves in a new realm private to it (cordis's `ctx.isolate(name)`).
+    public func isolate(_ service: String) -> Context {
+        isolate(service, in: .private(world.makeRealmID()))
+    }
+
+    /// A context whose `service` resolves in the shared realm `label`: every context isolated with the
+    /// same label sees the same provider.
+    public func isolate(_ service: String, label: String) -> Context {
+        isolate(service, in: .label(label))
+    }
+
+    /// A context whose `service` resolves in `realm` (`.root` undoes an isolation).
+    public func isolate(_ service: String, in realm: Realm) -> Context {
+        var realms = self.realms
+        realms[service] = realm == .root ? nil : realm
+        return Context(fiber: fiber, realms: realms)
+    }
+
+    // MARK: - Services
+
+    /// Provides `value` as the service of `key` in this context's realm, as an effect of its fiber.
+    ///
+    /// The service counts while the fiber is `active` and `check` (if any) returns true. Disposing the
+    /// returned handle withdraws it; consumers unload before the withdrawal completes.
+    /// - Throws: `CordisError` `.duplicateService` when the realm already has an ordinary provider.
+    @discardableResult
+    public func provide<K: ServiceKey>(_ key: K.Type, _ value: K.Value) throws -> EffectHandle {
+        try provide(name: K.name, value: value, in: fiber.openScope())
+    }
+
+    /// Provides a service by name: `fallbackRank` non-nil makes it a fallback provider (a remote proxy),
+    /// which never counts as a duplicate and serves only while the realm has no ordinary provider; the
+    /// lowest rank is chosen first, and consumers stay with a fallback until it leaves.
+    @discardableResult
+    public func provide(name: String, value: Any, fallbackRank: String? = nil) throws -> EffectHandle {
+        try provide(name: name, value: value, in: fiber.openScope(), fallbackRank: fallbackRank)
+    }
+
+    @discardableResult
+    func provide(name: String, value: Any, in scope: EffectScope, fallbackRank: String? = nil) throws -> EffectHandle {
+        try scope.ensureOpen()
+        let slot = realm(for: name).slot(name)
+        let record = try world.registry.add(slot: slot, fiber: fiber, value: value, fallbackRank: fallbackRank)
+        fiber.register(record)
+        let registry = world.registry
+        let owner = fiber
+        return try scope.collect("ctx.provide(\"\(name)\")") {
+            owner.unregister(record)
+            registry.remove(record)
+        }
+    }
+
+    /// The service of `key` as this fiber sees it: the provider pinned while it is loaded, or (for a
+    /// service it did not inject, and for the root) the one its realm resolves to now.
+    ///
+    /// - Throws: `CordisError` `.serviceUnavailable`: `cannot get property "clock" without inject` when a
+    ///   plugin reads a service it did not declare, or when the service is not available.
+    public func get<K: ServiceKey>(_ key: K.Type) throws -> K.Value {
+        try get(key, property: K.name)
+    }
+
+    /// Like `get(_:)`, naming `property` (the `@Inject` property) in the error.
+    public func get<K: ServiceKey>(_ key: K.Type, property: String) throws -> K.Value {
+        let record: ProviderRecord
+        if let pinned = fiber.resolved[K.name] {
+            record = pinned
+        } else if fiber.dependencies.contains(where: { $0.name == K.name }) {
+            throw CordisError(.serviceUnavailable, "cannot get required service \"\(property)\" in inactive context")
+        } else if let live = world.registry.current(realm(for: K.name).slot(K.name)),
+                  fiber.parent == nil || isOwnOrAncestor(live.fiber) {
+            record = live
+        } else {
+            throw CordisError(.serviceUnavailable, "cannot get property \"\(property)\" without inject")
+        }
+        guard let value = record.value as? K.Value else {
+            throw CordisError(
+                .typeMismatch, "service \"\(K.name)\" holds a \(type(of: record.value)), not a \(K.Value.self)")
+        }
+        return value
+    }
+
+    /// Whether the service of `key` is provided and available in this context's realm now.
+    public func has<K: ServiceKey>(_ key: K.Type) -> Bool {
+        world.registry.current(realm(for: K.name).slot(K.name)) != nil
+    }
+
+    private func isOwnOrAncestor(_ candidate: Fiber) -> Bool {
+        var current: Fiber? = fiber
+        var depth = 0
+        while let node = current, depth < 10_000 {
+            if node === candidate { return true }
+            current = node.parent
+            depth += 1
+        }
+        return false
+    }
+
+    // MARK: - Logs
+
+    /// A logger named after this context's plugin.
+    public var logger: Logger { Logger(name: fiber.name, hub: world.logs, fiberID: fiber.id) }
+
+    /// A logger with an explicit name.
+    public func logger(_ name: String) -> Logger { Logger(name: name, hub: world.logs, fiberID: fiber.id) }
+
+    /// Adds a log exporter as an effect of this context's fiber: it receives every record at or above
+    /// its level until the fiber unloads.
+    @discardableResult
+    public func exportLogs(to exporter: any LogExporter) throws -> EffectHandle {
+        let scope = try fiber.openScope()
+        let token = world.logs.add(exporter)
+        let logs = world.logs
+        return try scope.collect("ctx.logger.exporter()") { logs.remove(token) }
+    }
+
+    /// The recent log records kept in memory (bounded).
+    public var recentLogs: [LogRecord] { world.logs.recent }
+
+    // MARK: - Inspection
+
+    /// Every live fiber of this world, by id.
+    public var fibers: [Fiber] { world.fibers.values.sorted { $0.id < $1.id } }
+
+    /// Waits until no fiber of this world has a transition in flight (`CONTRACTS.md` §3).
+    public func settled() async {
+        await world.quiescence()
+    }
+
+    /// The provider a service resolves to in a realm now, if any.
+    public func provider(of service: String, in realm: Realm = .root) -> ProviderRecord? {
+        world.registry.current(realm.slot(service))
+    }
+
+    /// Every provider registered in every slot (available or not).
+    public var providerRecords: [ProviderRecord] {
+        world.registry.providedSlots.flatMap { world.registry.records($0) }
+    }
+}
+
+extension Realm {
+    func slot(_ name: String) -> ServiceSlot { ServiceSlot(name: name, realm: self) }
+}
+
+extension Context: CustomStringConvertible {
+    /// `Context <plugin name>`, as cordis prints it.
+    public nonisolated var description: String { "Context" }
+}

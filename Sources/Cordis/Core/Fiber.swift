@@ -1,0 +1,438 @@
+/// One running instance of a plugin: its state, its effects, the services it injects and provides.
+///
+/// A fiber runs only while every service it injects is provided; it reloads when a provider changes,
+/// unloads to `pending` when one goes away, and reverts every effect when it stops. One transition
+/// runs at a time: a change that arrives meanwhile is applied when the transition ends.
+/// All members are isolated to `CordisActor`.
+@CordisActor
+public final class Fiber {
+    /// Why a fiber is being disposed.
+    public enum DisposeReason: Sendable, Hashable {
+        /// `dispose()` was called on it (by itself or by user code).
+        case explicit
+        /// Its parent fiber unloaded, or the owner of the plugin tree removed it.
+        case parent
+    }
+
+    /// A number unique in the plugin world, in creation order (the root fiber is 0).
+    public let id: Int
+    /// The plugin's name (`root` for the root fiber).
+    public let name: String
+    /// Where the fiber is in its lifecycle.
+    public private(set) var state: FiberState
+    /// The error that made it `failed`, if it is.
+    public private(set) var error: (any Error)?
+    /// The fiber that created it (nil for the root fiber, or once the parent is gone).
+    public private(set) weak var parent: Fiber?
+    /// Why it was disposed, once it is.
+    public private(set) var disposeReason: DisposeReason?
+
+    let world: World
+    var runner: PluginRunner
+    private var strongContext: Context?
+    private weak var weakContext: Context?
+    /// The scope of the current life (loading or active), nil otherwise.
+    private(set) var scope: EffectScope?
+    /// The providers pinned for the current life, by service name.
+    private(set) var resolved: [String: ProviderRecord] = [:]
+    private var failedTarget: Target?
+    private var instance: AnyObject?
+    private var wantsDispose = false
+    private var wantsRestart = false
+    private(set) var isDriving = false
+    private var settleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Fibers currently holding a service this fiber provides, by fiber id.
+    private var consumers: Set<Int> = []
+    private var consumerWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The providers this fiber registered (so their slots refresh when its state changes).
+    var records: [ProviderRecord] = []
+    /// The handle under which its parent holds it; detached when the fiber disposes itself.
+    var parentHandle: EffectHandle?
+    /// Extra holds on this fiber's withdrawal (remote consumers), released by their tokens.
+    private var withdrawalHolds: [Int: String] = [:]
+    private var nextHoldID = 0
+    /// Observers told when the fiber is disposed (the Loader uses this).
+    var onDispose: [(Fiber, DisposeReason) -> Void] = []
+
+    init(id: Int, world: World, runner: PluginRunner, parent: Fiber?, state: FiberState) {
+        self.id = id
+        self.name = runner.name
+        self.world = world
+        self.runner = runner
+        self.parent = parent
+        self.state = state
+    }
+
+    /// The context the fiber's plugin sees as `ctx`.
+    public var ctx: Context {
+        if let strongContext { return strongContext }
+        if let weakContext { return weakContext }
+        // Only reachable for the root fiber after its Context was released.
+        let context = Context(fiber: self, realms: [:])
+        weakContext = context
+        return context
+    }
+
+    /// The scope effects go to now.
+    ///
+    /// - Throws: `cannot create effect on inactive context` unless the fiber is loading or active.
+    func openScope() throws -> EffectScope {
+        guard let scope, scope.isOpen, state == .loading || state == .active else {
+            throw CordisError(.inactiveScope, "cannot create effect on inactive context")
+        }
+        return scope
+    }
+
+    /// Gives the root fiber its first life.
+    func beginRootLife() {
+        scope = EffectScope(ctx: ctx)
+    }
+
+    var isRoot: Bool { parent == nil && id == 0 }
+
+    func attach(context: Context, strongly: Bool) {
+        if strongly { strongContext = context } else { weakContext = context }
+    }
+
+    /// The services it injects.
+    public var dependencies: [Dependency] { runner.dependencies }
+
+    /// The required services that are not provided now (what a `pending` fiber waits for).
+    public var missing: [String] {
+        dependencies.filter { !$0.optional && world.registry.current(slot(for: $0.name)) == nil }.map(\.name)
+    }
+
+    /// The provider in use for each injected service, while loaded.
+    public var providers: [String: ProviderRecord] { resolved }
+
+    /// The services this fiber provides now, with their realms.
+    public var provided: [ServiceSlot] { records.map(\.slot) }
+
+    /// The effects of its current life, oldest first.
+    public var effects: [EffectSummary] { scope?.effects ?? [] }
+
+    /// The plugin's config, as given.
+    public var config: Any { runner.config }
+
+    /// The plugin instance while the fiber is loaded (for plugin types), nil otherwise.
+    public var plugin: AnyObject? { instance }
+
+    /// Whether no transition is in flight or scheduled.
+    public var isSettled: Bool { !isDriving }
+
+    func slot(for service: String) -> ServiceSlot {
+        ServiceSlot(name: service, realm: ctx.realm(for: service))
+    }
+
+    // MARK: - Public lifecycle
+
+    /// Waits until the fiber is settled (`CONTRACTS.md` §3) and returns it.
+    ///
+    /// - Throws: the fiber's error if it settled in `failed`.
+    @discardableResult
+    public func await() async throws -> Fiber {
+        await settled()
+        if state == .failed, let error { throw error }
+        return self
+    }
+
+    /// Stops the fiber for good: unloads it if loaded (consumers first, then its effects newest first)
+    /// and waits until it is `disposed`. Disposing twice does nothing more.
+    public func dispose() async throws {
+        await dispose(reason: .explicit)
+    }
+
+    /// Unloads and loads the fiber again; recovers a `failed` fiber. Waits until it is settled.
+    ///
+    /// - Throws: `CordisError` `.disposed` if the fiber is disposed; the new error if it fails again.
+    public func restart() async throws {
+        try ensureNotDisposed()
+        error = nil
+        wantsRestart = true
+        schedule()
+        try await self.await()
+    }
+
+    /// Replaces the plugin's config and restarts the fiber with it; recovers a `failed` fiber.
+    ///
+    /// The config is validated first: an invalid one throws and changes nothing. Emits `internal/update`.
+    /// - Throws: `CordisError` `.invalidConfig` or `.typeMismatch`; the new error if the fiber fails again.
+    public func update(config: Any) async throws {
+        try ensureNotDisposed()
+        runner = try runner.reconfigured(config)
+        try await afterUpdate()
+    }
+
+    /// Replaces the plugin's config from JSON (decoded strictly) and restarts the fiber with it.
+    ///
+    /// - Throws: `CordisError` `.invalidConfig` naming the path of each problem; nothing changes then.
+    public func update(json: JSONValue) async throws {
+        try ensureNotDisposed()
+        runner = try runner.reconfigured(json: json)
+        try await afterUpdate()
+    }
+
+    private func afterUpdate() async throws {
+        world.events.emitInternal(.update, FiberUpdate(fiber: self))
+        try await restart()
+    }
+
+    func dispose(reason: DisposeReason) async {
+        guard state != .disposed else { return }
+        if isRoot {
+            // The root never goes away: disposing it reverts everything it holds and starts afresh.
+            let old = scope
+            scope = EffectScope(ctx: ctx)
+            await old?.close()
+            return
+        }
+        if disposeReason == nil { disposeReason = reason }
+        wantsDispose = true
+        schedule()
+        await settled()
+    }
+
+    private func ensureNotDisposed() throws {
+        if state == .disposed || wantsDispose {
+            throw CordisError(.disposed, "fiber \(id) (\(name)) is disposed")
+        }
+    }
+
+    // MARK: - Scheduling
+
+    /// Asks the fiber to re-evaluate its target; starts its driver if it is idle.
+    func schedule() {
+        guard state != .disposed, !isDriving else { return }
+        isDriving = true
+        world.driverStarted()
+        Task { await self.drive() }
+    }
+
+    func settled() async {
+        guard isDriving else { return }
+        await withCheckedContinuation { settleWaiters.append($0) }
+    }
+
+    private func drive() async {
+        // Bounded: every iteration performs a transition or ends; transitions are finite, and a
+        // fiber whose target keeps changing keeps following it, one transition at a time.
+        while let step = nextStep() {
+            switch step {
+            case .load(let target): await load(target)
+            case .unload(let final): await unload(to: final)
+            case .reset: setState(.pending)
+            case .finalize: finalize()
+            }
+        }
+        isDriving = false
+        let waiters = settleWaiters
+        settleWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+        world.driverFinished()
+    }
+
+    private enum Step {
+        case load(Target)
+        case unload(FiberState)
+        case reset
+        case finalize
+    }
+
+    /// The providers a fiber would use now, by service name; nil when a required one is missing.
+    struct Target: Equatable {
+        var records: [String: ProviderRecord]
+        static func == (lhs: Target, rhs: Target) -> Bool {
+            lhs.records.count == rhs.records.count
+                && lhs.records.allSatisfy { key, record in rhs.records[key]?.fiber === record.fiber }
+        }
+    }
+
+    private func currentTarget() -> Target? {
+        var records: [String: ProviderRecord] = [:]
+        for dependency in runner.dependencies {
+            if let record = world.registry.current(slot(for: dependency.name)) {
+                records[dependency.name] = record
+            } else if !dependency.optional {
+                return nil
+            }
+        }
+        return Target(records: records)
+    }
+
+    private func nextStep() -> Step? {
+        if wantsDispose {
+            switch state {
+            case .active: return .unload(.disposed)
+            case .pending, .failed: return .finalize
+            case .loading, .unloading, .disposed: return nil
+            }
+        }
+        let target = currentTarget()
+        switch state {
+        case .pending:
+            wantsRestart = false
+            guard let target else { return nil }
+            return .load(target)
+        case .active:
+            if wantsRestart || target != Target(records: resolved) { return .unload(.pending) }
+            return nil
+        case .failed:
+            if wantsRestart || target != failedTarget { return .reset }
+            return nil
+        case .loading, .unloading, .disposed:
+            return nil
+        }
+    }
+
+    // MARK: - Transitions
+
+    private func load(_ target: Target) async {
+        setState(.loading)
+        resolved = target.records
+        for record in target.records.values where record.fiber !== self {
+            record.fiber.consumers.insert(id)
+        }
+        let scope = EffectScope(ctx: ctx)
+        self.scope = scope
+        do {
+            let loaded = try runner.instantiate(ctx)
+            instance = loaded.object
+            try await loaded.apply(scope)
+            for provision in loaded.provisions() {
+                try ctx.provide(name: provision.name, value: provision.value, in: scope)
+            }
+        } catch {
+            scope.seal()
+            await scope.close()
+            self.scope = nil
+            instance = nil
+            releaseProviders()
+            if CordisError.isWithdrawal(error) || currentTarget() != target {
+                world.logger(for: self).debug("\(name) went back to pending: \(error)")
+                setState(.pending)
+            } else {
+                self.error = error
+                failedTarget = target
+                world.logger(for: self).error("plugin \(name) failed: \(error)")
+                setState(.failed)
+            }
+            return
+        }
+        error = nil
+        setState(.active)
+    }
+
+    private func unload(to final: FiberState) async {
+        scope?.seal()
+        setState(.unloading)
+        // Consumers leave first: the provider's own teardown waits until they have let go.
+        while !consumers.isEmpty || !withdrawalHolds.isEmpty {
+            await withCheckedContinuation { consumerWaiters.append($0) }
+        }
+        if let scope {
+            await scope.close()
+        }
+        scope = nil
+        instance = nil
+        releaseProviders()
+        if final == .disposed {
+            finalize()
+        } else {
+            setState(final)
+        }
+    }
+
+    private func releaseProviders() {
+        let held = resolved
+        resolved = [:]
+        for record in held.values where record.fiber !== self {
+            record.fiber.release(consumer: id)
+        }
+    }
+
+    private func release(consumer: Int) {
+        consumers.remove(consumer)
+        wakeWithdrawal()
+    }
+
+    private func wakeWithdrawal() {
+        guard consumers.isEmpty, withdrawalHolds.isEmpty else { return }
+        let waiters = consumerWaiters
+        consumerWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Holds this fiber's withdrawal (its own teardown) until the returned token is released: the node uses
+    /// it to wait for remote consumers' acknowledgements.
+    public func holdWithdrawal(_ reason: String) -> WithdrawalHold {
+        nextHoldID += 1
+        let token = nextHoldID
+        withdrawalHolds[token] = reason
+        return WithdrawalHold { [weak self] in
+            guard let self else { return }
+            self.withdrawalHolds[token] = nil
+            self.wakeWithdrawal()
+        }
+    }
+
+    private func finalize() {
+        for dependency in runner.dependencies {
+            world.registry.removeDependent(self, on: slot(for: dependency.name))
+        }
+        parentHandle?.detach()
+        parentHandle = nil
+        world.forget(self)
+        let reason = disposeReason ?? .explicit
+        setState(.disposed)
+        let observers = onDispose
+        onDispose.removeAll()
+        for observer in observers { observer(self, reason) }
+        world.events.emitInternal(.plugin, self)
+        strongContext = nil
+    }
+
+    private func setState(_ next: FiberState) {
+        let old = state
+        guard old != next else { return }
+        state = next
+        if old == .active || next == .active || next == .unloading {
+            for record in records { world.registry.refresh(record.slot) }
+        }
+        world.events.emitInternal(.status, StatusChange(fiber: self, oldState: old))
+    }
+
+    func reportDisposerError(_ error: any Error, label: String) {
+        world.logger(for: self).error("disposer \(label) of \(name) failed: \(error)")
+    }
+
+    // MARK: - Provided services
+
+    func register(_ record: ProviderRecord) {
+        records.append(record)
+    }
+
+    func unregister(_ record: ProviderRecord) {
+        records.removeAll { $0 === record }
+    }
+}
+
+/// A hold on a provider's withdrawal; release it once the remote consumers it stands for have let go.
+@CordisActor
+public final class WithdrawalHold {
+    private var releaser: (@CordisActor () -> Void)?
+
+    init(_ releaser: @escaping @CordisActor () -> Void) {
+        self.releaser = releaser
+    }
+
+    /// Lets the withdrawal proceed. Releasing twice does nothing more.
+    public func release() {
+        releaser?()
+        releaser = nil
+    }
+}
+
+extension Fiber: CustomStringConvertible {
+    /// `Fiber #id <name> state`.
+    public nonisolated var description: String { "Fiber #\(id)" }
+}

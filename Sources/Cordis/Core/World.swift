@@ -1,0 +1,66 @@
+/// What a tree of contexts shares: the service registry, the event bus, the log hub, and the count of
+/// fibers with a transition in flight.
+@CordisActor
+final class World {
+    let registry = ServiceRegistry()
+    let events = EventBus()
+    let logs: LogHub
+    private(set) var fibers: [Int: Fiber] = [:]
+    private var nextFiberID = 0
+    private var nextRealmID = 0
+    private var drivers = 0
+    private var quiescenceWaiters: [CheckedContinuation<Void, Never>] = []
+
+    init(logs: LogHub) {
+        self.logs = logs
+        registry.onChange = { [unowned self] slot in
+            self.events.emitInternal(.service, slot)
+        }
+    }
+
+    func makeFiberID() -> Int {
+        defer { nextFiberID += 1 }
+        return nextFiberID
+    }
+
+    func makeRealmID() -> Int {
+        nextRealmID += 1
+        return nextRealmID
+    }
+
+    func remember(_ fiber: Fiber) {
+        fibers[fiber.id] = fiber
+    }
+
+    func forget(_ fiber: Fiber) {
+        fibers[fiber.id] = nil
+    }
+
+    func driverStarted() {
+        drivers += 1
+    }
+
+    func driverFinished() {
+        drivers -= 1
+        guard drivers == 0 else { return }
+        let waiters = quiescenceWaiters
+        quiescenceWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Whether no fiber has a transition in flight or scheduled.
+    var isQuiescent: Bool { drivers == 0 }
+
+    /// Waits until no fiber of this world has a transition in flight (`CONTRACTS.md` §3).
+    func quiescence() async {
+        // Bounded: each pass waits for the driver count to reach zero; a new driver can only start from
+        // work done on this actor, so the loop ends once the world is idle.
+        while drivers > 0 {
+            await withCheckedContinuation { quiescenceWaiters.append($0) }
+        }
+    }
+
+    func logger(for fiber: Fiber) -> Logger {
+        Logger(name: fiber.name, hub: logs, fiberID: fiber.id)
+    }
+}

@@ -1,0 +1,67 @@
+/// One collected effect: a disposer, or a nested scope of effects.
+///
+/// Disposing a handle runs it once (later calls do nothing) and removes it from its scope.
+@CordisActor
+public final class EffectHandle {
+    enum Body {
+        case disposer(@CordisActor () async throws -> Void)
+        case scope(EffectScope)
+    }
+
+    /// The label shown in `effects` listings.
+    public let label: String
+    var body: Body?
+    weak var owner: EffectScope?
+
+    init(label: String, body: Body, owner: EffectScope) {
+        self.label = label
+        self.body = body
+        self.owner = owner
+    }
+
+    /// Whether the effect has been reverted.
+    public var isDisposed: Bool { body == nil }
+
+    /// Reverts the effect now, out of order, and forgets it. Errors are logged, not thrown.
+    public func dispose() async {
+        owner?.detach(self)
+        await run()
+    }
+
+    /// Forgets the effect without reverting it (used when a child fiber disposes itself).
+    func detach() {
+        owner?.detach(self)
+        body = nil
+    }
+
+    func run() async {
+        guard let body else { return }
+        self.body = nil
+        switch body {
+        case .disposer(let disposer):
+            do { try await disposer() } catch { owner?.report(error, in: label) }
+        case .scope(let scope):
+            await scope.close()
+        }
+    }
+
+    /// The effect's label and, for a nested scope, its children.
+    public var summary: EffectSummary {
+        if case .scope(let scope)? = body { return EffectSummary(label: label, children: scope.effects) }
+        return EffectSummary(label: label, children: [])
+    }
+}
+
+/// A description of a collected effect, for inspection and tests.
+public struct EffectSummary: Sendable, Hashable {
+    /// The effect's label.
+    public let label: String
+    /// Its nested effects, oldest first.
+    public let children: [EffectSummary]
+
+    /// Creates a summary.
+    public init(label: String, children: [EffectSummary] = []) {
+        self.label = label
+        self.children = children
+    }
+}

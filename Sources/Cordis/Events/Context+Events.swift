@@ -1,0 +1,163 @@
+/// Events: listeners are effects of the context's fiber; emission modes follow cordis.
+extension Context {
+    /// Listens to `event` until this context's fiber unloads (or the handle is disposed).
+    ///
+    /// - Parameter global: receive service-scoped emissions from every realm.
+    /// - Throws: `cannot create effect on inactive context` when the fiber is not loading or active.
+    @discardableResult
+    public func on<P, R>(
+        _ event: Event<P, R>, global: Bool = false, _ listener: @escaping @CordisActor (P) throws -> R
+    ) throws -> EffectHandle {
+        try listen(event.name, body: listener, isAsync: false, global: global)
+    }
+
+    /// Listens to `event` with an `async` listener: `emit` starts it without waiting; `parallel` and
+    /// `serial` await it.
+    @discardableResult
+    public func onAsync<P, R>(
+        _ event: Event<P, R>, global: Bool = false, _ listener: @escaping @CordisActor (P) async throws -> R
+    ) throws -> EffectHandle {
+        try listen(event.name, body: listener, isAsync: true, global: global)
+    }
+
+    /// Listens to `event` once: the listener is removed before it runs.
+    @discardableResult
+    public func once<P, R>(_ event: Event<P, R>, _ listener: @escaping @CordisActor (P) throws -> R) throws -> EffectHandle {
+        var handle: EffectHandle?
+        let created = try on(event) { (payload: P) throws -> R in
+            if let handle { handle.detach() }
+            return try listener(payload)
+        }
+        handle = created
+        return created
+    }
+
+    /// Listens to a waterfall event; the listener decides whether to call `next`.
+    @discardableResult
+    public func on<P, R>(
+        _ event: WaterfallEvent<P, R>, _ listener: @escaping @CordisActor (P, Next<R>) throws -> R
+    ) throws -> EffectHandle {
+        try listen(event.name, body: listener, isAsync: false, global: false)
+    }
+
+    private func listen(_ name: String, body: Any, isAsync: Bool, global: Bool) throws -> EffectHandle {
+        let scope = try fiber.openScope()
+        let bus = world.events
+        let listener = bus.add(name, body: body, isAsync: isAsync, global: global, realms: realms)
+        do {
+            return try scope.collect("ctx.on(\"\(name)\")") { bus.remove(name, listener) }
+        } catch {
+            bus.remove(name, listener)
+            throw error
+        }
+    }
+
+
+    /// Calls every listener in order, synchronously; `async` listeners are started, not awaited.
+    ///
+    /// - Parameter service: scope the emission to listeners that resolve this service in the same
+    ///   realm as this context (and global listeners).
+    /// - Throws: the first error a synchronous listener throws (the rest are skipped).
+    public func emit<P, R>(_ event: Event<P, R>, _ payload: P, service: (any ServiceKey.Type)? = nil) throws {
+        for listener in world.events.snapshot(event.name, scopeFilter(service)) {
+            if let body = listener.body as? @CordisActor (P) throws -> R {
+                _ = try body(payload)
+            } else if let body = listener.body as? @CordisActor (P) async throws -> R {
+                let logger = self.logger
+                Task {
+                    do { _ = try await body(payload) } catch { logger.error("listener of \(event.name) failed: \(error)") }
+                }
+            }
+        }
+    }
+
+    /// Calls every listener concurrently and waits for all of them.
+    ///
+    /// - Throws: the first error a listener throws (the others still finish).
+    public func parallel<P: Sendable, R>(_ event: Event<P, R>, _ payload: P, service: (any ServiceKey.Type)? = nil) async throws {
+        let listeners = world.events.snapshot(event.name, scopeFilter(service))
+        var firstError: (any Error)?
+        await withTaskGroup(of: (any Error)?.self) { group in
+            for listener in listeners {
+                let body = listener.body
+                group.addTask { @CordisActor in
+                    do {
+                        if let sync = body as? @CordisActor (P) throws -> R {
+                            _ = try sync(payload)
+                        } else if let async = body as? @CordisActor (P) async throws -> R {
+                            _ = try await async(payload)
+                        }
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            for await error in group where firstError == nil { firstError = error }
+        }
+        if let firstError { throw firstError }
+    }
+
+    /// Calls listeners one after another, awaiting each; returns the first non-nil result (and stops).
+    public func serial<P, R>(_ event: Event<P, R?>, _ payload: P, service: (any ServiceKey.Type)? = nil) async throws -> R? {
+        for listener in world.events.snapshot(event.name, scopeFilter(service)) {
+            if let body = listener.body as? @CordisActor (P) throws -> R? {
+                if let result = try body(payload) { return result }
+            } else if let body = listener.body as? @CordisActor (P) async throws -> R? {
+                if let result = try await body(payload) { return result }
+            }
+        }
+        return nil
+    }
+
+    /// Calls synchronous listeners one after another; returns the first non-nil result (and stops).
+    public func bail<P, R>(_ event: Event<P, R?>, _ payload: P, service: (any ServiceKey.Type)? = nil) throws -> R? {
+        for listener in world.events.snapshot(event.name, scopeFilter(service)) {
+            if let body = listener.body as? @CordisActor (P) throws -> R?, let result = try body(payload) {
+                return result
+            }
+        }
+        return nil
+    }
+
+    /// Runs a waterfall: the first listener gets the payload and a `next` that runs the second, and so
+    /// on; after the last listener, `next` runs `final`. A listener that does not call `next` stops the
+    /// chain. Each `next` may be called once.
+    public func waterfall<P, R>(_ event: WaterfallEvent<P, R>, _ payload: P, final: @escaping @CordisActor () throws -> R) throws -> R {
+        let listeners = world.events.snapshot(event.name, .all).compactMap {
+            $0.body as? @CordisActor (P, Next<R>) throws -> R
+        }
+        func step(_ index: Int) throws -> R {
+            guard index < listeners.count else { return try final() }
+            return try listeners[index](payload, Next { try step(index + 1) })
+        }
+        return try step(0)
+    }
+
+    private func scopeFilter(_ service: (any ServiceKey.Type)?) -> EventBus.Filter {
+        guard let service else { return .all }
+        return EventBus.Filter(service: service.name, realm: realm(for: service.name))
+    }
+
+    /// How many listeners each event has now.
+    public var listenerCounts: [String: Int] { world.events.counts }
+}
+
+/// The rest of a waterfall, callable once.
+@CordisActor
+public final class Next<R> {
+    private var body: (@CordisActor () throws -> R)?
+
+    init(_ body: @escaping @CordisActor () throws -> R) {
+        self.body = body
+    }
+
+    /// Runs the rest of the chain.
+    ///
+    /// - Throws: `next() called multiple times` on a second call; whatever the chain throws.
+    public func callAsFunction() throws -> R {
+        guard let body else { throw CordisError(.nextCalledTwice, "next() called multiple times") }
+        self.body = nil
+        return try body()
+    }
+}

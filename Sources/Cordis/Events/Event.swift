@@ -1,0 +1,65 @@
+/// A typed event name: listeners receive a `Payload` and return a `Result` (`Void` for notifications;
+/// an optional for events used with `bail` and `serial`, where the first non-nil result wins).
+public struct Event<Payload, Result>: Sendable, Hashable, CustomStringConvertible {
+    /// The event's name, such as `internal/status`.
+    public let name: String
+
+    /// Names an event.
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    /// The name.
+    public var description: String { name }
+}
+
+/// A typed event dispatched as a waterfall: each listener gets the payload and a single-use `next`
+/// that runs the rest of the chain.
+public struct WaterfallEvent<Payload, Result>: Sendable, Hashable, CustomStringConvertible {
+    /// The event's name.
+    public let name: String
+
+    /// Names an event.
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    /// The name.
+    public var description: String { name }
+}
+
+/// A state change of a fiber: the payload of `internal/status`.
+@CordisActor
+public struct StatusChange {
+    /// The fiber that changed.
+    public let fiber: Fiber
+    /// Its state before the change (the new one is `fiber.state`).
+    public let oldState: FiberState
+}
+
+/// A config update of a fiber: the payload of `internal/update`.
+@CordisActor
+public struct FiberUpdate {
+    /// The fiber whose config changed (the new one is `fiber.config`).
+    public let fiber: Fiber
+}
+
+extension Event where Payload == StatusChange, Result == Void {
+    /// `internal/status`: a fiber changed state.
+    public static var status: Self { Self("internal/status") }
+}
+
+extension Event where Payload == Fiber, Result == Void {
+    /// `internal/plugin`: a fiber was created, or disposed (then its state is `disposed`).
+    public static var plugin: Self { Self("internal/plugin") }
+}
+
+extension Event where Payload == ServiceSlot, Result == Void {
+    /// `internal/service`: the provider a service resolves to in a realm changed.
+    public static var service: Self { Self("internal/service") }
+}
+
+extension Event where Payload == FiberUpdate, Result == Void {
+    /// `internal/update`: a fiber's config was replaced (it restarts next).
+    public static var update: Self { Self("internal/update") }
+}

@@ -1,0 +1,30 @@
+/// A named logger: the error boundary for plugin failures and the way plugins report what they do.
+///
+/// A value type, safe to use from any thread.
+public struct Logger: Sendable {
+    /// The logger's name.
+    public let name: String
+    let hub: LogHub
+    let fiberID: Int?
+
+    /// Creates a logger that sends records to `hub`.
+    public init(name: String, hub: LogHub, fiberID: Int? = nil) {
+        self.name = name
+        self.hub = hub
+        self.fiberID = fiberID
+    }
+
+    /// Logs at `level` with extra structured fields.
+    public func log(_ level: LogLevel, _ message: String, fields: [(key: String, value: String)] = []) {
+        hub.log(LogRecord(level: level, name: name, message: message, fiberID: fiberID, fields: fields))
+    }
+
+    /// Logs an error.
+    public func error(_ message: String, fields: [(key: String, value: String)] = []) { log(.error, message, fields: fields) }
+    /// Logs a warning.
+    public func warn(_ message: String, fields: [(key: String, value: String)] = []) { log(.warn, message, fields: fields) }
+    /// Logs information.
+    public func info(_ message: String, fields: [(key: String, value: String)] = []) { log(.info, message, fields: fields) }
+    /// Logs detail.
+    public func debug(_ message: String, fields: [(key: String, value: String)] = []) { log(.debug, message, fields: fields) }
+}

@@ -1,0 +1,20 @@
+/// Makes a `final class` marked `@CordisActor` a plugin: generates `ctx`, `config`,
+/// `init(ctx:config:)`, the inject list from its `@Inject` properties, and the `Plugin` conformance.
+@attached(member, names: named(ctx), named(config), named(init), named(injects), named(Config))
+@attached(extension, conformances: Plugin)
+public macro Plugin() = #externalMacro(module: "CordisMacros", type: "PluginMacro")
+
+/// Makes a `final class` marked `@CordisActor` a plugin that provides itself as the service of `key`
+/// once its `apply` (if any) has returned, and withdraws itself the moment it unloads.
+@attached(
+    member, names: named(ctx), named(config), named(init), named(injects), named(Config), named(provides),
+    named(provisions))
+@attached(extension, conformances: Plugin)
+public macro Service<K: ServiceKey>(_ key: K.Type) = #externalMacro(module: "CordisMacros", type: "ServiceMacro")
+
+/// Injects the service of `key` into a plugin: the plugin runs only while it is provided (unless
+/// `optional`), and reloads when its provider changes. Reading the property throws when the service is
+/// not available to this fiber.
+@attached(accessor)
+public macro Inject<K: ServiceKey>(_ key: K.Type, optional: Bool = false) =
+    #externalMacro(module: "CordisMacros", type: "InjectMacro")

@@ -1,0 +1,103 @@
+/// The services of one plugin world: providers per slot, the provider each slot currently resolves to,
+/// and the fibers that depend on each slot.
+///
+/// When a slot's provider changes, its dependents are rescheduled and `internal/service` is emitted.
+@CordisActor
+final class ServiceRegistry {
+    /// The state of one slot.
+    final class SlotState {
+        var records: [ProviderRecord] = []
+        var current: ProviderRecord?
+        var dependents: [Int: Fiber] = [:]
+        var isEmpty: Bool { records.isEmpty && dependents.isEmpty && current == nil }
+    }
+
+    private var slots: [ServiceSlot: SlotState] = [:]
+    private var nextRecordID = 0
+    /// Called with the slot whenever the provider it resolves to changes.
+    var onChange: (ServiceSlot) -> Void = { _ in }
+
+    /// The provider a slot resolves to now, if any.
+    func current(_ slot: ServiceSlot) -> ProviderRecord? {
+        slots[slot]?.current
+    }
+
+    /// Every provider registered in a slot (available or not), oldest first.
+    func records(_ slot: ServiceSlot) -> [ProviderRecord] {
+        slots[slot]?.records ?? []
+    }
+
+    /// Every slot that has a provider.
+    var providedSlots: [ServiceSlot] {
+        slots.compactMap { $0.value.records.isEmpty ? nil : $0.key }
+    }
+
+    /// Registers a provider; throws when an ordinary provider already serves (or is about to serve) the slot.
+    func add(slot: ServiceSlot, fiber: Fiber, value: Any, fallbackRank: String?) throws -> ProviderRecord {
+        let state = slots[slot] ?? SlotState()
+        if fallbackRank == nil,
+           let other = state.records.first(where: { !$0.isFallback && $0.fiber.state != .unloading && $0.fiber.state != .disposed }) {
+            throw CordisError(
+                .duplicateService,
+                "service \"\(slot)\" is already provided by fiber \(other.fiber.id) (\(other.fiber.name)); "
+                    + "a realm has one provider per service: isolate one of them")
+        }
+        nextRecordID += 1
+        let record = ProviderRecord(id: nextRecordID, slot: slot, fiber: fiber, value: value, fallbackRank: fallbackRank)
+        state.records.append(record)
+        slots[slot] = state
+        refresh(slot)
+        return record
+    }
+
+    /// Removes a provider.
+    func remove(_ record: ProviderRecord) {
+        guard let state = slots[record.slot] else { return }
+        state.records.removeAll { $0 === record }
+        refresh(record.slot)
+        if state.isEmpty { slots[record.slot] = nil }
+    }
+
+    /// Adds a fiber to the dependents of a slot.
+    func addDependent(_ fiber: Fiber, on slot: ServiceSlot) {
+        let state = slots[slot] ?? SlotState()
+        state.dependents[fiber.id] = fiber
+        slots[slot] = state
+    }
+
+    /// Removes a fiber from the dependents of a slot.
+    func removeDependent(_ fiber: Fiber, on slot: ServiceSlot) {
+        guard let state = slots[slot] else { return }
+        state.dependents[fiber.id] = nil
+        if state.isEmpty { slots[slot] = nil }
+    }
+
+    /// Recomputes which provider a slot resolves to; on a change, reschedules its dependents.
+    ///
+    /// An available ordinary provider wins. Otherwise the fallback in use stays while it is available
+    /// (consumers stay with their provider until it leaves), else the lowest-ranked available fallback.
+    func refresh(_ slot: ServiceSlot) {
+        guard let state = slots[slot] else { return }
+        let previous = state.current
+        let next = Self.choose(in: state)
+        guard next !== previous else { return }
+        state.current = next
+        for fiber in state.dependents.values { fiber.schedule() }
+        onChange(slot)
+    }
+
+    private static func choose(in state: SlotState) -> ProviderRecord? {
+        if let ordinary = state.records.first(where: { !$0.isFallback && $0.isAvailable }) { return ordinary }
+        if let current = state.current, current.isFallback, current.isAvailable,
+           state.records.contains(where: { $0 === current }) {
+            return current
+        }
+        var best: ProviderRecord?
+        for record in state.records where record.isFallback && record.isAvailable {
+            guard let chosen = best else { best = record; continue }
+            let rank = record.fallbackRank ?? "", chosenRank = chosen.fallbackRank ?? ""
+            if rank < chosenRank || (rank == chosenRank && record.id < chosen.id) { best = record }
+        }
+        return best
+    }
+}
