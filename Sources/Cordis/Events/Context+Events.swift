@@ -74,26 +74,19 @@ extension Context {
     /// Calls every listener concurrently and waits for all of them.
     ///
     /// - Throws: the first error a listener throws (the others still finish).
-    public func parallel<P: Sendable, R>(_ event: Event<P, R>, _ payload: P, service: (any ServiceKey.Type)? = nil) async throws {
+    public func parallel<P, R>(_ event: Event<P, R>, _ payload: P, service: (any ServiceKey.Type)? = nil) async throws {
         let listeners = world.events.snapshot(event.name, scopeFilter(service))
-        var firstError: (any Error)?
-        await withTaskGroup(of: (any Error)?.self) { group in
-            for listener in listeners {
-                let body = listener.body
-                group.addTask { @CordisActor in
-                    do {
-                        if let sync = body as? @CordisActor (P) throws -> R {
-                            _ = try sync(payload)
-                        } else if let async = body as? @CordisActor (P) async throws -> R {
-                            _ = try await async(payload)
-                        }
-                        return nil
-                    } catch {
-                        return error
-                    }
-                }
+        var tasks: [Task<Void, any Error>] = []
+        for listener in listeners {
+            if let body = listener.body as? @CordisActor (P) throws -> R {
+                tasks.append(Task { _ = try body(payload) })
+            } else if let body = listener.body as? @CordisActor (P) async throws -> R {
+                tasks.append(Task { _ = try await body(payload) })
             }
-            for await error in group where firstError == nil { firstError = error }
+        }
+        var firstError: (any Error)?
+        for task in tasks {
+            do { try await task.value } catch { if firstError == nil { firstError = error } }
         }
         if let firstError { throw firstError }
     }

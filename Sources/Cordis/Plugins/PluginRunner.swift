@@ -34,7 +34,7 @@ struct PluginRunner {
             reconfiguredWith: { value in
                 guard let typed = value as? P.Config else {
                     throw CordisError(
-                        .typeMismatch, "plugin \(P.name) takes a config of type \(P.Config.self), not \(type(of: value))")
+                        .typeMismatch, "plugin \(P.name) takes a config of type \(P.Config.self), not \(Swift.type(of: value))")
                 }
                 return forType(P.self, config: typed)
             },
@@ -53,7 +53,7 @@ struct PluginRunner {
             instantiate: { _ in Loaded(object: nil, apply: { try await apply($0, config) }, provisions: { [] }) },
             reconfiguredWith: { value in
                 guard let typed = value as? C else {
-                    throw CordisError(.typeMismatch, "plugin \(name) takes a config of type \(C.self), not \(type(of: value))")
+                    throw CordisError(.typeMismatch, "plugin \(name) takes a config of type \(C.self), not \(Swift.type(of: value))")
                 }
                 return forFunction(name: name, dependencies: dependencies, config: typed, apply: apply)
             },
