@@ -54,16 +54,45 @@ func expandCordisMacros(in source: String, specs: [String: MacroSpec] = cordisMa
             BasicMacroExpansionContext(sharingWith: shared, lexicalContext: node.allMacroLexicalContexts())
         },
         indentationWidth: .spaces(4))
-    let converter = SourceLocationConverter(fileName: "test.swift", tree: file)
+    // The macros see detached copies of the syntax; the context maps their positions back to the file.
     let diagnostics = shared.diagnostics.map { diagnostic in
-        let location = diagnostic.location(converter: converter)
+        let location = shared.location(
+            for: diagnostic.node.positionAfterSkippingLeadingTrivia, anchoredAt: diagnostic.node,
+            fileName: "test.swift")
         let fixIt = diagnostic.fixIts.first
+        let edits = fixIt.map { shared.sourceEdits(for: $0) }
         return ExpectedDiagnostic(
             diagnostic.message, line: location.line, column: location.column,
             fixIt: fixIt?.message.message,
-            fixedSource: fixIt.map { applying($0.edits, to: source) })
+            fixedSource: edits.map { applying($0, to: source) })
     }
     return MacroExpansionResult(expanded: expanded.description, diagnostics: diagnostics)
+}
+
+extension BasicMacroExpansionContext {
+    /// The position in the original file of `position` in the detached tree that holds `node`.
+    func sourcePosition(_ position: AbsolutePosition, anchoredAt node: Syntax) -> AbsolutePosition {
+        AbsolutePosition(utf8Offset: location(for: position, anchoredAt: node, fileName: "test.swift").offset)
+    }
+
+    /// The fix-it's changes as edits of the original file (each change names the node it edits, whose
+    /// detached tree says where it sits in the file).
+    func sourceEdits(for fixIt: FixIt) -> [SourceEdit] {
+        fixIt.changes.compactMap { change in
+            let anchor: Syntax
+            switch change {
+            case .replace(let oldNode, _): anchor = oldNode
+            case .replaceText(_, _, let node): anchor = node
+            case .replaceLeadingTrivia(let token, _), .replaceTrailingTrivia(let token, _): anchor = Syntax(token)
+            default: return nil
+            }
+            guard let edit = FixIt(message: fixIt.message, changes: [change]).edits.first else { return nil }
+            return SourceEdit(
+                range: sourcePosition(edit.range.lowerBound, anchoredAt: anchor)
+                    ..< sourcePosition(edit.range.upperBound, anchoredAt: anchor),
+                replacement: String(decoding: edit.replacementBytes, as: UTF8.self))
+        }
+    }
 }
 
 /// `source` with `edits` applied (ranges are UTF-8 offsets into the original text).

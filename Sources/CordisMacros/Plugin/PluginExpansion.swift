@@ -88,7 +88,8 @@ enum PluginExpansion {
             members.append("\(raw: access)typealias Config = Cordis.EmptyConfig")
         }
         if let key = checked.serviceKey {
-            members.append("\(raw: access)static let provides: [String] = [\(key.trimmed).name]")
+            let keyType = key.as(MemberAccessExprSyntax.self)?.base?.trimmed ?? key.trimmed
+            members.append("\(raw: access)static let provides: [String] = [\(keyType).name]")
             members.append(
                 """
                 \(raw: access)func provisions() -> [Cordis.ServiceProvision] {
