@@ -23,12 +23,18 @@ extension Context {
     /// Listens to `event` once: the listener is removed before it runs.
     @discardableResult
     public func once<P, R>(_ event: Event<P, R>, _ listener: @escaping @CordisActor (P) throws -> R) throws -> EffectHandle {
-        var handle: EffectHandle?
+        let slot = HandleSlot()
+        let bus = world.events
         let created = try on(event) { (payload: P) throws -> R in
-            if let handle { handle.detach() }
+            if let handle = slot.handle, let registered = slot.listener {
+                slot.handle = nil
+                handle.detach()
+                bus.remove(event.name, registered)
+            }
             return try listener(payload)
         }
-        handle = created
+        slot.handle = created
+        slot.listener = bus.newest(event.name)
         return created
     }
 
@@ -134,6 +140,13 @@ extension Context {
 
     /// How many listeners each event has now.
     public var listenerCounts: [String: Int] { world.events.counts }
+}
+
+/// Holds the handle of a `once` listener so the listener can remove itself.
+@CordisActor
+private final class HandleSlot {
+    var handle: EffectHandle?
+    var listener: EventBus.Listener?
 }
 
 /// The rest of a waterfall, callable once.

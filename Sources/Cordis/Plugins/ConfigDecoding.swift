@@ -7,7 +7,7 @@ enum ConfigDecoding {
             if let empty = EmptyConfig() as? C { return empty }
         }
         do {
-            throw CordisError(.invalidConfig, "TEMP")
+            return try JSONValueDecoder().decode(C.self, from: json)
         } catch {
             throw CordisError(.invalidConfig, "plugin \(plugin): \(error)")
         }
