@@ -28,6 +28,9 @@ public final class EffectScope {
     /// Runs `body` as a nested effect: what it collects in the scope it receives, plus the disposer it
     /// returns, are reverted together (children newest first, then the returned disposer... in reverse
     /// order of collection). If `body` throws, what it had collected is reverted and the error rethrown.
+    /// If this scope closes while `body` is suspended, what it had collected is reverted then, its later
+    /// `collect` calls throw `cannot create effect on inactive context`, and a disposer it still returns
+    /// runs as soon as it returns.
     @discardableResult
     public func effect(
         _ label: String = "anonymous",
