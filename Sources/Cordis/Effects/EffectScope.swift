@@ -28,9 +28,12 @@ public final class EffectScope {
         return handle
     }
 
-    /// Runs `body` as a nested effect: what it collects in the scope it receives, plus the disposer it
-    /// returns, are reverted together (children newest first, then the returned disposer... in reverse
-    /// order of collection). If `body` throws, what it had collected is reverted and the error rethrown.
+    /// Runs `body` (synchronous or `async`) as a nested effect: what it collects in the scope it
+    /// receives and the disposer it returns are reverted together, newest first (the returned disposer
+    /// first). If `body` throws, what it had collected is reverted and the error rethrown.
+    /// If this scope closes while `body` is suspended, what it had collected is reverted then, its later
+    /// `collect` calls throw `cannot create effect on inactive context`, and a disposer it still returns
+    /// runs as soon as it returns.
     @discardableResult
     public func effect(
         _ label: String = "anonymous",
@@ -42,7 +45,13 @@ public final class EffectScope {
         append(handle)
         do {
             if let disposer = try await body(child) {
-                try child.collect(label, disposer)
+                if child.isOpen {
+                    try child.collect(label, disposer)
+                } else {
+                    // The effect was reverted while its body ran (its owner closed): the disposer it
+                    // returned has nowhere to go, so it runs now instead of leaking.
+                    do { try await disposer() } catch { report(error, in: label) }
+                }
             }
         } catch {
             await handle.dispose()

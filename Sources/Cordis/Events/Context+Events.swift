@@ -23,19 +23,21 @@ extension Context {
     /// Listens to `event` once: the listener is removed before it runs.
     @discardableResult
     public func once<P, R>(_ event: Event<P, R>, _ listener: @escaping @CordisActor (P) throws -> R) throws -> EffectHandle {
-        let slot = HandleSlot()
+        let registration = OnceRegistration()
         let bus = world.events
-        let created = try on(event) { (payload: P) throws -> R in
-            if let handle = slot.handle, let registered = slot.listener {
-                slot.handle = nil
-                handle.detach()
-                bus.remove(event.name, registered)
-            }
+        let name = event.name
+        let body: @CordisActor (P) throws -> R = { payload in
+            // Leave the bus and the fiber's effects before running, so a re-entrant emit skips it.
+            if let registered = registration.listener { bus.remove(name, registered) }
+            registration.handle?.detach()
+            registration.listener = nil
+            registration.handle = nil
             return try listener(payload)
         }
-        slot.handle = created
-        slot.listener = bus.newest(event.name)
-        return created
+        let (handle, registered) = try register(name, body: body, isAsync: false, global: false)
+        registration.handle = handle
+        registration.listener = registered
+        return handle
     }
 
     /// Listens to a waterfall event; the listener decides whether to call `next`.
@@ -47,11 +49,18 @@ extension Context {
     }
 
     private func listen(_ name: String, body: Any, isAsync: Bool, global: Bool) throws -> EffectHandle {
+        try register(name, body: body, isAsync: isAsync, global: global).handle
+    }
+
+    private func register(
+        _ name: String, body: Any, isAsync: Bool, global: Bool
+    ) throws -> (handle: EffectHandle, listener: EventBus.Listener) {
         let scope = try fiber.openScope()
         let bus = world.events
         let listener = bus.add(name, body: body, isAsync: isAsync, global: global, realms: realms)
         do {
-            return try scope.collect("ctx.on(\"\(name)\")") { bus.remove(name, listener) }
+            let handle = try scope.collect("ctx.on(\"\(name)\")") { bus.remove(name, listener) }
+            return (handle, listener)
         } catch {
             bus.remove(name, listener)
             throw error
@@ -142,13 +151,6 @@ extension Context {
     public var listenerCounts: [String: Int] { world.events.counts }
 }
 
-/// Holds the handle of a `once` listener so the listener can remove itself.
-@CordisActor
-private final class HandleSlot {
-    var handle: EffectHandle?
-    var listener: EventBus.Listener?
-}
-
 /// The rest of a waterfall, callable once.
 @CordisActor
 public final class Next<R> {
@@ -166,4 +168,11 @@ public final class Next<R> {
         self.body = nil
         return try body()
     }
+}
+
+/// What a `once` listener needs to remove itself when it fires.
+@CordisActor
+private final class OnceRegistration {
+    var handle: EffectHandle?
+    var listener: EventBus.Listener?
 }

@@ -44,11 +44,6 @@ final class EventBus {
         if listeners[name]?.isEmpty == true { listeners[name] = nil }
     }
 
-    /// The listener registered last for an event.
-    func newest(_ name: String) -> Listener? {
-        listeners[name]?.last
-    }
-
     /// A snapshot of the listeners an emission reaches.
     func snapshot(_ name: String, _ filter: Filter) -> [Listener] {
         (listeners[name] ?? []).filter(filter.admits)

@@ -9,7 +9,8 @@ enum ConfigDecoding {
         do {
             return try JSONValueDecoder().decode(C.self, from: json)
         } catch {
-            throw CordisError(.invalidConfig, "plugin \(plugin): \(error)")
+            // `error` reads `invalid config:` then one `  - message (at path)` line per problem.
+            throw CordisError(.invalidConfig, "plugin \"\(plugin)\": \(error)")
         }
     }
 }
