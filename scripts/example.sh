@@ -3,12 +3,7 @@
 # product page's Greeter and CounterBadge, unchanged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-missing=()
-for package in libssl-dev pkg-config; do
-  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
-done
-if ((${#missing[@]})); then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
-fi
+# shellcheck source=scripts/packages.sh
+source scripts/packages.sh
+ensure_packages libssl-dev pkg-config
 swift run -c release cordis-example
