@@ -1,5 +1,9 @@
 import CCordisShim
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension Address {
     /// The local (`peer == false`) or remote address of a socket, or nil when it has none (an
     /// unnamed Unix peer) or is not a socket.
@@ -12,5 +16,12 @@ extension Address {
         let text = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         if text == "unix:" { return nil }
         return try? Address(parsing: text)
+    }
+
+    /// True when `fd` is a Unix-domain socket (named or not).
+    static func isUnixSocket(_ fd: Int32) -> Bool {
+        var buffer = [CChar](repeating: 0, count: 160)
+        let family = buffer.withUnsafeMutableBufferPointer { ccordis_socket_address(fd, 0, $0.baseAddress, $0.count) }
+        return family == AF_UNIX
     }
 }

@@ -84,7 +84,7 @@ public final class Connection: Sendable {
         self.limits = limits
         self.localAddress = Address.ofSocket(fd, peer: false)
         self.remoteAddress = Address.ofSocket(fd, peer: true)
-        if case .unix = localAddress {
+        if Address.isUnixSocket(fd) {
             self.credentials = known ?? PeerCredentials.read(from: fd)
         } else {
             _ = ccordis_set_no_delay(fd)

@@ -61,6 +61,7 @@ public final class Listener: Sendable {
     /// Stops listening: closes the socket, removes the Unix socket file it created, ends
     /// `connections`. Accepted connections stay open. Idempotent.
     public func close() {
+        removeSocketFile()
         if loop.inLoopThread { closeOnLoop() } else { loop.execute { [self] in closeOnLoop() } }
     }
 
@@ -72,15 +73,19 @@ public final class Listener: Sendable {
         guard fd >= 0 else { return }
         loop.deregister(token: token, fd: fd)
         Glibc.close(fd)
-        if let socketFile {
-            var info = stat()
-            if lstat(socketFile.path, &info) == 0, UInt64(info.st_dev) == socketFile.device,
-                UInt64(info.st_ino) == socketFile.inode
-            {
-                unlink(socketFile.path)
-            }
-        }
+        removeSocketFile()
         continuation.finish()
+    }
+
+    /// Removes the socket file this listener created, if the path still names that file.
+    private func removeSocketFile() {
+        guard let socketFile else { return }
+        var info = stat()
+        if lstat(socketFile.path, &info) == 0, UInt64(info.st_dev) == socketFile.device,
+            UInt64(info.st_ino) == socketFile.inode
+        {
+            unlink(socketFile.path)
+        }
     }
 
     private func acceptPending() {
