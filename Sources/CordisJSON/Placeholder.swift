@@ -1,2 +1,0 @@
-// Placeholder replaced by the JSON work.
-enum CordisJSONPlaceholder {}

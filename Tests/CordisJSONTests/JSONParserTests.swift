@@ -1,0 +1,162 @@
+import Testing
+@testable import CordisJSON
+
+@Suite("JSONParser")
+struct JSONParserTests {
+    func parse(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
+
+    func failure(_ text: String) -> JSONParseError? {
+        do {
+            _ = try parse(text)
+            return nil
+        } catch let error as JSONParseError {
+            return error
+        } catch {
+            return nil
+        }
+    }
+
+    @Test func parsesAWireMessageKeepingKeyOrder() throws {
+        let value = try parse(#"{"type":"call","id":42,"service":"clock","method":"now","args":{}}"#)
+        #expect(value.objectValue?.keys == ["type", "id", "service", "method", "args"])
+        #expect(value["id"] == .number(.integer(42)))
+        #expect(value["args"] == .object([:]))
+    }
+
+    @Test func parsesEveryKindOfValue() throws {
+        let value = try parse(" [null, true, false, 0, -12, 3.5, -1e3, 2E+2, \"a\", [], {}, [[1]], {\"k\": {\"j\": []}}] \n")
+        let expected: JSONValue = [nil, true, false, 0, -12, 3.5, -1000.0, 200.0, "a", [], [:], [[1]], ["k": ["j": []]]]
+        #expect(value == expected)
+        #expect(try parse("7") == 7)
+        #expect(try parse("\"x\"") == "x")
+    }
+
+    @Test func keepsIntegersExactAndFractionsAsDoubles() throws {
+        #expect(try parse("9223372036854775807") == .number(.integer(Int64.max)))
+        #expect(try parse("-9223372036854775808") == .number(.integer(Int64.min)))
+        #expect(try parse("9223372036854775808").numberValue == .double(9_223_372_036_854_775_808.0))
+        #expect(try parse("1.0").numberValue?.isInteger == false)
+        #expect(try parse("1").numberValue?.isInteger == true)
+        #expect(try parse("1e2").numberValue?.isInteger == false)
+        #expect(try parse("-0") == .number(.integer(0)))
+    }
+
+    @Test func decodesEscapesAndUnicode() throws {
+        #expect(try parse(#""a\"b\\c\/d\b\f\n\r\t""#) == "a\"b\\c/d\u{8}\u{c}\n\r\t")
+        #expect(try parse(#""\u00e9\u4e2d\ud83d\ude00""#) == "é中😀")
+        #expect(try parse("\"é中😀\"") == "é中😀")
+        #expect(try parse(#""\u0000""#) == "\u{0}")
+    }
+
+    @Test(arguments: [
+        ("[1,]", JSONParseError.Code.unexpectedCharacter),
+        ("{\"a\":1,}", .unexpectedCharacter),
+        ("[1 2]", .unexpectedCharacter),
+        ("// c\n1", .unexpectedCharacter),
+        ("/* c */ 1", .unexpectedCharacter),
+        ("01", .invalidNumber),
+        ("-", .unexpectedEnd),
+        ("-a", .invalidNumber),
+        ("1.", .unexpectedEnd),
+        ("1.e3", .invalidNumber),
+        ("1e", .unexpectedEnd),
+        (".5", .unexpectedCharacter),
+        ("+1", .unexpectedCharacter),
+        ("1e999", .numberOutOfRange),
+        ("\"a\tb\"", .controlCharacter),
+        ("\"\\x\"", .invalidEscape),
+        ("\"\\u12\"", .invalidEscape),
+        ("\"\\ud800\"", .loneSurrogate),
+        ("\"\\udc00\"", .loneSurrogate),
+        ("\"\\ud800\\u0041\"", .loneSurrogate),
+        ("{\"a\":1,\"a\":2}", .duplicateKey),
+        ("", .unexpectedEnd),
+        ("   ", .unexpectedEnd),
+        ("[", .unexpectedEnd),
+        ("{\"a\"", .unexpectedEnd),
+        ("\"abc", .unexpectedEnd),
+        ("tru", .unexpectedEnd),
+        ("nul!", .unexpectedCharacter),
+        ("{1:2}", .unexpectedCharacter),
+        ("{\"a\" 1}", .unexpectedCharacter),
+        ("1 2", .unexpectedCharacter),
+        ("NaN", .unexpectedCharacter),
+        ("\u{FEFF}1", .unexpectedCharacter),
+    ])
+    func rejectsInvalidText(text: String, code: JSONParseError.Code) {
+        #expect(failure(text)?.code == code, "\(text)")
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        let cases: [[UInt8]] = [
+            [0x22, 0xFF, 0x22], [0x22, 0xC0, 0x80, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22],
+            [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xE2, 0x82], [0x22, 0x80, 0x22], [0xFF],
+        ]
+        for bytes in cases {
+            #expect(throws: JSONParseError.self) { try JSONParser().parse(bytes) }
+            do {
+                _ = try JSONParser().parse(bytes)
+            } catch let error as JSONParseError {
+                #expect(error.code == .invalidUTF8 || error.code == .unexpectedEnd, "\(bytes)")
+            } catch {}
+        }
+    }
+
+    @Test func reportsLineAndColumnInTheMessage() throws {
+        let error = try #require(failure("{\n  \"a\": 1,\n  \"b\": }"))
+        #expect(error.code == .unexpectedCharacter)
+        #expect(error.line == 3)
+        #expect(error.column == 8)
+        #expect(error.offset == 19)
+        #expect(error.message == "unexpected character '}' at line 3, column 8")
+        #expect("\(error)" == error.message)
+    }
+
+    @Test func countsColumnsInCharactersNotBytes() throws {
+        let error = try #require(failure("[\"é\" x]"))
+        #expect(error.column == 6)
+    }
+
+    @Test func pointsDuplicateKeysAtTheSecondKey() throws {
+        let error = try #require(failure(#"{"a":1, "a":2}"#))
+        #expect(error.message == #"duplicate key "a" at line 1, column 9"#)
+    }
+
+    @Test func detectsDuplicatesInLargeObjects() throws {
+        let members = (0..<50).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        let value = try parse("{\(members)}")
+        #expect(value.objectValue?.count == 50)
+        #expect(value["k49"] == 49)
+        #expect(failure("{\(members),\"k3\":0}")?.code == .duplicateKey)
+    }
+
+    @Test func limitsNestingWithoutRecursing() throws {
+        let deep = String(repeating: "[", count: 100_000)
+        #expect(failure(deep)?.code == .depthLimitExceeded)
+        let atLimit = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        #expect(throws: Never.self) { try parse(atLimit) }
+        let overLimit = String(repeating: "[", count: 513) + String(repeating: "]", count: 513)
+        #expect(failure(overLimit)?.code == .depthLimitExceeded)
+        #expect(throws: JSONParseError.self) { try JSONParser(maxDepth: 2).parse("[[[1]]]") }
+        #expect(throws: Never.self) { try JSONParser(maxDepth: 2).parse("[{\"a\":1}]") }
+    }
+
+    @Test func acceptsNonContiguousCollections() throws {
+        let bytes = Array(#"{"a":[1,2]}"#.utf8)
+        #expect(try JSONParser().parse(bytes.reversed().reversed()) == ["a": [1, 2]])
+        #expect(try JSONParser().parse(bytes[...]) == ["a": [1, 2]])
+    }
+
+    @Test func neverCrashesOnRandomInput() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("{}[]\":,\\ u0123456789.eE+-truefalsnl\u{7f}\n".utf8) + [0x00, 0xC3, 0xA9, 0xFF, 0xED]
+        for _ in 0..<3000 {
+            let length = Int.random(in: 0...40, using: &generator)
+            let bytes = (0..<length).map { _ in alphabet.randomElement(using: &generator) ?? 0 }
+            if let value = try? JSONParser().parse(bytes) {
+                // Whatever parses must round-trip.
+                #expect((try? JSONParser().parse(value.serialized())) == value)
+            }
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Testing
+@testable import CordisJSON
+
+@Suite("JSONValue")
+struct JSONValueTests {
+    @Test func objectLiteralsKeepTheirKeyOrder() {
+        let value: JSONValue = ["zeta": 1, "alpha": 2, "mid": 3]
+        #expect(value.objectValue?.keys == ["zeta", "alpha", "mid"])
+    }
+
+    @Test func settingAnExistingKeyKeepsItsPositionAndANewKeyAppends() {
+        var object: JSONObject = ["a": 1, "b": 2]
+        object["a"] = 10
+        object["c"] = 3
+        #expect(object.keys == ["a", "b", "c"])
+        #expect(object["a"] == 10)
+        object["b"] = nil
+        #expect(object.keys == ["a", "c"])
+    }
+
+    @Test func largeObjectsLookUpThroughTheirIndexAfterEdits() {
+        var object = JSONObject()
+        for index in 0..<40 { object["k\(index)"] = .integer(index) }
+        #expect(object["k39"] == .integer(39))
+        object["k5"] = nil
+        #expect(object["k5"] == nil)
+        #expect(object["k6"] == .integer(6))
+        #expect(object.position(of: "k6") == 5)
+        #expect(object.count == 39)
+    }
+
+    @Test func equalityIgnoresKeyOrderAndHashesAgree() {
+        let a: JSONValue = ["x": 1, "y": [true, nil]]
+        let b: JSONValue = ["y": [true, nil], "x": 1]
+        #expect(a == b)
+        #expect(a.hashValue == b.hashValue)
+        #expect(a != ["x": 1, "y": [true]])
+    }
+
+    @Test func integersAndIntegralDoublesCompareByValue() {
+        #expect(JSONValue.integer(1) == JSONValue.double(1.0))
+        #expect(JSONValue.integer(1).hashValue == JSONValue.double(1.0).hashValue)
+        #expect(JSONValue.integer(1) != JSONValue.double(1.5))
+        #expect(JSONValue.integer(Int64.max) != JSONValue.double(9_223_372_036_854_775_807.0))
+    }
+
+    @Test func accessorsReturnValuesOnlyForTheirKind() {
+        let value: JSONValue = ["s": "text", "i": 42, "d": 2.5, "b": true, "a": [1, 2], "n": nil]
+        #expect(value["s"]?.stringValue == "text")
+        #expect(value["i"]?.intValue == 42)
+        #expect(value["i"]?.doubleValue == 42)
+        #expect(value["d"]?.intValue == nil)
+        #expect(value["d"]?.doubleValue == 2.5)
+        #expect(value["b"]?.boolValue == true)
+        #expect(value["a"]?[1]?.intValue == 2)
+        #expect(value["a"]?[2] == nil)
+        #expect(value["n"]?.isNull == true)
+        #expect(value["s"]?.intValue == nil)
+        #expect(value["missing"] == nil)
+        #expect(value["i"]?.kindName == "integer")
+    }
+
+    @Test func keySubscriptSetterBuildsObjects() {
+        var value = JSONValue.null
+        value["a"] = 1
+        value["b"] = "x"
+        #expect(value == ["a": 1, "b": "x"])
+        #expect(value.description == #"{"a":1,"b":"x"}"#)
+    }
+}
