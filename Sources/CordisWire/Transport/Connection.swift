@@ -154,9 +154,35 @@ public final class Connection: Sendable {
 
     /// Installs (or removes) the filter run on every inbound frame on the loop thread.
     ///
-    /// Frames already queued are not filtered again; install it before the peer can send.
+    /// Frames queued before the filter is installed and not yet consumed are passed through it too, in
+    /// order, so a filter installed right after accepting sees every frame (do not consume the
+    /// connection's frames before installing it). Takes effect on the loop thread.
     public func setFilter(_ filter: FrameFilter?) {
-        state.withLock { $0.filter = filter }
+        if loop.inLoopThread { installFilter(filter) } else { loop.execute { [self] in installFilter(filter) } }
+    }
+
+    private func installFilter(_ filter: FrameFilter?) {
+        let pending = state.withLock { state -> [[UInt8]] in
+            state.filter = filter
+            guard filter != nil, state.waiter == nil else { return [] }
+            var pending: [[UInt8]] = []
+            while let frame = state.popFrame() { pending.append(frame) }
+            return pending
+        }
+        guard let filter, !pending.isEmpty else { return }
+        var delivered: [[UInt8]] = []
+        for payload in pending {
+            switch filter(payload) {
+            case .deliver(let output): delivered.append(output)
+            case .consume: break
+            case .reply(let output): try? enqueue(output)
+            case .close(let error):
+                queue(delivered)
+                close(reason: error)
+                return
+            }
+        }
+        queue(delivered)
     }
 
     /// Changes the largest inbound frame accepted from now on.
@@ -442,6 +468,8 @@ public final class Connection: Sendable {
             if state.queuedFrames >= limits.inboundQueueFrames || state.inboundBytes >= limits.inboundQueueBytes {
                 state.readPaused = true
                 updateInterest(&state)
+            } else {
+                resumeReadingIfDrained(&state)
             }
             return (waiter, handed, state.readPaused)
         }
@@ -453,7 +481,7 @@ public final class Connection: Sendable {
     private func refuse(_ failure: WireError) {
         let code: TransportError.Code = failure.code == .oversize ? .frameTooLarge : .protocolViolation
         let error = TransportError(code, "connection \(id): \(failure.message)")
-        let notice = ErrorFrame.payload(code: failure.code.rawValue, message: failure.message)
+        let notice = WireMessage.error(RemoteError(id: nil, code: failure.code.rawValue, message: failure.message)).encoded
         var framed: [UInt8] = []
         try? FrameEncoder(maxFrameSize: Int.max).append(payload: notice, to: &framed)
         state.withLock { state in
