@@ -1,6 +1,10 @@
 #include "CCordisShim.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -275,3 +279,31 @@ ssize_t ccordis_send(int fd, const void *bytes, size_t count) {
 }
 
 int ccordis_shutdown_write(int fd) { return shutdown(fd, SHUT_WR); }
+
+int ccordis_set_blocking(int fd) {
+    int flags = fcntl(fd, F_GETFL, 0);
+    if (flags < 0) return -1;
+    return fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+}
+
+int ccordis_set_process_affinity(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpu >= 0) {
+        CPU_SET(cpu, &set);
+    } else {
+        long count = sysconf(_SC_NPROCESSORS_CONF);
+        for (long index = 0; index < count && index < CPU_SETSIZE; index++) CPU_SET((int)index, &set);
+    }
+    DIR *tasks = opendir("/proc/self/task");
+    if (tasks == NULL) return -1;
+    int changed = 0;
+    struct dirent *entry;
+    while ((entry = readdir(tasks)) != NULL) {
+        if (entry->d_name[0] == '.') continue;
+        pid_t tid = (pid_t)atoi(entry->d_name);
+        if (tid > 0 && sched_setaffinity(tid, sizeof set, &set) == 0) changed++;
+    }
+    closedir(tasks);
+    return changed;
+}

@@ -84,6 +84,12 @@ ssize_t ccordis_send(int fd, const void *bytes, size_t count);
 /// Half-closes the write side.
 int ccordis_shutdown_write(int fd);
 
+/// Clears O_NONBLOCK (benchmarks and blocking test clients).
+int ccordis_set_blocking(int fd);
+/// Pins every thread of this process to `cpu`, or lets them run on every CPU when `cpu` < 0.
+/// Threads created later inherit the setting of the thread creating them. Returns threads changed.
+int ccordis_set_process_affinity(int cpu);
+
 int ccordis_shim_version(void);
 
 #endif
