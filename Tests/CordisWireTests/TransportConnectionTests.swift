@@ -62,15 +62,17 @@ struct TransportConnectionTests {
 
     @Test("An established connection is not closed by the handshake deadline")
     func establishedConnectionOutlivesDeadline() async throws {
-        let limits = ConnectionLimits(handshakeTimeout: .milliseconds(100))
+        // Long enough that a loaded machine marks the connection established before it passes.
+        let limits = ConnectionLimits(handshakeTimeout: .seconds(1))
         let link = try await pair(server: limits, client: ConnectionLimits(handshakeTimeout: nil))
         defer { Task { await link.loop.shutdown() } }
         link.server.markEstablished()
+        #expect(!link.server.isClosed)
         // A round trip well after the deadline: the peer's own timer closes nothing.
         let timer = Mutex<CheckedContinuation<Void, Never>?>(nil)
         await withCheckedContinuation { continuation in
             timer.withLock { $0 = continuation }
-            link.loop.schedule(after: .milliseconds(300)) { timer.withLock { $0 }?.resume() }
+            link.loop.schedule(after: .milliseconds(1500)) { timer.withLock { $0 }?.resume() }
         }
         try await link.client.send(bytes("still here"))
         let heard = try await withDeadline("read") { try await nextFrame(link.server) }
@@ -206,5 +208,45 @@ struct TransportConnectionTests {
         link.client.close()
         await #expect { try await link.client.send(bytes("late")) } throws: { ($0 as? TransportError)?.code == .closed }
         #expect(try await withDeadline("client closed") { await link.client.closed() } == nil)
+    }
+}
+
+@Suite("EventLoop")
+struct TransportEventLoopTests {
+    @Test("A task preferring the loop as executor runs on the loop thread and receives frames there")
+    func taskOnLoopExecutorRunsOnLoopThread() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        let listener = try loop.listen(on: .unix(path: try temporaryFolder() + "/e.sock"))
+        let client = try await loop.connect(to: listener.address)
+        let server = try await withDeadline("accept") { try await accept(listener) }
+        #expect(!loop.inLoopThread)
+        let observed = try await withDeadline("loop task") {
+            try await Task(executorPreference: loop) { () -> [Bool] in
+                var seen = [loop.inLoopThread]
+                try await client.send(bytes("x"))
+                _ = try await nextFrame(server)
+                seen.append(loop.inLoopThread)
+                return seen
+            }.value
+        }
+        #expect(observed == [true, true])
+    }
+
+    @Test("Timers fire in deadline order and a cancelled timer never fires")
+    func timersFireInOrder() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        let fired = Mutex<[Int]>([])
+        let order = try await withDeadline("timers") {
+            await withCheckedContinuation { (continuation: CheckedContinuation<[Int], Never>) in
+                let cancelled = loop.schedule(after: .milliseconds(10)) { fired.withLock { $0.append(0) } }
+                loop.schedule(after: .milliseconds(40)) { fired.withLock { $0.append(2) } }
+                loop.schedule(after: .milliseconds(20)) { fired.withLock { $0.append(1) } }
+                loop.cancelTimer(cancelled)
+                loop.schedule(after: .milliseconds(60)) { continuation.resume(returning: fired.withLock { $0 }) }
+            }
+        }
+        #expect(order == [1, 2])
     }
 }

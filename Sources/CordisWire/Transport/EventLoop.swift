@@ -99,8 +99,11 @@ public final class EventLoop: Sendable {
 
     /// Runs `job` on the loop thread, after the events being handled.
     public func execute(_ job: @escaping @Sendable () -> Void) {
+        let current = pthread_self()
         let mustWake = state.withLock { state -> Bool in
             state.jobs.append(job)
+            // The loop runs its queue dry before it sleeps: no wake-up needed from its own thread.
+            if let thread = state.thread, pthread_equal(thread, current) != 0 { return false }
             defer { state.wakePending = true }
             return !state.wakePending
         }
@@ -195,7 +198,7 @@ public final class EventLoop: Sendable {
         while true {
             var timeout = nextTimeout()
             if let until = spinUntil {
-                if ContinuousClock.now < until { timeout = 0 } else { spinUntil = nil }
+                if ContinuousClock.now <= until { timeout = 0 } else { spinUntil = nil }
             }
             let count = Int(ccordis_epoll_wait(epollFD, events, Int32(capacity), timeout))
             var handledAny = false
@@ -209,16 +212,26 @@ public final class EventLoop: Sendable {
                 let handler = state.withLock { $0.handlers[event.token] }
                 handler?.handle(events: event.events, scratch: scratch)
             }
-            let (jobs, stopping) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
-                let jobs = state.jobs
-                state.jobs.removeAll(keepingCapacity: true)
-                state.wakePending = false
-                return (jobs, state.stopping)
+            var ranJobs = false
+            var stopping = false
+            // Jobs may queue more jobs (a resumed task's next step): run them until none is left,
+            // a bounded number of rounds so events are not starved.
+            for _ in 0..<64 {
+                let (jobs, stop) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
+                    let jobs = state.jobs
+                    state.jobs.removeAll(keepingCapacity: true)
+                    state.wakePending = false
+                    return (jobs, state.stopping)
+                }
+                stopping = stop
+                if jobs.isEmpty { break }
+                ranJobs = true
+                for job in jobs { job() }
             }
-            for job in jobs { job() }
             runDueTimers()
             if stopping { break }
-            if spin > .zero && (handledAny || !jobs.isEmpty) {
+            if state.withLock({ !$0.jobs.isEmpty }) { spinUntil = ContinuousClock.now }
+            if spin > .zero && (handledAny || ranJobs) {
                 spinUntil = ContinuousClock.now.advanced(by: spin)
             }
         }

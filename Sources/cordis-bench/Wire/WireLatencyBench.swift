@@ -82,24 +82,43 @@ enum WireLatencyBench {
                 let rawTimes = try rawRoundTrips(to: raw.address, frame: sample, iterations: iterations)
                 raw.stop()
                 all.append(Series(placement: placement, socket: socket, kind: "raw-echo", samples: rawTimes))
-                // Frames echoed through the event loop on both sides, no JSON.
-                let frames = try EchoPeer(mode: "frames", listen: address("frames"), pinned: pinned, secret: nil)
-                let frameTimes = try await frameRoundTrips(to: frames.address, loop: loop, payload: Array(sample.dropFirst(4)), iterations: iterations)
-                frames.stop()
-                all.append(Series(placement: placement, socket: socket, kind: "frame-echo", samples: frameTimes))
-                // The Link: JSON call/result, MACed on TCP.
-                let link = try EchoPeer(
-                    mode: "link", listen: address("link"), pinned: pinned, secret: socket == "tcp" ? secretText : nil)
-                let linkTimes = try await linkRoundTrips(
-                    to: link.address, loop: loop, secrets: socket == "tcp" ? secrets : nil, iterations: iterations)
-                link.stop()
-                all.append(Series(placement: placement, socket: socket, kind: socket == "tcp" ? "link-call-mac" : "link-call", samples: linkTimes))
+                for executor in ["pool", "loop"] {
+                    // Frames echoed through the event loop on both sides, no JSON.
+                    let frames = try EchoPeer(mode: "frames", listen: address("frames"), pinned: pinned, secret: nil, executor: executor)
+                    let payload = Array(sample.dropFirst(4))
+                    let frameAddress = frames.address
+                    let frameTimes = try await onExecutor(executor, loop) {
+                        try await frameRoundTrips(to: frameAddress, loop: loop, payload: payload, iterations: iterations)
+                    }
+                    frames.stop()
+                    all.append(Series(placement: placement, socket: socket, kind: "frame-echo@\(executor)", samples: frameTimes))
+                    // The Link: JSON call/result, MACed on TCP.
+                    let link = try EchoPeer(
+                        mode: "link", listen: address("link"), pinned: pinned, secret: socket == "tcp" ? secretText : nil,
+                        executor: executor)
+                    let linkSecrets = socket == "tcp" ? secrets : nil
+                    let linkAddress = link.address
+                    let linkTimes = try await onExecutor(executor, loop) {
+                        try await linkRoundTrips(to: linkAddress, loop: loop, secrets: linkSecrets, iterations: iterations)
+                    }
+                    link.stop()
+                    let kind = socket == "tcp" ? "link-call-mac@\(executor)" : "link-call@\(executor)"
+                    all.append(Series(placement: placement, socket: socket, kind: kind, samples: linkTimes))
+                }
                 try? FileManager.default.removeItem(atPath: folder)
             }
             await loop.shutdown()
         }
         _ = ccordis_set_process_affinity(-1)
         return all
+    }
+
+    /// Runs `body` in a task on the default pool, or on the loop thread (`executor == "loop"`).
+    static func onExecutor<T: Sendable>(
+        _ executor: String, _ loop: EventLoop, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        if executor == "loop" { return try await Task(executorPreference: loop) { try await body() }.value }
+        return try await Task.detached { try await body() }.value
     }
 
     static func report(_ series: [Series], json: Bool) {
@@ -119,11 +138,11 @@ enum WireLatencyBench {
             JSONSerializer.append(.array(rows), to: &output)
             print(String(decoding: output, as: UTF8.self))
         } else {
-            print("wire round trip (µs)          p50      p99     mean   p50/raw")
+            print("wire round trip (µs)                  p50      p99     mean   p50/raw")
             for row in series {
                 let raw = series.first { $0.placement == row.placement && $0.socket == row.socket && $0.kind == "raw-echo" }
                 let ratio = raw.map { String(format: "%6.2fx", row.p50 / $0.p50) } ?? ""
-                let label = "\(row.placement) \(row.socket) \(row.kind)".padding(toLength: 28, withPad: " ", startingAt: 0)
+                let label = "\(row.placement) \(row.socket) \(row.kind)".padding(toLength: 36, withPad: " ", startingAt: 0)
                 print("\(label) \(String(format: "%7.1f  %7.1f  %7.1f", row.p50, row.p99, row.mean))  \(ratio)")
             }
         }
@@ -203,15 +222,18 @@ enum WireLatencyBench {
     ///
     /// `--mode raw` echoes frames with blocking reads and writes (no event loop, no JSON); `frames`
     /// echoes frames through an `EventLoop` `Connection`; `link` answers every `call` with a `result`
-    /// over a `Link` (secret from `CORDIS_BENCH_SECRET` when set).
+    /// over a `Link` (secret from `CORDIS_BENCH_SECRET` when set). `--executor loop` runs the
+    /// per-connection tasks on the event-loop thread instead of the default pool.
     static func echoServerMain(arguments: [String]) async -> Int32 {
         var mode = "link"
         var listen = "unix:/tmp/cordis-bench-echo.sock"
+        var executor = "pool"
         var index = 0
         while index + 1 < arguments.count {
             switch arguments[index] {
             case "--mode": mode = arguments[index + 1]
             case "--listen": listen = arguments[index + 1]
+            case "--executor": executor = arguments[index + 1]
             default:
                 printError("unknown argument \(arguments[index])")
                 return 64
@@ -232,7 +254,7 @@ enum WireLatencyBench {
             let secret = ProcessInfo.processInfo.environment[secretVariable]
             let secrets = try secret.map { try ClusterSecrets(proving: ClusterSecret(bytes: Array($0.utf8), source: "env")) }
             for await connection in listener.connections {
-                Task {
+                Task(executorPreference: executor == "loop" ? loop : nil) {
                     if mode == "frames" {
                         connection.markEstablished()
                         for try await frame in connection.frames { try connection.enqueue(frame) }
@@ -297,9 +319,9 @@ enum WireLatencyBench {
         let process = Process()
         let address: Address
 
-        init(mode: String, listen: String, pinned: Bool, secret: String?) throws {
+        init(mode: String, listen: String, pinned: Bool, secret: String?, executor: String = "pool") throws {
             let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-            let serverArguments = [executable, "wire-echo-server", "--mode", mode, "--listen", listen]
+            let serverArguments = [executable, "wire-echo-server", "--mode", mode, "--listen", listen, "--executor", executor]
             if pinned {
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
                 process.arguments = ["-c", "0"] + serverArguments
