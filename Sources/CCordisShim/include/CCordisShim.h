@@ -1,4 +1,95 @@
 #ifndef CCORDIS_SHIM_H
 #define CCORDIS_SHIM_H
+
+// The few Linux socket facilities Swift's Glibc module does not expose (epoll, eventfd, accept4,
+// struct ucred, SO_PEERGROUPS) plus small helpers that keep sockaddr handling out of Swift.
+// Every function returns -1 and leaves errno set on failure unless documented otherwise.
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/// Readiness bits, equal to the epoll ones.
+extern const uint32_t CCORDIS_EVENT_READ;
+extern const uint32_t CCORDIS_EVENT_WRITE;
+extern const uint32_t CCORDIS_EVENT_ERROR;
+extern const uint32_t CCORDIS_EVENT_HANGUP;
+extern const uint32_t CCORDIS_EVENT_READ_HANGUP;
+
+/// One readiness report: the epoll bits and the token given at registration.
+typedef struct {
+    uint32_t events;
+    uint64_t token;
+} ccordis_event;
+
+int ccordis_epoll_create(void);
+/// Adds `fd` with `events` and `token`.
+int ccordis_epoll_add(int epfd, int fd, uint32_t events, uint64_t token);
+/// Changes the interest set of `fd`.
+int ccordis_epoll_modify(int epfd, int fd, uint32_t events, uint64_t token);
+int ccordis_epoll_remove(int epfd, int fd);
+/// Waits up to `timeout_ms` (-1 forever); returns the number of events written, 0 on EINTR.
+int ccordis_epoll_wait(int epfd, ccordis_event *events, int capacity, int timeout_ms);
+
+/// A non-blocking, close-on-exec eventfd.
+int ccordis_eventfd_create(void);
+/// Adds one to the counter (wakes a waiter); EAGAIN is not an error.
+int ccordis_eventfd_signal(int fd);
+/// Resets the counter.
+void ccordis_eventfd_drain(int fd);
+
+/// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
+int ccordis_accept(int fd);
+
+/// The peer's credentials on a Unix socket (SO_PEERCRED).
+int ccordis_peer_credentials(int fd, uint32_t *uid, uint32_t *gid, int32_t *pid);
+/// The peer's supplementary groups (SO_PEERGROUPS); returns the count written (at most capacity).
+int ccordis_peer_groups(int fd, uint32_t *groups, int capacity);
+
+/// A non-blocking close-on-exec stream socket of `family` (AF_UNIX, AF_INET, AF_INET6).
+int ccordis_stream_socket(int family);
+int ccordis_set_nonblocking(int fd);
+int ccordis_set_int_option(int fd, int level, int name, int value);
+/// TCP_NODELAY on.
+int ccordis_set_no_delay(int fd);
+/// Socket buffer sizes (0 leaves one unchanged).
+int ccordis_set_buffer_sizes(int fd, int send_bytes, int receive_bytes);
+
+/// Binds a Unix socket to `path`; ENAMETOOLONG when the path does not fit sockaddr_un.
+int ccordis_unix_bind(int fd, const char *path);
+/// Connects a Unix socket to `path` (non-blocking sockets report EAGAIN when the backlog is full).
+int ccordis_unix_connect(int fd, const char *path);
+
+/// The family of a numeric host: AF_INET, AF_INET6, or 0 when it is not numeric.
+int ccordis_numeric_family(const char *host);
+/// Binds `fd` (of the host's family) to a numeric host and port; sets SO_REUSEADDR and, for
+/// IPv6, IPV6_V6ONLY.
+int ccordis_inet_bind(int fd, const char *host, uint16_t port);
+/// Starts connecting `fd` to a numeric host and port: 0 connected, 1 in progress, -1 failed.
+int ccordis_inet_connect(int fd, const char *host, uint16_t port);
+/// Resolves a host name to its first numeric address of a stream-capable family, written into
+/// `buffer`; returns 0, or a getaddrinfo error code (positive) / -1.
+int ccordis_resolve(const char *host, char *buffer, size_t capacity);
+
+/// Writes the local (peer == 0) or remote (peer != 0) address of `fd` into `buffer` as
+/// `unix:/path`, `tcp:HOST:PORT` or `tcp:[HOST]:PORT`; returns the family, or -1.
+int ccordis_socket_address(int fd, int peer, char *buffer, size_t capacity);
+/// 1 when `fd` is a listening stream socket, 0 when not, -1 on error.
+int ccordis_is_listening_stream(int fd);
+/// The pending error of a connecting socket (SO_ERROR), or -1.
+int ccordis_socket_error(int fd);
+
+/// send() with MSG_NOSIGNAL, so a closed peer gives EPIPE instead of SIGPIPE.
+ssize_t ccordis_send(int fd, const void *bytes, size_t count);
+/// Half-closes the write side.
+int ccordis_shutdown_write(int fd);
+
+/// Clears O_NONBLOCK (benchmarks and blocking test clients).
+int ccordis_set_blocking(int fd);
+/// Pins every thread of this process to `cpu`, or lets them run on every CPU when `cpu` < 0.
+/// Threads created later inherit the setting of the thread creating them. Returns threads changed.
+int ccordis_set_process_affinity(int cpu);
+
 int ccordis_shim_version(void);
+
 #endif

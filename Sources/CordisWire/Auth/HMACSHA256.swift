@@ -1,0 +1,62 @@
+import COpenSSL
+
+/// HMAC-SHA256, constant-time comparison and random bytes, through libcrypto.
+enum HMACSHA256 {
+    /// The size of a MAC in bytes.
+    static let size = 32
+
+    /// The MAC of `data` under `key`.
+    static func mac(key: [UInt8], data: UnsafeRawBufferPointer) throws(WireError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: size)
+        var length: UInt32 = 0
+        let ok = key.withUnsafeBytes { keyBytes in
+            out.withUnsafeMutableBufferPointer { outBytes in
+                HMAC(
+                    EVP_sha256(), keyBytes.baseAddress, Int32(keyBytes.count),
+                    data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count,
+                    outBytes.baseAddress, &length) != nil
+            }
+        }
+        guard ok, length == UInt32(size) else { throw WireError(.crypto, "HMAC-SHA256 failed in libcrypto") }
+        return out
+    }
+
+    /// The MAC of `data` under `key`.
+    static func mac(key: [UInt8], data: [UInt8]) throws(WireError) -> [UInt8] {
+        try mac(key: key, data: data, range: data.startIndex ..< data.endIndex)
+    }
+
+    /// The MAC of `data[range]` under `key`.
+    static func mac(key: [UInt8], data: [UInt8], range: Range<Int>) throws(WireError) -> [UInt8] {
+        // withUnsafeBytes cannot rethrow a typed error, so carry it out by value.
+        let result: Result<[UInt8], WireError> = data.withUnsafeBytes { bytes in
+            do throws(WireError) {
+                return .success(try mac(key: key, data: UnsafeRawBufferPointer(rebasing: bytes[range])))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// True when `a` and `b` have the same length and bytes, compared in constant time.
+    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        if a.isEmpty { return true }
+        return a.withUnsafeBytes { left in
+            b.withUnsafeBytes { right in
+                CRYPTO_memcmp(left.baseAddress, right.baseAddress, left.count) == 0
+            }
+        }
+    }
+
+    /// `count` bytes from libcrypto's cryptographically secure generator.
+    static func randomBytes(_ count: Int) throws(WireError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let status = bytes.withUnsafeMutableBufferPointer { buffer in
+            RAND_bytes(buffer.baseAddress, Int32(buffer.count))
+        }
+        guard status == 1 else { throw WireError(.crypto, "RAND_bytes could not produce random bytes") }
+        return bytes
+    }
+}

@@ -1,0 +1,269 @@
+/// The handshake of one link as a pure state machine, for the dialling side (`initiator`) or the
+/// accepting side (`responder`).
+///
+/// Call `start()` once and send what it returns, then give every received message (or frame) to
+/// `receive(_:)` and act on the step: send its messages; on `.established` switch to the result's
+/// `sessionCodec()`; on `.failed` close the link after sending. Any message other than the next one
+/// expected fails the handshake. Authenticated (secrets configured):
+/// `hello → challenge → proof → welcome`; unauthenticated: `hello → welcome`. The caller bounds the
+/// handshake in time and its frames in size (`maxFrameSize`).
+public struct Handshake: Sendable {
+    /// Which end of the link this side is.
+    public enum Side: Sendable, Hashable {
+        /// The side that dialled; it sends `hello` first.
+        case initiator
+        /// The side that accepted the connection.
+        case responder
+    }
+
+    /// The size of a nonce in bytes.
+    public static let nonceSize = 32
+
+    /// The largest frame a link should accept before its handshake completes.
+    public static let maxFrameSize = 64 * 1024
+
+    private enum State: Sendable {
+        case idle
+        case awaitingHello
+        case awaitingChallengeOrWelcome
+        case awaitingWelcomeProof(peer: PeerIdentity, transcript: [UInt8])
+        case awaitingProof(peer: PeerIdentity, transcript: [UInt8])
+        case done
+    }
+
+    /// Which end this side is.
+    public let side: Side
+    private let configuration: HandshakeConfiguration
+    private let nonce: [UInt8]
+    private var state: State = .idle
+
+    /// A handshake with a fresh random nonce; throws `.crypto` when no randomness is available.
+    public init(side: Side, configuration: HandshakeConfiguration) throws(WireError) {
+        try self.init(side: side, configuration: configuration, nonce: HMACSHA256.randomBytes(Self.nonceSize))
+    }
+
+    /// A handshake with a given nonce. Only for tests and fixtures: a reused nonce lets a recorded
+    /// handshake be replayed.
+    public init(side: Side, configuration: HandshakeConfiguration, nonce: [UInt8]) {
+        self.side = side
+        self.configuration = configuration
+        self.nonce = nonce
+    }
+
+    /// True once the handshake has established the link or failed.
+    public var isFinished: Bool {
+        if case .done = state { return true }
+        return false
+    }
+
+    private var local: PeerIdentity { configuration.identity }
+
+    /// Begins the handshake: the initiator's `hello`, or nothing for the responder.
+    public mutating func start() -> [WireMessage] {
+        guard case .idle = state else { return [] }
+        switch side {
+        case .initiator:
+            state = .awaitingChallengeOrWelcome
+            let auth: AuthenticationScheme = configuration.secrets == nil ? .none : .hmacSHA256
+            return [.hello(Hello(identity: local, nonce: nonce, auth: auth))]
+        case .responder:
+            state = .awaitingHello
+            return []
+        }
+    }
+
+    /// Decodes `frame` and handles its message; a frame that does not decode fails the handshake
+    /// (answered with a `reject`, for example on a version mismatch).
+    public mutating func receive(_ frame: Frame) -> HandshakeStep {
+        do throws(WireError) {
+            return receive(try WireMessage(frame: frame))
+        } catch {
+            return fail(error, tell: true)
+        }
+    }
+
+    /// Handles the next message from the peer.
+    public mutating func receive(_ message: WireMessage) -> HandshakeStep {
+        if case .idle = state { _ = start() }
+        if case .reject(let rejection) = message {
+            return fail(
+                WireError(.rejected, "peer refused the handshake (\(rejection.code)): \(rejection.reason)",
+                          messageType: "reject"),
+                tell: false)
+        }
+        do throws(WireError) {
+            switch (state, message) {
+            case (.awaitingHello, .hello(let hello)):
+                return try handleHello(hello)
+            case (.awaitingChallengeOrWelcome, .challenge(let challenge)):
+                return try handleChallenge(challenge)
+            case (.awaitingChallengeOrWelcome, .welcome(let welcome)):
+                return try handleUnauthenticatedWelcome(welcome)
+            case (.awaitingWelcomeProof(let peer, let transcript), .welcome(let welcome)):
+                return try handleWelcomeProof(welcome, peer: peer, transcript: transcript)
+            case (.awaitingProof(let peer, let transcript), .proof(let proof)):
+                return try handleProof(proof, peer: peer, transcript: transcript)
+            case (.done, _):
+                return fail(WireError(.unexpectedMessage, "the handshake is already over", messageType: message.type), tell: false)
+            default:
+                return fail(WireError(
+                    .unexpectedMessage, "unexpected \"\(message.type.prefix(64))\" message in the handshake",
+                    messageType: message.type), tell: true)
+            }
+        } catch {
+            return fail(error, tell: true)
+        }
+    }
+
+    // MARK: - Responder
+
+    private mutating func handleHello(_ hello: Hello) throws(WireError) -> HandshakeStep {
+        try check(hello.identity, messageType: "hello")
+        try checkNonce(hello.nonce, messageType: "hello")
+        guard configuration.secrets != nil else {
+            guard hello.auth == .none else {
+                throw WireError(
+                    .authenticationRequired,
+                    "peer offers \(hello.auth) authentication but this side has no secret configured",
+                    messageType: "hello")
+            }
+            try admit(hello.identity)
+            state = .done
+            let version = min(hello.identity.version, local.version)
+            return .established(
+                send: [.welcome(Welcome(identity: local))],
+                HandshakeResult(peer: hello.identity, version: version, keys: nil))
+        }
+        guard hello.auth == .hmacSHA256 else {
+            throw WireError(
+                .authenticationRequired,
+                "this side requires hmac-sha256 authentication; configure the cluster secret on the peer",
+                messageType: "hello")
+        }
+        let transcript = KeySchedule.transcript(
+            initiator: hello.identity, initiatorNonce: hello.nonce, responder: local, responderNonce: nonce)
+        state = .awaitingProof(peer: hello.identity, transcript: transcript)
+        return .proceed(send: [.challenge(Challenge(identity: local, nonce: nonce))])
+    }
+
+    private mutating func handleProof(_ proof: [UInt8], peer: PeerIdentity, transcript: [UInt8]) throws(WireError) -> HandshakeStep {
+        guard let secrets = configuration.secrets else {
+            throw WireError(.unexpectedMessage, "no proof expected", messageType: "proof")
+        }
+        var matched: ClusterSecret?
+        for secret in secrets.accepted {
+            let expected = try KeySchedule.proof(initiator: true, secret: secret, transcript: transcript)
+            if HMACSHA256.equal(expected, proof) { matched = secret }
+        }
+        guard let matched else {
+            throw WireError(.badMAC, "the peer's proof does not verify: authentication failed", messageType: "proof")
+        }
+        try admit(peer)
+        let answer = try KeySchedule.proof(initiator: false, secret: secrets.proving, transcript: transcript)
+        let keys = try KeySchedule.sessionKeys(secret: matched, transcript: transcript, forInitiator: false)
+        state = .done
+        return .established(
+            send: [.welcome(Welcome(proof: answer))],
+            HandshakeResult(peer: peer, version: min(peer.version, local.version), keys: keys))
+    }
+
+    // MARK: - Initiator
+
+    private mutating func handleChallenge(_ challenge: Challenge) throws(WireError) -> HandshakeStep {
+        guard let secrets = configuration.secrets else {
+            throw WireError(
+                .authenticationRequired,
+                "peer requires authentication but this side has no secret configured", messageType: "challenge")
+        }
+        try check(challenge.identity, messageType: "challenge")
+        try checkNonce(challenge.nonce, messageType: "challenge")
+        let transcript = KeySchedule.transcript(
+            initiator: local, initiatorNonce: nonce, responder: challenge.identity, responderNonce: challenge.nonce)
+        let proof = try KeySchedule.proof(initiator: true, secret: secrets.proving, transcript: transcript)
+        state = .awaitingWelcomeProof(peer: challenge.identity, transcript: transcript)
+        return .proceed(send: [.proof(proof)])
+    }
+
+    private mutating func handleWelcomeProof(
+        _ welcome: Welcome, peer: PeerIdentity, transcript: [UInt8]
+    ) throws(WireError) -> HandshakeStep {
+        guard let secrets = configuration.secrets, let proof = welcome.proof else {
+            throw WireError(.badMAC, "the peer's welcome carries no proof", messageType: "welcome")
+        }
+        var verified = false
+        for secret in secrets.accepted {
+            let expected = try KeySchedule.proof(initiator: false, secret: secret, transcript: transcript)
+            if HMACSHA256.equal(expected, proof) { verified = true }
+        }
+        guard verified else {
+            throw WireError(.badMAC, "the peer's proof does not verify: authentication failed", messageType: "welcome")
+        }
+        try admit(peer)
+        let keys = try KeySchedule.sessionKeys(secret: secrets.proving, transcript: transcript, forInitiator: true)
+        state = .done
+        return .established(send: [], HandshakeResult(peer: peer, version: min(peer.version, local.version), keys: keys))
+    }
+
+    private mutating func handleUnauthenticatedWelcome(_ welcome: Welcome) throws(WireError) -> HandshakeStep {
+        guard configuration.secrets == nil else {
+            throw WireError(
+                .authenticationRequired, "peer did not authenticate but this side requires it", messageType: "welcome")
+        }
+        guard let peer = welcome.identity, welcome.proof == nil else {
+            throw WireError(.invalidField, "an unauthenticated welcome must carry the peer's identity and no proof",
+                            messageType: "welcome")
+        }
+        try check(peer, messageType: "welcome")
+        try admit(peer)
+        state = .done
+        return .established(send: [], HandshakeResult(peer: peer, version: min(peer.version, local.version), keys: nil))
+    }
+
+    // MARK: - Checks
+
+    private func check(_ peer: PeerIdentity, messageType: String) throws(WireError) {
+        guard peer.version.isCompatible(with: local.version) else {
+            throw WireError(
+                .versionMismatch, "peer speaks protocol version \(peer.version); this side speaks \(local.version)",
+                messageType: messageType)
+        }
+        try PeerName.validate(peer.name, as: "peer name")
+        guard configuration.acceptedRoles.contains(peer.role) else {
+            throw WireError(.notAdmitted, "peer role \"\(peer.role.rawValue.prefix(32))\" is not accepted here",
+                            messageType: messageType)
+        }
+        guard peer.name != local.name else {
+            throw WireError(.notAdmitted, "peer uses this side's own name \"\(peer.name)\"", messageType: messageType)
+        }
+        guard !peer.incarnation.isEmpty, peer.incarnation.utf8.count <= PeerIdentity.maximumIncarnationLength else {
+            throw WireError(.invalidField, "incarnation must be 1–128 bytes", messageType: messageType)
+        }
+    }
+
+    private func checkNonce(_ peerNonce: [UInt8], messageType: String) throws(WireError) {
+        guard peerNonce.count == Self.nonceSize else {
+            throw WireError(.invalidField, "nonce must be \(Self.nonceSize) bytes", messageType: messageType)
+        }
+        guard !HMACSHA256.equal(peerNonce, nonce) else {
+            throw WireError(.replay, "peer echoed this side's nonce", messageType: messageType)
+        }
+    }
+
+    private func admit(_ peer: PeerIdentity) throws(WireError) {
+        if let rejection = configuration.admit?(peer) {
+            throw WireError(WireError.Code(rawValue: rejection.code), rejection.reason)
+        }
+    }
+
+    private mutating func fail(_ error: WireError, tell: Bool) -> HandshakeStep {
+        state = .done
+        guard tell else { return .failed(send: [], error) }
+        // Tell the peer why, without detail that helps an unauthenticated prober.
+        let reason: String
+        switch error.code {
+        case .badMAC: reason = "authentication failed"
+        default: reason = error.message
+        }
+        return .failed(send: [.reject(Rejection(code: error.code.rawValue, reason: reason))], error)
+    }
+}

@@ -1,0 +1,34 @@
+/// What a completed handshake established: the peer, the version spoken, and the frame keys.
+public struct HandshakeResult: Sendable, Hashable {
+    /// The peer's identity as it sent it (authenticated when `keys` is set).
+    public let peer: PeerIdentity
+    /// The version both sides speak: the same major, the lower minor.
+    public let version: ProtocolVersion
+    /// The frame-MAC keys; nil for an unauthenticated link.
+    public let keys: SessionKeys?
+
+    /// True when both sides proved knowledge of a cluster secret.
+    public var isAuthenticated: Bool { keys != nil }
+
+    /// A codec for the link's frames after the handshake (MACed and sequenced when authenticated).
+    public func sessionCodec(maxFrameSize: Int = Frame.defaultMaxSize) -> SessionCodec {
+        SessionCodec(keys: keys, maxFrameSize: maxFrameSize)
+    }
+}
+
+/// What the owner of a link does after giving a message to `Handshake.receive`.
+public enum HandshakeStep: Sendable {
+    /// Send these messages and wait for the next one.
+    case proceed(send: [WireMessage])
+    /// Send these messages; the link is up.
+    case established(send: [WireMessage], HandshakeResult)
+    /// Send these messages (a `reject`, or none), then close the link.
+    case failed(send: [WireMessage], WireError)
+
+    /// The messages to send, whatever the outcome.
+    public var messages: [WireMessage] {
+        switch self {
+        case .proceed(let send), .established(let send, _), .failed(let send, _): return send
+        }
+    }
+}

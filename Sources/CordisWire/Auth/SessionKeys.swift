@@ -1,0 +1,63 @@
+/// The two frame-MAC keys of an authenticated link, one per direction, derived in the handshake.
+///
+/// Each side sends with `sending` and verifies with `receiving`; the initiator's `sending` is the
+/// responder's `receiving`. The keys never leave the process; `description` hides them.
+public struct SessionKeys: Sendable, Hashable, CustomStringConvertible {
+    /// The key MACing frames this side sends.
+    let sending: [UInt8]
+    /// The key verifying frames this side receives.
+    let receiving: [UInt8]
+
+    init(sending: [UInt8], receiving: [UInt8]) {
+        self.sending = sending
+        self.receiving = receiving
+    }
+
+    public var description: String { "SessionKeys(hidden)" }
+}
+
+/// The key schedule of the handshake: proofs and session keys bound to both nonces, names, roles and
+/// incarnations (see docs/wire-protocol.md, "Authentication").
+enum KeySchedule {
+    static let initiatorProofLabel = "cordis/1 initiator proof"
+    static let responderProofLabel = "cordis/1 responder proof"
+    static let sessionLabel = "cordis/1 session"
+    static let initiatorFramesLabel = "cordis/1 frames initiator to responder"
+    static let responderFramesLabel = "cordis/1 frames responder to initiator"
+
+    /// The transcript both proofs and the session key are computed over, after their label and a zero byte.
+    static func transcript(
+        initiator: PeerIdentity, initiatorNonce: [UInt8], responder: PeerIdentity, responderNonce: [UInt8]
+    ) -> [UInt8] {
+        var bytes = initiatorNonce + responderNonce
+        for field in [
+            initiator.name, responder.name, initiator.role.rawValue, responder.role.rawValue,
+            initiator.incarnation, responder.incarnation,
+        ] {
+            let utf8 = Array(field.utf8.prefix(0xFFFF))
+            bytes.append(UInt8(utf8.count >> 8))
+            bytes.append(UInt8(utf8.count & 0xFF))
+            bytes.append(contentsOf: utf8)
+        }
+        return bytes
+    }
+
+    static func labelled(_ label: String, _ transcript: [UInt8]) -> [UInt8] {
+        Array(label.utf8) + [0] + transcript
+    }
+
+    static func proof(initiator isInitiator: Bool, secret: ClusterSecret, transcript: [UInt8]) throws(WireError) -> [UInt8] {
+        let label = isInitiator ? initiatorProofLabel : responderProofLabel
+        return try HMACSHA256.mac(key: secret.bytes, data: labelled(label, transcript))
+    }
+
+    /// The session keys as seen by the initiator (`forInitiator`) or the responder.
+    static func sessionKeys(secret: ClusterSecret, transcript: [UInt8], forInitiator: Bool) throws(WireError) -> SessionKeys {
+        let master = try HMACSHA256.mac(key: secret.bytes, data: labelled(sessionLabel, transcript))
+        let initiatorToResponder = try HMACSHA256.mac(key: master, data: Array(initiatorFramesLabel.utf8))
+        let responderToInitiator = try HMACSHA256.mac(key: master, data: Array(responderFramesLabel.utf8))
+        return forInitiator
+            ? SessionKeys(sending: initiatorToResponder, receiving: responderToInitiator)
+            : SessionKeys(sending: responderToInitiator, receiving: initiatorToResponder)
+    }
+}

@@ -1,0 +1,323 @@
+import Synchronization
+
+/// An authenticated message link: a `Connection`, its `Handshake`, the per-frame MAC of an
+/// authenticated session, and the message codec.
+///
+/// Create one with `Link.connect(to:on:configuration:options:)` (initiator) or
+/// `Link.establish(_:side:configuration:options:)` (responder, for an accepted connection); both
+/// return once the handshake is complete. The handshake, frame verification, heartbeat answers
+/// (`ping` → `pong`) and replies to unknown message types all run on the event-loop thread, so a
+/// consumer busy elsewhere does not make the peer think this side is dead. Before the handshake
+/// completes anything but the next expected message closes the link; after it an unknown message
+/// type gets an `error` reply and the link stays up, while malformed JSON, a bad MAC or a replayed
+/// frame closes it.
+public final class Link: Sendable {
+    private enum Phase {
+        case handshaking(Handshake)
+        case established(SessionCodec)
+        case finished
+    }
+
+    private struct Receiving {
+        var phase: Phase
+        var decoded: [WireMessage] = []
+        var decodedHead = 0
+        var lastHeard = ContinuousClock.now
+    }
+
+    private struct Sending {
+        var codec: SessionCodec?
+        var closed = false
+    }
+
+    private struct Establishing {
+        var outcome: Result<HandshakeResult, any Error>?
+        var waiter: CheckedContinuation<HandshakeResult, any Error>?
+        var timer: UInt64?
+    }
+
+    /// The connection underneath (addresses, peer credentials, close reason).
+    public let connection: Connection
+    /// Which end of the handshake this side was.
+    public let side: Handshake.Side
+    /// The options this link applies.
+    public let options: LinkOptions
+    private let receiving: Mutex<Receiving>
+    private let sending = Mutex(Sending())
+    private let establishing = Mutex(Establishing())
+    private let established = Mutex<HandshakeResult?>(nil)
+
+    private init(connection: Connection, handshake: Handshake, options: LinkOptions) {
+        self.connection = connection
+        self.side = handshake.side
+        self.options = options
+        self.receiving = Mutex(Receiving(phase: .handshaking(handshake)))
+    }
+
+    // MARK: Creating
+
+    /// Dials `address` and runs the handshake as the initiator.
+    ///
+    /// - Throws: `TransportError` when dialling fails or the link closes during the handshake
+    ///   (`handshakeTimeout`, `connectionReset`…), `WireError` when the handshake is refused
+    ///   (`.rejected` with the peer's reason, `.badMAC`, `.authenticationRequired`, `.versionMismatch`…).
+    public static func connect(
+        to address: Address, on loop: EventLoop, configuration: HandshakeConfiguration,
+        limits: ConnectionLimits = ConnectionLimits(), options: LinkOptions = LinkOptions()
+    ) async throws -> Link {
+        let connection = try await loop.connect(to: address, limits: limits)
+        do {
+            return try await establish(connection, side: .initiator, configuration: configuration, options: options)
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// Runs the handshake on `connection` (a dialled one as `.initiator`, an accepted one as
+    /// `.responder`) and returns the link once it is up. Call it before consuming any frame of the
+    /// connection. Same errors as `connect`; on failure the connection is closed.
+    public static func establish(
+        _ connection: Connection, side: Handshake.Side, configuration: HandshakeConfiguration,
+        options: LinkOptions = LinkOptions()
+    ) async throws -> Link {
+        var handshake = try Handshake(side: side, configuration: configuration)
+        let opening = handshake.start()
+        let link = Link(connection: connection, handshake: handshake, options: options)
+        try await link.runHandshake(opening: opening)
+        return link
+    }
+
+    private func runHandshake(opening: [WireMessage]) async throws {
+        connection.setMaxFrameSize(min(Handshake.maxFrameSize, options.maxFrameSize))
+        let timeout = options.handshakeTimeout
+        let timer = connection.loop.schedule(after: timeout) { [self] in
+            let error = TransportError(.handshakeTimeout, "connection \(connection.id): no handshake within \(timeout)")
+            if finishHandshake(.failure(error)) { connection.close(reason: error) }
+        }
+        establishing.withLock { $0.timer = timer }
+        connection.whenClosed { [self] reason in
+            let error = reason ?? TransportError(.closed, "connection \(connection.id) closed during the handshake")
+            finishHandshake(.failure(error))
+        }
+        connection.setFilter { [self] payload in filter(payload) }
+        for message in opening {
+            do {
+                try connection.enqueue(message.encoded)
+            } catch {
+                finishHandshake(.failure(error))
+            }
+        }
+        let result = try await withCheckedThrowingContinuation { continuation in
+            let ready = establishing.withLock { state -> Result<HandshakeResult, any Error>? in
+                if let outcome = state.outcome { return outcome }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+        established.withLock { $0 = result }
+    }
+
+    /// Records the handshake's outcome once and wakes `establish`; false when it was already known.
+    @discardableResult
+    private func finishHandshake(_ outcome: Result<HandshakeResult, any Error>) -> Bool {
+        let taken = establishing.withLock { state -> (CheckedContinuation<HandshakeResult, any Error>?, UInt64?)? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            defer {
+                state.waiter = nil
+                state.timer = nil
+            }
+            return (state.waiter, state.timer)
+        }
+        guard let (waiter, timer) = taken else { return false }
+        if let timer { connection.loop.cancelTimer(timer) }
+        if case .failure = outcome {
+            receiving.withLock { $0.phase = .finished }
+        }
+        waiter?.resume(with: outcome)
+        return true
+    }
+
+    // MARK: Public surface
+
+    /// The handshake's outcome: the peer's identity (name, role, incarnation, addresses,
+    /// capabilities), the protocol version, whether frames are authenticated.
+    public var handshake: HandshakeResult {
+        // Set before `establish` returns the link, so never nil for a caller.
+        established.withLock { $0 } ?? HandshakeResult.placeholder
+    }
+
+    /// The peer's identity as established by the handshake.
+    public var peer: PeerIdentity { handshake.peer }
+
+    /// The peer's user id on a Unix socket (from `SO_PEERCRED`), nil on TCP.
+    public var peerUID: UInt32? { connection.credentials?.uid }
+
+    /// When the last frame from the peer arrived (any frame, heartbeats included).
+    public var lastHeard: ContinuousClock.Instant { receiving.withLock { $0.lastHeard } }
+
+    /// The messages received, in order (see `LinkMessages`).
+    public var messages: LinkMessages { LinkMessages(link: self) }
+
+    /// Sends `message` (sealed with the sequence number and MAC on an authenticated link).
+    ///
+    /// - Throws: `TransportError`: `closed`, `outboundBufferFull` (the link is then closed),
+    ///   `frameTooLarge` (the link stays up).
+    public func send(_ message: WireMessage) async throws {
+        try enqueue(message)
+    }
+
+    /// Sends `message` without suspending (callable on the loop thread). Same errors as `send`.
+    public func enqueue(_ message: WireMessage) throws(TransportError) {
+        try sending.withLock { (state: inout Sending) throws(TransportError) in
+            guard !state.closed, state.codec != nil else {
+                throw connection.closeError ?? TransportError(.closed, "link on connection \(connection.id) is closed")
+            }
+            var buffer: [UInt8] = []
+            do throws(WireError) {
+                try state.codec?.append(message, to: &buffer)
+            } catch {
+                throw TransportError(.frameTooLarge, "cannot send \(message.type): \(error.message)")
+            }
+            try connection.enqueueFramed(buffer)
+        }
+    }
+
+    /// Closes the link in order: sends `goodbye` with `reason`, flushes, closes. Idempotent.
+    public func close(reason: String? = nil) {
+        sending.withLock { state in
+            guard !state.closed else { return }
+            state.closed = true
+            var buffer: [UInt8] = []
+            if (try? state.codec?.append(.goodbye(reason: reason), to: &buffer)) != nil, !buffer.isEmpty {
+                try? connection.enqueueFramed(buffer)
+            }
+        }
+        connection.close()
+    }
+
+    /// Waits until the link is closed; returns why (nil for an orderly close).
+    public func closed() async -> TransportError? {
+        await connection.closed()
+    }
+
+    /// The decoded message matching the frame token the consumer just took.
+    func takeDecoded() throws -> WireMessage {
+        let message = receiving.withLock { state -> WireMessage? in
+            guard state.decodedHead < state.decoded.count else { return nil }
+            let message = state.decoded[state.decodedHead]
+            state.decodedHead += 1
+            if state.decodedHead == state.decoded.count {
+                state.decoded.removeAll(keepingCapacity: true)
+                state.decodedHead = 0
+            }
+            return message
+        }
+        guard let message else {
+            throw TransportError(.protocolViolation, "link on connection \(connection.id) lost track of a message")
+        }
+        return message
+    }
+
+    // MARK: Loop thread
+
+    /// What to do after a frame was examined under the receiving lock.
+    private enum Action {
+        case verdict(FrameVerdict)
+        case handshakeProceeds([WireMessage])
+        case handshakeEstablished([WireMessage], HandshakeResult, SessionCodec)
+        case handshakeFailed([WireMessage], WireError)
+        case answer(WireMessage)
+        case refuse(WireError)
+    }
+
+    /// Runs on the loop thread for every inbound frame: drives the handshake, then verifies and
+    /// decodes frames, answering pings and unknown types itself.
+    private func filter(_ payload: [UInt8]) -> FrameVerdict {
+        let frame = Frame(payload: payload)
+        let action = receiving.withLock { state -> Action in
+            state.lastHeard = ContinuousClock.now
+            switch state.phase {
+            case .finished:
+                return .verdict(.consume)
+            case .handshaking(var handshake):
+                let step = handshake.receive(frame)
+                switch step {
+                case .proceed(let send):
+                    state.phase = .handshaking(handshake)
+                    return .handshakeProceeds(send)
+                case .established(let send, let result):
+                    let codec = result.sessionCodec(maxFrameSize: options.maxFrameSize)
+                    state.phase = .established(codec)
+                    return .handshakeEstablished(send, result, codec)
+                case .failed(let send, let error):
+                    state.phase = .finished
+                    return .handshakeFailed(send, error)
+                }
+            case .established(var codec):
+                do throws(WireError) {
+                    let message = try codec.decode(frame)
+                    state.phase = .established(codec)
+                    switch message {
+                    case .ping(let id):
+                        return .answer(.pong(id: id))
+                    case .pong where !options.deliversPongs:
+                        return .verdict(.consume)
+                    case .unknown(let type, _):
+                        return .answer(WireMessage.unknownTypeReply(to: type))
+                    default:
+                        state.decoded.append(message)
+                        return .verdict(.deliver(payload))
+                    }
+                } catch {
+                    state.phase = .finished
+                    if error.code == .badMAC, case .error(let notice)? = try? WireMessage(frame: frame) {
+                        // The peer's transport refused something before closing: report its reason.
+                        return .refuse(WireError(.rejected, "peer closed the link (\(notice.code)): \(notice.message)"))
+                    }
+                    return .refuse(error)
+                }
+            }
+        }
+        switch action {
+        case .verdict(let verdict):
+            return verdict
+        case .handshakeProceeds(let send):
+            sendPlain(send)
+            return .consume
+        case .handshakeEstablished(let send, let result, let codec):
+            sendPlain(send)
+            sending.withLock { $0.codec = codec }
+            established.withLock { $0 = result }
+            connection.setMaxFrameSize(options.maxFrameSize)
+            connection.markEstablished()
+            finishHandshake(.success(result))
+            return .consume
+        case .handshakeFailed(let send, let error):
+            sendPlain(send)
+            finishHandshake(.failure(error))
+            return .close(TransportError(.protocolViolation, "handshake failed: \(error)"))
+        case .answer(let message):
+            try? enqueue(message)
+            return .consume
+        case .refuse(let error):
+            if error.code != .rejected {
+                try? enqueue(.error(RemoteError(id: nil, code: error.code.rawValue, message: error.message)))
+            }
+            return .close(TransportError(.protocolViolation, "connection \(connection.id): \(error)"))
+        }
+    }
+
+    /// Sends handshake messages, which travel unsealed.
+    private func sendPlain(_ messages: [WireMessage]) {
+        for message in messages { try? connection.enqueue(message.encoded) }
+    }
+}
+
+extension HandshakeResult {
+    /// Stands in before the handshake completed (never visible through a returned `Link`).
+    static let placeholder = HandshakeResult(
+        peer: PeerIdentity(role: .node, name: "-", incarnation: "-"), version: .current, keys: nil)
+}

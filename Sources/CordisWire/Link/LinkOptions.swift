@@ -1,0 +1,16 @@
+/// How a `Link` bounds its handshake and frames and what it answers on the loop thread.
+public struct LinkOptions: Sendable, Hashable {
+    /// How long the handshake may take before the link is closed with `handshakeTimeout`.
+    public var handshakeTimeout: Duration
+    /// The largest frame accepted and sent after the handshake (before it, `Handshake.maxFrameSize`).
+    public var maxFrameSize: Int
+    /// Whether `pong`s are handed to the consumer too; they always refresh `lastHeard`.
+    public var deliversPongs: Bool
+
+    /// Creates options; the defaults follow the contracts (frames 4 MiB).
+    public init(handshakeTimeout: Duration = .seconds(5), maxFrameSize: Int = Frame.defaultMaxSize, deliversPongs: Bool = false) {
+        self.handshakeTimeout = handshakeTimeout
+        self.maxFrameSize = maxFrameSize
+        self.deliversPongs = deliversPongs
+    }
+}

@@ -1,0 +1,76 @@
+/// The first message of a link, from the side that dialled: its identity, a fresh nonce and the
+/// authentication it offers.
+public struct Hello: Sendable, Hashable {
+    /// Who the dialling side is.
+    public var identity: PeerIdentity
+    /// 32 random bytes, fresh for this link (hex on the wire).
+    public var nonce: [UInt8]
+    /// The authentication the dialling side will perform.
+    public var auth: AuthenticationScheme
+
+    /// A hello message.
+    public init(identity: PeerIdentity, nonce: [UInt8], auth: AuthenticationScheme) {
+        self.identity = identity
+        self.nonce = nonce
+        self.auth = auth
+    }
+}
+
+/// How a link is authenticated; written in `hello` as `"auth"`.
+public struct AuthenticationScheme: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The scheme's name on the wire.
+    public let rawValue: String
+
+    /// A scheme from its wire name.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Mutual HMAC-SHA256 challenge-response with the cluster secret, then a MAC on every frame.
+    public static let hmacSHA256 = AuthenticationScheme(rawValue: "hmac-sha256")
+    /// No authentication (a Unix socket checked by peer credentials, or `--insecure`).
+    public static let none = AuthenticationScheme(rawValue: "none")
+
+    public var description: String { rawValue }
+}
+
+/// The accepting side's answer to an authenticated `hello`: its identity and its own fresh nonce.
+public struct Challenge: Sendable, Hashable {
+    /// Who the accepting side is.
+    public var identity: PeerIdentity
+    /// 32 random bytes, fresh for this link (hex on the wire).
+    public var nonce: [UInt8]
+
+    /// A challenge message.
+    public init(identity: PeerIdentity, nonce: [UInt8]) {
+        self.identity = identity
+        self.nonce = nonce
+    }
+}
+
+/// The handshake's final message from the accepting side: its proof (authenticated), or its identity
+/// (unauthenticated, when no challenge was sent).
+public struct Welcome: Sendable, Hashable {
+    /// The accepting side's identity; present exactly when the link is not authenticated.
+    public var identity: PeerIdentity?
+    /// The accepting side's 32-byte proof; present exactly when the link is authenticated.
+    public var proof: [UInt8]?
+
+    /// A welcome message.
+    public init(identity: PeerIdentity? = nil, proof: [UInt8]? = nil) {
+        self.identity = identity
+        self.proof = proof
+    }
+}
+
+/// A refusal of the handshake, with the reason; the sender closes the link after it.
+public struct Rejection: Sendable, Hashable {
+    /// The `WireError` code that explains the refusal (`versionMismatch`, `badMAC`, `notAdmitted`…).
+    public var code: String
+    /// A sentence for the operator.
+    public var reason: String
+
+    /// A rejection message.
+    public init(code: String, reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+}

@@ -1,0 +1,40 @@
+/// A wire protocol version, `MAJOR.MINOR`: peers with different majors cannot talk.
+///
+/// Written on the wire as the string `"1.0"`. A minor increase only adds optional fields or message
+/// types, which older peers ignore or answer with an `error` of code `unknownType`.
+public struct ProtocolVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Incompatible changes increase the major version.
+    public var major: Int
+    /// Compatible additions increase the minor version.
+    public var minor: Int
+
+    /// A version from its two parts.
+    public init(major: Int, minor: Int) {
+        self.major = major
+        self.minor = minor
+    }
+
+    /// The version this library speaks.
+    public static let current = ProtocolVersion(major: 1, minor: 0)
+
+    /// Parses `"MAJOR.MINOR"` (digits only, each at most 6 of them), or nil.
+    public init?(_ text: String) {
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        var numbers: [Int] = []
+        for part in parts {
+            guard !part.isEmpty, part.count <= 6, part.allSatisfy({ (0x30 ... 0x39).contains($0) }) else { return nil }
+            numbers.append(part.reduce(0) { $0 * 10 + Int($1 - 0x30) })
+        }
+        self.init(major: numbers[0], minor: numbers[1])
+    }
+
+    public var description: String { "\(major).\(minor)" }
+
+    /// True when a peer speaking `other` can talk with this version (same major).
+    public func isCompatible(with other: ProtocolVersion) -> Bool { major == other.major }
+
+    public static func < (lhs: ProtocolVersion, rhs: ProtocolVersion) -> Bool {
+        (lhs.major, lhs.minor) < (rhs.major, rhs.minor)
+    }
+}

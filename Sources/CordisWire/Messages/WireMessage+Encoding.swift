@@ -1,0 +1,171 @@
+import CordisJSON
+
+extension WireMessage {
+    /// Appends the message as compact JSON (no length prefix) to `buffer`, `type` first.
+    ///
+    /// Members are written in a fixed order, so equal messages give equal bytes (the golden fixtures
+    /// depend on it).
+    public func encode(into buffer: inout [UInt8]) {
+        var json = JSONObjectWriter(buffer: buffer, type: type)
+        buffer = []
+        switch self {
+        case .hello(let hello):
+            json.identity(hello.identity)
+            json.hex("nonce", hello.nonce)
+            json.string("auth", hello.auth.rawValue)
+        case .challenge(let challenge):
+            json.identity(challenge.identity)
+            json.hex("nonce", challenge.nonce)
+        case .proof(let proof):
+            json.hex("proof", proof)
+        case .welcome(let welcome):
+            if let identity = welcome.identity { json.identity(identity) }
+            if let proof = welcome.proof { json.hex("proof", proof) }
+        case .reject(let rejection):
+            json.string("code", rejection.code)
+            json.string("reason", rejection.reason)
+        case .ping(let id), .pong(let id), .cancel(let id):
+            json.integer("id", id)
+        case .members(let members):
+            json.key("members")
+            json.buffer.append(UInt8(ascii: "["))
+            for (index, member) in members.enumerated() {
+                if index > 0 { json.buffer.append(UInt8(ascii: ",")) }
+                var item = JSONObjectWriter(buffer: json.buffer)
+                json.buffer = []
+                item.string("name", member.name)
+                item.strings("addresses", member.addresses)
+                item.string("incarnation", member.incarnation)
+                json.buffer = item.finish()
+            }
+            json.buffer.append(UInt8(ascii: "]"))
+        case .announce(let announcement):
+            json.string("service", announcement.service)
+            json.optionalString("realm", announcement.realm)
+            json.string("interface", announcement.interface)
+            json.string("interfaceVersion", announcement.interfaceVersion)
+            json.string("node", announcement.node)
+            json.integer("fiber", announcement.fiber)
+        case .withdraw(let provider), .withdrawAck(let provider):
+            json.string("service", provider.service)
+            json.optionalString("realm", provider.realm)
+            json.string("node", provider.node)
+            json.integer("fiber", provider.fiber)
+        case .call(let call):
+            json.integer("id", call.id)
+            json.string("service", call.service)
+            json.optionalString("realm", call.realm)
+            json.string("method", call.method)
+            json.key("args")
+            JSONSerializer.append(.object(call.args), to: &json.buffer)
+        case .result(let result):
+            json.integer("id", result.id)
+            json.key("value")
+            JSONSerializer.append(result.value, to: &json.buffer)
+        case .error(let error):
+            if let id = error.id { json.integer("id", id) }
+            json.string("code", error.code)
+            json.string("message", error.message)
+        case .goodbye(let reason):
+            json.optionalString("reason", reason)
+        case .unknown(_, let body):
+            for (key, value) in body where key != "type" {
+                json.key(key)
+                JSONSerializer.append(value, to: &json.buffer)
+            }
+        }
+        buffer = json.finish()
+    }
+
+    /// The message as compact JSON bytes (no length prefix).
+    public var encoded: [UInt8] {
+        var buffer: [UInt8] = []
+        encode(into: &buffer)
+        return buffer
+    }
+}
+
+extension FrameEncoder {
+    /// Appends `message` as one frame (length prefix and JSON) to `buffer`; throws `.oversize` and then
+    /// leaves the buffer unchanged.
+    public func append(_ message: WireMessage, to buffer: inout [UInt8]) throws(WireError) {
+        try append(to: &buffer) { payload throws(WireError) in message.encode(into: &payload) }
+    }
+}
+
+/// Appends one JSON object member by member; the buffer is moved in and out to avoid copies.
+struct JSONObjectWriter {
+    var buffer: [UInt8]
+
+    /// Starts an object with no members.
+    init(buffer: [UInt8]) {
+        self.buffer = buffer
+        self.buffer.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    /// Starts an object whose first member is `"type": type`.
+    init(buffer: [UInt8], type: String) {
+        self.init(buffer: buffer)
+        string("type", type)
+    }
+
+    private var needsComma: Bool
+
+    mutating func key(_ key: String) {
+        if needsComma { buffer.append(UInt8(ascii: ",")) }
+        needsComma = true
+        JSONSerializer.appendString(key, to: &buffer)
+        buffer.append(UInt8(ascii: ":"))
+    }
+
+    mutating func string(_ key: String, _ value: String) {
+        self.key(key)
+        JSONSerializer.appendString(value, to: &buffer)
+    }
+
+    mutating func optionalString(_ key: String, _ value: String?) {
+        self.key(key)
+        if let value {
+            JSONSerializer.appendString(value, to: &buffer)
+        } else {
+            buffer.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])  // null
+        }
+    }
+
+    mutating func integer(_ key: String, _ value: Int) {
+        self.key(key)
+        JSONSerializer.appendInteger(Int64(value), to: &buffer)
+    }
+
+    mutating func strings(_ key: String, _ values: [String]) {
+        self.key(key)
+        buffer.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            JSONSerializer.appendString(value, to: &buffer)
+        }
+        buffer.append(UInt8(ascii: "]"))
+    }
+
+    mutating func hex(_ key: String, _ bytes: [UInt8]) {
+        self.key(key)
+        buffer.append(UInt8(ascii: "\""))
+        Hex.append(bytes, to: &buffer)
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    mutating func identity(_ identity: PeerIdentity) {
+        string("version", identity.version.description)
+        string("role", identity.role.rawValue)
+        string("name", identity.name)
+        string("incarnation", identity.incarnation)
+        strings("addresses", identity.addresses)
+        strings("capabilities", identity.capabilities)
+    }
+
+    mutating func finish() -> [UInt8] {
+        buffer.append(UInt8(ascii: "}"))
+        return buffer
+    }
+}

@@ -1,0 +1,81 @@
+import CordisJSON
+
+/// Every message of the Cordis wire protocol: the payload of one frame, a JSON object with a `type`.
+///
+/// Decode with `WireMessage(frame:)`, encode with `encode(into:)` or `FrameEncoder.append(_:to:)`.
+/// A `type` this version does not know decodes as `.unknown`, so a link can answer it with an `error`
+/// and stay up; later versions add cases (status, loader, relay messages).
+public enum WireMessage: Sendable, Hashable {
+    /// Handshake, dialling side: identity, nonce, authentication offered.
+    case hello(Hello)
+    /// Handshake, accepting side (authenticated): identity and nonce.
+    case challenge(Challenge)
+    /// Handshake, dialling side (authenticated): its 32-byte proof.
+    case proof([UInt8])
+    /// Handshake, accepting side: the link is up.
+    case welcome(Welcome)
+    /// Handshake refused, by either side; the link closes.
+    case reject(Rejection)
+    /// Heartbeat request; answered by `pong` with the same id.
+    case ping(id: Int)
+    /// Heartbeat answer.
+    case pong(id: Int)
+    /// The members a node knows.
+    case members([Member])
+    /// A service is now provided.
+    case announce(ServiceAnnouncement)
+    /// A provider is leaving; every peer unloads its consumers, then acknowledges.
+    case withdraw(ServiceProvider)
+    /// A peer's consumers of the provider have unloaded.
+    case withdrawAck(ServiceProvider)
+    /// A remote method call.
+    case call(RemoteCall)
+    /// A call's return value.
+    case result(RemoteResult)
+    /// A call's failure, or (with no id) a link-level error such as an unknown type.
+    case error(RemoteError)
+    /// The caller no longer wants the answer to call `id`.
+    case cancel(id: Int)
+    /// The sender is closing the link in an orderly way.
+    case goodbye(reason: String?)
+    /// A message whose `type` this version does not know, with its whole object.
+    case unknown(type: String, body: JSONObject)
+
+    /// The message's `type` on the wire.
+    public var type: String {
+        switch self {
+        case .hello: return "hello"
+        case .challenge: return "challenge"
+        case .proof: return "proof"
+        case .welcome: return "welcome"
+        case .reject: return "reject"
+        case .ping: return "ping"
+        case .pong: return "pong"
+        case .members: return "members"
+        case .announce: return "announce"
+        case .withdraw: return "withdraw"
+        case .withdrawAck: return "withdrawAck"
+        case .call: return "call"
+        case .result: return "result"
+        case .error: return "error"
+        case .cancel: return "cancel"
+        case .goodbye: return "goodbye"
+        case .unknown(let type, _): return type
+        }
+    }
+
+    /// True for the messages of the handshake (`hello`, `challenge`, `proof`, `welcome`, `reject`).
+    public var isHandshake: Bool {
+        switch self {
+        case .hello, .challenge, .proof, .welcome, .reject: return true
+        default: return false
+        }
+    }
+
+    /// The reply a link sends to a message of unknown type after the handshake.
+    public static func unknownTypeReply(to type: String) -> WireMessage {
+        .error(RemoteError(
+            id: nil, code: WireError.Code.unknownType.rawValue,
+            message: "unknown message type \"\(type.prefix(64))\""))
+    }
+}

@@ -1,2 +1,0 @@
-import CordisJSON
-enum CordisWirePlaceholder {}

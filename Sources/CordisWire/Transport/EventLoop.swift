@@ -1,0 +1,283 @@
+import CCordisShim
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A thread that waits on epoll and does all socket I/O of its listeners and connections.
+///
+/// Reads, frame splitting, frame filters (heartbeats) and timers run on the loop thread, never on an
+/// actor; callers on any thread may send, and a send whose bytes fit in the socket is written at once
+/// from the caller's thread. Other threads wake the loop through an eventfd. Create one per node and
+/// call `shutdown()` when done; every connection and listener of a stopped loop is closed.
+public final class EventLoop: Sendable {
+    private struct Timer {
+        var deadline: ContinuousClock.Instant
+        var job: @Sendable () -> Void
+    }
+
+    private struct State {
+        var handlers: [UInt64: any LoopHandler] = [:]
+        var nextToken: UInt64 = 1
+        var jobs: [@Sendable () -> Void] = []
+        var timers: [UInt64: Timer] = [:]
+        var wakePending = false
+        var stopping = false
+        var stopped = false
+        var thread: pthread_t?
+        var finished: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private static let wakeToken: UInt64 = 0
+
+    let epollFD: Int32
+    private let wakeFD: Int32
+    private let state = Mutex(State())
+    private let observer: (@Sendable (TransportEvent) -> Void)?
+    private let spin: Duration
+
+    /// Starts a loop thread.
+    ///
+    /// - Parameters:
+    ///   - observer: receives transport events (refused peers, closed connections and why); it runs on
+    ///     the loop thread and must not block.
+    ///   - spin: how long the loop polls without sleeping after it handled events, before it blocks in
+    ///     epoll; a short spin saves the wake-up of an idle CPU on a busy link at the price of CPU time.
+    /// - Throws: `TransportError` with code `systemError` when epoll or the eventfd cannot be created.
+    public init(
+        observer: (@Sendable (TransportEvent) -> Void)? = nil, spin: Duration = .zero, name: String = "cordis-io"
+    ) throws {
+        let epollFD = ccordis_epoll_create()
+        guard epollFD >= 0 else { throw TransportError.system(.systemError, "cannot create epoll instance") }
+        let wakeFD = ccordis_eventfd_create()
+        guard wakeFD >= 0 else {
+            let error = TransportError.system(.systemError, "cannot create eventfd")
+            close(epollFD)
+            throw error
+        }
+        guard ccordis_epoll_add(epollFD, wakeFD, CCORDIS_EVENT_READ, Self.wakeToken) == 0 else {
+            let error = TransportError.system(.systemError, "cannot watch eventfd")
+            close(epollFD)
+            close(wakeFD)
+            throw error
+        }
+        self.epollFD = epollFD
+        self.wakeFD = wakeFD
+        self.observer = observer
+        self.spin = spin
+        let thread = Thread { [self] in self.run() }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Stops the loop: closes every listener and connection, then ends the thread. Idempotent.
+    public func shutdown() async {
+        let alreadyStopped = state.withLock { state -> Bool in
+            state.stopping = true
+            return state.stopped
+        }
+        if alreadyStopped { return }
+        wake()
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state -> Bool in
+                if state.stopped { return true }
+                state.finished.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// True when the caller runs on this loop's thread.
+    public var inLoopThread: Bool {
+        let loopThread = state.withLock { $0.thread }
+        guard let loopThread else { return false }
+        return pthread_equal(loopThread, pthread_self()) != 0
+    }
+
+    /// Runs `job` on the loop thread, after the events being handled.
+    public func execute(_ job: @escaping @Sendable () -> Void) {
+        let current = pthread_self()
+        let mustWake = state.withLock { state -> Bool in
+            state.jobs.append(job)
+            // The loop runs its queue dry before it sleeps: no wake-up needed from its own thread.
+            if let thread = state.thread, pthread_equal(thread, current) != 0 { return false }
+            defer { state.wakePending = true }
+            return !state.wakePending
+        }
+        if mustWake { wake() }
+    }
+
+    /// Runs `job` on the loop thread after `delay`; returns an id for `cancelTimer(_:)`.
+    @discardableResult
+    public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> UInt64 {
+        let deadline = ContinuousClock.now.advanced(by: delay)
+        let (id, mustWake) = state.withLock { state -> (UInt64, Bool) in
+            let id = state.nextToken
+            state.nextToken += 1
+            state.timers[id] = Timer(deadline: deadline, job: job)
+            defer { state.wakePending = true }
+            return (id, !state.wakePending)
+        }
+        if mustWake { wake() }
+        return id
+    }
+
+    /// Cancels a timer that has not fired; nothing happens when it already ran.
+    public func cancelTimer(_ id: UInt64) {
+        _ = state.withLock { $0.timers.removeValue(forKey: id) }
+    }
+
+    /// Reports an event to the observer.
+    func report(_ event: TransportEvent) {
+        observer?(event)
+    }
+
+    /// A fresh token that names a handler in epoll.
+    func allocateToken() -> UInt64 {
+        state.withLock { state in
+            defer { state.nextToken += 1 }
+            return state.nextToken
+        }
+    }
+
+    /// Watches `fd` for `events` on behalf of `handler`.
+    func register(token: UInt64, fd: Int32, events: UInt32, handler: any LoopHandler) throws {
+        let stopping = state.withLock { state -> Bool in
+            guard !state.stopping else { return true }
+            state.handlers[token] = handler
+            return false
+        }
+        guard !stopping else { throw TransportError(.closed, "the event loop is shutting down") }
+        guard ccordis_epoll_add(epollFD, fd, events, token) == 0 else {
+            let error = TransportError.system(.systemError, "cannot watch socket \(fd)")
+            _ = state.withLock { $0.handlers.removeValue(forKey: token) }
+            throw error
+        }
+    }
+
+    /// Changes what `fd` is watched for; false when epoll refused (the fd is not registered).
+    @discardableResult
+    func modify(token: UInt64, fd: Int32, events: UInt32) -> Bool {
+        ccordis_epoll_modify(epollFD, fd, events, token) == 0
+    }
+
+    /// Watches `fd` again after `unwatch(fd:)`.
+    @discardableResult
+    func rewatch(token: UInt64, fd: Int32, events: UInt32) -> Bool {
+        ccordis_epoll_add(epollFD, fd, events, token) == 0
+    }
+
+    /// Stops watching `fd` but keeps the handler registered.
+    func unwatch(fd: Int32) {
+        _ = ccordis_epoll_remove(epollFD, fd)
+    }
+
+    /// Stops watching `fd` and forgets its handler. Call before closing the descriptor.
+    func deregister(token: UInt64, fd: Int32) {
+        _ = ccordis_epoll_remove(epollFD, fd)
+        _ = state.withLock { $0.handlers.removeValue(forKey: token) }
+    }
+
+    private func wake() {
+        _ = ccordis_eventfd_signal(wakeFD)
+    }
+
+    private func run() {
+        state.withLock { $0.thread = pthread_self() }
+        let capacity = 64
+        let events = UnsafeMutablePointer<ccordis_event>.allocate(capacity: capacity)
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        defer {
+            events.deallocate()
+            scratch.deallocate()
+        }
+        var spinUntil: ContinuousClock.Instant?
+        while true {
+            var timeout = nextTimeout()
+            if let until = spinUntil {
+                if ContinuousClock.now <= until { timeout = 0 } else { spinUntil = nil }
+            }
+            let count = Int(ccordis_epoll_wait(epollFD, events, Int32(capacity), timeout))
+            var handledAny = false
+            for index in 0..<max(0, count) {
+                let event = events[index]
+                if event.token == Self.wakeToken {
+                    ccordis_eventfd_drain(wakeFD)
+                    continue
+                }
+                handledAny = true
+                let handler = state.withLock { $0.handlers[event.token] }
+                handler?.handle(events: event.events, scratch: scratch)
+            }
+            var ranJobs = false
+            var stopping = false
+            // Jobs may queue more jobs (a resumed task's next step): run them until none is left,
+            // a bounded number of rounds so events are not starved.
+            for _ in 0..<64 {
+                let (jobs, stop) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
+                    let jobs = state.jobs
+                    state.jobs.removeAll(keepingCapacity: true)
+                    state.wakePending = false
+                    return (jobs, state.stopping)
+                }
+                stopping = stop
+                if jobs.isEmpty { break }
+                ranJobs = true
+                for job in jobs { job() }
+            }
+            runDueTimers()
+            if stopping { break }
+            if state.withLock({ !$0.jobs.isEmpty }) { spinUntil = ContinuousClock.now }
+            if spin > .zero && (handledAny || ranJobs) {
+                spinUntil = ContinuousClock.now.advanced(by: spin)
+            }
+        }
+        let (handlers, finished) = state.withLock { state in
+            let handlers = Array(state.handlers.values)
+            state.handlers.removeAll()
+            state.timers.removeAll()
+            state.stopped = true
+            let finished = state.finished
+            state.finished.removeAll()
+            return (handlers, finished)
+        }
+        for handler in handlers { handler.loopStopped() }
+        // Jobs queued by the handlers while closing (stream ends, close callbacks) still run.
+        let jobs = state.withLock { state in
+            defer { state.jobs.removeAll() }
+            return state.jobs
+        }
+        for job in jobs { job() }
+        close(wakeFD)
+        close(epollFD)
+        for continuation in finished { continuation.resume() }
+    }
+
+    /// Milliseconds until the earliest timer, or -1 when there is none.
+    private func nextTimeout() -> Int32 {
+        let earliest = state.withLock { state in state.timers.values.lazy.map(\.deadline).min() }
+        guard let earliest else { return -1 }
+        let remaining = ContinuousClock.now.duration(to: earliest)
+        if remaining <= .zero { return 0 }
+        let (seconds, attoseconds) = remaining.components
+        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: milliseconds)
+    }
+
+    private func runDueTimers() {
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> [@Sendable () -> Void] in
+            guard !state.timers.isEmpty else { return [] }
+            var due: [(ContinuousClock.Instant, UInt64, @Sendable () -> Void)] = []
+            for (id, timer) in state.timers where timer.deadline <= now {
+                due.append((timer.deadline, id, timer.job))
+            }
+            for entry in due { state.timers.removeValue(forKey: entry.1) }
+            return due.sorted { $0.0 < $1.0 }.map(\.2)
+        }
+        for job in due { job() }
+    }
+}

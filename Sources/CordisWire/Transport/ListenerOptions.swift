@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a `Listener` binds and whom it admits: connection limits, the most connections at once, the
+/// peer policy and file mode and group of a Unix socket.
+public struct ListenerOptions: Sendable, Hashable {
+    /// The bounds of every accepted connection.
+    public var limits: ConnectionLimits
+    /// The most connections held at once; further peers are closed on accept and reported.
+    public var maxConnections: Int
+    /// Which Unix-socket peers are admitted (ignored for TCP).
+    public var policy: PeerPolicy
+    /// The permission bits of a Unix socket file (0660 by default).
+    public var socketMode: UInt32
+    /// The group given to a Unix socket file (`--socket-group`); nil keeps the process's group.
+    public var socketGroup: UInt32?
+    /// The listen backlog.
+    public var backlog: Int32
+
+    /// Creates options; the defaults follow the contracts.
+    public init(
+        limits: ConnectionLimits = ConnectionLimits(), maxConnections: Int = 1024, policy: PeerPolicy = PeerPolicy(),
+        socketMode: UInt32 = 0o660, socketGroup: UInt32? = nil, backlog: Int32 = 128
+    ) {
+        self.limits = limits
+        self.maxConnections = maxConnections
+        self.policy = policy
+        self.socketMode = socketMode
+        self.socketGroup = socketGroup
+        self.backlog = backlog
+    }
+}

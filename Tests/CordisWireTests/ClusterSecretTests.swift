@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import CordisWire
+
+@Suite("ClusterSecret")
+struct ClusterSecretTests {
+    /// A fresh folder for one test's files, removed when the closure returns.
+    func withFolder(_ body: (URL) throws -> Void) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wire-secret-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try body(folder)
+    }
+
+    func write(_ text: String, to url: URL, mode: Int) throws {
+        try Data(text.utf8).write(to: url)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
+    }
+
+    @Test("a private file of at least 32 bytes loads, with surrounding whitespace trimmed")
+    func loadsTrimmed() throws {
+        try withFolder { folder in
+            let file = folder.appendingPathComponent("secret")
+            try write("  \n\(secretOne)\n\n", to: file, mode: 0o600)
+            let loaded = try ClusterSecret.load(contentsOf: file.path)
+            #expect(loaded.bytes == Array(secretOne.utf8))
+            #expect(!String(describing: loaded).contains("0123"))
+        }
+    }
+
+    @Test("a file shorter than 32 bytes after trimming is refused")
+    func tooShort() throws {
+        try withFolder { folder in
+            let file = folder.appendingPathComponent("secret")
+            try write("   " + String(repeating: "k", count: 31) + "  \n", to: file, mode: 0o600)
+            let error = #expect(throws: WireError.self) { try ClusterSecret.load(contentsOf: file.path) }
+            #expect(error?.code == .secretTooShort)
+            #expect(error?.message.contains("31 bytes") == true)
+        }
+    }
+
+    @Test("a file readable by group or others is refused", arguments: [0o640, 0o604, 0o644, 0o660])
+    func tooOpen(mode: Int) throws {
+        try withFolder { folder in
+            let file = folder.appendingPathComponent("secret")
+            try write(secretOne, to: file, mode: mode)
+            let error = #expect(throws: WireError.self) { try ClusterSecret.load(contentsOf: file.path) }
+            #expect(error?.code == .secretTooOpen)
+            #expect(error?.message.contains("chmod 600") == true)
+        }
+    }
+
+    @Test("a missing file or a folder is unreadable")
+    func unreadable() throws {
+        try withFolder { folder in
+            let missing = #expect(throws: WireError.self) {
+                try ClusterSecret.load(contentsOf: folder.appendingPathComponent("nope").path)
+            }
+            #expect(missing?.code == .secretUnreadable)
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+            #expect((#expect(throws: WireError.self) { try ClusterSecret.load(contentsOf: folder.path) })?.code == .secretUnreadable)
+        }
+    }
+
+    @Test("two files make a rotation: the first proves, both are accepted; three are refused")
+    func rotationFiles() throws {
+        try withFolder { folder in
+            let first = folder.appendingPathComponent("new")
+            let second = folder.appendingPathComponent("old")
+            try write(secretTwo, to: first, mode: 0o400)
+            try write(secretOne, to: second, mode: 0o600)
+            let secrets = try ClusterSecrets.load(files: [first.path, second.path])
+            #expect(secrets.proving.bytes == Array(secretTwo.utf8))
+            #expect(secrets.accepted.map(\.bytes) == [Array(secretTwo.utf8), Array(secretOne.utf8)])
+            #expect(throws: WireError.self) { try ClusterSecrets.load(files: [first.path, second.path, first.path]) }
+            #expect(throws: WireError.self) { try ClusterSecrets.load(files: []) }
+        }
+    }
+}

@@ -1,0 +1,297 @@
+import CordisWire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+import Testing
+
+@Suite("Link")
+struct LinkTests {
+    static let secretA = try! ClusterSecrets(proving: ClusterSecret(bytes: Array("a-cluster-secret-of-at-least-32-bytes!".utf8)))
+    static let secretB = try! ClusterSecrets(proving: ClusterSecret(bytes: Array("another-secret-that-is-long-enough-too".utf8)))
+
+    static func configuration(_ name: String, secrets: ClusterSecrets?) -> HandshakeConfiguration {
+        HandshakeConfiguration(
+            identity: PeerIdentity(role: .node, name: name, incarnation: "\(name)-1", addresses: ["unix:/run/\(name).sock"]),
+            secrets: secrets)
+    }
+
+    struct Linked {
+        var loop: EventLoop
+        var client: Link
+        var server: Link
+    }
+
+    /// A listener, a dialling link and the accepted link, with the handshake done on both sides.
+    func linked(tcp: Bool, secrets: ClusterSecrets?, clientOptions: LinkOptions = LinkOptions()) async throws -> Linked {
+        let loop = try EventLoop()
+        let address: Address = tcp ? .tcp(host: "127.0.0.1", port: 0) : .unix(path: try temporaryFolder() + "/l.sock")
+        let listener = try loop.listen(on: address)
+        let serverTask = Task {
+            let connection = try await accept(listener)
+            return try await Link.establish(connection, side: .responder, configuration: Self.configuration("b", secrets: secrets))
+        }
+        let client = try await withDeadline("client handshake") {
+            try await Link.connect(
+                to: listener.address, on: loop, configuration: Self.configuration("a", secrets: secrets), options: clientOptions)
+        }
+        let server = try await withDeadline("server handshake") { try await serverTask.value }
+        return Linked(loop: loop, client: client, server: server)
+    }
+
+    static func call(_ id: Int) -> WireMessage {
+        .call(RemoteCall(id: id, service: "clock", realm: nil, method: "now", args: [:]))
+    }
+
+    @Test("The handshake succeeds and messages flow both ways", arguments: [(false, false), (true, true), (false, true)])
+    func handshakeSucceedsAndMessagesFlow(tcp: Bool, authenticated: Bool) async throws {
+        let link = try await linked(tcp: tcp, secrets: authenticated ? Self.secretA : nil)
+        defer { Task { await link.loop.shutdown() } }
+        #expect(link.client.peer.name == "b")
+        #expect(link.server.peer.name == "a")
+        #expect(link.server.peer.incarnation == "a-1")
+        #expect(link.server.peer.addresses == ["unix:/run/a.sock"])
+        #expect(link.server.handshake.isAuthenticated == authenticated)
+        if !tcp { #expect(link.server.peerUID == getuid()) } else { #expect(link.server.peerUID == nil) }
+        for id in 0..<50 { try await link.client.send(Self.call(id)) }
+        try await link.server.send(.result(RemoteResult(id: 1, value: 42)))
+        let (calls, result) = try await withDeadline("messages") {
+            var ids: [Int] = []
+            var messages = link.server.messages.makeAsyncIterator()
+            for _ in 0..<50 {
+                guard case .call(let call)? = try await messages.next() else { break }
+                ids.append(call.id)
+            }
+            var replies = link.client.messages.makeAsyncIterator()
+            return (ids, try await replies.next())
+        }
+        #expect(calls == Array(0..<50))
+        #expect(result == .result(RemoteResult(id: 1, value: 42)))
+        link.client.close(reason: "done")
+        let goodbye = try await withDeadline("goodbye") { try await nextMessage(link.server) }
+        #expect(goodbye == .goodbye(reason: "done"))
+    }
+
+    @Test("A wrong secret is rejected on both sides")
+    func wrongSecretIsRejected() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0))
+        let serverTask = Task {
+            let connection = try await accept(listener)
+            return try await Link.establish(connection, side: .responder, configuration: Self.configuration("b", secrets: Self.secretB))
+        }
+        let clientError = try await withDeadline("client refused") { () -> (any Error)? in
+            do {
+                _ = try await Link.connect(to: listener.address, on: loop, configuration: Self.configuration("a", secrets: Self.secretA))
+                return nil
+            } catch { return error }
+        }
+        let serverError = try await withDeadline("server refused") { () -> (any Error)? in
+            do {
+                _ = try await serverTask.value
+                return nil
+            } catch { return error }
+        }
+        let client = try #require(clientError as? WireError)
+        #expect(client.code == .rejected)
+        #expect(client.message.contains("authentication failed"))
+        let server = try #require(serverError as? WireError)
+        #expect(server.code == .badMAC)
+    }
+
+    @Test("A peer without the secret is refused by a side that requires it")
+    func missingSecretIsRefused() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0))
+        let serverTask = Task {
+            let connection = try await accept(listener)
+            return try await Link.establish(connection, side: .responder, configuration: Self.configuration("b", secrets: Self.secretA))
+        }
+        await #expect(throws: WireError.self) {
+            _ = try await withDeadline("client refused") {
+                try await Link.connect(to: listener.address, on: loop, configuration: Self.configuration("a", secrets: nil))
+            }
+        }
+        await #expect(throws: WireError.self) { _ = try await withDeadline("server refused") { try await serverTask.value } }
+    }
+
+    /// A relay between a client and a server that passes frames through `alter` from client to server.
+    func relayed(
+        secrets: ClusterSecrets?, alter: @escaping @Sendable (Int, [UInt8]) -> [[UInt8]]
+    ) async throws -> (EventLoop, Task<Link, any Error>, Task<Link, any Error>) {
+        let loop = try EventLoop()
+        let server = try loop.listen(on: .unix(path: try temporaryFolder() + "/s.sock"))
+        let relay = try loop.listen(on: .unix(path: try temporaryFolder() + "/r.sock"))
+        let serverLink = Task {
+            let connection = try await accept(server)
+            return try await Link.establish(connection, side: .responder, configuration: Self.configuration("b", secrets: secrets))
+        }
+        Task {
+            let inbound = try await accept(relay)
+            let outbound = try await loop.connect(to: server.address)
+            inbound.markEstablished()
+            outbound.markEstablished()
+            Task {
+                for try await frame in outbound.frames { try await inbound.send(frame) }
+                inbound.close()
+            }
+            var index = 0
+            for try await frame in inbound.frames {
+                for forwarded in alter(index, frame) { try await outbound.send(forwarded) }
+                index += 1
+            }
+            outbound.close()
+        }
+        let clientLink = Task {
+            try await Link.connect(to: relay.address, on: loop, configuration: Self.configuration("a", secrets: secrets))
+        }
+        return (loop, clientLink, serverLink)
+    }
+
+    @Test("A tampered frame after the handshake closes the link", arguments: ["tamper", "replay"])
+    func tamperedFrameClosesTheLink(attack: String) async throws {
+        // The initiator's frames: hello, proof, then the first sealed message.
+        let (loop, clientTask, serverTask) = try await relayed(secrets: Self.secretA) { index, frame in
+            guard index == 2 else { return [frame] }
+            if attack == "replay" { return [frame, frame] }
+            var altered = frame
+            altered[altered.count - 3] ^= 0x01
+            return [altered]
+        }
+        defer { Task { await loop.shutdown() } }
+        let client = try await withDeadline("client handshake") { try await clientTask.value }
+        let server = try await withDeadline("server handshake") { try await serverTask.value }
+        try await client.send(.call(RemoteCall(id: 1, service: "clock", realm: nil, method: "now", args: [:])))
+        let reason = try await withDeadline("server closes") { await server.closed() }
+        #expect(reason?.code == .protocolViolation)
+        if attack == "tamper" {
+            #expect(reason?.message.contains("badMAC") == true)
+        } else {
+            #expect(reason?.message.contains("replay") == true)
+        }
+        if attack == "replay" {
+            // The first copy was genuine and was delivered before the replay closed the link.
+            let first = try await withDeadline("genuine message") { try await nextMessage(server) }
+            #expect(first == Self.call(1))
+        }
+    }
+
+    @Test("Pings are answered on the loop thread while the consumer is not reading")
+    func pingsAreAnsweredWhileConsumerIsNotReading() async throws {
+        let link = try await linked(tcp: true, secrets: Self.secretA, clientOptions: LinkOptions(deliversPongs: true))
+        defer { Task { await link.loop.shutdown() } }
+        // The server's consumer never iterates its messages.
+        for id in 1...3 { try await link.client.send(.ping(id: id)) }
+        let pongs = try await withDeadline("pongs") {
+            var replies = link.client.messages.makeAsyncIterator()
+            var ids: [Int] = []
+            for _ in 1...3 {
+                guard case .pong(let id)? = try await replies.next() else { break }
+                ids.append(id)
+            }
+            return ids
+        }
+        #expect(pongs == [1, 2, 3])
+        #expect(link.server.connection.bufferedOutboundBytes == 0)
+    }
+
+    @Test("An unknown message type gets an error reply and the link stays up")
+    func unknownTypeGetsErrorReply() async throws {
+        let link = try await linked(tcp: false, secrets: Self.secretA)
+        defer { Task { await link.loop.shutdown() } }
+        let strange = try WireMessage(frame: Frame(payload: bytes(#"{"type":"frobnicate","x":1}"#)))
+        try await link.client.send(strange)
+        let reply = try await withDeadline("error reply") { try await nextMessage(link.client) }
+        guard case .error(let error)? = reply else {
+            Issue.record("expected an error reply, got \(String(describing: reply))")
+            return
+        }
+        #expect(error.code == "unknownType")
+        #expect(error.message.contains("frobnicate"))
+        try await link.client.send(Self.call(9))
+        let next = try await withDeadline("next message") { try await nextMessage(link.server) }
+        #expect(next == Self.call(9))
+    }
+
+    @Test("A message other than the handshake's next one closes the link")
+    func messageBeforeHandshakeClosesTheLink() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        let listener = try loop.listen(on: .unix(path: try temporaryFolder() + "/h.sock"))
+        let serverTask = Task {
+            let connection = try await accept(listener)
+            return try await Link.establish(connection, side: .responder, configuration: Self.configuration("b", secrets: nil))
+        }
+        let raw = try await loop.connect(to: listener.address)
+        try await raw.send(WireMessage.ping(id: 1).encoded)
+        let serverError = try await withDeadline("server refuses") { () -> (any Error)? in
+            do {
+                _ = try await serverTask.value
+                return nil
+            } catch { return error }
+        }
+        #expect((serverError as? WireError)?.code == .unexpectedMessage)
+        let (reject, end) = try await withDeadline("raw peer sees reject and close") {
+            var frames = raw.frames.makeAsyncIterator()
+            return (try await frames.next(), try await frames.next())
+        }
+        let rejection = try WireMessage(frame: Frame(payload: try #require(reject)))
+        guard case .reject(let reason) = rejection else {
+            Issue.record("expected reject, got \(rejection)")
+            return
+        }
+        #expect(reason.code == "unexpectedMessage")
+        #expect(end == nil)
+    }
+
+    @Test("Malformed JSON after the handshake closes the link")
+    func malformedJSONClosesTheLink() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        let listener = try loop.listen(on: .unix(path: try temporaryFolder() + "/m.sock"))
+        let serverTask = Task {
+            let connection = try await accept(listener)
+            return try await Link.establish(connection, side: .responder, configuration: Self.configuration("b", secrets: nil))
+        }
+        let raw = try await loop.connect(to: listener.address)
+        let hello = Hello(
+            identity: PeerIdentity(role: .console, name: "raw", incarnation: "r1"),
+            nonce: [UInt8](repeating: 9, count: Handshake.nonceSize), auth: .none)
+        try await raw.send(WireMessage.hello(hello).encoded)
+        let server = try await withDeadline("server handshake") { try await serverTask.value }
+        #expect(server.peer.role == .console)
+        try await raw.send(bytes(#"{"type":"call","id":1,"#))
+        let reason = try await withDeadline("server closes") { await server.closed() }
+        #expect(reason?.code == .protocolViolation)
+        #expect(reason?.message.contains("malformedJSON") == true)
+    }
+
+    @Test("A peer that sends nothing fails the handshake at its deadline")
+    func silentPeerFailsHandshakeAtDeadline() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        let listener = try loop.listen(on: .unix(path: try temporaryFolder() + "/t.sock"))
+        let raw = try await loop.connect(to: listener.address, limits: ConnectionLimits(handshakeTimeout: nil))
+        let error = try await withDeadline("server gives up") { () -> (any Error)? in
+            do {
+                let connection = try await accept(listener)
+                _ = try await Link.establish(
+                    connection, side: .responder, configuration: Self.configuration("b", secrets: nil),
+                    options: LinkOptions(handshakeTimeout: .milliseconds(200)))
+                return nil
+            } catch { return error }
+        }
+        #expect((error as? TransportError)?.code == .handshakeTimeout)
+        let end = try await withDeadline("raw peer sees the close") { try await nextFrame(raw) }
+        #expect(end == nil)
+    }
+}
+
+/// The next message of a link.
+func nextMessage(_ link: Link) async throws -> WireMessage? {
+    var iterator = link.messages.makeAsyncIterator()
+    return try await iterator.next()
+}

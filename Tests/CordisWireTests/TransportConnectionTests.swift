@@ -1,0 +1,252 @@
+import CordisWire
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Connection")
+struct TransportConnectionTests {
+    /// A listener on a fresh Unix socket, a dialled client and the accepted server side.
+    struct Pair {
+        var loop: EventLoop
+        var listener: Listener
+        var client: Connection
+        var server: Connection
+    }
+
+    func pair(
+        events: EventRecorder = EventRecorder(), server limits: ConnectionLimits = ConnectionLimits(),
+        client clientLimits: ConnectionLimits = ConnectionLimits(), tcp: Bool = false
+    ) async throws -> Pair {
+        let loop = try EventLoop(observer: events.observer)
+        let address: Address = tcp ? .tcp(host: "127.0.0.1", port: 0) : .unix(path: try temporaryFolder() + "/c.sock")
+        let listener = try loop.listen(on: address, options: ListenerOptions(limits: limits))
+        let client = try await loop.connect(to: listener.address, limits: clientLimits)
+        let server = try await withDeadline("accept") { try await accept(listener) }
+        return Pair(loop: loop, listener: listener, client: client, server: server)
+    }
+
+    @Test("Frames arrive complete and in order whatever their size", arguments: [false, true])
+    func framesArriveInOrder(tcp: Bool) async throws {
+        let link = try await pair(tcp: tcp)
+        defer { Task { await link.loop.shutdown() } }
+        let sizes = [1, 2, 100, 4096, 65_535, 65_536, 65_537, 1_000_000, 3]
+        for (index, size) in sizes.enumerated() {
+            try await link.client.send([UInt8](repeating: UInt8(index), count: size))
+        }
+        let received = try await withDeadline("all frames") {
+            var frames: [[UInt8]] = []
+            var iterator = link.server.frames.makeAsyncIterator()
+            for _ in sizes { frames.append(try #require(try await iterator.next())) }
+            return frames
+        }
+        #expect(received.map(\.count) == sizes)
+        for (index, frame) in received.enumerated() { #expect(frame.allSatisfy { $0 == UInt8(index) }) }
+    }
+
+    @Test("A peer that connects and sends nothing is closed at the handshake deadline")
+    func silentPeerIsClosedAtHandshakeDeadline() async throws {
+        let events = EventRecorder()
+        let limits = ConnectionLimits(handshakeTimeout: .milliseconds(200))
+        let link = try await pair(events: events, server: limits, client: ConnectionLimits(handshakeTimeout: nil))
+        defer { Task { await link.loop.shutdown() } }
+        let reason = try await withDeadline("server closes") { await link.server.closed() }
+        #expect(reason?.code == .handshakeTimeout)
+        let end = try await withDeadline("client sees the end") { try await nextFrame(link.client) }
+        #expect(end == nil)
+        #expect(events.all.contains { $0.error?.code == .handshakeTimeout })
+    }
+
+    @Test("An established connection is not closed by the handshake deadline")
+    func establishedConnectionOutlivesDeadline() async throws {
+        // Long enough that a loaded machine marks the connection established before it passes.
+        let limits = ConnectionLimits(handshakeTimeout: .seconds(1))
+        let link = try await pair(server: limits, client: ConnectionLimits(handshakeTimeout: nil))
+        defer { Task { await link.loop.shutdown() } }
+        link.server.markEstablished()
+        #expect(!link.server.isClosed)
+        // A round trip well after the deadline: the peer's own timer closes nothing.
+        let timer = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        await withCheckedContinuation { continuation in
+            timer.withLock { $0 = continuation }
+            link.loop.schedule(after: .milliseconds(1500)) { timer.withLock { $0 }?.resume() }
+        }
+        try await link.client.send(bytes("still here"))
+        let heard = try await withDeadline("read") { try await nextFrame(link.server) }
+        #expect(text(heard) == "still here")
+        #expect(!link.server.isClosed)
+    }
+
+    @Test("A full inbound queue stops reading: the sender's bytes wait, none are lost, order is kept")
+    func fullInboundQueueAppliesBackpressure() async throws {
+        let serverLimits = ConnectionLimits(inboundQueueFrames: 8, inboundQueueBytes: 64 * 1024)
+        let clientLimits = ConnectionLimits(outboundBufferBytes: 64 * 1024 * 1024)
+        let link = try await pair(server: serverLimits, client: clientLimits)
+        defer { Task { await link.loop.shutdown() } }
+        let count = 20_000
+        for index in 0..<count {
+            var frame = [UInt8](repeating: 0x2E, count: 1024)
+            withUnsafeBytes(of: UInt32(index).bigEndian) { frame.replaceSubrange(0..<4, with: $0) }
+            try link.client.enqueue(frame)
+        }
+        // 20 MB cannot fit in the socket buffers and an 8-frame queue: the sender holds the rest.
+        #expect(link.client.bufferedOutboundBytes > 0)
+        try await withDeadline("server pauses reading") {
+            for _ in 0..<1_000_000 where !link.server.isReadingPaused { await Task.yield() }
+        }
+        #expect(link.server.isReadingPaused)
+        #expect(link.client.bufferedOutboundBytes > 0)
+        #expect(!link.client.isClosed)
+        let inOrder = try await withDeadline("drain all", 30) {
+            var iterator = link.server.frames.makeAsyncIterator()
+            for index in 0..<count {
+                let frame = try #require(try await iterator.next())
+                let number = frame[0..<4].reduce(0) { $0 << 8 | Int($1) }
+                guard number == index, frame.count == 1024 else { return false }
+            }
+            return true
+        }
+        #expect(inOrder)
+        #expect(link.client.bufferedOutboundBytes == 0)
+    }
+
+    @Test("A peer that stops reading is closed by the outbound limit while another link keeps flowing")
+    func peerThatStopsReadingIsClosedByOutboundLimit() async throws {
+        let events = EventRecorder()
+        let loop = try EventLoop(observer: events.observer)
+        defer { Task { await loop.shutdown() } }
+        let limits = ConnectionLimits(outboundBufferBytes: 512 * 1024)
+        let listener = try loop.listen(on: .unix(path: try temporaryFolder() + "/o.sock"), options: ListenerOptions(limits: limits))
+        let stalled = try await loop.connect(to: listener.address)
+        let stalledServer = try await withDeadline("accept stalled") { try await accept(listener) }
+        let healthy = try await loop.connect(to: listener.address)
+        let healthyServer = try await withDeadline("accept healthy") { try await accept(listener) }
+        let chunk = [UInt8](repeating: 7, count: 64 * 1024)
+        let rounds = 2_000
+        let reader = Task {
+            var received = 0
+            for try await frame in healthy.frames {
+                guard frame.count == 16 else { break }
+                received += 1
+                if received == rounds { break }
+            }
+            return received
+        }
+        var failure: TransportError?
+        var sentToHealthy = 0
+        for _ in 0..<rounds {
+            if failure == nil {
+                do { try await stalledServer.send(chunk) } catch let error as TransportError { failure = error }
+            }
+            try await healthyServer.send([UInt8](repeating: 1, count: 16))
+            sentToHealthy += 1
+        }
+        let error = try #require(failure)
+        #expect(error.code == .outboundBufferFull)
+        #expect(error.message.contains("not reading"))
+        #expect(stalledServer.isClosed)
+        #expect(await stalledServer.closed()?.code == .outboundBufferFull)
+        let received = try await withDeadline("healthy link drains") { try await reader.value }
+        #expect(received == rounds)
+        #expect(!healthyServer.isClosed)
+        #expect(events.all.contains { $0.error?.code == .outboundBufferFull })
+        _ = stalled
+    }
+
+    @Test("An oversize frame gets an error frame, then both sides see the link close")
+    func oversizeFrameIsAnsweredThenClosed() async throws {
+        let events = EventRecorder()
+        let link = try await pair(events: events, server: ConnectionLimits(maxFrameSize: 1024))
+        defer { Task { await link.loop.shutdown() } }
+        try await link.client.send([UInt8](repeating: 0x41, count: 2048))
+        let reason = try await withDeadline("server closes") { await link.server.closed() }
+        #expect(reason?.code == .frameTooLarge)
+        #expect(reason?.message.contains("2048") == true)
+        let notice = try await withDeadline("client reads the notice") {
+            var iterator = link.client.frames.makeAsyncIterator()
+            let notice = try await iterator.next()
+            let end = try await iterator.next()
+            return (notice, end)
+        }
+        let json = try #require(text(notice.0))
+        #expect(json.contains(#""type":"error""#))
+        #expect(json.contains("oversize"))
+        #expect(notice.1 == nil)
+        #expect(events.all.contains { $0.error?.code == .frameTooLarge })
+    }
+
+    @Test("A frame filter answers pings on the loop thread while nobody reads the connection")
+    func filterAnswersPingsOnTheLoopThread() async throws {
+        let link = try await pair()
+        defer { Task { await link.loop.shutdown() } }
+        let onLoop = Mutex<[Bool]>([])
+        let loop = link.loop
+        link.server.setFilter { payload in
+            onLoop.withLock { $0.append(loop.inLoopThread) }
+            return payload == bytes("ping") ? .reply(bytes("pong")) : .deliver(payload)
+        }
+        try await link.client.send(bytes("ping"))
+        try await link.client.send(bytes("ping"))
+        let answers = try await withDeadline("pongs") {
+            var iterator = link.client.frames.makeAsyncIterator()
+            return [text(try await iterator.next()), text(try await iterator.next())]
+        }
+        #expect(answers == ["pong", "pong"])
+        #expect(onLoop.withLock { $0 } == [true, true])
+        try await link.client.send(bytes("data"))
+        let delivered = try await withDeadline("data") { try await nextFrame(link.server) }
+        #expect(text(delivered) == "data", "the pings were consumed, only data is queued")
+    }
+
+    @Test("Sending on a closed connection fails with the closed code")
+    func sendingOnClosedConnectionFails() async throws {
+        let link = try await pair()
+        defer { Task { await link.loop.shutdown() } }
+        link.client.close()
+        await #expect { try await link.client.send(bytes("late")) } throws: { ($0 as? TransportError)?.code == .closed }
+        #expect(try await withDeadline("client closed") { await link.client.closed() } == nil)
+    }
+}
+
+@Suite("EventLoop")
+struct TransportEventLoopTests {
+    @Test("A task preferring the loop as executor runs on the loop thread and receives frames there")
+    func taskOnLoopExecutorRunsOnLoopThread() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        let listener = try loop.listen(on: .unix(path: try temporaryFolder() + "/e.sock"))
+        let client = try await loop.connect(to: listener.address)
+        let server = try await withDeadline("accept") { try await accept(listener) }
+        #expect(!loop.inLoopThread)
+        let observed = try await withDeadline("loop task") {
+            try await Task(executorPreference: loop) { () -> [Bool] in
+                var seen = [loop.inLoopThread]
+                try await client.send(bytes("x"))
+                _ = try await nextFrame(server)
+                seen.append(loop.inLoopThread)
+                return seen
+            }.value
+        }
+        #expect(observed == [true, true])
+    }
+
+    @Test("Timers fire in deadline order and a cancelled timer never fires")
+    func timersFireInOrder() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        let fired = Mutex<[Int]>([])
+        let order = try await withDeadline("timers") {
+            await withCheckedContinuation { (continuation: CheckedContinuation<[Int], Never>) in
+                let cancelled = loop.schedule(after: .milliseconds(10)) { fired.withLock { $0.append(0) } }
+                loop.schedule(after: .milliseconds(40)) { fired.withLock { $0.append(2) } }
+                loop.schedule(after: .milliseconds(20)) { fired.withLock { $0.append(1) } }
+                loop.cancelTimer(cancelled)
+                loop.schedule(after: .milliseconds(60)) { continuation.resume(returning: fired.withLock { $0 }) }
+            }
+        }
+        #expect(order == [1, 2])
+    }
+}

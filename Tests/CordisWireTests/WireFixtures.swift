@@ -1,0 +1,118 @@
+import CordisJSON
+@testable import CordisWire
+
+/// A reproducible pseudo-random generator (SplitMix64) for chunkings that can be replayed from a seed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// One message with the exact JSON bytes it encodes to.
+struct MessageFixture: Sendable, CustomTestStringConvertible {
+    let name: String
+    let message: WireMessage
+    let json: String
+
+    var testDescription: String { name }
+
+    /// The whole frame: length prefix and JSON.
+    var frame: [UInt8] {
+        let bytes = Array(json.utf8)
+        var frame: [UInt8] = []
+        FrameEncoder.appendLength(bytes.count, to: &frame)
+        return frame + bytes
+    }
+}
+
+import Testing
+
+enum WireFixtures {
+    static let nonceA: [UInt8] = Array(0 ..< 32)
+    static let nonceB: [UInt8] = Array(32 ..< 64)
+    static let proof: [UInt8] = Array(repeating: 0xAB, count: 32)
+
+    static let nodeA = PeerIdentity(
+        role: .node, name: "a", incarnation: "a-1", addresses: ["unix:/run/cordis/a.sock"], capabilities: ["relay"])
+    static let nodeB = PeerIdentity(
+        role: .node, name: "b", incarnation: "b-7", addresses: ["tcp:10.0.0.2:7000"], capabilities: [])
+
+    static let hexA = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    static let hexB = "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+    static let hexProof = String(repeating: "ab", count: 32)
+
+    static let all: [MessageFixture] = [
+        MessageFixture(
+            name: "hello", message: .hello(Hello(identity: nodeA, nonce: nonceA, auth: .hmacSHA256)),
+            json: #"{"type":"hello","version":"1.0","role":"node","name":"a","incarnation":"a-1","addresses":["unix:/run/cordis/a.sock"],"capabilities":["relay"],"nonce":"\#(hexA)","auth":"hmac-sha256"}"#),
+        MessageFixture(
+            name: "challenge", message: .challenge(Challenge(identity: nodeB, nonce: nonceB)),
+            json: #"{"type":"challenge","version":"1.0","role":"node","name":"b","incarnation":"b-7","addresses":["tcp:10.0.0.2:7000"],"capabilities":[],"nonce":"\#(hexB)"}"#),
+        MessageFixture(
+            name: "proof", message: .proof(proof), json: #"{"type":"proof","proof":"\#(hexProof)"}"#),
+        MessageFixture(
+            name: "welcome with proof", message: .welcome(Welcome(proof: proof)),
+            json: #"{"type":"welcome","proof":"\#(hexProof)"}"#),
+        MessageFixture(
+            name: "welcome with identity", message: .welcome(Welcome(identity: nodeB)),
+            json: #"{"type":"welcome","version":"1.0","role":"node","name":"b","incarnation":"b-7","addresses":["tcp:10.0.0.2:7000"],"capabilities":[]}"#),
+        MessageFixture(
+            name: "reject", message: .reject(Rejection(code: "versionMismatch", reason: "speak 1.x")),
+            json: #"{"type":"reject","code":"versionMismatch","reason":"speak 1.x"}"#),
+        MessageFixture(name: "ping", message: .ping(id: 17), json: #"{"type":"ping","id":17}"#),
+        MessageFixture(name: "pong", message: .pong(id: 17), json: #"{"type":"pong","id":17}"#),
+        MessageFixture(
+            name: "members",
+            message: .members([
+                Member(name: "a", addresses: ["unix:/run/a.sock", "tcp:[::1]:7000"], incarnation: "a-1"),
+                Member(name: "c", addresses: [], incarnation: "c-2"),
+            ]),
+            json: #"{"type":"members","members":[{"name":"a","addresses":["unix:/run/a.sock","tcp:[::1]:7000"],"incarnation":"a-1"},{"name":"c","addresses":[],"incarnation":"c-2"}]}"#),
+        MessageFixture(
+            name: "announce",
+            message: .announce(ServiceAnnouncement(
+                service: "clock", realm: "blue", interface: "ClockAPI", interfaceVersion: "3f2a", node: "b", fiber: 7)),
+            json: #"{"type":"announce","service":"clock","realm":"blue","interface":"ClockAPI","interfaceVersion":"3f2a","node":"b","fiber":7}"#),
+        MessageFixture(
+            name: "withdraw",
+            message: .withdraw(ServiceProvider(service: "clock", realm: nil, node: "b", fiber: 7)),
+            json: #"{"type":"withdraw","service":"clock","realm":null,"node":"b","fiber":7}"#),
+        MessageFixture(
+            name: "withdrawAck",
+            message: .withdrawAck(ServiceProvider(service: "clock", realm: nil, node: "b", fiber: 7)),
+            json: #"{"type":"withdrawAck","service":"clock","realm":null,"node":"b","fiber":7}"#),
+        MessageFixture(
+            name: "call",
+            message: .call(RemoteCall(
+                id: 42, service: "counter", realm: nil, method: "add", args: ["_0": 1, "note": "héllo \"x\"\n"])),
+            json: #"{"type":"call","id":42,"service":"counter","realm":null,"method":"add","args":{"_0":1,"note":"héllo \"x\"\n"}}"#),
+        MessageFixture(
+            name: "result", message: .result(RemoteResult(id: 42, value: ["node": "b", "seconds": 12.5])),
+            json: #"{"type":"result","id":42,"value":{"node":"b","seconds":12.5}}"#),
+        MessageFixture(
+            name: "error", message: .error(RemoteError(id: 42, code: "withdrawn", message: "provider left")),
+            json: #"{"type":"error","id":42,"code":"withdrawn","message":"provider left"}"#),
+        MessageFixture(
+            name: "link error", message: WireMessage.unknownTypeReply(to: "status"),
+            json: #"{"type":"error","code":"unknownType","message":"unknown message type \"status\""}"#),
+        MessageFixture(name: "cancel", message: .cancel(id: 42), json: #"{"type":"cancel","id":42}"#),
+        MessageFixture(
+            name: "goodbye", message: .goodbye(reason: "shutting down"),
+            json: #"{"type":"goodbye","reason":"shutting down"}"#),
+        MessageFixture(name: "goodbye without reason", message: .goodbye(reason: nil), json: #"{"type":"goodbye","reason":null}"#),
+        MessageFixture(
+            name: "unknown", message: .unknown(type: "status", body: ["type": "status", "page": 2]),
+            json: #"{"type":"status","page":2}"#),
+    ]
+
+    /// Every fixture's frame, back to back.
+    static var stream: [UInt8] { all.flatMap(\.frame) }
+}
