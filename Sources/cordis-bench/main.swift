@@ -5,7 +5,7 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 let json = arguments.contains("--json")
 let commands = arguments.filter { !$0.hasPrefix("--") }
-let usage = "usage: cordis-bench core [--quick] [--json]"
+let usage = "usage: cordis-bench core [--quick] [--json] | wire [--iterations N] [--json]"
 
 /// Prints a report as aligned text or JSON.
 func report(_ name: String, _ rows: [[String: Double]], ratios: [String: Double]) {
@@ -46,6 +46,10 @@ func runCore(quick: Bool) async throws {
 switch commands.first {
 case "core":
     try await runCore(quick: arguments.contains("--quick"))
+case "wire":
+    exit(await WireLatencyBench.main(arguments: Array(arguments.drop { $0 != "wire" }.dropFirst())))
+case "wire-echo-server":
+    exit(await WireLatencyBench.echoServerMain(arguments: Array(arguments.drop { $0 != "wire-echo-server" }.dropFirst())))
 default:
     FileHandle.standardError.write(Data("\(usage)\n".utf8))
     exit(64)
