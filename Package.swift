@@ -55,6 +55,7 @@ if useSwiftSyntaxPackage {
             .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
             .product(name: "SwiftDiagnostics", package: "swift-syntax"),
             .product(name: "SwiftCompilerPluginMessageHandling", package: "swift-syntax"),
+            .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
         ],
         swiftSettings: [.define("CORDIS_SWIFT_SYNTAX_PACKAGE")]
     )

@@ -264,5 +264,5 @@ extension Realm {
 
 extension Context: CustomStringConvertible {
     /// `Context <plugin name>`, as cordis prints it.
-    public nonisolated var description: String { "Context" }
+    public nonisolated var description: String { "Context <\(fiber.name)>" }
 }

@@ -275,6 +275,9 @@ public final class Fiber {
             return .load(target)
         case .active:
             if wantsRestart || target != Target(records: resolved) { return .unload(.pending) }
+            // Same provider fibers (a target is the set of provider fibers), but a provider may have
+            // re-provided another value meanwhile: serve the current records without reloading.
+            if let target { resolved = target.records }
             return nil
         case .failed:
             if wantsRestart || target != failedTarget { return .reset }

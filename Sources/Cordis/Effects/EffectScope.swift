@@ -39,7 +39,13 @@ public final class EffectScope {
         handles.append(handle)
         do {
             if let disposer = try await body(child) {
-                try child.collect(label, disposer)
+                if child.isOpen {
+                    try child.collect(label, disposer)
+                } else {
+                    // The effect was reverted while its body ran (its owner closed): the disposer it
+                    // returned has nowhere to go, so it runs now instead of leaking.
+                    do { try await disposer() } catch { report(error, in: label) }
+                }
             }
         } catch {
             await handle.dispose()

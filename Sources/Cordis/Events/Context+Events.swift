@@ -23,13 +23,21 @@ extension Context {
     /// Listens to `event` once: the listener is removed before it runs.
     @discardableResult
     public func once<P, R>(_ event: Event<P, R>, _ listener: @escaping @CordisActor (P) throws -> R) throws -> EffectHandle {
-        var handle: EffectHandle?
-        let created = try on(event) { (payload: P) throws -> R in
-            if let handle { handle.detach() }
+        let registration = OnceRegistration()
+        let bus = world.events
+        let name = event.name
+        let body: @CordisActor (P) throws -> R = { payload in
+            // Leave the bus and the fiber's effects before running, so a re-entrant emit skips it.
+            if let registered = registration.listener { bus.remove(name, registered) }
+            registration.handle?.detach()
+            registration.listener = nil
+            registration.handle = nil
             return try listener(payload)
         }
-        handle = created
-        return created
+        let (handle, registered) = try register(name, body: body, isAsync: false, global: false)
+        registration.handle = handle
+        registration.listener = registered
+        return handle
     }
 
     /// Listens to a waterfall event; the listener decides whether to call `next`.
@@ -41,11 +49,18 @@ extension Context {
     }
 
     private func listen(_ name: String, body: Any, isAsync: Bool, global: Bool) throws -> EffectHandle {
+        try register(name, body: body, isAsync: isAsync, global: global).handle
+    }
+
+    private func register(
+        _ name: String, body: Any, isAsync: Bool, global: Bool
+    ) throws -> (handle: EffectHandle, listener: EventBus.Listener) {
         let scope = try fiber.openScope()
         let bus = world.events
         let listener = bus.add(name, body: body, isAsync: isAsync, global: global, realms: realms)
         do {
-            return try scope.collect("ctx.on(\"\(name)\")") { bus.remove(name, listener) }
+            let handle = try scope.collect("ctx.on(\"\(name)\")") { bus.remove(name, listener) }
+            return (handle, listener)
         } catch {
             bus.remove(name, listener)
             throw error
@@ -153,4 +168,11 @@ public final class Next<R> {
         self.body = nil
         return try body()
     }
+}
+
+/// What a `once` listener needs to remove itself when it fires.
+@CordisActor
+private final class OnceRegistration {
+    var handle: EffectHandle?
+    var listener: EventBus.Listener?
 }

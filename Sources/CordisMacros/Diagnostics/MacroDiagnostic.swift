@@ -1,0 +1,134 @@
+import SwiftDiagnostics
+import SwiftSyntax
+
+/// An error the Cordis macros report on misuse, with a stable code and the text the user sees.
+///
+/// The codes are the diagnostic ids (`CordisMacros.<code>`); the messages are part of the macro
+/// contract (`notes/macro-contract.md`) and are checked word for word by the tests.
+public struct MacroDiagnostic: DiagnosticMessage, Equatable {
+    /// The kind of misuse, an extendable set of static values.
+    public struct Code: Hashable, Sendable {
+        /// The code's name, used as the diagnostic id.
+        public let name: String
+
+        /// Creates a code with the given name.
+        public init(_ name: String) { self.name = name }
+
+        /// `@Plugin` or `@Service` on something that is not a class.
+        public static let notAClass = Code("notAClass")
+        /// `@Plugin` or `@Service` on a class that is not `final`.
+        public static let notFinal = Code("notFinal")
+        /// `@Plugin` or `@Service` on a class without `@CordisActor`.
+        public static let missingGlobalActor = Code("missingGlobalActor")
+        /// Both `@Plugin` and `@Service` on one class.
+        public static let pluginAndService = Code("pluginAndService")
+        /// `@Service` without a `Key.self` argument.
+        public static let serviceKeyExpected = Code("serviceKeyExpected")
+        /// `@Inject` without a `Key.self` argument.
+        public static let injectKeyExpected = Code("injectKeyExpected")
+        /// `@Inject` with an `optional:` argument that is not `true` or `false`.
+        public static let optionalFlagNotLiteral = Code("optionalFlagNotLiteral")
+        /// `@Inject` on something that is not a single stored property.
+        public static let notAProperty = Code("notAProperty")
+        /// `@Inject` on a `let`.
+        public static let letProperty = Code("letProperty")
+        /// `@Inject` on a `static` or `class` property.
+        public static let staticProperty = Code("staticProperty")
+        /// `@Inject` on a property without a type annotation.
+        public static let missingType = Code("missingType")
+        /// `@Inject` on a property with an initial value.
+        public static let initialValue = Code("initialValue")
+        /// `@Inject` on a property that already has accessors.
+        public static let hasAccessors = Code("hasAccessors")
+        /// `@Inject(..., optional: true)` on a property whose type is not optional.
+        public static let optionalTypeExpected = Code("optionalTypeExpected")
+        /// `@Inject` inside a type that is not a `@Plugin` or `@Service` class.
+        public static let outsidePlugin = Code("outsidePlugin")
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// The text shown to the user: what happened and what to do.
+    public let message: String
+
+    /// Creates a diagnostic with the given code and message.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The diagnostic id: the `CordisMacros` domain and the code's name.
+    public var diagnosticID: MessageID { MessageID(domain: "CordisMacros", id: code.name) }
+
+    /// Always `.error`: every misuse stops the build.
+    public var severity: DiagnosticSeverity { .error }
+}
+
+extension MacroDiagnostic {
+    static func notAClass(_ macro: String) -> MacroDiagnostic {
+        MacroDiagnostic(.notAClass, "@\(macro) can only be attached to a final class")
+    }
+
+    static func notFinal(_ macro: String) -> MacroDiagnostic {
+        MacroDiagnostic(.notFinal, "@\(macro) requires a final class; add 'final'")
+    }
+
+    static func missingGlobalActor(_ macro: String) -> MacroDiagnostic {
+        MacroDiagnostic(
+            .missingGlobalActor,
+            "@\(macro) requires '@CordisActor' on the class: plugins run on the Cordis global actor")
+    }
+
+    static let pluginAndService = MacroDiagnostic(
+        .pluginAndService, "use either @Plugin or @Service, not both: @Service already makes the class a plugin")
+
+    static let serviceKeyExpected = MacroDiagnostic(
+        .serviceKeyExpected, "@Service takes a service key type, e.g. @Service(ClockKey.self)")
+
+    static let injectKeyExpected = MacroDiagnostic(
+        .injectKeyExpected, "@Inject takes a service key type, e.g. @Inject(ClockKey.self)")
+
+    static let optionalFlagNotLiteral = MacroDiagnostic(
+        .optionalFlagNotLiteral, "@Inject's 'optional:' argument must be the literal 'true' or 'false'")
+
+    static let notAProperty = MacroDiagnostic(
+        .notAProperty, "@Inject can only be attached to a single 'var' property")
+
+    static let letProperty = MacroDiagnostic(.letProperty, "@Inject requires 'var'")
+
+    static let staticProperty = MacroDiagnostic(
+        .staticProperty, "@Inject cannot be attached to a static property: services are injected per plugin instance")
+
+    static let missingType = MacroDiagnostic(
+        .missingType, "@Inject needs an explicit type, e.g. '@Inject(ClockKey.self) var clock: ClockService'")
+
+    static let initialValue = MacroDiagnostic(.initialValue, "@Inject property cannot have an initial value")
+
+    static let hasAccessors = MacroDiagnostic(
+        .hasAccessors, "@Inject property cannot declare its own accessors: the macro provides the getter")
+
+    static let optionalTypeExpected = MacroDiagnostic(
+        .optionalTypeExpected,
+        "@Inject(..., optional: true) needs an optional type, e.g. 'var clock: ClockService?'")
+
+    static let outsidePlugin = MacroDiagnostic(
+        .outsidePlugin, "@Inject can only be used inside a class marked @Plugin or @Service")
+}
+
+/// The text of a fix-it the Cordis macros offer.
+struct MacroFixIt: FixItMessage {
+    /// The text shown next to the fix-it.
+    let message: String
+    /// The fix-it's id in the `CordisMacros` domain.
+    let fixItID: MessageID
+
+    init(_ id: String, _ message: String) {
+        self.message = message
+        self.fixItID = MessageID(domain: "CordisMacros", id: id)
+    }
+
+    static let addFinal = MacroFixIt("addFinal", "add 'final'")
+    static let addCordisActor = MacroFixIt("addCordisActor", "add '@CordisActor'")
+    static let useVar = MacroFixIt("useVar", "replace 'let' with 'var'")
+    static let removeInitialValue = MacroFixIt("removeInitialValue", "remove the initial value")
+}

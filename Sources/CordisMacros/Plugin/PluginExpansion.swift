@@ -1,0 +1,190 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// What `@Plugin` and `@Service` share: checking the class and generating its plugin members and
+/// its `Cordis.Plugin` conformance.
+enum PluginExpansion {
+    /// Which of the two class macros is being expanded.
+    enum Flavour {
+        case plugin
+        case service
+
+        /// The attribute name, as the user writes it.
+        var attributeName: String {
+            switch self {
+            case .plugin: "Plugin"
+            case .service: "Service"
+            }
+        }
+    }
+
+    /// A class that passed the checks well enough to receive members.
+    struct CheckedClass {
+        /// The class the macro is attached to.
+        let declaration: ClassDeclSyntax
+        /// `Key.self` for `@Service(Key.self)`, nil for `@Plugin`.
+        let serviceKey: ExprSyntax?
+        /// Whether the class may also receive the conformance: it is final and on `@CordisActor`.
+        let conformable: Bool
+    }
+
+    /// Checks the declaration `node` is attached to, reporting misuse through `report`, and returns the
+    /// class when members can be generated.
+    static func check(
+        _ flavour: Flavour, node: AttributeSyntax, declaration: some DeclGroupSyntax,
+        report: (Diagnostic) -> Void
+    ) -> CheckedClass? {
+        guard let classDeclaration = declaration.as(ClassDeclSyntax.self) else {
+            report(Diagnostic(node: node, message: MacroDiagnostic.notAClass(flavour.attributeName)))
+            return nil
+        }
+        let attributes = classDeclaration.attributes
+        if attributes.contains(cordis: "Plugin") && attributes.contains(cordis: "Service") {
+            // Reported once, by @Service; @Plugin steps aside silently.
+            if flavour == .service {
+                report(Diagnostic(node: node, message: MacroDiagnostic.pluginAndService))
+            }
+            return nil
+        }
+        var serviceKey: ExprSyntax?
+        if flavour == .service {
+            guard let key = node.serviceKeyArgument else {
+                report(Diagnostic(node: node, message: MacroDiagnostic.serviceKeyExpected))
+                return nil
+            }
+            serviceKey = key
+        }
+        var conformable = true
+        if !classDeclaration.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) }) {
+            conformable = false
+            report(finalFixIt(flavour, node: node, declaration: classDeclaration))
+        }
+        if !attributes.contains(cordis: "CordisActor") {
+            conformable = false
+            report(globalActorFixIt(flavour, node: node, declaration: classDeclaration))
+        }
+        return CheckedClass(declaration: classDeclaration, serviceKey: serviceKey, conformable: conformable)
+    }
+
+    /// The members `@Plugin` (and `@Service`, which adds its provision) generate inside the class.
+    static func members(of checked: CheckedClass) -> [DeclSyntax] {
+        let access = accessPrefix(of: checked.declaration)
+        let injects = injectedDependencies(in: checked.declaration.memberBlock.members)
+            .map(\.dependencyExpression).joined(separator: ", ")
+        var members: [DeclSyntax] = [
+            "\(raw: access)let ctx: Cordis.Context",
+            "\(raw: access)let config: Config",
+            """
+            \(raw: access)init(ctx: Cordis.Context, config: Config) {
+                self.ctx = ctx
+                self.config = config
+            }
+            """,
+            "\(raw: access)static let injects: [Cordis.Dependency] = [\(raw: injects)]",
+        ]
+        if !declaresConfig(checked.declaration.memberBlock.members) {
+            members.append("\(raw: access)typealias Config = Cordis.EmptyConfig")
+        }
+        if let key = checked.serviceKey {
+            let keyType = key.as(MemberAccessExprSyntax.self)?.base?.trimmed ?? key.trimmed
+            members.append("\(raw: access)static let provides: [String] = [\(keyType).name]")
+            members.append(
+                """
+                \(raw: access)func provisions() -> [Cordis.ServiceProvision] {
+                    [Cordis.ServiceProvision(\(key.trimmed), self)]
+                }
+                """)
+        }
+        return members
+    }
+
+    /// The `extension Type: Cordis.Plugin {}` the class receives, or none when the compiler asks for no
+    /// conformance (the class already declares it) or the class was found unfit.
+    static func conformance(
+        of checked: CheckedClass?, type: some TypeSyntaxProtocol, protocols: [TypeSyntax]
+    ) throws -> [ExtensionDeclSyntax] {
+        guard let checked, checked.conformable, !protocols.isEmpty else { return [] }
+        return [try ExtensionDeclSyntax("extension \(type.trimmed): Cordis.Plugin {}")]
+    }
+
+    /// `public ` for a public or open class, `package ` for a package one, `fileprivate ` for a private
+    /// or fileprivate one, and nothing for an internal one, so the members match the class.
+    static func accessPrefix(of declaration: ClassDeclSyntax) -> String {
+        for modifier in declaration.modifiers where modifier.detail == nil {
+            switch modifier.name.tokenKind {
+            case .keyword(.public), .keyword(.open): return "public "
+            case .keyword(.package): return "package "
+            case .keyword(.private), .keyword(.fileprivate): return "fileprivate "
+            default: continue
+            }
+        }
+        return ""
+    }
+
+    /// The `@Inject` arguments of the class's properties, in source order, skipping unreadable ones (which
+    /// `@Inject` itself reports).
+    static func injectedDependencies(in members: MemberBlockItemListSyntax) -> [InjectArguments] {
+        var found: [InjectArguments] = []
+        for item in members {
+            if let variable = item.decl.as(VariableDeclSyntax.self),
+               let attribute = variable.attributes.first(cordis: "Inject"),
+               case .success(let arguments) = InjectArguments.read(attribute) {
+                found.append(arguments)
+            } else if let ifConfig = item.decl.as(IfConfigDeclSyntax.self) {
+                for clause in ifConfig.clauses {
+                    if case .decls(let nested) = clause.elements {
+                        found += injectedDependencies(in: nested)
+                    }
+                }
+            }
+        }
+        return found
+    }
+
+    /// Whether the class declares its own member type named `Config`.
+    static func declaresConfig(_ members: MemberBlockItemListSyntax) -> Bool {
+        for item in members {
+            let decl = item.decl
+            let name: TokenSyntax? =
+                decl.as(StructDeclSyntax.self)?.name ?? decl.as(EnumDeclSyntax.self)?.name
+                ?? decl.as(ClassDeclSyntax.self)?.name ?? decl.as(ActorDeclSyntax.self)?.name
+                ?? decl.as(TypeAliasDeclSyntax.self)?.name
+            if name?.text == "Config" { return true }
+            if let ifConfig = decl.as(IfConfigDeclSyntax.self) {
+                for clause in ifConfig.clauses {
+                    if case .decls(let nested) = clause.elements, declaresConfig(nested) { return true }
+                }
+            }
+        }
+        return false
+    }
+
+    /// The "add 'final'" error with its fix-it, which inserts `final ` before `class`.
+    private static func finalFixIt(
+        _ flavour: Flavour, node: AttributeSyntax, declaration: ClassDeclSyntax
+    ) -> Diagnostic {
+        let classKeyword = declaration.classKeyword
+        let position = classKeyword.positionAfterSkippingLeadingTrivia
+        return Diagnostic(
+            node: node, message: MacroDiagnostic.notFinal(flavour.attributeName),
+            fixIt: FixIt(message: MacroFixIt.addFinal, changes: [
+                .replaceText(range: position..<position, with: "final ", in: Syntax(classKeyword)),
+            ]))
+    }
+
+    /// The "requires '@CordisActor'" error with its fix-it, which inserts `@CordisActor ` before the
+    /// class's first attribute.
+    private static func globalActorFixIt(
+        _ flavour: Flavour, node: AttributeSyntax, declaration: ClassDeclSyntax
+    ) -> Diagnostic {
+        let attributes = declaration.attributes
+        let position = attributes.positionAfterSkippingLeadingTrivia
+        return Diagnostic(
+            node: node, message: MacroDiagnostic.missingGlobalActor(flavour.attributeName),
+            fixIt: FixIt(message: MacroFixIt.addCordisActor, changes: [
+                .replaceText(range: position..<position, with: "@CordisActor ", in: Syntax(attributes)),
+            ]))
+    }
+}

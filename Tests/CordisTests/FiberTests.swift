@@ -1,0 +1,283 @@
+import Testing
+@testable import Cordis
+
+/// cordis `fiber.spec.ts` (describe `Fiber`), with gates in place of fake timers, plus the lifecycle
+/// bugs of the anchors that Cordis fixes (`REFERENCES.md`, "do better").
+@Suite("Fiber", .timeLimit(.minutes(1))) @CordisActor
+struct FiberTests {
+    struct PluginError: Error, Equatable { var message = "plugin error" }
+    struct Flag: Codable, Sendable, Equatable { var foo = false }
+
+    /// A plugin injecting `foo` whose load waits for `load` and whose disposer waits for `unload`.
+    func slowConsumer(on root: Context, load: Gate, unload: Gate) throws -> Fiber {
+        try root.plugin(name: "slow", inject: [Dependency(FooKey.self)]) { scope in
+            await load.pass()
+            try scope.collect { await unload.pass() }
+        }
+    }
+
+    @Test func aLoadInFlightIsNotInterruptedAndAProviderChangeDuringItReloadsAfterwards() async throws {
+        let (root, _) = try makeRoot()
+        let load = Gate(), unload = Gate()
+        let provider = try root.provide(name: "foo", value: Box(1))
+        let fiber = try slowConsumer(on: root, load: load, unload: unload)
+        await load.reached(1)
+        #expect(fiber.state == .loading)
+        await provider.dispose()
+        #expect(fiber.state == .loading)
+        load.releaseOnce()
+        await unload.reached(1)
+        #expect(fiber.state == .unloading)
+        try root.provide(name: "foo", value: Box(1))
+        #expect(fiber.state == .unloading)
+        unload.releaseOnce()
+        await load.reached(2)
+        #expect(fiber.state == .loading)
+        load.open()
+        try await fiber.await()
+        #expect(fiber.state == .active)
+    }
+
+    @Test func aProviderThatComesBackFromTheSameFiberDuringALoadCausesNoReloadAndServesTheNewValue() async throws {
+        let (root, _) = try makeRoot()
+        let load = Gate(), unload = Gate()
+        let provider = try root.provide(name: "foo", value: Box(1))
+        let fiber = try slowConsumer(on: root, load: load, unload: unload)
+        await load.reached(1)
+        await provider.dispose()
+        try root.provide(name: "foo", value: Box(2))
+        load.open()
+        try await fiber.await()
+        await root.settled()
+        #expect(fiber.state == .active)
+        #expect(load.arrivalCount == 1)
+        #expect(unload.arrivalCount == 0)
+        #expect(try fiber.ctx.get(FooKey.self).value == 2)
+    }
+
+    @Test func aProviderWithdrawalWaitsUntilItsConsumersHaveUnloaded() async throws {
+        let (root, _) = try makeRoot()
+        let trail = Trail()
+        let unload = Gate()
+        let provider = try root.plugin(name: "foo-provider") { scope in
+            try scope.collect { trail.add("provider teardown") }
+            try scope.ctx.provide(FooKey.self, Box(7))
+        }
+        let consumer = try root.plugin(name: "consumer", inject: [Dependency(FooKey.self)]) { scope in
+            let foo = try scope.ctx.get(FooKey.self)
+            try scope.collect {
+                await unload.pass()
+                // An asynchronous disposer still uses the provider.
+                let value = try scope.ctx.get(FooKey.self).value
+                trail.add("consumer bye \(value) from \(foo.value)")
+            }
+        }
+        await root.settled()
+        #expect(consumer.state == .active)
+        let withdrawal = Task { @CordisActor in try await provider.dispose() }
+        await unload.reached()
+        #expect(provider.state == .unloading)
+        #expect(consumer.state == .unloading)
+        #expect(trail.entries.isEmpty)
+        unload.open()
+        try await withdrawal.value
+        #expect(trail.entries == ["consumer bye 7 from 7", "provider teardown"])
+        #expect(consumer.state == .pending)
+        #expect(provider.state == .disposed)
+    }
+
+    @Test func aPluginThatThrowsIsFailedWithItsListenersRolledBackAndOneErrorLogged() async throws {
+        let (root, logs) = try makeRoot()
+        let received = Counter()
+        let apply: @CordisActor (EffectScope, Flag) async throws -> Void = { scope, config in
+            try scope.ctx.on(customEvent) { received.hit() }
+            if !config.foo { throw PluginError() }
+        }
+        let failing = try root.plugin(name: "apply", config: Flag(foo: false), apply)
+        let working = try root.plugin(name: "apply", config: Flag(foo: true), apply)
+        await root.settled()
+        #expect(failing.state == .failed)
+        #expect(failing.error as? PluginError == PluginError())
+        #expect(working.state == .active)
+        #expect(logs.at(.error).count == 1)
+        try root.emit(customEvent, ())
+        #expect(received.value == 1)
+        await #expect(throws: PluginError()) { try await failing.await() }
+    }
+
+    @Test func aDisposerThatThrowsIsLoggedAndDisposeStillSucceeds() async throws {
+        let (root, logs) = try makeRoot()
+        let disposed = Counter()
+        let fiber = try root.plugin(name: "throwing-disposer") { scope in
+            try scope.collect("test") {
+                disposed.hit()
+                throw PluginError(message: "test")
+            }
+        }
+        try await fiber.await()
+        #expect(disposed.value == 0)
+        try await fiber.dispose()
+        #expect(disposed.value == 1)
+        #expect(fiber.state == .disposed)
+        #expect(logs.at(.error).count == 1)
+        #expect(logs.at(.error).first?.message.contains("test") == true)
+    }
+
+    // MARK: - Do better than the anchors
+
+    func statusTrail(_ root: Context) throws -> Trail {
+        let trail = Trail()
+        try root.on(.status) { change in
+            trail.add("\(change.fiber.id) \(change.oldState)->\(change.fiber.state)")
+        }
+        return trail
+    }
+
+    @Test func aFiberDisposedWhilePendingReachesDisposedAndEmitsStatus() async throws {
+        let (root, _) = try makeRoot()
+        let trail = try statusTrail(root)
+        let fiber = try root.plugin(name: "waiting", inject: [Dependency(FooKey.self)]) { _ in }
+        try await fiber.await()
+        #expect(fiber.state == .pending)
+        try await fiber.dispose()
+        #expect(fiber.state == .disposed)
+        #expect(trail.entries == ["\(fiber.id) pending->disposed"])
+    }
+
+    @Test func aFiberDisposedWhileFailedReachesDisposedAndEmitsStatus() async throws {
+        let (root, _) = try makeRoot()
+        let trail = try statusTrail(root)
+        let fiber = try root.plugin(name: "failing") { _ in throw PluginError() }
+        await root.settled()
+        #expect(fiber.state == .failed)
+        try await fiber.dispose()
+        #expect(fiber.state == .disposed)
+        #expect(trail.entries.last == "\(fiber.id) failed->disposed")
+    }
+
+    @Test func anUnloadingFiberRefusesNewEffectsWithAClearError() async throws {
+        let (root, _) = try makeRoot()
+        let refusals = Trail()
+        let fiber = try root.plugin(name: "late") { scope in
+            let ctx = scope.ctx
+            try scope.collect {
+                let attempts: [(String, @CordisActor () throws -> Void)] = [
+                    ("on", { try ctx.on(customEvent) {} }),
+                    ("plugin", { try ctx.plugin(name: "child") { _ in } }),
+                    ("collect", { try scope.collect {} }),
+                    ("provide", { try ctx.provide(FooKey.self, Box(1)) }),
+                    ("exportLogs", { try ctx.exportLogs(to: CapturedLogs()) }),
+                ]
+                for (name, attempt) in attempts {
+                    do {
+                        try attempt()
+                        refusals.add("\(name) accepted")
+                    } catch let error as CordisError {
+                        refusals.add("\(name): \(error.message)")
+                    }
+                }
+            }
+        }
+        try await fiber.await()
+        let before = root.listenerCounts
+        try await fiber.dispose()
+        #expect(refusals.entries == ["on", "plugin", "collect", "provide", "exportLogs"].map {
+            "\($0): cannot create effect on inactive context"
+        })
+        #expect(root.listenerCounts == before)
+        #expect(root.fibers.map(\.id) == [root.fiber.id])
+        #expect(root.provider(of: "foo") == nil)
+    }
+
+    @Test func restartRecoversAFailedFiber() async throws {
+        let (root, _) = try makeRoot()
+        let attempts = Counter()
+        let fiber = try root.plugin(name: "flaky") { _ in
+            attempts.hit()
+            if attempts.value == 1 { throw PluginError() }
+        }
+        await #expect(throws: PluginError()) { try await fiber.await() }
+        #expect(fiber.state == .failed)
+        try await fiber.restart()
+        #expect(fiber.state == .active)
+        #expect(fiber.error == nil)
+        #expect(attempts.value == 2)
+    }
+
+    @Test func restartReloadsAnActiveFiber() async throws {
+        let (root, _) = try makeRoot()
+        let trail = Trail()
+        let fiber = try root.plugin(name: "restartable") { scope in
+            trail.add("apply")
+            try scope.collect { trail.add("dispose") }
+        }
+        try await fiber.await()
+        try await fiber.restart()
+        #expect(fiber.state == .active)
+        #expect(trail.entries == ["apply", "dispose", "apply"])
+    }
+
+    @Test func updatingTheConfigRecoversAFailedFiber() async throws {
+        let (root, _) = try makeRoot()
+        let fiber = try root.plugin(name: "configured", config: Flag(foo: false)) { _, config in
+            if !config.foo { throw PluginError() }
+        }
+        await root.settled()
+        #expect(fiber.state == .failed)
+        try await fiber.update(config: Flag(foo: true))
+        #expect(fiber.state == .active)
+        #expect(fiber.config as? Flag == Flag(foo: true))
+    }
+
+    @Test func updatingTheConfigRestartsAnActiveFiberWithItAndEmitsUpdate() async throws {
+        let (root, _) = try makeRoot()
+        let seen = Trail()
+        let updates = Counter()
+        try root.on(.update) { _ in updates.hit() }
+        let fiber = try root.plugin(name: "configured", config: Flag(foo: false)) { scope, config in
+            seen.add("\(config.foo)")
+            try scope.collect { seen.add("dispose") }
+        }
+        try await fiber.await()
+        try await fiber.update(config: Flag(foo: true))
+        #expect(seen.entries == ["false", "dispose", "true"])
+        #expect(updates.value == 1)
+    }
+
+    @Test func anInvalidConfigUpdateThrowsAndLeavesTheFiberAsItWas() async throws {
+        let (root, _) = try makeRoot()
+        let loads = Counter()
+        let updates = Counter()
+        try root.on(.update) { _ in updates.hit() }
+        let active = try root.plugin(name: "configured", config: Flag(foo: true)) { _, config in
+            loads.hit()
+            if !config.foo { throw PluginError() }
+        }
+        try await active.await()
+        let error = await #expect(throws: CordisError.self) { try await active.update(config: "not a flag") }
+        #expect(error?.code == .typeMismatch)
+        #expect(active.state == .active)
+        #expect(active.config as? Flag == Flag(foo: true))
+        #expect(loads.value == 1)
+
+        let failed = try root.plugin(name: "configured", config: Flag(foo: false)) { _, config in
+            if !config.foo { throw PluginError() }
+        }
+        await root.settled()
+        await #expect(throws: CordisError.self) { try await failed.update(config: 42) }
+        #expect(failed.state == .failed)
+        #expect(failed.config as? Flag == Flag(foo: false))
+        #expect(updates.value == 0)
+    }
+
+    @Test func aDisposedFiberRefusesRestartAndUpdate() async throws {
+        let (root, _) = try makeRoot()
+        let fiber = try root.plugin(name: "gone", config: Flag()) { _, _ in }
+        try await fiber.await()
+        try await fiber.dispose()
+        let restartError = await #expect(throws: CordisError.self) { try await fiber.restart() }
+        #expect(restartError?.code == .disposed)
+        let updateError = await #expect(throws: CordisError.self) { try await fiber.update(config: Flag(foo: true)) }
+        #expect(updateError?.code == .disposed)
+    }
+}
