@@ -52,6 +52,7 @@ extension Loader {
         var nextNodes: [String: EntryNode] = [:]
         nextNodes.reserveCapacity(planned.count)
         var descendants: [ObjectIdentifier: [Fiber]]?
+        var changes: [EntryChange] = []
 
         func stop(_ node: EntryNode) {
             if let fiber = node.fiber {
@@ -64,6 +65,9 @@ extension Loader {
             let entry = item.entry
             let node = nodes[entry.id] ?? EntryNode(id: entry.id)
             nextNodes[entry.id] = node
+            changes += Self.changes(of: entry, parent: item.parent, from: node.entry, parent: node.parent)
+            node.entry = entry
+            node.parent = item.parent
             let pluginName = entry.isGroup ? Entry.groupPlugin : (entry.plugin ?? "")
             let config = Self.normalizedConfig(entry.config)
             let previousPlugin = node.plugin, previousGroup = node.isGroup, previousConfig = node.config
@@ -112,6 +116,11 @@ extension Loader {
             }
         }
         for (id, node) in nodes where nextNodes[id] == nil { stop(node) }
+        if nodes.count + changes.count(where: { $0.kind == .added }) > nextNodes.count {
+            for item in oldTree.allEntries where nextNodes[item.entry.id] == nil {
+                changes.append(EntryChange(id: item.entry.id, kind: .removed))
+            }
+        }
         nodes = nextNodes
         let used = Set(planned.lazy.filter { $0.entry.isolate.values.contains(.private) }.map(\.entry.id))
         privateRealms = privateRealms.filter { used.contains($0.key) }
@@ -146,7 +155,7 @@ extension Loader {
                 node.error = "\(error)"
             }
         }
-        emitChanges(from: oldTree, to: newTree)
+        emit(changes)
         await ctx.settled()
     }
 
@@ -205,31 +214,21 @@ extension Loader {
         return children
     }
 
-    /// Emits `loader/entry` for every entry that appeared, left or changed between the two trees.
-    private func emitChanges(from old: EntryTree, to new: EntryTree) {
-        var before: [String: (entry: Entry, parent: String?)] = [:]
-        for item in old.allEntries { before[item.entry.id] = item }
+    /// What changed about one entry between the last applied tree and the new one, in `Kind` order.
+    static func changes(of entry: Entry, parent: String?, from previous: Entry?, parent previousParent: String?) -> [EntryChange] {
+        let id = entry.id
+        guard let was = previous else { return [EntryChange(id: id, kind: .added)] }
         var changes: [EntryChange] = []
-        var seen: Set<String> = []
-        for item in new.allEntries {
-            let id = item.entry.id
-            seen.insert(id)
-            guard let previous = before[id] else {
-                changes.append(EntryChange(id: id, kind: .added))
-                continue
-            }
-            let entry = item.entry, was = previous.entry
-            if entry.plugin != was.plugin || entry.isGroup != was.isGroup { changes.append(EntryChange(id: id, kind: .plugin)) }
-            if item.parent != previous.parent { changes.append(EntryChange(id: id, kind: .moved)) }
-            if entry.isolate != was.isolate { changes.append(EntryChange(id: id, kind: .isolate)) }
-            if Self.normalizedConfig(entry.config) != Self.normalizedConfig(was.config) {
-                changes.append(EntryChange(id: id, kind: .config))
-            }
-            if entry.disabled != was.disabled { changes.append(EntryChange(id: id, kind: entry.disabled ? .disabled : .enabled)) }
-        }
-        for item in old.allEntries where !seen.contains(item.entry.id) {
-            changes.append(EntryChange(id: item.entry.id, kind: .removed))
-        }
+        if entry.plugin != was.plugin || entry.isGroup != was.isGroup { changes.append(EntryChange(id: id, kind: .plugin)) }
+        if parent != previousParent { changes.append(EntryChange(id: id, kind: .moved)) }
+        if entry.isolate != was.isolate { changes.append(EntryChange(id: id, kind: .isolate)) }
+        if normalizedConfig(entry.config) != normalizedConfig(was.config) { changes.append(EntryChange(id: id, kind: .config)) }
+        if entry.disabled != was.disabled { changes.append(EntryChange(id: id, kind: entry.disabled ? .disabled : .enabled)) }
+        return changes
+    }
+
+    /// Emits `loader/entry` for each change, on the Loader's context.
+    private func emit(_ changes: [EntryChange]) {
         for change in changes {
             do {
                 try ctx.emit(.loaderEntry, change)

@@ -139,11 +139,14 @@ public final class Loader {
     ///   `unknown-entry`, `save-failed`; nothing changed then.
     public func update(id: String, config: JSONValue) async throws {
         try await change { tree in
-            guard let entry = tree.entry(id: id) else { throw LoaderError.unknownEntry(id) }
-            if entry.isGroup {
+            var isGroup = false
+            guard let changed = tree.modifying(id, { entry in
+                isGroup = entry.isGroup
+                entry.config = config
+            }) else { throw LoaderError.unknownEntry(id) }
+            if isGroup {
                 throw LoaderError(.invalidConfig, entryID: id, "entry \"\(id)\": a group takes no config")
             }
-            guard let changed = tree.modifying(id, { $0.config = config }) else { throw LoaderError.unknownEntry(id) }
             return (changed, [id])
         }
     }
@@ -172,6 +175,7 @@ public final class Loader {
                     throw LoaderError(.notAGroup, entryID: parent, "entry \"\(parent)\" is not a group")
                 }
             }
+            try self.checkNewIDs(entry.subtreeIDs)
             guard let changed = tree.inserting(entry, into: parent) else { throw LoaderError.unknownEntry(parent ?? "") }
             return (changed, entry.subtreeIDs)
         }
@@ -231,7 +235,7 @@ public final class Loader {
                 throw LoaderError(.notRunning, "the loader is not running: call start() first")
             }
             let (changed, touched) = try edit(self.tree)
-            try self.validate(changed, starting: touched)
+            try self.validate(changed, starting: touched, checkingIDs: false)
             try self.save(changed)
             await self.apply(changed)
         }
@@ -244,24 +248,45 @@ public final class Loader {
     }
 
     /// Checks every id of `tree`, and the plugin and config of the entries of `ids` that will run.
-    func validate(_ tree: EntryTree, starting ids: [String]) throws {
+    ///
+    /// - Parameter checkingIDs: false for a change whose new ids `checkNewIDs` already checked.
+    func validate(_ tree: EntryTree, starting ids: [String], checkingIDs: Bool = true) throws {
         do {
-            try tree.validate()
+            if checkingIDs { try tree.validate() }
         } catch let error as EntryError {
             let code: LoaderError.Code = error.code == .duplicateID ? .duplicateID : .invalidID
             throw LoaderError(code, entryID: error.entryID, error.message, underlying: error)
         }
         guard !ids.isEmpty else { return }
         let wanted = Set(ids)
-        for planned in plan(tree) where wanted.contains(planned.entry.id) && !planned.entry.isGroup {
-            let entry = planned.entry
+        var pending: [(entry: Entry, enabled: Bool)] = tree.entries.reversed().map { ($0, true) }
+        while let (entry, parentEnabled) = pending.popLast() {
+            let enabled = parentEnabled && !entry.disabled
+            if let children = entry.children {
+                pending.append(contentsOf: children.reversed().map { ($0, enabled) })
+                continue
+            }
+            guard wanted.contains(entry.id) else { continue }
             let plugin = entry.plugin ?? ""
             guard let item = catalog.item(named: plugin) else { throw LoaderError.unknownPlugin(plugin, entry: entry.id) }
-            guard planned.enabled else { continue }
+            guard enabled else { continue }
             do {
                 _ = try item.prepare(entry.config ?? .object(JSONObject()))
             } catch {
                 throw LoaderError.invalidConfig(error, entry: entry.id)
+            }
+        }
+    }
+
+    /// Checks ids about to be added: well formed, and used neither in the tree nor twice among themselves.
+    private func checkNewIDs(_ ids: [String]) throws {
+        var seen: Set<String> = []
+        for id in ids {
+            guard Entry.isValidID(id) else {
+                throw LoaderError(.invalidID, entryID: id, "entry \"\(id)\": invalid id: use 1 to 64 characters of A-Z a-z 0-9 . _ -")
+            }
+            guard nodes[id] == nil, seen.insert(id).inserted else {
+                throw LoaderError(.duplicateID, entryID: id, "entry \"\(id)\": duplicate id")
             }
         }
     }
@@ -343,6 +368,9 @@ final class EntryNode {
     var isGroup = false
     var config: JSONValue = .object(JSONObject())
     var error: String?
+    /// The entry as last applied (nil before it is first applied), and its group.
+    var entry: Entry?
+    var parent: String?
 
     init(id: String) {
         self.id = id
