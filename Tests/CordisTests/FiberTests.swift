@@ -155,6 +155,51 @@ struct FiberTests {
         #expect(trail.entries.last == "\(fiber.id) failed->disposed")
     }
 
+    @Test func everyStateChangeIsEmittedAsStatusInOrder() async throws {
+        let (root, _) = try makeRoot()
+        let trail = try statusTrail(root)
+        let fiber = try root.plugin(name: "plain") { _ in }
+        try await fiber.await()
+        try await fiber.dispose()
+        let id = fiber.id
+        #expect(trail.entries == [
+            "\(id) pending->loading", "\(id) loading->active", "\(id) active->unloading", "\(id) unloading->disposed",
+        ])
+    }
+
+    @Test func aFiberDisposedWhileLoadingFinishesItsLoadThenUnloadsToDisposed() async throws {
+        let (root, _) = try makeRoot()
+        let load = Gate(), unload = Gate()
+        unload.open()
+        try root.provide(FooKey.self, Box(1))
+        let fiber = try slowConsumer(on: root, load: load, unload: unload)
+        await load.reached()
+        let disposal = Task { @CordisActor in try await fiber.dispose() }
+        #expect(await eventually { fiber.state == .loading && root.fibers.contains { $0 === fiber } })
+        #expect(fiber.state == .loading)
+        load.open()
+        try await disposal.value
+        #expect(fiber.state == .disposed)
+        #expect(unload.arrivalCount == 1)
+    }
+
+    @Test func aFiberDisposedWhileUnloadingToPendingEndsDisposed() async throws {
+        let (root, _) = try makeRoot()
+        let load = Gate(), unload = Gate()
+        load.open()
+        let provider = try root.provide(FooKey.self, Box(1))
+        let fiber = try slowConsumer(on: root, load: load, unload: unload)
+        try await fiber.await()
+        await provider.dispose()
+        await unload.reached()
+        #expect(fiber.state == .unloading)
+        let disposal = Task { @CordisActor in try await fiber.dispose() }
+        unload.open()
+        try await disposal.value
+        #expect(fiber.state == .disposed)
+        #expect(unload.arrivalCount == 1)
+    }
+
     @Test func anUnloadingFiberRefusesNewEffectsWithAClearError() async throws {
         let (root, _) = try makeRoot()
         let refusals = Trail()

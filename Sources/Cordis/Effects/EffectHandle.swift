@@ -12,6 +12,8 @@ public final class EffectHandle {
     public let label: String
     var body: Body?
     weak var owner: EffectScope?
+    /// Where the handle sits in its owner's list.
+    var position: Int?
 
     init(label: String, body: Body, owner: EffectScope) {
         self.label = label

@@ -6,7 +6,10 @@
 public final class EffectScope {
     /// The context whose fiber owns these effects.
     public let ctx: Context
-    private var handles: [EffectHandle] = []
+    /// Collected handles, oldest first; a detached handle leaves a hole (compacted when holes dominate),
+    /// so removing one is O(1) however many a scope holds.
+    private var handles: [EffectHandle?] = []
+    private var holes = 0
     private(set) var isOpen = true
 
     init(ctx: Context) {
@@ -21,13 +24,16 @@ public final class EffectScope {
     public func collect(_ label: String = "anonymous", _ disposer: @escaping @CordisActor () async throws -> Void) throws -> EffectHandle {
         try ensureOpen()
         let handle = EffectHandle(label: label, body: .disposer(disposer), owner: self)
-        handles.append(handle)
+        append(handle)
         return handle
     }
 
-    /// Runs `body` as a nested effect: what it collects in the scope it receives, plus the disposer it
-    /// returns, are reverted together (children newest first, then the returned disposer... in reverse
-    /// order of collection). If `body` throws, what it had collected is reverted and the error rethrown.
+    /// Runs `body` (synchronous or `async`) as a nested effect: what it collects in the scope it
+    /// receives and the disposer it returns are reverted together, newest first (the returned disposer
+    /// first). If `body` throws, what it had collected is reverted and the error rethrown.
+    /// If this scope closes while `body` is suspended, what it had collected is reverted then, its later
+    /// `collect` calls throw `cannot create effect on inactive context`, and a disposer it still returns
+    /// runs as soon as it returns.
     @discardableResult
     public func effect(
         _ label: String = "anonymous",
@@ -36,7 +42,7 @@ public final class EffectScope {
         try ensureOpen()
         let child = EffectScope(ctx: ctx)
         let handle = EffectHandle(label: label, body: .scope(child), owner: self)
-        handles.append(handle)
+        append(handle)
         do {
             if let disposer = try await body(child) {
                 if child.isOpen {
@@ -59,10 +65,15 @@ public final class EffectScope {
     }
 
     /// The effects collected so far, oldest first.
-    public var effects: [EffectSummary] { handles.map(\.summary) }
+    public var effects: [EffectSummary] { handles.compactMap { $0?.summary } }
 
     /// Whether nothing is collected.
-    public var isEmpty: Bool { handles.isEmpty }
+    public var isEmpty: Bool { handles.count == holes }
+
+    private func append(_ handle: EffectHandle) {
+        handle.position = handles.count
+        handles.append(handle)
+    }
 
     func ensureOpen() throws {
         guard isOpen else {
@@ -75,7 +86,17 @@ public final class EffectScope {
     }
 
     func detach(_ handle: EffectHandle) {
-        handles.removeAll { $0 === handle }
+        guard let position = handle.position, position < handles.count, handles[position] === handle else { return }
+        handles[position] = nil
+        handle.position = nil
+        holes += 1
+        if holes > 64, holes * 2 > handles.count { compact() }
+    }
+
+    private func compact() {
+        handles = handles.filter { $0 != nil }
+        holes = 0
+        for (index, handle) in handles.enumerated() { handle?.position = index }
     }
 
     /// Refuses new effects from now on (the fiber is unloading).
@@ -86,7 +107,12 @@ public final class EffectScope {
     /// Seals the scope and reverts every effect, newest first.
     func close() async {
         isOpen = false
-        while let handle = handles.popLast() {
+        while let last = handles.popLast() {
+            guard let handle = last else {
+                holes -= 1
+                continue
+            }
+            handle.position = nil
             await handle.run()
         }
     }

@@ -7,9 +7,10 @@ enum ConfigDecoding {
             if let empty = EmptyConfig() as? C { return empty }
         }
         do {
-            throw CordisError(.invalidConfig, "TEMP")
+            return try JSONValueDecoder().decode(C.self, from: json)
         } catch {
-            throw CordisError(.invalidConfig, "plugin \(plugin): \(error)")
+            // `error` reads `invalid config:` then one `  - message (at path)` line per problem.
+            throw CordisError(.invalidConfig, "plugin \"\(plugin)\": \(error)")
         }
     }
 }

@@ -39,8 +39,9 @@ final class ServiceRegistry {
            let other = state.records.first(where: { !$0.isFallback && $0.fiber.state != .unloading && $0.fiber.state != .disposed }) {
             throw CordisError(
                 .duplicateService,
-                "service \"\(slot)\" is already provided by fiber \(other.fiber.id) (\(other.fiber.name)); "
-                    + "a realm has one provider per service: isolate one of them")
+                "service \"\(slot.name)\" has been registered at <\(other.fiber.name)>"
+                    + (slot.realm == .root ? "" : " in realm \(slot.realm)")
+                    + " (fiber \(other.fiber.id)); a realm has one provider per service: isolate one of them")
         }
         nextRecordID += 1
         let record = ProviderRecord(id: nextRecordID, slot: slot, fiber: fiber, value: value, fallbackRank: fallbackRank)

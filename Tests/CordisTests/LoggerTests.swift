@@ -1,0 +1,85 @@
+import Testing
+@testable import Cordis
+
+enum LoggingServiceKey: ServiceKey {
+    typealias Value = LoggingService
+    static let name = "logging-foo"
+}
+
+/// cordis's `FooService` (`static name = 'foo:driver'`): logs from its methods and its `apply`.
+@CordisActor @Service(LoggingServiceKey.self)
+final class LoggingService {
+    static var name: String { "foo:driver" }
+
+    func apply(_ scope: EffectScope) async throws {
+        ctx.logger.debug("init")
+    }
+
+    func action() {
+        ctx.logger.debug("action")
+    }
+}
+
+/// cordis `logger.spec.ts` (describe `Logger`).
+@Suite("Logger", .timeLimit(.minutes(1))) @CordisActor
+struct LoggerTests {
+    @Test func theRootLogsUnderTheNameRoot() async throws {
+        let (root, logs) = try makeRoot()
+        root.logger.debug("hello")
+        #expect(logs.names == ["root"])
+        #expect(logs.all.first?.message == "hello")
+        #expect(logs.all.first?.fiberID == root.fiber.id)
+    }
+
+    @Test func anExplicitLoggerNameWins() async throws {
+        let (root, logs) = try makeRoot()
+        root.logger("custom").debug("hello")
+        #expect(logs.names == ["custom"])
+    }
+
+    @Test func aPluginLogsUnderItsName() async throws {
+        let (root, logs) = try makeRoot()
+        let fiber = try root.plugin(name: "greeter") { scope in scope.ctx.logger.info("hello") }
+        try await fiber.await()
+        #expect(logs.names == ["greeter"])
+        #expect(logs.all.first?.fiberID == fiber.id)
+    }
+
+    @Test func aServiceLogsUnderItsOwnNameFromItsMethodsAndItsApplyWhoeverCalls() async throws {
+        let (root, logs) = try makeRoot()
+        try await root.plugin(LoggingService.self).await()
+        let caller = try root.plugin(name: "caller", inject: [Dependency(LoggingServiceKey.self)]) { scope in
+            try scope.ctx.get(LoggingServiceKey.self).action()
+        }
+        try await caller.await()
+        try root.get(LoggingServiceKey.self).action()
+        #expect(logs.names == ["foo:driver", "foo:driver", "foo:driver"])
+        #expect(logs.all.map(\.message) == ["init", "action", "action"])
+        #expect(!logs.names.contains("root") && !logs.names.contains("caller"))
+    }
+
+    @Test func anExporterTakesOnlyItsLevelsAndIsAnEffectOfItsFiber() async throws {
+        let (root, all) = try makeRoot()
+        let warnings = CapturedLogs(level: .warn)
+        let fiber = try root.plugin(name: "exporter") { scope in
+            try scope.ctx.exportLogs(to: warnings)
+        }
+        try await fiber.await()
+        root.logger.debug("detail")
+        root.logger.warn("careful")
+        root.logger.error("broken")
+        #expect(warnings.all.map(\.message) == ["careful", "broken"])
+        try await fiber.dispose()
+        root.logger.error("after")
+        #expect(warnings.all.count == 2)
+        #expect(all.all.map(\.message) == ["detail", "careful", "broken", "after"])
+    }
+
+    @Test func recentLogsKeepTheNewestRecordsInOrder() async throws {
+        let hub = LogHub(capacity: 3)
+        let logger = Logger(name: "bounded", hub: hub)
+        for index in 0..<5 { logger.info("\(index)") }
+        #expect(hub.recent.map(\.message) == ["2", "3", "4"])
+        #expect(hub.recent.map(\.sequence) == [3, 4, 5])
+    }
+}
