@@ -378,3 +378,81 @@ struct LoaderTests {
         return (loader, store)
     }
 }
+
+@Suite("Loader: rebuilds") @CordisActor
+struct LoaderRebuildTests {
+    let spy = LoaderSpy()
+
+    var catalog: PluginCatalog {
+        var catalog = PluginCatalog()
+        for name in ["foo", "bar"] { catalog.registerCounted(name, spy: spy) }
+        catalog.register(name: "strict", config: LoaderCounterService.Config.self) { _, _ in }
+        return catalog
+    }
+
+    @Test func aChangeOfPluginOrGroupShapeRebuildsTheEntry() async throws {
+        let store = InMemoryEntryStore(EntryTree(entries: [Entry(id: "a", plugin: "foo"), Entry(id: "b", plugin: "bar")]))
+        let loader = Loader(ctx: Context(), catalog: catalog, store: store)
+        try await loader.start()
+        let (a, b) = (loader.fiber(for: "a"), loader.fiber(for: "b"))
+        try store.save(EntryTree(entries: [Entry(id: "a", plugin: "bar"), Entry(id: "b", children: [])]))
+        try await loader.reload()
+        #expect(a?.state == .disposed && b?.state == .disposed)
+        #expect(loader.fiber(for: "a")?.name == "bar")
+        #expect(loader.fiber(for: "b")?.name == "group")
+        #expect(spy.calls("bar") == 2 && spy.disposals("foo") == 1 && spy.disposals("bar") == 1)
+        #expect(loader.status.map(\.plugin) == ["bar", "group"])
+    }
+
+    @Test func aGroupThatDisposesItselfIsMarkedDisabledAndItsChildrenStop() async throws {
+        let store = InMemoryEntryStore(EntryTree(entries: [
+            Entry(id: "g", children: [Entry(id: "a", plugin: "foo"), Entry(id: "b", plugin: "bar")]),
+        ]))
+        let loader = Loader(ctx: Context(), catalog: catalog, store: store)
+        try await loader.start()
+        let group = try #require(loader.fiber(for: "g"))
+        try await group.dispose()
+        await loader.settled()
+        #expect(store.stored.entry(id: "g")?.disabled == true)
+        #expect(store.stored.entry(id: "a")?.disabled == false && store.stored.entry(id: "b")?.disabled == false)
+        #expect(loader.fiber(for: "a") == nil && loader.fiber(for: "b") == nil)
+        #expect(spy.disposals("foo") == 1 && spy.disposals("bar") == 1)
+    }
+
+    @Test func enablingAGroupValidatesTheConfigsOfItsEntries() async throws {
+        let store = InMemoryEntryStore(EntryTree(entries: [
+            Entry(id: "g", disabled: true, children: [Entry(id: "s", plugin: "strict", config: ["start": "x"])]),
+        ]))
+        let loader = Loader(ctx: Context(), catalog: catalog, store: store)
+        try await loader.start()
+        let error = await #expect(throws: LoaderError.self) { try await loader.setDisabled(id: "g", false) }
+        #expect(error?.message == "entry \"s\": invalid config:\n  - expected integer, got string (at start)")
+        #expect(store.stored.entry(id: "g")?.disabled == true)
+        #expect(store.saveCount == 0)
+    }
+
+    @Test func anEntryWithAnUnknownPluginCanStillBeMovedDisabledOrRemoved() async throws {
+        let store = InMemoryEntryStore(EntryTree(entries: [
+            Entry(id: "g", children: []), Entry(id: "ghost", plugin: "nope"),
+        ]))
+        let loader = Loader(ctx: Context(), catalog: catalog, store: store)
+        try await loader.start()
+        try await loader.move(id: "ghost", toParent: "g")
+        try await loader.setDisabled(id: "ghost", false)
+        #expect(loader.status.last?.error == "plugin \"nope\" is not in the catalog")
+        #expect(loader.status.last?.parent == "g")
+        try await loader.remove(id: "ghost")
+        #expect(store.stored.entry(id: "ghost") == nil)
+    }
+
+    @Test func theLoaderCanStartAgainAfterStop() async throws {
+        let store = InMemoryEntryStore(EntryTree(entries: [Entry(id: "a", plugin: "foo")]))
+        let loader = Loader(ctx: Context(), catalog: catalog, store: store)
+        try await loader.start()
+        await loader.stop()
+        #expect(loader.fiber(for: "a") == nil)
+        try await loader.start()
+        #expect(loader.fiber(for: "a")?.state == .active)
+        #expect(spy.calls("foo") == 2 && spy.disposals("foo") == 1)
+    }
+}

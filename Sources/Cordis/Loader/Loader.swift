@@ -123,12 +123,16 @@ public final class Loader {
     /// Sets or clears the `disabled` flag of entry `id`: a disabled entry's fiber is disposed (for a
     /// group, its children's too); an enabled one starts afresh.
     ///
-    /// - Throws: `LoaderError` (`unknown-entry`, `invalid-config` when enabling an entry whose config
-    ///   is rejected, `save-failed`); nothing changed then.
+    /// - Throws: `LoaderError` (`unknown-entry`, `invalid-config` when enabling an entry, or a group
+    ///   holding an entry, whose config is rejected, `save-failed`); nothing changed then.
     public func setDisabled(id: String, _ disabled: Bool) async throws {
         try await change { tree in
-            guard let changed = tree.modifying(id, { $0.disabled = disabled }) else { throw LoaderError.unknownEntry(id) }
-            return (changed, disabled ? [] : [id])
+            var subtree: [String] = []
+            guard let changed = tree.modifying(id, { entry in
+                entry.disabled = disabled
+                subtree = entry.subtreeIDs
+            }) else { throw LoaderError.unknownEntry(id) }
+            return (changed, disabled ? [] : subtree)
         }
     }
 
@@ -268,7 +272,11 @@ public final class Loader {
             }
             guard wanted.contains(entry.id) else { continue }
             let plugin = entry.plugin ?? ""
-            guard let item = catalog.item(named: plugin) else { throw LoaderError.unknownPlugin(plugin, entry: entry.id) }
+            guard let item = catalog.item(named: plugin) else {
+                // An entry the file already had is kept, and reported in `status`; a new one is refused.
+                if nodes[entry.id]?.entry?.plugin == entry.plugin { continue }
+                throw LoaderError.unknownPlugin(plugin, entry: entry.id)
+            }
             guard enabled else { continue }
             do {
                 _ = try item.prepare(entry.config ?? .object(JSONObject()))
