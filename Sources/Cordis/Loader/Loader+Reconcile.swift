@@ -151,6 +151,7 @@ extension Loader {
                     self.fiberDisposed(fiber, reason: reason, node: node)
                 }
                 node.fiber = fiber
+                entryOfFiber[fiber.id] = node.id
             } catch {
                 node.error = "\(error)"
             }

@@ -26,6 +26,8 @@ public final class Loader {
     var privateRealms: [String: [String: Realm]] = [:]
     /// Fibers the Loader is updating itself, so their `internal/update` is not written back.
     var updating: Set<Int> = []
+    /// The entry id of each entry fiber, by fiber id.
+    var entryOfFiber: [Int: String] = [:]
     /// Whether `start()` succeeded and `stop()` has not been called since.
     public private(set) var isRunning = false
     private var tail: Task<Void, Never>?
@@ -312,6 +314,7 @@ public final class Loader {
 
     /// Called when an entry's fiber is disposed: a fiber that disposed itself marks its entry disabled.
     func fiberDisposed(_ fiber: Fiber, reason: Fiber.DisposeReason, node: EntryNode) {
+        entryOfFiber[fiber.id] = nil
         guard node.fiber === fiber else { return }
         node.fiber = nil
         guard reason == .explicit, isRunning else { return }
@@ -342,10 +345,9 @@ public final class Loader {
     /// A plugin that updated its own config (`fiber.update(config:)`) has it written back to its entry.
     private func fiberUpdatedItself(_ fiber: Fiber) {
         guard !updating.contains(fiber.id), isRunning,
-              let node = nodes.values.first(where: { $0.fiber === fiber }), !node.isGroup,
+              let id = entryOfFiber[fiber.id], let node = nodes[id], node.fiber === fiber, !node.isGroup,
               let item = catalog.item(named: node.plugin), let json = item.encode(fiber.config)
         else { return }
-        let id = node.id
         Task { @CordisActor [weak self] in
             guard let self else { return }
             do {
@@ -360,11 +362,6 @@ public final class Loader {
             }
         }
     }
-}
-
-extension LoaderError.Code {
-    /// The Loader is not started (or was stopped): changes are refused.
-    public static let notRunning = LoaderError.Code(rawValue: "not-running")
 }
 
 /// What the Loader runs for one entry: its fiber, and the plugin, config and error it was last given.

@@ -27,8 +27,8 @@ public struct LoaderError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidMove = Code(rawValue: "invalid-move")
         /// The store could not save the changed tree.
         public static let saveFailed = Code(rawValue: "save-failed")
-        /// The store could not load the tree.
-        public static let loadFailed = Code(rawValue: "load-failed")
+        /// The Loader is not started (or was stopped): changes are refused.
+        public static let notRunning = Code(rawValue: "not-running")
     }
 
     /// The kind of refusal.
