@@ -1,0 +1,46 @@
+/// One change the Loader made to an entry: the payload of the `loader/entry` event.
+///
+/// A change that touches several aspects of an entry emits one event per aspect, in the order of `Kind`.
+public struct EntryChange: Sendable, Hashable, CustomStringConvertible {
+    /// What changed about an entry.
+    public enum Kind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// The entry appeared in the tree.
+        case added
+        /// The entry left the tree.
+        case removed
+        /// Its plugin changed (or it became or stopped being a group).
+        case plugin
+        /// It moved to another group (or to or from the top level).
+        case moved
+        /// Its `isolate` map changed.
+        case isolate
+        /// Its config changed.
+        case config
+        /// Its `disabled` flag was cleared.
+        case enabled
+        /// Its `disabled` flag was set.
+        case disabled
+
+        /// The kind's name.
+        public var description: String { rawValue }
+    }
+
+    /// The entry's id.
+    public let id: String
+    /// What changed.
+    public let kind: Kind
+
+    /// Creates a change.
+    public init(id: String, kind: Kind) {
+        self.id = id
+        self.kind = kind
+    }
+
+    /// `id: kind`.
+    public var description: String { "\(id): \(kind)" }
+}
+
+extension Event where Payload == EntryChange, Result == Void {
+    /// `loader/entry`: the Loader changed an entry (emitted on the Loader's context).
+    public static var loaderEntry: Self { Self("loader/entry") }
+}

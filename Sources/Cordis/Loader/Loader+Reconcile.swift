@@ -1,0 +1,241 @@
+import CordisJSON
+
+/// One entry of a tree, placed: its group, whether it runs, and the realms its groups and itself give it.
+struct PlannedEntry {
+    var entry: Entry
+    var parent: String?
+    /// False when the entry or one of its groups is disabled.
+    var enabled: Bool
+    /// The realm of each service isolated by the entry or its groups (the entry's own isolation wins).
+    var realms: [String: Realm]
+}
+
+extension Loader {
+    /// Places every entry of `tree`, depth first in tree order; allocates private realms as needed.
+    func plan(_ tree: EntryTree) -> [PlannedEntry] {
+        var result: [PlannedEntry] = []
+        var pending: [(entry: Entry, parent: PlannedEntry?)] = tree.entries.reversed().map { ($0, nil) }
+        while let (entry, parent) = pending.popLast() {
+            var realms = parent?.realms ?? [:]
+            for (service, value) in entry.isolate {
+                switch value {
+                case .label(let label): realms[service] = .label(label)
+                case .private: realms[service] = privateRealm(entry: entry.id, service: service)
+                }
+            }
+            let planned = PlannedEntry(
+                entry: entry, parent: parent?.entry.id, enabled: !entry.disabled && (parent?.enabled ?? true), realms: realms)
+            result.append(planned)
+            if let children = entry.children {
+                pending.append(contentsOf: children.reversed().map { ($0, planned) })
+            }
+        }
+        return result
+    }
+
+    private func privateRealm(entry: String, service: String) -> Realm {
+        if let realm = privateRealms[entry]?[service] { return realm }
+        let realm = Realm.private(ctx.world.makeRealmID())
+        privateRealms[entry, default: [:]][service] = realm
+        return realm
+    }
+
+    /// Makes the running fibers match `tree` (already validated and saved), emits `loader/entry` for
+    /// what changed, and returns once the world is settled.
+    func apply(_ newTree: EntryTree) async {
+        let oldTree = tree
+        let planned = plan(newTree)
+        tree = newTree
+        var stops: [Fiber] = []
+        var updates: [(Fiber, PreparedPlugin)] = []
+        var starts: [(EntryNode, PlannedEntry, PreparedPlugin?)] = []
+        var nextNodes: [String: EntryNode] = [:]
+        nextNodes.reserveCapacity(planned.count)
+        var descendants: [ObjectIdentifier: [Fiber]]?
+        var changes: [EntryChange] = []
+
+        func stop(_ node: EntryNode) {
+            if let fiber = node.fiber {
+                node.fiber = nil
+                stops.append(fiber)
+            }
+        }
+
+        for item in planned {
+            let entry = item.entry
+            let node = nodes[entry.id] ?? EntryNode(id: entry.id)
+            nextNodes[entry.id] = node
+            changes += Self.changes(of: entry, parent: item.parent, from: node.entry, parent: node.parent)
+            node.entry = entry
+            node.parent = item.parent
+            let pluginName = entry.isGroup ? Entry.groupPlugin : (entry.plugin ?? "")
+            let config = Self.normalizedConfig(entry.config)
+            let previousPlugin = node.plugin, previousGroup = node.isGroup, previousConfig = node.config
+            node.plugin = pluginName
+            node.isGroup = entry.isGroup
+            node.config = config
+            node.error = nil
+            if let fiber = node.fiber, fiber.state == .disposed { node.fiber = nil }
+            guard item.enabled else {
+                stop(node)
+                continue
+            }
+            var catalogItem: PluginCatalog.Item?
+            if !entry.isGroup {
+                guard let found = catalog.item(named: pluginName) else {
+                    node.error = "plugin \"\(pluginName)\" is not in the catalog"
+                    stop(node)
+                    continue
+                }
+                catalogItem = found
+            }
+            if let fiber = node.fiber {
+                let rebuild = previousPlugin != pluginName || previousGroup != entry.isGroup
+                    || realmsChanged(for: fiber, to: item.realms, provides: catalogItem?.provides ?? [],
+                                     isGroup: entry.isGroup, descendants: &descendants)
+                if !rebuild {
+                    guard previousConfig != config, let catalogItem else { continue }
+                    do {
+                        updates.append((fiber, try catalogItem.prepare(config)))
+                    } catch {
+                        node.error = "\(error)"
+                        stop(node)
+                    }
+                    continue
+                }
+                stop(node)
+            }
+            guard let catalogItem else {
+                starts.append((node, item, nil))
+                continue
+            }
+            do {
+                starts.append((node, item, try catalogItem.prepare(config)))
+            } catch {
+                node.error = "\(error)"
+            }
+        }
+        for (id, node) in nodes where nextNodes[id] == nil { stop(node) }
+        if nodes.count + changes.count(where: { $0.kind == .added }) > nextNodes.count {
+            for item in oldTree.allEntries where nextNodes[item.entry.id] == nil {
+                changes.append(EntryChange(id: item.entry.id, kind: .removed))
+            }
+        }
+        nodes = nextNodes
+        let used = Set(planned.lazy.filter { $0.entry.isolate.values.contains(.private) }.map(\.entry.id))
+        privateRealms = privateRealms.filter { used.contains($0.key) }
+
+        for fiber in stops {
+            await fiber.dispose(reason: .parent)
+        }
+        for (fiber, prepared) in updates where fiber.state != .disposed {
+            updating.insert(fiber.id)
+            do {
+                try await fiber.update(config: prepared.config)
+            } catch {
+                // The fiber keeps the new config and shows its failure in `status`.
+            }
+            updating.remove(fiber.id)
+        }
+        for (node, item, prepared) in starts {
+            let context = entryContext(item.realms)
+            do {
+                let fiber: Fiber
+                if let prepared {
+                    fiber = try prepared.start(context)
+                } else {
+                    fiber = try context.plugin(name: Entry.groupPlugin) { _ in }
+                }
+                fiber.onDispose.append { [weak self, weak node] fiber, reason in
+                    guard let self, let node else { return }
+                    self.fiberDisposed(fiber, reason: reason, node: node)
+                }
+                node.fiber = fiber
+                entryOfFiber[fiber.id] = node.id
+            } catch {
+                node.error = "\(error)"
+            }
+        }
+        emit(changes)
+        await ctx.settled()
+    }
+
+    /// A missing or null config is `{}`.
+    static func normalizedConfig(_ config: JSONValue?) -> JSONValue {
+        guard let config, config != .null else { return .object(JSONObject()) }
+        return config
+    }
+
+    /// The context an entry's fiber is created on: the Loader's, with the entry's realms on top.
+    func entryContext(_ realms: [String: Realm]) -> Context {
+        guard !realms.isEmpty else { return ctx }
+        return Context(fiber: ctx.fiber, realms: mergedRealms(realms))
+    }
+
+    private func mergedRealms(_ realms: [String: Realm]) -> [String: Realm] {
+        var merged = ctx.realms
+        for (service, realm) in realms { merged[service] = realm == .root ? nil : realm }
+        return merged
+    }
+
+    /// Whether giving `fiber` the realms `realms` changes the realm of a service it (or a plugin it
+    /// started) injects or provides. A group's own fiber holds nothing, so it never needs rebuilding.
+    private func realmsChanged(
+        for fiber: Fiber, to realms: [String: Realm], provides: [String], isGroup: Bool,
+        descendants: inout [ObjectIdentifier: [Fiber]]?
+    ) -> Bool {
+        guard !isGroup else { return false }
+        let current = fiber.ctx.realms
+        let wanted = mergedRealms(realms)
+        guard current != wanted else { return false }
+        let changed = Set(current.keys).union(wanted.keys).filter { current[$0] != wanted[$0] }
+        if !changed.isDisjoint(with: provides) { return true }
+        if uses(fiber, anyOf: changed) { return true }
+        if descendants == nil { descendants = childrenByParent() }
+        var pending = descendants?[ObjectIdentifier(fiber)] ?? []
+        var visited = 0
+        while let child = pending.popLast(), visited < 1_000_000 {
+            visited += 1
+            if uses(child, anyOf: changed) { return true }
+            pending.append(contentsOf: descendants?[ObjectIdentifier(child)] ?? [])
+        }
+        return false
+    }
+
+    private func uses(_ fiber: Fiber, anyOf services: Set<String>) -> Bool {
+        fiber.dependencies.contains { services.contains($0.name) } || fiber.provided.contains { services.contains($0.name) }
+    }
+
+    private func childrenByParent() -> [ObjectIdentifier: [Fiber]] {
+        var children: [ObjectIdentifier: [Fiber]] = [:]
+        for fiber in ctx.world.fibers.values {
+            guard let parent = fiber.parent else { continue }
+            children[ObjectIdentifier(parent), default: []].append(fiber)
+        }
+        return children
+    }
+
+    /// What changed about one entry between the last applied tree and the new one, in `Kind` order.
+    static func changes(of entry: Entry, parent: String?, from previous: Entry?, parent previousParent: String?) -> [EntryChange] {
+        let id = entry.id
+        guard let was = previous else { return [EntryChange(id: id, kind: .added)] }
+        var changes: [EntryChange] = []
+        if entry.plugin != was.plugin || entry.isGroup != was.isGroup { changes.append(EntryChange(id: id, kind: .plugin)) }
+        if parent != previousParent { changes.append(EntryChange(id: id, kind: .moved)) }
+        if entry.isolate != was.isolate { changes.append(EntryChange(id: id, kind: .isolate)) }
+        if normalizedConfig(entry.config) != normalizedConfig(was.config) { changes.append(EntryChange(id: id, kind: .config)) }
+        if entry.disabled != was.disabled { changes.append(EntryChange(id: id, kind: entry.disabled ? .disabled : .enabled)) }
+        return changes
+    }
+
+    /// Emits `loader/entry` for each change, on the Loader's context.
+    private func emit(_ changes: [EntryChange]) {
+        for change in changes {
+            do {
+                try ctx.emit(.loaderEntry, change)
+            } catch {
+                ctx.logger("loader").error("a listener of loader/entry failed: \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import CordisJSON
+
+/// The plugins a `Loader` can start, by name: plugin types and function plugins, each with its config
+/// fields and the services it injects and provides.
+///
+/// Registering a name twice replaces the first registration. `group` is reserved for groups.
+public struct PluginCatalog: Sendable {
+    /// One plugin the catalog knows: its name, config fields, services, and how to start it.
+    public struct Item: Sendable {
+        /// The name entries use in their `plugin` field.
+        public let name: String
+        /// The fields of its config, found by probing the config type.
+        public let schema: ConfigSchema
+        /// The services it injects.
+        public let injects: [Dependency]
+        /// The services it declares it provides (a function plugin may provide more while it runs).
+        public let provides: [String]
+        let prepare: @Sendable @CordisActor (JSONValue) throws -> PreparedPlugin
+        let encode: @Sendable @CordisActor (Any) -> JSONValue?
+    }
+
+    private var items: [String: Item] = [:]
+
+    /// An empty catalog.
+    public init() {}
+
+    /// Registers a plugin type under `name` (its `P.name` by default); its config is decoded strictly
+    /// from the entry's `config`.
+    @CordisActor
+    public mutating func register<P: Plugin>(_ type: P.Type, as name: String? = nil) {
+        let name = name ?? P.name
+        items[name] = Item(
+            name: name, schema: ConfigSchema(of: P.Config.self), injects: P.injects, provides: P.provides,
+            prepare: { json in
+                let config = try JSONValueDecoder().decode(P.Config.self, from: Self.normalized(json))
+                return PreparedPlugin(config: config) { ctx, config in
+                    try ctx.plugin(P.self, config: Self.cast(config, to: P.Config.self, plugin: name))
+                }
+            },
+            encode: { config in Self.encode(config, as: P.Config.self) })
+    }
+
+    /// Registers a function plugin that takes no config (its entry's `config` must be absent or `{}`).
+    ///
+    /// - Parameter provides: the services `apply` provides, so realm changes know to rebuild it.
+    @CordisActor
+    public mutating func register(
+        name: String, inject: [Dependency] = [], provides: [String] = [],
+        _ apply: @escaping @CordisActor (EffectScope) async throws -> Void
+    ) {
+        register(name: name, config: EmptyConfig.self, inject: inject, provides: provides) { scope, _ in
+            try await apply(scope)
+        }
+    }
+
+    /// Registers a function plugin with a typed config, decoded strictly and passed to `apply` on every load.
+    ///
+    /// - Parameter provides: the services `apply` provides, so realm changes know to rebuild it.
+    @CordisActor
+    public mutating func register<C: Decodable>(
+        name: String, config: C.Type, inject: [Dependency] = [], provides: [String] = [],
+        _ apply: @escaping @CordisActor (EffectScope, C) async throws -> Void
+    ) {
+        items[name] = Item(
+            name: name, schema: ConfigSchema(of: C.self), injects: inject, provides: provides,
+            prepare: { json in
+                let config = try JSONValueDecoder().decode(C.self, from: Self.normalized(json))
+                return PreparedPlugin(config: config) { ctx, config in
+                    try ctx.plugin(name: name, inject: inject, config: Self.cast(config, to: C.self, plugin: name), apply)
+                }
+            },
+            encode: { config in Self.encode(config, as: C.self) })
+    }
+
+    /// The plugin registered under `name`, if any.
+    public func item(named name: String) -> Item? {
+        items[name]
+    }
+
+    /// Whether a plugin is registered under `name`.
+    public func contains(_ name: String) -> Bool {
+        items[name] != nil
+    }
+
+    /// The registered names, sorted.
+    public var names: [String] { items.keys.sorted() }
+
+    /// Every registered plugin, sorted by name.
+    public var plugins: [Item] { names.compactMap { items[$0] } }
+
+    /// A missing config is decoded as `{}`.
+    private static func normalized(_ json: JSONValue) -> JSONValue {
+        json == .null ? .object(JSONObject()) : json
+    }
+
+    private static func cast<C>(_ config: Any, to type: C.Type, plugin: String) throws -> C {
+        guard let typed = config as? C else {
+            throw CordisError(.typeMismatch, "plugin \(plugin) takes a config of type \(C.self), not \(Swift.type(of: config))")
+        }
+        return typed
+    }
+
+    private static func encode<C>(_ config: Any, as type: C.Type) -> JSONValue? {
+        guard let encodable = config as? any Encodable else { return nil }
+        return try? JSONValueEncoder().encode(encodable)
+    }
+}
+
+/// A config decoded and checked for one plugin, ready to start a fiber with it or to update one.
+@CordisActor
+struct PreparedPlugin {
+    /// The decoded config, as `Fiber.update(config:)` takes it.
+    let config: Any
+    /// Starts a fiber of the plugin on a context with a config (this one).
+    let starter: @CordisActor (Context, Any) throws -> Fiber
+
+    init(config: Any, starter: @escaping @CordisActor (Context, Any) throws -> Fiber) {
+        self.config = config
+        self.starter = starter
+    }
+
+    /// Starts a fiber of the plugin with this config on `ctx`.
+    func start(_ ctx: Context) throws -> Fiber {
+        try starter(ctx, config)
+    }
+}
