@@ -5,7 +5,7 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 let json = arguments.contains("--json")
 let commands = arguments.filter { !$0.hasPrefix("--") }
-let usage = "usage: cordis-bench core [--quick] [--json] | wire [--iterations N] [--json]"
+let usage = "usage: cordis-bench core [--quick] [--json] | loader [--json] | wire [--iterations N] [--json]"
 
 /// Prints a report as aligned text or JSON.
 func report(_ name: String, _ rows: [[String: Double]], ratios: [String: Double]) {
@@ -46,6 +46,9 @@ func runCore(quick: Bool) async throws {
 switch commands.first {
 case "core":
     try await runCore(quick: arguments.contains("--quick"))
+case "loader":
+    let figures = await runLoaderBenchmark(entries: 10_000)
+    report("loader", [Dictionary(figures, uniquingKeysWith: { first, _ in first })], ratios: [:])
 case "wire":
     exit(await WireLatencyBench.main(arguments: Array(arguments.drop { $0 != "wire" }.dropFirst())))
 case "wire-echo-server":
