@@ -1,0 +1,65 @@
+extension JSONValue: Codable {
+    /// Decodes any JSON value; with `JSONValueDecoder` the value is taken as is, with other decoders
+    /// it is rebuilt from their containers (object key order is then the decoder's `allKeys` order).
+    public init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer() {
+            if single.decodeNil() {
+                self = .null
+                return
+            }
+            if let flag = try? single.decode(Bool.self) {
+                self = .bool(flag)
+                return
+            }
+            if let integer = try? single.decode(Int64.self) {
+                self = .number(.integer(integer))
+                return
+            }
+            if let double = try? single.decode(Double.self) {
+                self = .number(.double(double))
+                return
+            }
+            if let text = try? single.decode(String.self) {
+                self = .string(text)
+                return
+            }
+        }
+        if let keyed = try? decoder.container(keyedBy: NameKey.self) {
+            var object = JSONObject()
+            for key in keyed.allKeys { object[key.stringValue] = try keyed.decode(JSONValue.self, forKey: key) }
+            self = .object(object)
+            return
+        }
+        var unkeyed = try decoder.unkeyedContainer()
+        var elements: [JSONValue] = []
+        while !unkeyed.isAtEnd { elements.append(try unkeyed.decode(JSONValue.self)) }
+        self = .array(elements)
+    }
+
+    /// Encodes the value through the encoder's containers, objects in key order.
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .null:
+            var single = encoder.singleValueContainer()
+            try single.encodeNil()
+        case .bool(let flag):
+            var single = encoder.singleValueContainer()
+            try single.encode(flag)
+        case .number(.integer(let integer)):
+            var single = encoder.singleValueContainer()
+            try single.encode(integer)
+        case .number(.double(let double)):
+            var single = encoder.singleValueContainer()
+            try single.encode(double)
+        case .string(let text):
+            var single = encoder.singleValueContainer()
+            try single.encode(text)
+        case .array(let elements):
+            var unkeyed = encoder.unkeyedContainer()
+            for element in elements { try unkeyed.encode(element) }
+        case .object(let object):
+            var keyed = encoder.container(keyedBy: NameKey.self)
+            for (key, value) in object { try keyed.encode(value, forKey: NameKey(key)) }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Testing
+@testable import CordisJSON
+
+private struct CounterConfig: Codable, Equatable {
+    var start: Int
+}
+
+private enum Mode: String, Codable, CaseIterable {
+    case fast, slow
+}
+
+private struct Server: Codable, Equatable {
+    var host: String
+    var port: UInt16
+    var tags: [String]?
+}
+
+private struct NodeConfig: Codable, Equatable {
+    var name: String
+    var ratio: Double
+    var enabled: Bool
+    var mode: Mode
+    var servers: [Server]
+    var limits: [String: Int]
+    var extra: JSONValue?
+    var note: String?
+}
+
+private struct Validated: Decodable {
+    var count: Int
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        count = try container.decode(Int.self, forKey: .count)
+        guard count >= 0 else {
+            throw DecodingError.dataCorruptedError(forKey: .count, in: container, debugDescription: "count must not be negative")
+        }
+    }
+    enum CodingKeys: String, CodingKey { case count }
+}
+
+@Suite("JSONValueDecoder")
+struct JSONValueDecoderTests {
+    func issues<T: Decodable>(_ type: T.Type, _ text: String) throws -> ConfigError {
+        let value = try JSONValue(parsing: text)
+        do {
+            _ = try JSONValueDecoder().decode(type, from: value)
+        } catch let error as ConfigError {
+            return error
+        }
+        Issue.record("decoding \(text) should fail")
+        return ConfigError(issues: [])
+    }
+
+    @Test func decodesANestedConfig() throws {
+        let text = """
+            {"name": "a", "ratio": 2, "enabled": true, "mode": "slow",
+             "servers": [{"host": "h", "port": 80, "tags": ["x"]}, {"host": "i", "port": 81, "tags": null}],
+             "limits": {"calls": 3}, "extra": {"k": [1, 2.5]}}
+            """
+        let config = try JSONValueDecoder().decode(NodeConfig.self, from: JSONValue(parsing: text))
+        #expect(config.ratio == 2)
+        #expect(config.mode == .slow)
+        #expect(config.servers == [Server(host: "h", port: 80, tags: ["x"]), Server(host: "i", port: 81, tags: nil)])
+        #expect(config.limits == ["calls": 3])
+        #expect(config.extra == ["k": [1, 2.5]])
+        #expect(config.note == nil)
+    }
+
+    @Test func reportsEveryIssueLikeCordis() throws {
+        let error = try issues(CounterConfig.self, #"{"start": "0", "strat": 1}"#)
+        #expect(error.description == """
+            invalid config:
+              - expected integer, got string (at start)
+              - unknown key "strat" (at strat)
+            """)
+        #expect(error.issues.map(\.code) == [.typeMismatch, .unknownKey])
+    }
+
+    @Test func namesNestedPathsWithKeysAndIndices() throws {
+        let text = """
+            {"name": 1, "ratio": 1.5, "enabled": true, "mode": "fast", "limits": {},
+             "servers": [{"host": "h", "port": 80}, {"host": "i", "port": 70000, "tag": []}, {"port": "x"}]}
+            """
+        let error = try issues(NodeConfig.self, text)
+        #expect(error.issues.map(\.description) == [
+            "expected string, got integer (at name)",
+            "integer 70000 does not fit UInt16 (at servers[1].port)",
+            "missing required key \"host\" (at servers[2].host)",
+            "expected integer, got string (at servers[2].port)",
+            "unknown key \"tag\" (at servers[1].tag)",
+        ])
+    }
+
+    @Test func describesTheRootAsRoot() throws {
+        let error = try issues(CounterConfig.self, "[1]")
+        #expect(error.description == "invalid config:\n  - expected object, got array (at root)")
+    }
+
+    @Test func rejectsNullForRequiredFieldsAndFractionsForIntegers() throws {
+        #expect(try issues(CounterConfig.self, #"{"start": null}"#).issues.map(\.description) == ["expected integer, got null (at start)"])
+        #expect(try issues(CounterConfig.self, #"{"start": 1.5}"#).issues.map(\.description) == ["expected integer, got number (at start)"])
+        #expect(try JSONValueDecoder().decode(CounterConfig.self, from: ["start": 2.0]).start == 2)
+    }
+
+    @Test func reportsAnInvalidEnumCase() throws {
+        let error = try issues([Mode].self, #"["fast", "medium"]"#)
+        #expect(error.issues.count == 1)
+        #expect(error.issues.first?.pathDescription == "[1]")
+        #expect(error.issues.first?.code == .invalidValue)
+    }
+
+    @Test func reportsValidationErrorsThrownByTheType() throws {
+        let error = try issues(Validated.self, #"{"count": -1, "other": true}"#)
+        #expect(error.issues.map(\.description) == ["count must not be negative (at count)"])
+        let both = try issues(Validated.self, #"{"count": "x", "other": true}"#)
+        #expect(both.issues.map(\.description) == [
+            "expected integer, got string (at count)",
+            "unknown key \"other\" (at other)",
+        ])
+    }
+
+    @Test func countsKeysReadThroughContainsAsKnown() throws {
+        struct Probe: Decodable {
+            var seen: Bool
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: NameKey.self)
+                seen = container.contains(NameKey("flag"))
+            }
+        }
+        #expect(try JSONValueDecoder().decode(Probe.self, from: ["flag": 1]).seen)
+        #expect(throws: ConfigError.self) { try JSONValueDecoder().decode(Probe.self, from: ["other": 1]) }
+    }
+
+    @Test func decodesScalarsAtTheRoot() throws {
+        #expect(try JSONValueDecoder().decode(Int.self, from: 5) == 5)
+        #expect(try JSONValueDecoder().decode(String?.self, from: nil) == nil)
+        #expect(try JSONValueDecoder().decode([Double].self, from: [1, 2.5]) == [1, 2.5])
+        #expect(try JSONValueDecoder().decode(JSONValue.self, from: ["a": 1]) == ["a": 1])
+        #expect(try JSONValueDecoder().decode(UInt64.self, from: .double(18_446_744_073_709_551_615.0 / 2)) > 0)
+    }
+}
+
+@Suite("JSONValueEncoder")
+struct JSONValueEncoderTests {
+    @Test func encodesKeysInTheirEncodingOrder() throws {
+        let config = NodeConfig(
+            name: "a", ratio: 1, enabled: false, mode: .fast, servers: [Server(host: "h", port: 1, tags: nil)],
+            limits: [:], extra: ["z": 1, "a": 2], note: nil)
+        let value = try JSONValueEncoder().encode(config)
+        #expect(value.objectValue?.keys == ["name", "ratio", "enabled", "mode", "servers", "limits", "extra"])
+        #expect(value.jsonString() == #"{"name":"a","ratio":1.0,"enabled":false,"mode":"fast","servers":[{"host":"h","port":1}],"limits":{},"extra":{"z":1,"a":2}}"#)
+    }
+
+    @Test func roundTripsThroughTheDecoder() throws {
+        let config = NodeConfig(
+            name: "a", ratio: 0.25, enabled: true, mode: .slow, servers: [], limits: ["x": -3], extra: nil, note: "n")
+        let value = try JSONValueEncoder().encode(config)
+        #expect(try JSONValueDecoder().decode(NodeConfig.self, from: value) == config)
+    }
+
+    @Test func refusesNonFiniteNumbers() {
+        #expect(throws: EncodingError.self) { try JSONValueEncoder().encode([Double.nan]) }
+    }
+
+    @Test func encodesScalarsAndJSONValuesAsIs() throws {
+        #expect(try JSONValueEncoder().encode(3) == .number(.integer(3)))
+        #expect(try JSONValueEncoder().encode(UInt64.max).numberValue?.isInteger == false)
+        #expect(try JSONValueEncoder().encode(["k": JSONValue.null]) == ["k": nil])
+        #expect(try JSONValueEncoder().encode(Optional<Int>.none) == .null)
+    }
+}
