@@ -5,7 +5,7 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 let json = arguments.contains("--json")
 let commands = arguments.filter { !$0.hasPrefix("--") }
-let usage = "usage: cordis-bench core [--quick] [--json] | loader [--json] | wire [--iterations N] [--json]"
+let usage = "usage: cordis-bench core [--quick] [--json] | loader [--json] | wire [--iterations N] [--json] | codec [--json]"
 
 /// Prints a report as aligned text or JSON.
 func report(_ name: String, _ rows: [[String: Double]], ratios: [String: Double]) {
@@ -49,6 +49,8 @@ case "core":
 case "loader":
     let figures = await runLoaderBenchmark(entries: 10_000)
     report("loader", [Dictionary(figures, uniquingKeysWith: { first, _ in first })], ratios: [:])
+case "codec":
+    report("codec", [runWireCodecBenchmark()], ratios: [:])
 case "wire":
     exit(await WireLatencyBench.main(arguments: Array(arguments.drop { $0 != "wire" }.dropFirst())))
 case "wire-echo-server":
