@@ -149,6 +149,21 @@ public final class Context {
         try provide(name: K.name, value: value, in: fiber.openScope())
     }
 
+    /// Provides `value` as the service of `key`, available only while `check` returns true (cordis's
+    /// `Service.check`). `check` is asked when the slot changes and when `recheck(_:)` is called.
+    @discardableResult
+    public func provide<K: ServiceKey>(
+        _ key: K.Type, _ value: K.Value, check: @escaping @CordisActor () -> Bool
+    ) throws -> EffectHandle {
+        try provide(name: K.name, value: value, in: fiber.openScope(), check: check)
+    }
+
+    /// Asks the providers of `key` in this context's realm their `check` again; consumers follow the
+    /// answer (a provider that stops passing unloads its consumers to `pending`).
+    public func recheck<K: ServiceKey>(_ key: K.Type) {
+        world.registry.refresh(realm(for: K.name).slot(K.name))
+    }
+
     /// Provides a service by name: `fallbackRank` non-nil makes it a fallback provider (a remote proxy),
     /// which never counts as a duplicate and serves only while the realm has no ordinary provider; the
     /// lowest rank is chosen first, and consumers stay with a fallback until it leaves.
@@ -158,10 +173,14 @@ public final class Context {
     }
 
     @discardableResult
-    func provide(name: String, value: Any, in scope: EffectScope, fallbackRank: String? = nil) throws -> EffectHandle {
+    func provide(
+        name: String, value: Any, in scope: EffectScope, fallbackRank: String? = nil,
+        check: (@CordisActor () -> Bool)? = nil
+    ) throws -> EffectHandle {
         try scope.ensureOpen()
         let slot = realm(for: name).slot(name)
-        let record = try world.registry.add(slot: slot, fiber: fiber, value: value, fallbackRank: fallbackRank)
+        let record = try world.registry.add(
+            slot: slot, fiber: fiber, value: value, fallbackRank: fallbackRank, check: check)
         fiber.register(record)
         let registry = world.registry
         let owner = fiber

@@ -15,8 +15,11 @@ public final class ProviderRecord {
     public let value: Any
     /// For a fallback provider, its rank: the lowest rank serves first. Nil for an ordinary provider.
     public let fallbackRank: String?
+    /// The provider's availability gate (cordis's `Service.check`), asked whenever the slot is refreshed.
+    let check: (@CordisActor () -> Bool)?
 
-    init(id: Int, slot: ServiceSlot, fiber: Fiber, value: Any, fallbackRank: String?) {
+    init(id: Int, slot: ServiceSlot, fiber: Fiber, value: Any, fallbackRank: String?, check: (@CordisActor () -> Bool)?) {
+        self.check = check
         self.id = id
         self.slot = slot
         self.fiber = fiber
@@ -27,6 +30,6 @@ public final class ProviderRecord {
     /// Whether this is a fallback provider.
     public var isFallback: Bool { fallbackRank != nil }
 
-    /// Whether it counts now: its fiber is `active`.
-    public var isAvailable: Bool { fiber.state == .active }
+    /// Whether it counts now: its fiber is `active` and its `check` (if any) passes.
+    public var isAvailable: Bool { fiber.state == .active && (check?() ?? true) }
 }

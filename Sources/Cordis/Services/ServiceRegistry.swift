@@ -33,7 +33,9 @@ final class ServiceRegistry {
     }
 
     /// Registers a provider; throws when an ordinary provider already serves (or is about to serve) the slot.
-    func add(slot: ServiceSlot, fiber: Fiber, value: Any, fallbackRank: String?) throws -> ProviderRecord {
+    func add(
+        slot: ServiceSlot, fiber: Fiber, value: Any, fallbackRank: String?, check: (@CordisActor () -> Bool)? = nil
+    ) throws -> ProviderRecord {
         let state = slots[slot] ?? SlotState()
         if fallbackRank == nil,
            let other = state.records.first(where: { !$0.isFallback && $0.fiber.state != .unloading && $0.fiber.state != .disposed }) {
@@ -44,7 +46,8 @@ final class ServiceRegistry {
                     + " (fiber \(other.fiber.id)); a realm has one provider per service: isolate one of them")
         }
         nextRecordID += 1
-        let record = ProviderRecord(id: nextRecordID, slot: slot, fiber: fiber, value: value, fallbackRank: fallbackRank)
+        let record = ProviderRecord(
+            id: nextRecordID, slot: slot, fiber: fiber, value: value, fallbackRank: fallbackRank, check: check)
         state.records.append(record)
         slots[slot] = state
         refresh(slot)
