@@ -81,10 +81,6 @@ public final class EffectScope {
         }
     }
 
-    func adopt(_ label: String, _ disposer: @escaping @CordisActor () async throws -> Void) throws -> EffectHandle {
-        try collect(label, disposer)
-    }
-
     func detach(_ handle: EffectHandle) {
         guard let position = handle.position, position < handles.count, handles[position] === handle else { return }
         handles[position] = nil
