@@ -86,6 +86,8 @@ let package = Package(
     products: [
         .library(name: "Cordis", targets: ["Cordis"]),
         .library(name: "CordisWire", targets: ["CordisWire"]),
+        .library(name: "CordisNode", targets: ["CordisNode"]),
+        .executable(name: "cordis-node", targets: ["cordis-node"]),
         .executable(name: "cordis-bench", targets: ["cordis-bench"]),
     ],
     dependencies: packageDependencies,
@@ -96,6 +98,9 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "CCordisShim", cSettings: [.define("_GNU_SOURCE")]),
         .target(name: "CordisWire", dependencies: ["CordisJSON", "COpenSSL", "CCordisShim"], swiftSettings: strict),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "CordisNode", dependencies: ["Cordis", "CordisWire", "CSystemd"], swiftSettings: strict),
+        .executableTarget(name: "cordis-node", dependencies: ["CordisNode"], swiftSettings: strict),
         .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire"], swiftSettings: strict),
         .executableTarget(name: "cordis-example", dependencies: ["Cordis"], path: "Examples/Greeter", swiftSettings: strict),
         .testTarget(name: "CordisJSONTests", dependencies: ["CordisJSON"], swiftSettings: strict),
@@ -104,5 +109,6 @@ let package = Package(
             name: "CordisMacrosTests", dependencies: macroTestDependencies,
             swiftSettings: strict + macroTestSettings, linkerSettings: macroTestLinker),
         .testTarget(name: "CordisWireTests", dependencies: ["CordisWire"], swiftSettings: strict),
+        .testTarget(name: "CordisNodeTests", dependencies: ["CordisNode"], swiftSettings: strict),
     ]
 )

@@ -50,6 +50,6 @@ extension CordisError {
     /// Whether an error means "a dependency went away", which returns a loading fiber to `pending`
     /// instead of `failed`.
     static func isWithdrawal(_ error: any Error) -> Bool {
-        (error as? CordisError)?.code == .withdrawn
+        (error as? CordisError)?.code == .withdrawn || (error as? RemoteCallError)?.code == .withdrawn
     }
 }

@@ -1,0 +1,42 @@
+/// Helpers the code `@Remote` generates uses to move arguments and results through JSON.
+public enum RemoteCoding {
+    /// Encodes an argument or a result.
+    ///
+    /// - Throws: `RemoteCallError` `.invalidArguments` when it cannot be encoded.
+    public static func encode<T: Encodable>(_ value: T) throws -> JSONValue {
+        do {
+            return try JSONValueEncoder().encode(value)
+        } catch {
+            throw RemoteCallError(.invalidArguments, "cannot encode \(T.self): \(error)")
+        }
+    }
+
+    /// Decodes argument `label` of `method` from a call's argument object.
+    ///
+    /// - Throws: `RemoteCallError` `.invalidArguments` naming the method, the argument and the problem.
+    public static func argument<T: Decodable>(
+        _ type: T.Type, _ label: String, of method: String, in arguments: JSONObject
+    ) throws -> T {
+        do {
+            return try JSONValueDecoder().decode(T.self, from: arguments[label] ?? .null)
+        } catch {
+            throw RemoteCallError(.invalidArguments, "\(method): argument \(label): \(error)")
+        }
+    }
+
+    /// Decodes the result of `method`.
+    ///
+    /// - Throws: `RemoteCallError` `.invalidArguments` when it does not decode as `T`.
+    public static func result<T: Decodable>(_ type: T.Type, of method: String, from value: JSONValue) throws -> T {
+        do {
+            return try JSONValueDecoder().decode(T.self, from: value)
+        } catch {
+            throw RemoteCallError(.invalidArguments, "\(method): result: \(error)")
+        }
+    }
+
+    /// The error for a method the interface does not have.
+    public static func unknownMethod(_ method: String, in interface: String) -> RemoteCallError {
+        RemoteCallError(.unknownMethod, "interface \(interface) has no method \(method)")
+    }
+}

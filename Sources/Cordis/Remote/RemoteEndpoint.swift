@@ -1,0 +1,11 @@
+/// Where a remote proxy sends its calls: one provider of one service, reached through the node's links.
+///
+/// `Cordis` declares it so that it does not depend on the wire; `CordisNode` implements it.
+public protocol RemoteEndpoint: Sendable {
+    /// Calls `method` with its arguments as a JSON object keyed by argument label (`_0`, `_1`… for
+    /// unlabelled ones) and returns the JSON result.
+    ///
+    /// - Throws: `RemoteCallError` (`withdrawn` when the provider went away, `timeout`, or the error the
+    ///   provider's method threw).
+    func call(method: String, arguments: JSONObject) async throws -> JSONValue
+}

@@ -1,0 +1,2 @@
+import Testing
+@Test func nodePlaceholder() { #expect(Bool(true)) }
