@@ -1,6 +1,6 @@
 /// A service interface usable across processes; `@Remote` on a protocol `P` generates `PRemote`
 /// conforming to it (the proxy and the dispatcher).
-public protocol RemoteInterface {
+public protocol RemoteInterface: SendableMetatype {
     /// The existential consumers inject (`any P`).
     associatedtype API
     /// The interface's name (the protocol's name).
@@ -11,9 +11,10 @@ public protocol RemoteInterface {
     static var methods: [String] { get }
     /// A proxy that sends every call to `endpoint`.
     static func proxy(_ endpoint: any RemoteEndpoint) -> API
-    /// Runs a call on a local instance: decodes the arguments, calls the method, encodes the result.
+    /// Runs a call on a local instance (on `CordisActor`, where providers live): decodes the arguments, calls the method, encodes the result.
     ///
     /// - Throws: `RemoteCallError` `.unknownMethod` or `.invalidArguments`; whatever the method throws.
+    @CordisActor
     static func dispatch(_ instance: API, method: String, arguments: JSONObject) async throws -> JSONValue
 }
 

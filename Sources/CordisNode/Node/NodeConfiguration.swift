@@ -1,0 +1,60 @@
+import Cordis
+import CordisWire
+import Foundation
+
+/// What a node is and how it behaves on the network: its name, addresses, secrets and timings.
+public struct NodeConfiguration: Sendable {
+    /// The node's name, unique in the cluster.
+    public var name: String
+    /// This life's incarnation (a fresh value per process start).
+    public var incarnation: String
+    /// Addresses to listen on.
+    public var listen: [Address]
+    /// Addresses other nodes can dial (defaults to the real listening addresses).
+    public var advertise: [Address]
+    /// Seed addresses to dial.
+    public var peers: [Address]
+    /// The cluster secrets (nil: unauthenticated, for Unix sockets with peer-credential checks).
+    public var secrets: ClusterSecrets?
+    /// Who may connect over Unix sockets.
+    public var peerPolicy: PeerPolicy
+    /// The Unix socket group.
+    public var socketGroup: UInt32?
+    /// How often heartbeats are sent.
+    public var heartbeatInterval: Duration
+    /// How long a silent peer is waited for before it is declared down.
+    public var heartbeatTimeout: Duration
+    /// How long a remote call may take.
+    public var callTimeout: Duration
+    /// How long a withdrawal waits for remote consumers' acknowledgements.
+    public var withdrawTimeout: Duration
+    /// The largest frame accepted.
+    public var maxFrameSize: Int
+    /// First and largest delay before re-dialling a lost peer.
+    public var reconnectBackoff: (first: Duration, maximum: Duration)
+
+    /// A configuration with the defaults of `CONTRACTS.md` §6.
+    public init(
+        name: String, incarnation: String = UUID().uuidString.lowercased(), listen: [Address] = [],
+        advertise: [Address] = [], peers: [Address] = [], secrets: ClusterSecrets? = nil,
+        peerPolicy: PeerPolicy = PeerPolicy(), socketGroup: UInt32? = nil,
+        heartbeatInterval: Duration = .milliseconds(500), heartbeatTimeout: Duration = .seconds(2),
+        callTimeout: Duration = .seconds(30), withdrawTimeout: Duration = .seconds(5),
+        maxFrameSize: Int = Frame.defaultMaxSize
+    ) {
+        self.name = name
+        self.incarnation = incarnation
+        self.listen = listen
+        self.advertise = advertise
+        self.peers = peers
+        self.secrets = secrets
+        self.peerPolicy = peerPolicy
+        self.socketGroup = socketGroup
+        self.heartbeatInterval = heartbeatInterval
+        self.heartbeatTimeout = heartbeatTimeout
+        self.callTimeout = callTimeout
+        self.withdrawTimeout = withdrawTimeout
+        self.maxFrameSize = maxFrameSize
+        self.reconnectBackoff = (.milliseconds(50), .seconds(2))
+    }
+}

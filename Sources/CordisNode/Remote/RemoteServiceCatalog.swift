@@ -1,0 +1,38 @@
+import Cordis
+
+/// The services a node can share across the cluster: for each service name, its `@Remote` interface's
+/// name and version, how to make a proxy, and how to run a call on a local instance.
+public struct RemoteServiceCatalog: Sendable {
+    /// One remote-capable service.
+    public struct Service: Sendable {
+        /// The service name.
+        public let name: String
+        /// The interface name.
+        public let interface: String
+        /// The interface version.
+        public let version: String
+        let makeProxy: @Sendable (any RemoteEndpoint) -> Any
+        let dispatch: @CordisActor @Sendable (Any, String, JSONObject) async throws -> JSONValue
+    }
+
+    private(set) var services: [String: Service] = [:]
+
+    /// An empty catalog.
+    public init() {}
+
+    /// Makes the service of `key` shareable across nodes.
+    public mutating func register<K: RemoteServiceKey>(_ key: K.Type) {
+        services[K.name] = Service(
+            name: K.name, interface: K.Interface.name, version: K.Interface.version,
+            makeProxy: { K.Interface.proxy($0) },
+            dispatch: { instance, method, arguments in
+                guard let typed = instance as? K.Value else {
+                    throw RemoteCallError(.failed, "service \(K.name) is not a \(K.Interface.name)")
+                }
+                return try await K.Interface.dispatch(typed, method: method, arguments: arguments)
+            })
+    }
+
+    /// The registered service named `name`.
+    public func service(named name: String) -> Service? { services[name] }
+}
