@@ -315,6 +315,8 @@ public final class Node {
             session.complete(message)
         case .cancel:
             break
+        case .request(let request):
+            serve(request, from: session)
         case .goodbye(let reason):
             logger.info("\(session.identity.name) said goodbye: \(reason ?? "")")
         default:

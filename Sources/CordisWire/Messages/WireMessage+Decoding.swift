@@ -100,6 +100,20 @@ extension WireMessage {
                 message: try fields.string("message")))
         case "goodbye":
             self = .goodbye(reason: try fields.optionalString("reason"))
+        case "request":
+            self = .request(ControlRequest(
+                id: try fields.integer("id"), command: try fields.string("command"),
+                node: try fields.optionalString("node"),
+                args: object["args"] == nil ? JSONObject() : try fields.object("args")))
+        case "response":
+            let id = try fields.integer("id")
+            if object["result"] != nil {
+                let more = object["more"]?.boolValue ?? false
+                self = .response(ControlResponse(id: id, result: try fields.value("result"), more: more))
+            } else {
+                self = .response(ControlResponse(
+                    id: id, errorCode: try fields.string("code"), errorMessage: try fields.string("message")))
+            }
         default:
             self = .unknown(type: type, body: object)
         }

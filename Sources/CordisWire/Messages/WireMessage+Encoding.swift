@@ -68,6 +68,24 @@ extension WireMessage {
             json.string("message", error.message)
         case .goodbye(let reason):
             json.optionalString("reason", reason)
+        case .request(let request):
+            json.integer("id", request.id)
+            json.string("command", request.command)
+            json.optionalString("node", request.node)
+            json.key("args")
+            JSONSerializer.append(.object(request.args), to: &json.buffer)
+        case .response(let response):
+            json.integer("id", response.id)
+            if let result = response.result {
+                json.key("result")
+                JSONSerializer.append(result, to: &json.buffer)
+            }
+            if let code = response.errorCode { json.string("code", code) }
+            if let message = response.errorMessage { json.string("message", message) }
+            if response.more {
+                json.key("more")
+                JSONSerializer.append(.bool(true), to: &json.buffer)
+            }
         case .unknown(_, let body):
             for (key, value) in body where key != "type" {
                 json.key(key)

@@ -38,6 +38,10 @@ public enum WireMessage: Sendable, Hashable {
     case cancel(id: Int)
     /// The sender is closing the link in an orderly way.
     case goodbye(reason: String?)
+    /// A console's control request (`CONTRACTS.md` §7, §8).
+    case request(ControlRequest)
+    /// A node's answer to a control request.
+    case response(ControlResponse)
     /// A message whose `type` this version does not know, with its whole object.
     case unknown(type: String, body: JSONObject)
 
@@ -60,6 +64,8 @@ public enum WireMessage: Sendable, Hashable {
         case .error: return "error"
         case .cancel: return "cancel"
         case .goodbye: return "goodbye"
+        case .request: return "request"
+        case .response: return "response"
         case .unknown(let type, _): return type
         }
     }

@@ -1,0 +1,124 @@
+import Cordis
+import CordisWire
+
+/// The control API served to authenticated consoles: status and Loader commands.
+extension Node {
+    /// Runs a console's request and answers it. Every accepted change is logged with who made it.
+    func serve(_ request: ControlRequest, from session: PeerSession) {
+        spawn { [weak self] in
+            guard let self else { return }
+            let response: ControlResponse
+            do {
+                response = ControlResponse(id: request.id, result: try await self.run(request, by: session))
+            } catch let error as LoaderError {
+                response = ControlResponse(id: request.id, errorCode: "rejected", errorMessage: error.message)
+            } catch let error as ControlError {
+                response = ControlResponse(id: request.id, errorCode: error.code, errorMessage: error.message)
+            } catch let error as RemoteCallError {
+                response = ControlResponse(id: request.id, errorCode: error.code.rawValue, errorMessage: error.message)
+            } catch {
+                response = ControlResponse(id: request.id, errorCode: "failed", errorMessage: "\(error)")
+            }
+            session.send(.response(response))
+        }
+    }
+
+    private func run(_ request: ControlRequest, by session: PeerSession) async throws -> JSONValue {
+        let args = request.args
+        if let target = request.node, target != name {
+            throw ControlError("unreachable", "\(name) does not relay requests (asked for \(target))")
+        }
+        switch request.command {
+        case "status":
+            return .object(["nodes": .array([statusSnapshot()])])
+        case "catalog":
+            return .array(loader.plugins.map { item in
+                .object([
+                    "name": .string(item.name),
+                    "injects": .array(item.injects.map { .string($0.description) }),
+                    "provides": .array(item.provides.map { .string($0) }),
+                    "config": .array(item.schema.fields.map { field in
+                        .object([
+                            "path": .string(field.path), "type": .string(field.type),
+                            "optional": .bool(field.isOptional),
+                        ])
+                    }),
+                ])
+            })
+        case "enable", "disable":
+            let id = try args.requiredString("entry")
+            try await loader.setDisabled(id: id, request.command == "disable")
+            audit(session, "\(request.command)d entry \(id)", entry: id)
+            return entryResult(id)
+        case "config":
+            let id = try args.requiredString("entry")
+            try await loader.update(id: id, config: args["config"] ?? .object(JSONObject()))
+            audit(session, "changed the config of entry \(id)", entry: id)
+            return entryResult(id)
+        case "add":
+            let entry = try Entry(json: args["entry"] ?? .null, location: "add")
+            let parent = args["parent"]?.stringValue
+            try await loader.add(entry, parent: parent)
+            audit(session, "added entry \(entry.id) (\(entry.plugin ?? "group"))", entry: entry.id)
+            return entryResult(entry.id)
+        case "remove":
+            let id = try args.requiredString("entry")
+            try await loader.remove(id: id)
+            audit(session, "removed entry \(id)", entry: id)
+            return .object(["entry": .string(id), "removed": .bool(true)])
+        case "call":
+            return try await callFromConsole(args)
+        default:
+            throw ControlError("unknown-command", "unknown command \"\(request.command)\"")
+        }
+    }
+
+    private func entryResult(_ id: String) -> JSONValue {
+        let status = loader.status.first { $0.id == id }
+        return .object([
+            "entry": .string(id),
+            "state": status?.state.map { .string($0.rawValue) } ?? .null,
+            "disabled": .bool(status?.disabled ?? false),
+            "error": status?.error.map { .string($0) } ?? .null,
+        ])
+    }
+
+    private func audit(_ session: PeerSession, _ change: String, entry: String) {
+        let who = session.link.peerUID.map { "\(session.identity.name) (uid \($0))" }
+            ?? "\(session.identity.name) (\(session.link.connection))"
+        logger.info("\(who) \(change)", fields: [("CORDIS_PEER", session.identity.name), ("CORDIS_ENTRY", entry)])
+    }
+
+    private func callFromConsole(_ args: JSONObject) async throws -> JSONValue {
+        let service = try args.requiredString("service")
+        let method = try args.requiredString("method")
+        let realm: Realm = args["realm"]?.stringValue.map { .label($0) } ?? .root
+        guard let catalogued = remoteServices.service(named: service) else {
+            throw ControlError("rejected", "\(service) is not a remote-capable service on \(name)")
+        }
+        guard let record = context.provider(of: service, in: realm) else {
+            throw ControlError("rejected", "no provider of \(service) in realm \(realm)")
+        }
+        let arguments = args["args"]?.objectValue ?? JSONObject()
+        return try await catalogued.dispatch(record.value, method, arguments)
+    }
+}
+
+/// A control request that cannot be served, with the code the console prints.
+struct ControlError: Error {
+    let code: String
+    let message: String
+    init(_ code: String, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+extension JSONObject {
+    func requiredString(_ key: String) throws -> String {
+        guard let value = self[key]?.stringValue else {
+            throw ControlError("bad-request", "missing string argument \"\(key)\"")
+        }
+        return value
+    }
+}
