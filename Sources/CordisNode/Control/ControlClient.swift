@@ -1,0 +1,133 @@
+import Cordis
+import CordisWire
+import Foundation
+
+/// A console's link to one node's control API: sends requests and awaits their responses.
+///
+/// The console (`cordis-console`) and the integration tests use it. Thread-safe: an actor.
+public actor ControlClient {
+    private let link: Link
+    private let loop: EventLoop
+    private var nextID = 0
+    private var waiting: [Int: CheckedContinuation<JSONValue, any Error>] = [:]
+    private var pages: [Int: [JSONValue]] = [:]
+    private var reader: Task<Void, Never>?
+    private var closedError: (any Error)?
+
+    /// Connects to the node at `address` as a console named `name`.
+    ///
+    /// - Throws: `TransportError` or `WireError` when the node cannot be reached or refuses the link.
+    public static func connect(
+        to address: Address, name: String = "console", secrets: ClusterSecrets? = nil,
+        timeout: Duration = .seconds(10)
+    ) async throws -> ControlClient {
+        let loop = try EventLoop(name: "cordis-console")
+        do {
+            let identity = PeerIdentity(
+                role: .console, name: name, incarnation: UUID().uuidString.lowercased())
+            var limits = ConnectionLimits()
+            limits.connectTimeout = timeout
+            let link = try await Link.connect(
+                to: address, on: loop, configuration: HandshakeConfiguration(identity: identity, secrets: secrets),
+                limits: limits, options: LinkOptions(handshakeTimeout: timeout))
+            let client = ControlClient(link: link, loop: loop)
+            await client.startReading()
+            return client
+        } catch {
+            await loop.shutdown()
+            throw error
+        }
+    }
+
+    private init(link: Link, loop: EventLoop) {
+        self.link = link
+        self.loop = loop
+    }
+
+    private func startReading() {
+        let link = self.link
+        reader = Task { [weak self] in
+            do {
+                for try await message in link.messages {
+                    guard case .response(let response) = message else { continue }
+                    await self?.deliver(response)
+                }
+                await self?.fail(RemoteCallError(.withdrawn, "the node closed the link"))
+            } catch {
+                await self?.fail(error)
+            }
+        }
+    }
+
+    private func deliver(_ response: ControlResponse) {
+        if let code = response.errorCode {
+            waiting.removeValue(forKey: response.id)?.resume(
+                throwing: ControlFailure(code: code, message: response.errorMessage ?? code))
+            return
+        }
+        guard let result = response.result else { return }
+        if response.more {
+            pages[response.id, default: []].append(result)
+            return
+        }
+        let earlier = pages.removeValue(forKey: response.id) ?? []
+        let value: JSONValue = earlier.isEmpty ? result : .array(earlier + [result])
+        waiting.removeValue(forKey: response.id)?.resume(returning: value)
+    }
+
+    private func fail(_ error: any Error) {
+        closedError = error
+        let pending = waiting
+        waiting.removeAll()
+        for continuation in pending.values { continuation.resume(throwing: error) }
+    }
+
+    /// Sends a command and returns its result.
+    ///
+    /// - Throws: `ControlFailure` with the node's error code and message; `RemoteCallError` `.timeout`
+    ///   when no answer comes within `timeout`; the link's error when it closes.
+    public func request(
+        _ command: String, node: String? = nil, args: JSONObject = JSONObject(), timeout: Duration = .seconds(10)
+    ) async throws -> JSONValue {
+        if let closedError { throw closedError }
+        nextID += 1
+        let id = nextID
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            await self?.expire(id, after: timeout)
+        }
+        defer { timer.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
+            waiting[id] = continuation
+            do {
+                try link.enqueue(.request(ControlRequest(id: id, command: command, node: node, args: args)))
+            } catch {
+                waiting.removeValue(forKey: id)?.resume(throwing: error)
+            }
+        }
+    }
+
+    private func expire(_ id: Int, after timeout: Duration) {
+        waiting.removeValue(forKey: id)?.resume(
+            throwing: RemoteCallError(.timeout, "no answer from the node within \(timeout)"))
+    }
+
+    /// Closes the link.
+    public func close() async {
+        link.close(reason: "console done")
+        reader?.cancel()
+        await loop.shutdown()
+    }
+}
+
+/// A control request the node refused or could not run.
+public struct ControlFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The node's error code (`rejected`, `unknown-command`, `unreachable`, …).
+    public let code: String
+    /// The node's message.
+    public let message: String
+
+    /// `message`.
+    public var description: String { message }
+}
