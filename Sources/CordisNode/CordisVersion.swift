@@ -1,5 +1,7 @@
-/// The version of Cordis this node runs.
+/// The version of Cordis that this library and `cordis-node` belong to.
+///
+/// `cordis-node --version` prints it, and a node reports it in its status (`CONTRACTS.md` §8).
 public enum CordisVersion {
-    /// The version string printed by `--version` and reported in status.
+    /// The current version, as `MAJOR.MINOR.PATCH`.
     public static let current = "0.1.0"
 }

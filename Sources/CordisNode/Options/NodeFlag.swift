@@ -1,0 +1,167 @@
+/// One flag of `cordis-node` (`CONTRACTS.md` §6): its long name, how it takes values, its help line.
+///
+/// The one table behind the parser, the config keys (the long name without dashes) and the usage text.
+enum NodeFlag: String, CaseIterable, Sendable {
+    case name
+    case entries
+    case listen
+    case advertise
+    case peer
+    case secretFile = "secret-file"
+    case insecure
+    case socketGroup = "socket-group"
+    case allowUID = "allow-uid"
+    case heartbeatInterval = "heartbeat-interval"
+    case heartbeatTimeout = "heartbeat-timeout"
+    case callTimeout = "call-timeout"
+    case withdrawTimeout = "withdraw-timeout"
+    case shutdownTimeout = "shutdown-timeout"
+    case maxFrame = "max-frame"
+    case logLevel = "log-level"
+    case config
+    case version
+    case help
+
+    /// How a flag takes values.
+    enum Arity {
+        /// One value, given at most once.
+        case single
+        /// One value per occurrence, collected in order.
+        case repeated
+        /// No value (`--insecure`); `--insecure=true|false` is accepted too.
+        case toggle
+        /// No value; answers instead of running (`--help`, `--version`).
+        case action
+    }
+
+    /// The flag as written on the command line: `--secret-file`.
+    var spelling: String { "--\(rawValue)" }
+
+    /// The key of the setting in a `--config` file, or nil for flags that cannot be set there.
+    var configKey: String? {
+        switch self {
+        case .config, .version, .help: return nil
+        default: return rawValue
+        }
+    }
+
+    /// How the flag takes values.
+    var arity: Arity {
+        switch self {
+        case .listen, .advertise, .peer, .secretFile, .allowUID: return .repeated
+        case .insecure: return .toggle
+        case .version, .help: return .action
+        default: return .single
+        }
+    }
+
+    /// The placeholder for the value in the usage text.
+    var valueName: String? {
+        switch self {
+        case .name: return "NAME"
+        case .entries, .secretFile, .config: return "FILE"
+        case .listen, .advertise, .peer: return "ADDR"
+        case .socketGroup: return "GROUP"
+        case .allowUID: return "UID"
+        case .heartbeatInterval, .heartbeatTimeout, .callTimeout, .withdrawTimeout, .shutdownTimeout: return "S"
+        case .maxFrame: return "BYTES"
+        case .logLevel: return "LEVEL"
+        case .insecure, .version, .help: return nil
+        }
+    }
+
+    /// The flag with its value placeholder, as in the usage text: `--listen ADDR`.
+    var synopsis: String {
+        guard let valueName else { return spelling }
+        return "\(spelling) \(valueName)"
+    }
+
+    /// What the flag does, for the usage text.
+    var summary: String {
+        switch self {
+        case .name: return "this node's name: 1-64 characters of A-Z a-z 0-9 . _ - (required)"
+        case .entries: return "the entries file, this node's plugin tree; missing means empty (required)"
+        case .listen: return "listen on ADDR: unix:/path, tcp:HOST:PORT or tcp:[IPv6]:PORT (port 0 picks one); repeatable"
+        case .advertise: return "an address other nodes dial to reach this one (needed with a wildcard --listen); repeatable"
+        case .peer: return "a peer to dial; repeatable"
+        case .secretFile: return "the cluster secret (at least 32 bytes, not readable by group or others); twice during a rotation: the first proves, either is accepted"
+        case .insecure: return "allow listening on TCP without --secret-file (logged as a warning)"
+        case .socketGroup: return "the group name or number owning the Unix sockets (mode 0660)"
+        case .allowUID: return "a further user id accepted on Unix sockets; repeatable"
+        case .heartbeatInterval: return "seconds between heartbeats"
+        case .heartbeatTimeout: return "seconds of silence before a peer is declared down"
+        case .callTimeout: return "seconds a remote call may take"
+        case .withdrawTimeout: return "seconds an orderly withdrawal waits for remote consumers"
+        case .shutdownTimeout: return "seconds an orderly shutdown may take before exiting 1"
+        case .maxFrame: return "the largest frame in bytes, from 65536 (64 KiB) to 67108864 (64 MiB)"
+        case .logLevel: return "the least severe level logged: error, warn, info or debug"
+        case .config: return "read settings from a JSON object keyed by these flag names without dashes; flags override it"
+        case .version: return "print the version and exit"
+        case .help: return "print this help and exit"
+        }
+    }
+
+    /// The default, as shown in the usage text, or nil for flags without one.
+    var defaultText: String? {
+        switch self {
+        case .listen, .advertise, .peer, .secretFile, .allowUID: return "none"
+        case .insecure: return "off"
+        case .socketGroup: return "the node's own group"
+        case .heartbeatInterval: return SettingSyntax.secondsText(NodeOptions.defaultHeartbeatInterval)
+        case .heartbeatTimeout: return SettingSyntax.secondsText(NodeOptions.defaultHeartbeatTimeout)
+        case .callTimeout: return SettingSyntax.secondsText(NodeOptions.defaultCallTimeout)
+        case .withdrawTimeout: return SettingSyntax.secondsText(NodeOptions.defaultWithdrawTimeout)
+        case .shutdownTimeout: return SettingSyntax.secondsText(NodeOptions.defaultShutdownTimeout)
+        case .maxFrame: return "\(NodeOptions.defaultMaxFrameSize) (4 MiB)"
+        case .logLevel: return NodeOptions.defaultLogLevel.description
+        case .name, .entries, .config, .version, .help: return nil
+        }
+    }
+
+    /// The flag named `name` (without dashes), or nil.
+    init?(longName name: String) {
+        self.init(rawValue: name)
+    }
+
+    /// The known name closest to `name` (both without dashes), for a "did you mean" hint; nil when none
+    /// is close. A unique prefix wins (`secret` → `secret-file`); otherwise the nearest name within a
+    /// small edit distance (`lisen` → `listen`).
+    static func suggestion(for name: String, among candidates: [String]) -> String? {
+        let lowered = name.lowercased()
+        guard !lowered.isEmpty else { return nil }
+        let prefixed = candidates.filter { $0.hasPrefix(lowered) }
+        if prefixed.count == 1 { return prefixed[0] }
+        var best: (name: String, distance: Int)?
+        for candidate in candidates {
+            let distance = editDistance(lowered, candidate)
+            if distance < (best?.distance ?? Int.max) { best = (candidate, distance) }
+        }
+        guard let best else { return nil }
+        let allowed = max(1, min(3, best.name.count / 3))
+        if best.distance <= allowed { return best.name }
+        // `--max-frame-size` for `--max-frame`: a known name followed by a dash and more.
+        if let extended = candidates.first(where: { lowered.hasPrefix($0 + "-") || lowered == $0 + "s" }) {
+            return extended
+        }
+        return nil
+    }
+
+    /// The Levenshtein distance between two short strings, in characters.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.prefix(128))
+        let b = Array(b.prefix(128))
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        var current = Array(repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,170 @@
+import Cordis
+import CordisWire
+
+/// The settings one source gave (the command line or a config file), each nil when that source left
+/// it out; `overriding(_:)` merges two sources and `resolve()` turns the result into `NodeOptions`.
+struct NodeSettings: Sendable {
+    var name: String?
+    var entries: String?
+    var listen: [Address]?
+    var advertise: [Address]?
+    var peers: [Address]?
+    var secretFiles: [String]?
+    var insecure: Bool?
+    var socketGroup: SocketGroup?
+    var allowedUIDs: [UInt32]?
+    var heartbeatInterval: Duration?
+    var heartbeatTimeout: Duration?
+    var callTimeout: Duration?
+    var withdrawTimeout: Duration?
+    var shutdownTimeout: Duration?
+    var maxFrameSize: Int?
+    var logLevel: LogLevel?
+    var config: String?
+
+    /// Whether this source set `flag` at all.
+    func has(_ flag: NodeFlag) -> Bool {
+        switch flag {
+        case .name: return name != nil
+        case .entries: return entries != nil
+        case .listen: return listen != nil
+        case .advertise: return advertise != nil
+        case .peer: return peers != nil
+        case .secretFile: return secretFiles != nil
+        case .insecure: return insecure != nil
+        case .socketGroup: return socketGroup != nil
+        case .allowUID: return allowedUIDs != nil
+        case .heartbeatInterval: return heartbeatInterval != nil
+        case .heartbeatTimeout: return heartbeatTimeout != nil
+        case .callTimeout: return callTimeout != nil
+        case .withdrawTimeout: return withdrawTimeout != nil
+        case .shutdownTimeout: return shutdownTimeout != nil
+        case .maxFrame: return maxFrameSize != nil
+        case .logLevel: return logLevel != nil
+        case .config: return config != nil
+        case .version, .help: return false
+        }
+    }
+
+    /// Sets one value of `flag` from its text; a list flag appends. Throws `SettingProblem`.
+    mutating func apply(_ flag: NodeFlag, text: String) throws(SettingProblem) {
+        switch flag {
+        case .name: name = try SettingSyntax.name(text)
+        case .entries: entries = try SettingSyntax.path(text)
+        case .listen: listen = (listen ?? []) + [try SettingSyntax.address(text)]
+        case .advertise: advertise = (advertise ?? []) + [try SettingSyntax.address(text)]
+        case .peer: peers = (peers ?? []) + [try SettingSyntax.address(text)]
+        case .secretFile: secretFiles = (secretFiles ?? []) + [try SettingSyntax.path(text)]
+        case .insecure: insecure = try SettingSyntax.toggle(text)
+        case .socketGroup: socketGroup = try SettingSyntax.group(text)
+        case .allowUID: allowedUIDs = (allowedUIDs ?? []) + [try SettingSyntax.uid(text)]
+        case .heartbeatInterval: heartbeatInterval = try SettingSyntax.duration(text)
+        case .heartbeatTimeout: heartbeatTimeout = try SettingSyntax.duration(text)
+        case .callTimeout: callTimeout = try SettingSyntax.duration(text)
+        case .withdrawTimeout: withdrawTimeout = try SettingSyntax.duration(text)
+        case .shutdownTimeout: shutdownTimeout = try SettingSyntax.duration(text)
+        case .maxFrame: maxFrameSize = try SettingSyntax.frameSize(text)
+        case .logLevel: logLevel = try SettingSyntax.logLevel(text)
+        case .config: config = try SettingSyntax.path(text)
+        case .version, .help: break
+        }
+    }
+
+    /// These settings where set, `base`'s elsewhere: a list set here replaces `base`'s whole list.
+    func overriding(_ base: NodeSettings) -> NodeSettings {
+        NodeSettings(
+            name: name ?? base.name,
+            entries: entries ?? base.entries,
+            listen: listen ?? base.listen,
+            advertise: advertise ?? base.advertise,
+            peers: peers ?? base.peers,
+            secretFiles: secretFiles ?? base.secretFiles,
+            insecure: insecure ?? base.insecure,
+            socketGroup: socketGroup ?? base.socketGroup,
+            allowedUIDs: allowedUIDs ?? base.allowedUIDs,
+            heartbeatInterval: heartbeatInterval ?? base.heartbeatInterval,
+            heartbeatTimeout: heartbeatTimeout ?? base.heartbeatTimeout,
+            callTimeout: callTimeout ?? base.callTimeout,
+            withdrawTimeout: withdrawTimeout ?? base.withdrawTimeout,
+            shutdownTimeout: shutdownTimeout ?? base.shutdownTimeout,
+            maxFrameSize: maxFrameSize ?? base.maxFrameSize,
+            logLevel: logLevel ?? base.logLevel,
+            config: config ?? base.config)
+    }
+
+    /// The options these settings make, with defaults for what is unset, once every rule holds.
+    ///
+    /// - Throws: `NodeOptionsError` with `missingSetting`, `repeatedFlag` or `conflict`.
+    func resolve() throws(NodeOptionsError) -> NodeOptions {
+        guard let name else {
+            throw NodeOptionsError(
+                .missingSetting, "--name is required: the node's name, 1–64 characters of A-Z a-z 0-9 . _ -")
+        }
+        guard let entries else {
+            throw NodeOptionsError(
+                .missingSetting, "--entries is required: the path of the node's entries file (a missing file is an empty tree)")
+        }
+        var options = NodeOptions(name: name, entriesFile: entries, configFile: config)
+        options.listen = listen ?? []
+        options.advertise = advertise ?? []
+        options.peers = peers ?? []
+        options.secretFiles = secretFiles ?? []
+        options.insecure = insecure ?? false
+        options.socketGroup = socketGroup
+        options.allowedUIDs = allowedUIDs ?? []
+        options.heartbeatInterval = heartbeatInterval ?? NodeOptions.defaultHeartbeatInterval
+        options.heartbeatTimeout = heartbeatTimeout ?? NodeOptions.defaultHeartbeatTimeout
+        options.callTimeout = callTimeout ?? NodeOptions.defaultCallTimeout
+        options.withdrawTimeout = withdrawTimeout ?? NodeOptions.defaultWithdrawTimeout
+        options.shutdownTimeout = shutdownTimeout ?? NodeOptions.defaultShutdownTimeout
+        options.maxFrameSize = maxFrameSize ?? NodeOptions.defaultMaxFrameSize
+        options.logLevel = logLevel ?? NodeOptions.defaultLogLevel
+        try Self.check(options)
+        return options
+    }
+
+    /// The rules between settings (`CONTRACTS.md` §1, §5, §6).
+    private static func check(_ options: NodeOptions) throws(NodeOptionsError) {
+        if options.secretFiles.count > NodeOptions.maximumSecretFiles {
+            throw NodeOptionsError(
+                .repeatedFlag,
+                "--secret-file is given \(options.secretFiles.count) times; at most 2 (two secrets during a rotation)")
+        }
+        if options.heartbeatTimeout <= options.heartbeatInterval {
+            throw NodeOptionsError(
+                .conflict,
+                "--heartbeat-timeout (\(SettingSyntax.secondsText(options.heartbeatTimeout)) s) must be longer than "
+                    + "--heartbeat-interval (\(SettingSyntax.secondsText(options.heartbeatInterval)) s)")
+        }
+        var seen: Set<Address> = []
+        for address in options.listen {
+            guard seen.insert(address).inserted else {
+                throw NodeOptionsError(.conflict, "--listen \(address) is given twice")
+            }
+        }
+        if options.secretFiles.isEmpty, !options.insecure,
+            let tcp = options.listen.first(where: { !$0.isUnix })
+        {
+            throw NodeOptionsError(
+                .conflict, "refusing to listen on \(tcp) without --secret-file; pass --insecure to allow it")
+        }
+        if options.advertise.isEmpty, let wildcard = options.listen.first(where: \.isWildcard) {
+            throw NodeOptionsError(
+                .conflict,
+                "listening on the wildcard address \(wildcard) needs --advertise ADDR: an address other nodes can dial")
+        }
+        for address in options.advertise {
+            if address.isWildcard {
+                throw NodeOptionsError(
+                    .conflict, "--advertise \(address) is a wildcard address; advertise one that other nodes can dial")
+            }
+            if address.tcpPort == 0 {
+                throw NodeOptionsError(
+                    .conflict, "--advertise \(address) has port 0; advertise the port other nodes dial")
+            }
+        }
+        for address in options.peers where address.tcpPort == 0 {
+            throw NodeOptionsError(.conflict, "--peer \(address) has port 0; give the port the peer listens on")
+        }
+    }
+}
