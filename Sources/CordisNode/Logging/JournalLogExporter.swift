@@ -1,0 +1,56 @@
+import CSystemd
+import Cordis
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Sends log records to journald as structured entries (`sd_journal_sendv`), with the fields of
+/// `JournalFields.make(record:node:)`: `MESSAGE`, `PRIORITY`, `SYSLOG_IDENTIFIER`, `CORDIS_NODE`,
+/// `CORDIS_FIBER` and the record's own fields (`CORDIS_ENTRY`, `CORDIS_PEER`…).
+///
+/// When journald does not take an entry (its socket is gone), the record is written to standard error
+/// as a `NodeStderrLogExporter` line instead, so nothing is lost silently. Safe to use from any thread.
+public struct JournalLogExporter: LogExporter {
+    /// The least severe level sent.
+    public let level: LogLevel
+    /// The node's name, sent as `CORDIS_NODE`.
+    public let node: String
+    /// The `SYSLOG_IDENTIFIER` of every entry.
+    public let identifier: String
+
+    /// Creates an exporter for node `node`, sending `level` and more severe records.
+    public init(node: String, level: LogLevel, identifier: String = JournalFields.defaultIdentifier) {
+        self.node = node
+        self.level = level
+        self.identifier = identifier
+    }
+
+    /// Sends the record's entry, or writes its stderr line when journald refuses it.
+    public func export(_ record: LogRecord) {
+        let fields = JournalFields.make(record: record, node: node, identifier: identifier)
+        if Self.send(fields) < 0 {
+            NodeStderrLogExporter.write(NodeStderrLogExporter.line(record: record, node: node) + "\n", to: STDERR_FILENO)
+        }
+    }
+
+    /// Sends one entry made of `fields` with `sd_journal_sendv`; returns its result (negative errno on
+    /// failure).
+    static func send(_ fields: [(String, String)]) -> Int32 {
+        var bytes: [UInt8] = []
+        var spans: [(offset: Int, length: Int)] = []
+        spans.reserveCapacity(fields.count)
+        for (name, value) in fields {
+            let start = bytes.count
+            bytes.append(contentsOf: name.utf8)
+            bytes.append(UInt8(ascii: "="))
+            bytes.append(contentsOf: value.utf8)
+            spans.append((start, bytes.count - start))
+        }
+        return bytes.withUnsafeMutableBytes { buffer -> Int32 in
+            guard let base = buffer.baseAddress else { return -EINVAL }
+            let vectors = spans.map { iovec(iov_base: base + $0.offset, iov_len: $0.length) }
+            return vectors.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) }
+        }
+    }
+}

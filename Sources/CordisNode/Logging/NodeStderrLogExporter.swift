@@ -1,0 +1,98 @@
+import Cordis
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes log records to standard error, one line each, carrying the same fields as the journald
+/// entries: `[warn] greeter: message CORDIS_NODE=a CORDIS_ENTRY=greeter`.
+///
+/// Each line is written with one `write(2)` so concurrent records do not interleave; safe to use from
+/// any thread.
+public struct NodeStderrLogExporter: LogExporter {
+    /// The least severe level written.
+    public let level: LogLevel
+    /// The node's name, written as `CORDIS_NODE`.
+    public let node: String
+
+    /// Creates an exporter for node `node`, writing `level` and more severe records.
+    public init(node: String, level: LogLevel) {
+        self.node = node
+        self.level = level
+    }
+
+    /// Writes the record's line to standard error.
+    public func export(_ record: LogRecord) {
+        Self.write(Self.line(record: record, node: node) + "\n", to: STDERR_FILENO)
+    }
+
+    /// The line for `record` (without its newline): `[level] logger: message` then ` KEY=value` for
+    /// each field of `JournalFields.make(record:node:)` other than `MESSAGE`, `PRIORITY` and
+    /// `SYSLOG_IDENTIFIER`.
+    ///
+    /// Line breaks in the message are escaped as `\n`; a value that is empty or holds a space, a quote,
+    /// `=`, a backslash or a control character is written in double quotes with those escaped.
+    public static func line(record: LogRecord, node: String) -> String {
+        var line = "[\(record.level)] \(record.name): \(escapeBreaks(record.message))"
+        for (name, value) in JournalFields.make(record: record, node: node) {
+            switch name {
+            case "MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER", "CORDIS_LOGGER": continue
+            default: line += " \(name)=\(quoted(value))"
+            }
+        }
+        return line
+    }
+
+    /// `value`, quoted and escaped when it would not read back as one token.
+    static func quoted(_ value: String) -> String {
+        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { scalar in
+            scalar.value > 0x20 && scalar.value != 0x7F && scalar != "\"" && scalar != "=" && scalar != "\\"
+        }
+        if plain { return value }
+        var text = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
+    }
+
+    /// `text` with line breaks written as `\n` and `\r`.
+    static func escapeBreaks(_ text: String) -> String {
+        guard text.contains(where: \.isNewline) else { return text }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    /// Writes all of `text` to `fd`, retrying short writes and interruptions; gives up on other errors.
+    static func write(_ text: String, to fd: Int32) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fd, base + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+    }
+}

@@ -1,2 +1,0 @@
-import Testing
-@Test func nodePlaceholder() { #expect(Bool(true)) }
