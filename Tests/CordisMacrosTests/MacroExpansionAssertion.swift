@@ -41,6 +41,7 @@ let cordisMacroSpecs: [String: MacroSpec] = [
     "Plugin": MacroSpec(type: PluginMacro.self, conformances: ["Plugin"]),
     "Service": MacroSpec(type: ServiceMacro.self, conformances: ["Plugin"]),
     "Inject": MacroSpec(type: InjectMacro.self),
+    "Remote": MacroSpec(type: RemoteMacro.self),
 ]
 
 /// Parses `source`, expands the Cordis macros in it and collects the diagnostics, as the compiler would.

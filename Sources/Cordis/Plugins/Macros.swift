@@ -18,3 +18,8 @@ public macro Service<K: ServiceKey>(_ key: K.Type) = #externalMacro(module: "Cor
 @attached(accessor)
 public macro Inject<K: ServiceKey>(_ key: K.Type, optional: Bool = false) =
     #externalMacro(module: "CordisMacros", type: "InjectMacro")
+
+/// Makes a protocol usable across nodes: generates `<Name>Proxy` (sends calls through a `RemoteEndpoint`)
+/// and `<Name>Remote` (the `RemoteInterface`: name, version, proxy and dispatcher).
+@attached(peer, names: suffixed(Proxy), suffixed(Remote))
+public macro Remote() = #externalMacro(module: "CordisMacros", type: "RemoteMacro")

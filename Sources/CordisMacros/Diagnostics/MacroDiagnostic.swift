@@ -44,6 +44,22 @@ public struct MacroDiagnostic: DiagnosticMessage, Equatable {
         public static let optionalTypeExpected = Code("optionalTypeExpected")
         /// `@Inject` inside a type that is not a `@Plugin` or `@Service` class.
         public static let outsidePlugin = Code("outsidePlugin")
+        /// `@Remote` on something that is not a protocol.
+        public static let remoteNotAProtocol = Code("remoteNotAProtocol")
+        /// A `@Remote` protocol requirement that is not an instance method.
+        public static let remoteRequirementNotAMethod = Code("remoteRequirementNotAMethod")
+        /// A `@Remote` method that is not `async throws`.
+        public static let remoteNotAsyncThrows = Code("remoteNotAsyncThrows")
+        /// A generic `@Remote` method (generic parameters, `where`, or a `some` parameter).
+        public static let remoteGenericMethod = Code("remoteGenericMethod")
+        /// An `inout` parameter of a `@Remote` method.
+        public static let remoteInoutParameter = Code("remoteInoutParameter")
+        /// A variadic parameter of a `@Remote` method.
+        public static let remoteVariadicParameter = Code("remoteVariadicParameter")
+        /// Two `@Remote` methods with the same name.
+        public static let remoteOverload = Code("remoteOverload")
+        /// A `@Remote` protocol inheriting something other than `Sendable`.
+        public static let remoteInheritance = Code("remoteInheritance")
     }
 
     /// What went wrong.
@@ -113,6 +129,38 @@ extension MacroDiagnostic {
 
     static let outsidePlugin = MacroDiagnostic(
         .outsidePlugin, "@Inject can only be used inside a class marked @Plugin or @Service")
+
+    static let remoteNotAProtocol = MacroDiagnostic(.remoteNotAProtocol, "@Remote can only be attached to a protocol")
+
+    static func remoteRequirementNotAMethod(_ kind: String) -> MacroDiagnostic {
+        MacroDiagnostic(
+            .remoteRequirementNotAMethod,
+            "@Remote protocols can only declare instance methods; move this \(kind) to another protocol")
+    }
+
+    static func remoteNotAsyncThrows(_ method: String) -> MacroDiagnostic {
+        MacroDiagnostic(
+            .remoteNotAsyncThrows,
+            "@Remote method '\(method)' must be 'async throws': a remote call waits for the network and can fail")
+    }
+
+    static let remoteGenericMethod = MacroDiagnostic(
+        .remoteGenericMethod, "@Remote methods cannot be generic: arguments and results need concrete Codable types")
+
+    static let remoteInoutParameter = MacroDiagnostic(
+        .remoteInoutParameter, "@Remote method parameters cannot be 'inout': arguments travel by value")
+
+    static let remoteVariadicParameter = MacroDiagnostic(
+        .remoteVariadicParameter, "@Remote method parameters cannot be variadic; take an array instead")
+
+    static func remoteOverload(_ method: String) -> MacroDiagnostic {
+        MacroDiagnostic(
+            .remoteOverload, "@Remote methods need distinct names: calls are routed by name and '\(method)' is declared twice")
+    }
+
+    static let remoteInheritance = MacroDiagnostic(
+        .remoteInheritance,
+        "@Remote protocols can only inherit 'Sendable': the proxy implements only the requirements declared here")
 }
 
 /// The text of a fix-it the Cordis macros offer.

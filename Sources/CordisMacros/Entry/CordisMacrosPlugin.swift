@@ -49,6 +49,7 @@ enum CordisMacrosCatalog {
             ("PluginMacro", PluginMacro.self),
             ("ServiceMacro", ServiceMacro.self),
             ("InjectMacro", InjectMacro.self),
+            ("RemoteMacro", RemoteMacro.self),
         ]
     }
 }
