@@ -119,9 +119,12 @@ extension Node {
     /// Runs a call on the local provider of its service and realm, and answers it.
     func serve(_ call: RemoteCall, from session: PeerSession) {
         let realm: Realm = call.realm.map { .label($0) } ?? .root
-        guard let service = remoteServices.service(named: call.service),
-              let record = context.provider(of: call.service, in: realm), !record.isFallback
-        else {
+        // A provider being withdrawn still serves: its remote consumers' disposers may call it.
+        let withdrawing = exports.values.first {
+            $0.announcement.service == call.service && $0.announcement.realm == call.realm
+        }?.record
+        let current = context.provider(of: call.service, in: realm).flatMap { $0.isFallback ? nil : $0 }
+        guard let service = remoteServices.service(named: call.service), let record = current ?? withdrawing else {
             session.send(.error(RemoteError(
                 id: call.id, code: RemoteCallError.Code.withdrawn.rawValue,
                 message: "\(name) does not provide \(call.service)")))

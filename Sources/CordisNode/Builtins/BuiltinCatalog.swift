@@ -1,0 +1,94 @@
+import Cordis
+import Foundation
+
+/// The built-in catalog of `cordis-node` (`CONTRACTS.md` §9): `clock`, `counter`, `greeter`, `badge`.
+public enum BuiltinCatalog {
+    /// The plugins, for a node named `node`.
+    @CordisActor
+    public static func plugins(node: String) -> PluginCatalog {
+        var catalog = PluginCatalog()
+        catalog.register(name: "clock", provides: [ClockServiceKey.name]) { scope in
+            try scope.ctx.provide(ClockServiceKey.self, NodeClock(node: node))
+        }
+        catalog.register(name: "counter", config: CounterConfig.self, provides: [CounterServiceKey.name]) { scope, config in
+            try scope.ctx.provide(CounterServiceKey.self, Counter(start: config.start))
+        }
+        catalog.register(name: "greeter", inject: [Dependency(ClockServiceKey.self)]) { scope in
+            let logger = scope.ctx.logger("greeter")
+            let reading = try await scope.ctx.get(ClockServiceKey.self).now()
+            logger.info("hello at \(reading.seconds) from \(reading.node)")
+            try scope.collect { logger.info("bye") }
+        }
+        catalog.register(name: "badge", inject: [Dependency(CounterServiceKey.self)]) { scope in
+            let counter = try scope.ctx.get(CounterServiceKey.self)
+            let logger = scope.ctx.logger("badge")
+            let value = try await counter.add(1)
+            logger.info("badge added, counter at \(value)")
+            try scope.collect {
+                let after = try await counter.add(-1)
+                logger.info("badge removed, counter at \(after)")
+            }
+        }
+        return catalog
+    }
+
+    /// The services the built-in plugins share across nodes.
+    public static var remoteServices: RemoteServiceCatalog {
+        var services = RemoteServiceCatalog()
+        services.register(ClockServiceKey.self)
+        services.register(CounterServiceKey.self)
+        return services
+    }
+}
+
+/// The config of the built-in `counter`: `{"start": Int}`, 0 when absent.
+public struct CounterConfig: Codable, Sendable, Hashable {
+    /// Where counting starts.
+    public var start: Int
+
+    /// A config starting at `start`.
+    public init(start: Int = 0) {
+        self.start = start
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case start
+    }
+
+    /// Decodes `{"start": Int}`; `start` defaults to 0.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        start = try container.decodeIfPresent(Int.self, forKey: .start) ?? 0
+    }
+}
+
+/// The built-in clock: the node's name and time.
+@CordisActor
+final class NodeClock: ClockAPI {
+    let node: String
+
+    init(node: String) {
+        self.node = node
+    }
+
+    func now() async throws -> ClockReading {
+        ClockReading(node: node, seconds: Date().timeIntervalSince1970)
+    }
+}
+
+/// The built-in counter.
+@CordisActor
+final class Counter: CounterAPI {
+    private(set) var current: Int
+
+    init(start: Int) {
+        current = start
+    }
+
+    func add(_ delta: Int) async throws -> Int {
+        current += delta
+        return current
+    }
+
+    func value() async throws -> Int { current }
+}

@@ -1,0 +1,20 @@
+import Cordis
+
+/// The built-in `counter` service's interface (`CONTRACTS.md` §9).
+@Remote
+public protocol CounterAPI: Sendable {
+    /// Adds `delta` and returns the new value.
+    func add(_ delta: Int) async throws -> Int
+    /// The current value.
+    func value() async throws -> Int
+}
+
+/// The key of the built-in remote service `counter`.
+public enum CounterServiceKey: RemoteServiceKey {
+    /// Consumers get the interface.
+    public typealias Value = any CounterAPI
+    /// The generated interface descriptor.
+    public typealias Interface = CounterAPIRemote
+    /// `counter`.
+    public static let name = "counter"
+}

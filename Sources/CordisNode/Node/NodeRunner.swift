@@ -1,0 +1,241 @@
+import Cordis
+import CordisWire
+import Dispatch
+import Foundation
+
+/// Runs a node process the way `CONTRACTS.md` §6 says: parses the command line, checks the entries
+/// file and the secrets before anything starts, listens (or adopts socket-activated listeners), tells
+/// systemd, reloads on SIGHUP and stops in order on SIGTERM or SIGINT.
+///
+/// `cordis-node` is `NodeRunner.main` with the built-in catalog; a custom node binary passes its own.
+@CordisActor
+public enum NodeRunner {
+    /// Exit codes of `cordis-node`.
+    public enum ExitCode {
+        /// Clean stop.
+        public static let ok: Int32 = 0
+        /// Runtime failure (including a shutdown that overran `--shutdown-timeout`).
+        public static let failure: Int32 = 1
+        /// Bad usage.
+        public static let usage: Int32 = 64
+        /// The entries file cannot be read or parsed.
+        public static let unreadableEntries: Int32 = 66
+        /// An address is in use.
+        public static let addressInUse: Int32 = 69
+    }
+
+    /// Runs a node from `arguments` (without the program name) until it is told to stop; returns the
+    /// exit code.
+    ///
+    /// - Parameters:
+    ///   - catalog: the plugins the node can run, for a node of the given name.
+    ///   - remoteServices: the services its plugins share across the cluster.
+    public static func main(
+        arguments: [String],
+        catalog: @CordisActor (String) -> PluginCatalog = { BuiltinCatalog.plugins(node: $0) },
+        remoteServices: RemoteServiceCatalog = BuiltinCatalog.remoteServices
+    ) async -> Int32 {
+        let command: NodeCommand
+        do {
+            command = try NodeOptionsParser().parse(arguments)
+        } catch {
+            printError("\(error)")
+            return error.exitCode
+        }
+        switch command {
+        case .help(let text):
+            printLine(text)
+            return ExitCode.ok
+        case .version(let text):
+            printLine(text)
+            return ExitCode.ok
+        case .run(let options):
+            return await run(options, catalog: catalog(options.name), remoteServices: remoteServices)
+        }
+    }
+
+    private static func run(_ options: NodeOptions, catalog: PluginCatalog, remoteServices: RemoteServiceCatalog) async -> Int32 {
+        let store = FileEntryStore(url: URL(fileURLWithPath: options.entriesFile))
+        do {
+            _ = try store.load()
+        } catch {
+            printError("cannot use entries file \(options.entriesFile): \(error)")
+            return ExitCode.unreadableEntries
+        }
+        let configuration: NodeConfiguration
+        do {
+            configuration = try makeConfiguration(options)
+        } catch {
+            printError("\(error)")
+            return ExitCode.usage
+        }
+        let context = Context()
+        _ = try? context.exportLogs(to: NodeLogExporter.make(node: options.name, level: options.logLevel))
+        let logger = context.logger("node")
+        if options.insecure, options.listen.contains(where: { if case .tcp = $0 { return true } else { return false } }) {
+            logger.warn("listening on TCP without authentication (--insecure)")
+        }
+        let node: Node
+        do {
+            node = try Node(
+                configuration: configuration, catalog: catalog, remoteServices: remoteServices, store: store,
+                context: context)
+        } catch {
+            printError("cannot start: \(error)")
+            return ExitCode.failure
+        }
+        let notifier = ServiceNotifier()
+        let activated: [ActivatedSocket]
+        do {
+            activated = try SocketActivation.takeSockets(unsettingEnvironment: true)
+        } catch {
+            printError("\(error)")
+            return ExitCode.usage
+        }
+        do {
+            try await node.start(adopting: activated.map(\.fd))
+        } catch let error as TransportError where error.code == .addressInUse {
+            printError("\(error)")
+            await node.stop()
+            return ExitCode.addressInUse
+        } catch let error as EntryStoreError {
+            printError("\(error)")
+            await node.stop()
+            return ExitCode.unreadableEntries
+        } catch {
+            printError("cannot start: \(error)")
+            await node.stop()
+            return ExitCode.failure
+        }
+        for address in node.listeningAddresses {
+            printLine("listening on \(address)")
+        }
+        logger.info("node \(options.name) started (incarnation \(configuration.incarnation))")
+        _ = try? notifier.ready()
+        let signals = SignalStream([SIGTERM, SIGINT, SIGHUP])
+        let watchdog = Task { await notifier.pingWatchdogUntilCancelled() }
+        let reporter = Task { @CordisActor in
+            while !Task.isCancelled {
+                _ = try? notifier.status(
+                    "\(node.connectedPeers.count) peers, \(node.context.fibers.count - 1) fibers")
+                try? await Task.sleep(for: .seconds(5))
+            }
+        }
+        defer {
+            watchdog.cancel()
+            reporter.cancel()
+        }
+        for await signal in signals.stream {
+            if signal == SIGHUP {
+                _ = try? notifier.reloading()
+                do {
+                    try await node.loader.reload()
+                    logger.info("reloaded \(options.entriesFile)")
+                } catch {
+                    logger.error("reload refused, still running as before: \(error)")
+                }
+                _ = try? notifier.ready()
+                continue
+            }
+            logger.info("stopping on signal \(signal)")
+            _ = try? notifier.stopping()
+            let finished = await stop(node, within: options.shutdownTimeout)
+            if !finished {
+                let busy = node.context.fibers.filter { !$0.isSettled }.map { "\($0.name)#\($0.id) \($0.state)" }
+                logger.error("shutdown did not finish within \(options.shutdownTimeout); still busy: \(busy)")
+                return ExitCode.failure
+            }
+            return ExitCode.ok
+        }
+        return ExitCode.ok
+    }
+
+    /// Stops the node; false when it did not finish within `timeout`.
+    private static func stop(_ node: Node, within timeout: Duration) async -> Bool {
+        let outcome = Outcome()
+        let stopping = Task { @CordisActor in
+            await node.stop()
+            outcome.finish(true)
+        }
+        let timer = Task { @CordisActor in
+            try? await Task.sleep(for: timeout)
+            outcome.finish(false)
+        }
+        let finished = await outcome.value()
+        timer.cancel()
+        if !finished { stopping.cancel() }
+        return finished
+    }
+
+    static func makeConfiguration(_ options: NodeOptions) throws -> NodeConfiguration {
+        let secrets = options.secretFiles.isEmpty ? nil : try ClusterSecrets.load(files: options.secretFiles)
+        let group = try options.socketGroup.map(resolve) ?? getgid()
+        let policy = PeerPolicy(group: group, allowedUIDs: Set(options.allowedUIDs))
+        var configuration = NodeConfiguration(
+            name: options.name, listen: options.listen, advertise: options.advertise, peers: options.peers,
+            secrets: secrets, peerPolicy: policy, socketGroup: options.socketGroup == nil ? nil : group,
+            heartbeatInterval: options.heartbeatInterval, heartbeatTimeout: options.heartbeatTimeout,
+            callTimeout: options.callTimeout, withdrawTimeout: options.withdrawTimeout,
+            maxFrameSize: options.maxFrameSize)
+        configuration.incarnation = UUID().uuidString.lowercased()
+        return configuration
+    }
+
+    private static func resolve(_ group: SocketGroup) throws -> UInt32 {
+        switch group {
+        case .id(let id):
+            return id
+        case .name(let name):
+            guard let entry = getgrnam(name) else {
+                throw NodeOptionsError(.invalidValue, "error: --socket-group: no group named \(name)")
+            }
+            return entry.pointee.gr_gid
+        }
+    }
+
+    static func printLine(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    static func printError(_ text: String) {
+        let line = text.hasPrefix("error:") ? text : "error: \(text)"
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+/// A one-shot result shared by two racing tasks.
+@CordisActor
+private final class Outcome {
+    private var result: Bool?
+    private var waiter: CheckedContinuation<Bool, Never>?
+
+    func finish(_ value: Bool) {
+        guard result == nil else { return }
+        result = value
+        waiter?.resume(returning: value)
+        waiter = nil
+    }
+
+    func value() async -> Bool {
+        if let result { return result }
+        return await withCheckedContinuation { waiter = $0 }
+    }
+}
+
+/// POSIX signals as an async stream (the default handlers are replaced while it lives).
+final class SignalStream {
+    let stream: AsyncStream<Int32>
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ signals: [Int32]) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .unbounded)
+        self.stream = stream
+        sources = signals.map { number in
+            Foundation.signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            return source
+        }
+    }
+}
