@@ -5,7 +5,7 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 let json = arguments.contains("--json")
 let commands = arguments.filter { !$0.hasPrefix("--") }
-let usage = "usage: cordis-bench core [--quick] [--json] | loader [--json] | wire [--iterations N] [--json] | codec [--json]"
+let usage = "usage: cordis-bench core [--quick] [--json] | loader [--json] | wire [--iterations N] [--json] | codec [--json] | cluster [--iterations N] [--json]"
 
 /// Prints a report as aligned text or JSON.
 func report(_ name: String, _ rows: [[String: Double]], ratios: [String: Double]) {
@@ -49,6 +49,12 @@ case "core":
 case "loader":
     let figures = await runLoaderBenchmark(entries: 10_000)
     report("loader", [Dictionary(figures, uniquingKeysWith: { first, _ in first })], ratios: [:])
+case "cluster":
+    let iterations = arguments.firstIndex(of: "--iterations").flatMap { index in
+        index + 1 < arguments.count ? Int(arguments[index + 1]) : nil
+    } ?? 5_000
+    let figures = try await ClusterBenchmark.run(iterations: iterations, toggles: 20)
+    report("cluster", figures.rows, ratios: figures.notes)
 case "codec":
     report("codec", [runWireCodecBenchmark()], ratios: [:])
 case "wire":

@@ -5,7 +5,7 @@ import CordisWire
 extension Node {
     /// Runs a console's request and answers it. Every accepted change is logged with who made it.
     func serve(_ request: ControlRequest, from session: PeerSession) {
-        spawn { [weak self] in
+        detach { [weak self] in
             guard let self else { return }
             let response: ControlResponse
             do {

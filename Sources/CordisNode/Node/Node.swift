@@ -137,9 +137,15 @@ public final class Node {
         return limits
     }
 
+    /// Starts long-lived work (a link's reader, a dialler), cancelled when the node stops.
     func spawn(_ body: @escaping @CordisActor () async -> Void) {
         tasks.removeAll { $0.isCancelled }
         tasks.append(Task { await body() })
+    }
+
+    /// Starts short work (one call, one withdrawal) that ends on its own; not kept.
+    func detach(_ body: @escaping @CordisActor () async -> Void) {
+        Task { await body() }
     }
 
     // MARK: - Handshake
@@ -289,7 +295,7 @@ public final class Node {
         for (provider, proxy) in proxies where proxy.session == session.id {
             proxies[provider] = nil
             let fiber = proxy.fiber
-            spawn { try? await fiber.dispose() }
+            detach { try? await fiber.dispose() }
         }
         for id in Array(exports.keys) {
             acknowledge(exportID: id, from: session.identity.name)

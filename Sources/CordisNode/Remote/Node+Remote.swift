@@ -52,7 +52,7 @@ extension Node {
         exports[id] = export
         for session in sessions.values { session.send(.withdraw(export.announcement.provider)) }
         let deadline = configuration.withdrawTimeout
-        spawn { [weak self] in
+        detach { [weak self] in
             try? await Task.sleep(for: deadline)
             guard let self, let late = self.exports[id] else { return }
             self.logger.warn(
@@ -108,7 +108,7 @@ extension Node {
             session.send(.withdrawAck(provider))
             return
         }
-        spawn {
+        detach {
             try? await proxy.fiber.dispose()
             session.send(.withdrawAck(provider))
         }
@@ -131,7 +131,7 @@ extension Node {
             return
         }
         let instance = record.value
-        spawn {
+        detach {
             do {
                 let value = try await service.dispatch(instance, call.method, call.args)
                 session.send(.result(RemoteResult(id: call.id, value: value)))
