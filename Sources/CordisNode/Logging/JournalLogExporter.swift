@@ -9,8 +9,10 @@ import Glibc
 /// `JournalFields.make(record:node:)`: `MESSAGE`, `PRIORITY`, `SYSLOG_IDENTIFIER`, `CORDIS_NODE`,
 /// `CORDIS_FIBER` and the record's own fields (`CORDIS_ENTRY`, `CORDIS_PEER`…).
 ///
-/// When journald does not take an entry (its socket is gone), the record is written to standard error
-/// as a `NodeStderrLogExporter` line instead, so nothing is lost silently. Safe to use from any thread.
+/// When `sd_journal_sendv` reports an error (an entry journald refuses, a full socket buffer), the
+/// record is written to standard error as a `NodeStderrLogExporter` line instead. libsystemd itself
+/// drops entries silently when the journal socket does not exist, which is why `NodeLogExporter` only
+/// chooses this exporter when stderr is connected to journald. Safe to use from any thread.
 public struct JournalLogExporter: LogExporter {
     /// The least severe level sent.
     public let level: LogLevel
@@ -26,7 +28,7 @@ public struct JournalLogExporter: LogExporter {
         self.identifier = identifier
     }
 
-    /// Sends the record's entry, or writes its stderr line when journald refuses it.
+    /// Sends the record's entry, or writes its stderr line when `sd_journal_sendv` fails.
     public func export(_ record: LogRecord) {
         let fields = JournalFields.make(record: record, node: node, identifier: identifier)
         if Self.send(fields) < 0 {
