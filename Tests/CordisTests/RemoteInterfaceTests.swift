@@ -65,15 +65,15 @@ struct LoopbackEndpoint: RemoteEndpoint {
     }
 }
 
-@Remote protocol ScaleByIntAPI {
+@Remote protocol ScaleByIntAPI: Sendable {
     func scale(_ value: Double, by factor: Int) async throws -> Double
 }
 
-@Remote protocol ScaleByDoubleAPI {
+@Remote protocol ScaleByDoubleAPI: Sendable {
     func scale(_ value: Double, by factor: Double) async throws -> Double
 }
 
-@Remote protocol ScaleAgainAPI {
+@Remote protocol ScaleAgainAPI: Sendable {
     func scale(_ value: Double, by factor: Int) async throws -> Double
 }
 
