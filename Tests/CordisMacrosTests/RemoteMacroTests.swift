@@ -49,14 +49,14 @@ struct RemoteMacroTests {
     @Test func anInternalProtocolKeysArgumentsByLabelAndPositionAndIgnoresAVoidResult() {
         assertMacroExpansion(
             """
-            @Remote protocol CounterAPI {
+            @Remote protocol CounterAPI: Sendable {
                 func add(_ delta: Int) async throws -> Int
                 func value() async throws -> Int
                 func reset(to start: Int, note: String) async throws
             }
             """,
             expandsTo: """
-            protocol CounterAPI {
+            protocol CounterAPI: Sendable {
                 func add(_ delta: Int) async throws -> Int
                 func value() async throws -> Int
                 func reset(to start: Int, note: String) async throws
@@ -120,14 +120,14 @@ struct RemoteMacroTests {
     }
 
     @Test func theVersionIgnoresWhiteSpaceAndCommentsButNotTypes() throws {
-        let plain = try version(of: "@Remote protocol P { func f(_ a: [Int], b: String?) async throws -> Int }")
+        let plain = try version(of: "@Remote protocol P: Sendable { func f(_ a: [Int], b: String?) async throws -> Int }")
         let spaced = try version(of: """
-            @Remote protocol P {
+            @Remote protocol P: Sendable {
                 func f(_ a: [ Int ] /* list */, b : String?) async   throws ->  Int
             }
             """)
-        let retyped = try version(of: "@Remote protocol P { func f(_ a: [Int], b: Int?) async throws -> Int }")
-        let relabelled = try version(of: "@Remote protocol P { func f(a: [Int], b: String?) async throws -> Int }")
+        let retyped = try version(of: "@Remote protocol P: Sendable { func f(_ a: [Int], b: Int?) async throws -> Int }")
+        let relabelled = try version(of: "@Remote protocol P: Sendable { func f(a: [Int], b: String?) async throws -> Int }")
         #expect(plain == spaced)
         #expect(plain != retyped)
         #expect(plain != relabelled)
@@ -136,7 +136,7 @@ struct RemoteMacroTests {
 
     @Test func parametersThatWouldShadowTheProxysLocalsAreRenamed() {
         let expanded = expandCordisMacros(
-            in: "@Remote protocol P { func f(_ _: Int, arguments: String) async throws }").expanded
+            in: "@Remote protocol P: Sendable { func f(_ _: Int, arguments: String) async throws }").expanded
         #expect(expanded.contains("func f(_ argument0: Int, arguments argument1: String) async throws {"))
         #expect(expanded.contains("arguments[\"_0\"] = try Cordis.RemoteCoding.encode(argument0)"))
         #expect(expanded.contains("arguments[\"arguments\"] = try Cordis.RemoteCoding.encode(argument1)"))
@@ -145,14 +145,14 @@ struct RemoteMacroTests {
 
     @Test func aPrivateProtocolGetsFileprivatePeers() {
         let expanded = expandCordisMacros(
-            in: "@Remote private protocol P { func f() async throws }").expanded
+            in: "@Remote private protocol P: Sendable { func f() async throws }").expanded
         #expect(expanded.contains("fileprivate struct PProxy: P, Sendable {"))
         #expect(expanded.contains("fileprivate enum PRemote: Cordis.RemoteInterface {"))
         #expect(expanded.contains("static let methods = [\"f\"]"))
     }
 
     @Test func aProtocolWithoutMethodsGetsATypedEmptyMethodList() {
-        let expanded = expandCordisMacros(in: "@Remote protocol P {}").expanded
+        let expanded = expandCordisMacros(in: "@Remote protocol P: Sendable {}").expanded
         #expect(expanded.contains("static let methods: [String] = []"))
     }
 }
@@ -177,10 +177,22 @@ struct RemoteMacroDiagnosticTests {
             [ExpectedDiagnostic("@Remote can only be attached to a protocol", line: 1, column: 1)])
     }
 
-    @Test func aPropertyRequirementIsAnError() {
+    @Test func aProtocolThatIsNotSendableIsAnError() {
         expect(
             """
             @Remote protocol ClockAPI {
+                func now() async throws -> Double
+            }
+            """,
+            [ExpectedDiagnostic(
+                "@Remote protocols must inherit 'Sendable': providers run on CordisActor and proxies are called from any task",
+                line: 1, column: 18)])
+    }
+
+    @Test func aPropertyRequirementIsAnError() {
+        expect(
+            """
+            @Remote protocol ClockAPI: Sendable {
                 var zone: String { get }
                 func now() async throws -> Double
             }
@@ -193,7 +205,7 @@ struct RemoteMacroDiagnosticTests {
     @Test func aSubscriptRequirementIsAnError() {
         expect(
             """
-            @Remote protocol ClockAPI {
+            @Remote protocol ClockAPI: Sendable {
                 subscript(index: Int) -> Double { get }
             }
             """,
@@ -205,7 +217,7 @@ struct RemoteMacroDiagnosticTests {
     @Test func anAssociatedTypeIsAnError() {
         expect(
             """
-            @Remote protocol ClockAPI {
+            @Remote protocol ClockAPI: Sendable {
                 associatedtype Reading: Codable
                 func now() async throws -> Reading
             }
@@ -218,7 +230,7 @@ struct RemoteMacroDiagnosticTests {
     @Test func aStaticMethodIsAnError() {
         expect(
             """
-            @Remote protocol ClockAPI {
+            @Remote protocol ClockAPI: Sendable {
                 static func make() async throws -> Double
             }
             """,
@@ -230,7 +242,7 @@ struct RemoteMacroDiagnosticTests {
     @Test func aMethodThatIsNotAsyncThrowsIsAnError() {
         expect(
             """
-            @Remote protocol ClockAPI {
+            @Remote protocol ClockAPI: Sendable {
                 func now() async -> Double
                 func zone() throws -> String
             }
@@ -248,7 +260,7 @@ struct RemoteMacroDiagnosticTests {
     @Test func aGenericMethodIsAnError() {
         expect(
             """
-            @Remote protocol StoreAPI {
+            @Remote protocol StoreAPI: Sendable {
                 func load<T: Codable>(_ key: String) async throws -> T
                 func save(_ value: some Codable) async throws
             }
@@ -266,7 +278,7 @@ struct RemoteMacroDiagnosticTests {
     @Test func anInoutParameterIsAnError() {
         expect(
             """
-            @Remote protocol CounterAPI {
+            @Remote protocol CounterAPI: Sendable {
                 func add(_ delta: inout Int) async throws
             }
             """,
@@ -277,7 +289,7 @@ struct RemoteMacroDiagnosticTests {
     @Test func aVariadicParameterIsAnError() {
         expect(
             """
-            @Remote protocol CounterAPI {
+            @Remote protocol CounterAPI: Sendable {
                 func add(_ deltas: Int...) async throws -> Int
             }
             """,
@@ -288,7 +300,7 @@ struct RemoteMacroDiagnosticTests {
     @Test func twoMethodsWithOneNameAreAnError() {
         expect(
             """
-            @Remote protocol CounterAPI {
+            @Remote protocol CounterAPI: Sendable {
                 func add(_ delta: Int) async throws -> Int
                 func add(_ delta: Double) async throws -> Double
             }

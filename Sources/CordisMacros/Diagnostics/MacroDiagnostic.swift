@@ -60,6 +60,7 @@ public struct MacroDiagnostic: DiagnosticMessage, Equatable {
         public static let remoteOverload = Code("remoteOverload")
         /// A `@Remote` protocol inheriting something other than `Sendable`.
         public static let remoteInheritance = Code("remoteInheritance")
+        public static let remoteNotSendable = Code("remoteNotSendable")
     }
 
     /// What went wrong.
@@ -157,6 +158,10 @@ extension MacroDiagnostic {
         MacroDiagnostic(
             .remoteOverload, "@Remote methods need distinct names: calls are routed by name and '\(method)' is declared twice")
     }
+
+    static let remoteNotSendable = MacroDiagnostic(
+        .remoteNotSendable,
+        "@Remote protocols must inherit 'Sendable': providers run on CordisActor and proxies are called from any task")
 
     static let remoteInheritance = MacroDiagnostic(
         .remoteInheritance,

@@ -35,7 +35,12 @@ public struct RemoteMacro: PeerMacro {
             fine = false
             report(Diagnostic(node: primary, message: MacroDiagnostic.remoteRequirementNotAMethod("associated type")))
         }
-        for inherited in proto.inheritanceClause?.inheritedTypes ?? [] {
+        let inherited = proto.inheritanceClause?.inheritedTypes ?? []
+        if !inherited.contains(where: { ["Sendable", "Swift.Sendable"].contains($0.type.compactText) }) {
+            fine = false
+            report(Diagnostic(node: proto.name, message: MacroDiagnostic.remoteNotSendable))
+        }
+        for inherited in inherited {
             let text = inherited.type.compactText
             if text != "Sendable" && text != "Swift.Sendable" {
                 fine = false
