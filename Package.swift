@@ -102,6 +102,7 @@ let package = Package(
         .target(name: "CordisNode", dependencies: ["Cordis", "CordisJSON", "CordisWire", "CSystemd"], swiftSettings: strict),
         .executableTarget(name: "cordis-node", dependencies: ["CordisNode"], swiftSettings: strict),
         .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire", "CordisNode"], swiftSettings: strict),
+        .executableTarget(name: "custom-node", dependencies: ["Cordis", "CordisNode"], path: "Examples/CustomNode", swiftSettings: strict),
         .executableTarget(name: "cordis-example", dependencies: ["Cordis"], path: "Examples/Greeter", swiftSettings: strict),
         .testTarget(name: "CordisJSONTests", dependencies: ["CordisJSON"], swiftSettings: strict),
         .testTarget(name: "CordisTests", dependencies: ["Cordis"], swiftSettings: strict),
