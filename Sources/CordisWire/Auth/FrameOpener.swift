@@ -4,12 +4,12 @@
 /// A frame whose MAC does not verify is `.badMAC`; one that verifies but is not the next in sequence
 /// (replayed, reordered, or after a dropped frame) is `.replay`. Either closes the link.
 struct FrameOpener: Sendable {
-    private let key: [UInt8]
+    private let key: FrameMACKey
     /// The sequence number expected next.
     private(set) var sequence: Int = 0
 
     init(key: [UInt8]) {
-        self.key = key
+        self.key = FrameMACKey(key)
     }
 
     mutating func open(_ frame: Frame) throws(WireError) -> WireMessage {
@@ -19,7 +19,17 @@ struct FrameOpener: Sendable {
             throw WireError(.badMAC, "frame MAC is not 64 lowercase hexadecimal digits", offset: frame.offset)
         }
         for index in macStart ..< macStart + FrameSealer.macDigits { payload[index] = UInt8(ascii: "0") }
-        let expected = try HMACSHA256.mac(key: key, data: payload)
+        var expected = [UInt8](repeating: 0, count: HMACSHA256.size)
+        let computed: Result<Void, WireError> = payload.withUnsafeBytes { bytes in
+            expected.withUnsafeMutableBytes { out in
+                do throws(WireError) {
+                    return .success(try key.mac(bytes, into: out))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        try computed.get()
         guard HMACSHA256.equal(expected, claimed) else {
             throw WireError(.badMAC, "frame MAC does not verify: the frame was altered or forged", offset: frame.offset)
         }
