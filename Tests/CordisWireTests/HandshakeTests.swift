@@ -266,4 +266,47 @@ struct HandshakeTests {
         #expect(run.initiatorOutcome?.error?.code == .rejected)
         #expect(run.initiatorOutcome?.error?.message.contains("a live member") == true)
     }
+
+    /// What a man in the middle rewrites in the handshake's identities.
+    enum Tampering: String, CaseIterable, Sendable {
+        case nothing, helloAddresses, helloCapabilities, challengeAddresses, challengeCapabilities, helloVersion
+    }
+
+    @Test("a man in the middle who alters addresses, capabilities or the version in transit makes the proof fail",
+          arguments: Tampering.allCases)
+    func tamperedIdentity(_ tampering: Tampering) throws {
+        var initiator = try Handshake(side: .initiator, configuration: configuration(a, secrets: [secretOne]))
+        var responder = try Handshake(side: .responder, configuration: configuration(b, secrets: [secretOne]))
+        _ = responder.start()
+        guard case .hello(var hello)? = initiator.start().first else {
+            Issue.record("expected a hello")
+            return
+        }
+        switch tampering {
+        case .helloAddresses: hello.identity.addresses = ["tcp:203.0.113.9:7000"]
+        case .helloCapabilities: hello.identity.capabilities = []
+        case .helloVersion: hello.identity.version = ProtocolVersion(major: 1, minor: 7)
+        default: break
+        }
+        guard case .challenge(var challenge)? = responder.receive(.hello(hello)).messages.first else {
+            Issue.record("expected a challenge")
+            return
+        }
+        switch tampering {
+        case .challengeAddresses: challenge.identity.addresses.append("unix:/tmp/evil.sock")
+        case .challengeCapabilities: challenge.identity.capabilities = ["relay"]
+        default: break
+        }
+        guard case .proof(let proof)? = initiator.receive(.challenge(challenge)).messages.first else {
+            Issue.record("expected a proof")
+            return
+        }
+        let verdict = responder.receive(.proof(proof))
+        if tampering == .nothing {
+            let result = try #require(verdict.result)
+            #expect(result.peer.addresses == a.addresses)
+        } else {
+            #expect(verdict.error?.code == .badMAC)
+        }
+    }
 }

@@ -1,26 +1,27 @@
+import COpenSSL
+
 /// Verifies the sequence number and MAC of every frame received on an authenticated link, then
 /// decodes its message (see `FrameSealer` for the layout).
 ///
 /// A frame whose MAC does not verify is `.badMAC`; one that verifies but is not the next in sequence
 /// (replayed, reordered, or after a dropped frame) is `.replay`. Either closes the link.
 struct FrameOpener: Sendable {
-    private let key: [UInt8]
+    private let key: FrameMACKey
     /// The sequence number expected next.
     private(set) var sequence: Int = 0
 
     init(key: [UInt8]) {
-        self.key = key
+        self.key = FrameMACKey(key)
     }
 
     mutating func open(_ frame: Frame) throws(WireError) -> WireMessage {
         var payload = frame.payload
         let (claimedSequence, macStart, bodyStart) = try parsePrefix(payload, frameOffset: frame.offset)
-        guard let claimed = Hex.decode(payload[macStart ..< macStart + FrameSealer.macDigits], count: HMACSHA256.size) else {
+        let digits = macStart ..< macStart + FrameSealer.macDigits
+        guard payload[digits].allSatisfy({ Hex.value($0) != nil }) else {
             throw WireError(.badMAC, "frame MAC is not 64 lowercase hexadecimal digits", offset: frame.offset)
         }
-        for index in macStart ..< macStart + FrameSealer.macDigits { payload[index] = UInt8(ascii: "0") }
-        let expected = try HMACSHA256.mac(key: key, data: payload)
-        guard HMACSHA256.equal(expected, claimed) else {
+        guard try Self.verify(payload: &payload, digits: digits, key: key) else {
             throw WireError(.badMAC, "frame MAC does not verify: the frame was altered or forged", offset: frame.offset)
         }
         guard claimedSequence == sequence else {
@@ -39,6 +40,29 @@ struct FrameOpener: Sendable {
             }
         }
         return try result.get()
+    }
+
+    /// Copies the claimed MAC digits aside, writes zeros over them, computes the MAC and compares its
+    /// hex with the claim in constant time (both lowercase), without allocating.
+    private static func verify(payload: inout [UInt8], digits: Range<Int>, key: FrameMACKey) throws(WireError) -> Bool {
+        let count = FrameSealer.macDigits
+        let outcome: Result<Bool, WireError> = payload.withUnsafeMutableBytes { bytes in
+            withUnsafeTemporaryAllocation(byteCount: 2 * count + HMACSHA256.size, alignment: 1) { scratch in
+                let claimed = UnsafeMutableRawBufferPointer(rebasing: scratch[0 ..< count])
+                let expected = UnsafeMutableRawBufferPointer(rebasing: scratch[count ..< 2 * count])
+                let mac = UnsafeMutableRawBufferPointer(rebasing: scratch[2 * count ..< 2 * count + HMACSHA256.size])
+                claimed.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[digits]))
+                UnsafeMutableRawBufferPointer(rebasing: bytes[digits]).initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "0"))
+                do throws(WireError) {
+                    try key.mac(UnsafeRawBufferPointer(bytes), into: mac)
+                } catch {
+                    return .failure(error)
+                }
+                Hex.write(UnsafeRawBufferPointer(mac), to: expected)
+                return .success(CRYPTO_memcmp(claimed.baseAddress, expected.baseAddress, count) == 0)
+            }
+        }
+        return try outcome.get()
     }
 
     /// Reads `{"seq":N,"mac":"` + 64 digits + `"` and checks a `,` follows; returns N, where the MAC

@@ -6,12 +6,12 @@ import CordisJSON
 /// brace; the MAC is HMAC-SHA256 under the sending key of that whole payload with the 64 MAC digits
 /// written as `0`. Sequence numbers start at 0 and grow by one per frame.
 struct FrameSealer: Sendable {
-    private let key: [UInt8]
+    private let key: FrameMACKey
     /// The sequence number of the next frame.
     private(set) var sequence: Int = 0
 
     init(key: [UInt8]) {
-        self.key = key
+        self.key = FrameMACKey(key)
     }
 
     static let seqPrefix: [UInt8] = Array(#"{"seq":"#.utf8)
@@ -32,12 +32,26 @@ struct FrameSealer: Sendable {
             let bodyStart = payload.count
             message.encode(into: &payload)
             payload[bodyStart] = UInt8(ascii: ",")
-            let mac = try HMACSHA256.mac(key: key, data: payload, range: start ..< payload.count)
-            var hex: [UInt8] = []
-            hex.reserveCapacity(Self.macDigits)
-            Hex.append(mac, to: &hex)
-            payload.replaceSubrange(macStart ..< macStart + Self.macDigits, with: hex)
+            try Self.writeMAC(key: key, over: start ..< payload.count, macStart: macStart, in: &payload)
         }
         self.sequence += 1
+    }
+
+    /// Computes the MAC of `payload[range]` (its MAC digits still zeros) and writes its hex over them.
+    private static func writeMAC(
+        key: FrameMACKey, over range: Range<Int>, macStart: Int, in payload: inout [UInt8]
+    ) throws(WireError) {
+        let result: Result<Void, WireError> = payload.withUnsafeMutableBytes { bytes in
+            withUnsafeTemporaryAllocation(byteCount: HMACSHA256.size, alignment: 1) { mac in
+                do throws(WireError) {
+                    try key.mac(UnsafeRawBufferPointer(rebasing: bytes[range]), into: mac)
+                } catch {
+                    return .failure(error)
+                }
+                Hex.write(UnsafeRawBufferPointer(mac), to: UnsafeMutableRawBufferPointer(rebasing: bytes[macStart...]))
+                return .success(())
+            }
+        }
+        try result.get()
     }
 }

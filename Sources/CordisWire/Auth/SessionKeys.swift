@@ -16,8 +16,9 @@ public struct SessionKeys: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "SessionKeys(hidden)" }
 }
 
-/// The key schedule of the handshake: proofs and session keys bound to both nonces, names, roles and
-/// incarnations (see docs/wire-protocol.md, "Authentication").
+/// The key schedule of the handshake: proofs and session keys bound to both nonces and both sides'
+/// whole identities: names, roles, incarnations, versions, addresses, capabilities (see
+/// docs/wire-protocol.md, "Authentication").
 enum KeySchedule {
     static let initiatorProofLabel = "cordis/1 initiator proof"
     static let responderProofLabel = "cordis/1 responder proof"
@@ -25,7 +26,9 @@ enum KeySchedule {
     static let initiatorFramesLabel = "cordis/1 frames initiator to responder"
     static let responderFramesLabel = "cordis/1 frames responder to initiator"
 
-    /// The transcript both proofs and the session key are computed over, after their label and a zero byte.
+    /// The transcript both proofs and the session key are computed over, after their label and a zero
+    /// byte: both nonces, then every identity field of both sides (names, roles, incarnations,
+    /// versions, addresses, capabilities), so a change to any of them in transit fails the proofs.
     static func transcript(
         initiator: PeerIdentity, initiatorNonce: [UInt8], responder: PeerIdentity, responderNonce: [UInt8]
     ) -> [UInt8] {
@@ -33,13 +36,29 @@ enum KeySchedule {
         for field in [
             initiator.name, responder.name, initiator.role.rawValue, responder.role.rawValue,
             initiator.incarnation, responder.incarnation,
+            initiator.version.description, responder.version.description,
         ] {
-            let utf8 = Array(field.utf8.prefix(0xFFFF))
-            bytes.append(UInt8(utf8.count >> 8))
-            bytes.append(UInt8(utf8.count & 0xFF))
-            bytes.append(contentsOf: utf8)
+            appendLengthPrefixed(field, to: &bytes)
+        }
+        for list in [initiator.addresses, responder.addresses, initiator.capabilities, responder.capabilities] {
+            let items = list.prefix(0xFFFF)
+            appendLength(items.count, to: &bytes)
+            for item in items { appendLengthPrefixed(item, to: &bytes) }
         }
         return bytes
+    }
+
+    /// `lp(s)`: the UTF-8 bytes of `field` (at most 65 535 of them) after their count as two bytes,
+    /// big-endian.
+    private static func appendLengthPrefixed(_ field: String, to bytes: inout [UInt8]) {
+        let utf8 = field.utf8.prefix(0xFFFF)
+        appendLength(utf8.count, to: &bytes)
+        bytes.append(contentsOf: utf8)
+    }
+
+    private static func appendLength(_ count: Int, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(truncatingIfNeeded: count >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: count))
     }
 
     static func labelled(_ label: String, _ transcript: [UInt8]) -> [UInt8] {

@@ -9,6 +9,16 @@ enum Hex {
         }
     }
 
+    /// Writes the hex of `bytes` to the start of `out`, which must hold twice as many bytes.
+    static func write(_ bytes: UnsafeRawBufferPointer, to out: UnsafeMutableRawBufferPointer) {
+        var index = 0
+        for byte in bytes where index + 1 < out.count {
+            out[index] = digits[Int(byte >> 4)]
+            out[index + 1] = digits[Int(byte & 0x0F)]
+            index += 2
+        }
+    }
+
     static func string(_ bytes: [UInt8]) -> String {
         var buffer: [UInt8] = []
         append(bytes, to: &buffer)

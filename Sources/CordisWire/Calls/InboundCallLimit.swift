@@ -1,0 +1,54 @@
+import Synchronization
+
+/// The bound on calls a peer may have in flight at this side on one link: a call over the bound is
+/// answered at once with an `error` of code `overloaded` instead of being queued.
+///
+/// For every inbound `call`, ask `admit(_:)`: nil means serve it, and call `finish(_:)` with its id
+/// once its `result` or `error` is sent (or it is abandoned after the peer's `cancel`); otherwise send
+/// the returned reply and do not serve the call. A call whose id is already in flight is refused with
+/// `duplicateCall`. Thread-safe (one mutex).
+public final class InboundCallLimit: Sendable {
+    /// The default bound, the same as `PendingCalls.defaultMaxPending` on the calling side.
+    public static let defaultMaxInFlight = 1024
+
+    /// How many calls from the peer may be served at once.
+    public let maxInFlight: Int
+    private let inFlight = Mutex<Set<Int>>([])
+
+    /// A limit of `maxInFlight` calls (at least 1).
+    public init(maxInFlight: Int = defaultMaxInFlight) {
+        self.maxInFlight = max(1, maxInFlight)
+    }
+
+    /// The number of calls being served.
+    public var count: Int { inFlight.withLock { $0.count } }
+
+    /// Admits `call`, or returns the `error` reply to send instead (`overloaded` over the bound,
+    /// `duplicateCall` for an id already in flight).
+    public func admit(_ call: RemoteCall) -> WireMessage? {
+        let maxInFlight = self.maxInFlight
+        let refusal = inFlight.withLock { ids -> CallFailure? in
+            if ids.contains(call.id) {
+                return CallFailure(.duplicateCall, "call \(call.id) is already in flight on this link")
+            }
+            guard ids.count < maxInFlight else {
+                return CallFailure(
+                    .overloaded, "\(maxInFlight) calls from this peer are already being served; retry later")
+            }
+            ids.insert(call.id)
+            return nil
+        }
+        return refusal?.reply(to: call.id)
+    }
+
+    /// Marks call `id` as answered (or abandoned), freeing its place; false when it was not in flight.
+    @discardableResult
+    public func finish(_ id: Int) -> Bool {
+        inFlight.withLock { $0.remove(id) != nil }
+    }
+
+    /// Forgets every call in flight; for a link that closed.
+    public func reset() {
+        inFlight.withLock { $0.removeAll() }
+    }
+}
