@@ -8,8 +8,10 @@ final class PeerSession {
     let link: Link
     let identity: PeerIdentity
     private weak var node: Node?
-    private var calls: [Int: CheckedContinuation<JSONValue, any Error>] = [:]
-    private var nextCallID = 0
+    /// Calls waiting for this peer's answers: bounded, timed, failed at once when the link goes.
+    let calls: PendingCalls
+    /// Calls from this peer being served here: bounded, answered with `overloaded` past the bound.
+    let inbound = InboundCallLimit()
     private var isOver = false
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -18,6 +20,7 @@ final class PeerSession {
         self.link = link
         self.identity = link.peer
         self.node = node
+        self.calls = PendingCalls(timeout: node.configuration.callTimeout, timers: node.loop)
     }
 
     /// Starts reading messages and sending heartbeats.
@@ -77,48 +80,28 @@ final class PeerSession {
         }
     }
 
-    /// Sends a call and waits for its answer, at most `timeout`.
+    /// Sends a call and waits for its answer, at most the node's call timeout.
     ///
-    /// - Throws: `RemoteCallError` (`withdrawn` when the link goes, `timeout`, or the provider's error).
-    func call(service: String, realm: String?, method: String, arguments: JSONObject, timeout: Duration) async throws -> JSONValue {
-        guard !isOver else { throw RemoteCallError(.withdrawn, "the link to \(identity.name) is down") }
-        nextCallID += 1
-        let id = nextCallID
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled else { return }
-            self?.resolve(id, .failure(RemoteCallError(.timeout, "\(service).\(method) on \(self?.identity.name ?? "?"): no answer within \(timeout)")))
-        }
-        defer { timer.cancel() }
-        return try await withCheckedThrowingContinuation { continuation in
-            calls[id] = continuation
-            send(.call(RemoteCall(id: id, service: service, realm: realm, method: method, args: arguments)))
+    /// - Throws: `RemoteCallError` (`withdrawn` when the link goes, `timeout`, `overloaded`, or the
+    ///   provider's error).
+    func call(service: String, realm: String?, method: String, arguments: JSONObject) async throws -> JSONValue {
+        let link = self.link
+        do {
+            return try await calls.call(CallRequest(service: service, realm: realm, method: method, args: arguments)) {
+                try link.enqueue($0)
+            }
+        } catch let failure as CallFailure {
+            throw RemoteCallError(RemoteCallError.Code(rawValue: failure.code.rawValue), failure.message)
         }
     }
 
     /// Completes a call with a `result` or `error` message.
     func complete(_ message: WireMessage) {
-        switch message {
-        case .result(let result):
-            resolve(result.id, .success(result.value))
-        case .error(let error):
-            guard let id = error.id else { return }
-            resolve(id, .failure(RemoteCallError(RemoteCallError.Code(rawValue: error.code), error.message)))
-        default:
-            break
-        }
-    }
-
-    private func resolve(_ id: Int, _ outcome: Result<JSONValue, any Error>) {
-        calls.removeValue(forKey: id)?.resume(with: outcome)
+        _ = calls.receive(message)
     }
 
     /// Fails every waiting call with `withdrawn`.
     func failCalls() {
-        let waiting = calls
-        calls.removeAll()
-        for continuation in waiting.values {
-            continuation.resume(throwing: RemoteCallError(.withdrawn, "the link to \(identity.name) was lost"))
-        }
+        calls.close(reason: "the link to \(identity.name) was lost")
     }
 }

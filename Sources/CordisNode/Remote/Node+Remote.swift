@@ -130,8 +130,13 @@ extension Node {
                 message: "\(name) does not provide \(call.service)")))
             return
         }
+        if let refusal = session.inbound.admit(call) {
+            session.send(refusal)
+            return
+        }
         let instance = record.value
         detach {
+            defer { _ = session.inbound.finish(call.id) }
             do {
                 let value = try await service.dispatch(instance, call.method, call.args)
                 session.send(.result(RemoteResult(id: call.id, value: value)))
@@ -148,8 +153,7 @@ extension Node {
         guard let session = sessions[peer] else {
             throw RemoteCallError(.withdrawn, "\(service) on \(peer) is gone")
         }
-        return try await session.call(
-            service: service, realm: realm, method: method, arguments: arguments, timeout: configuration.callTimeout)
+        return try await session.call(service: service, realm: realm, method: method, arguments: arguments)
     }
 }
 
