@@ -105,6 +105,7 @@ public final class Context {
         let child = Fiber(id: world.makeFiberID(), world: world, runner: runner, parent: fiber, state: .pending)
         let context = Context(fiber: child, realms: realms)
         child.attach(context: context, strongly: true)
+        child.logFields = fiber.logFields
         world.remember(child)
         child.parentHandle = try owner.collect("ctx.plugin()") { [weak child] in
             await child?.dispose(reason: .parent)
@@ -238,10 +239,12 @@ public final class Context {
     // MARK: - Logs
 
     /// A logger named after this context's plugin.
-    public var logger: Logger { Logger(name: fiber.name, hub: world.logs, fiberID: fiber.id) }
+    public var logger: Logger { logger(fiber.name) }
 
     /// A logger with an explicit name.
-    public func logger(_ name: String) -> Logger { Logger(name: name, hub: world.logs, fiberID: fiber.id) }
+    public func logger(_ name: String) -> Logger {
+        Logger(name: name, hub: world.logs, fiberID: fiber.id, fields: fiber.logFields)
+    }
 
     /// Adds a log exporter as an effect of this context's fiber: it receives every record at or above
     /// its level until the fiber unloads.

@@ -51,6 +51,9 @@ public final class Fiber {
     /// Extra holds on this fiber's withdrawal (remote consumers), released by their tokens.
     private var withdrawalHolds: [Int: String] = [:]
     private var nextHoldID = 0
+    /// Structured fields added to every record its loggers write (the Loader sets `CORDIS_ENTRY`);
+    /// child fibers inherit them.
+    public internal(set) var logFields: [(key: String, value: String)] = []
     /// Observers told when the fiber is disposed (the Loader uses this).
     var onDispose: [(Fiber, DisposeReason) -> Void] = []
 

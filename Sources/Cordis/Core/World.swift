@@ -61,6 +61,6 @@ final class World {
     }
 
     func logger(for fiber: Fiber) -> Logger {
-        Logger(name: fiber.name, hub: logs, fiberID: fiber.id)
+        Logger(name: fiber.name, hub: logs, fiberID: fiber.id, fields: fiber.logFields)
     }
 }

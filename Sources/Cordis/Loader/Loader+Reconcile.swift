@@ -152,6 +152,7 @@ extension Loader {
                 }
                 node.fiber = fiber
                 entryOfFiber[fiber.id] = node.id
+                fiber.logFields = [("CORDIS_ENTRY", node.id)]
             } catch {
                 node.error = "\(error)"
             }

@@ -6,17 +6,20 @@ public struct Logger: Sendable {
     public let name: String
     let hub: LogHub
     let fiberID: Int?
+    /// Fields added to every record, before the ones given to each call.
+    public let fields: [(key: String, value: String)]
 
-    /// Creates a logger that sends records to `hub`.
-    public init(name: String, hub: LogHub, fiberID: Int? = nil) {
+    /// Creates a logger that sends records to `hub`, adding `fields` to every record.
+    public init(name: String, hub: LogHub, fiberID: Int? = nil, fields: [(key: String, value: String)] = []) {
         self.name = name
         self.hub = hub
         self.fiberID = fiberID
+        self.fields = fields
     }
 
     /// Logs at `level` with extra structured fields.
     public func log(_ level: LogLevel, _ message: String, fields: [(key: String, value: String)] = []) {
-        hub.log(LogRecord(level: level, name: name, message: message, fiberID: fiberID, fields: fields))
+        hub.log(LogRecord(level: level, name: name, message: message, fiberID: fiberID, fields: self.fields + fields))
     }
 
     /// Logs an error.
