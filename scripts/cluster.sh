@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Runs a local Cordis cluster: three cordis-node processes on Unix sockets in a temporary folder, the
+# built-in plugins spread across them so that consumers on one node use services of another, and the
+# console's live view on it. Ctrl-C stops every process it started and removes the folder.
+#
+#   scripts/cluster.sh            build, start the cluster, open `cordis-console watch`
+#   scripts/cluster.sh --tour     a guided tour: each step printed with the resulting graph
+#   options: --no-build (use the binaries already built), --batch (no pauses, no live view: for tests)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tour=0
+build=1
+batch=0
+for argument in "$@"; do
+  case "$argument" in
+    --tour) tour=1 ;;
+    --no-build) build=0 ;;
+    --batch) batch=1 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "error: unknown option $argument" >&2; exit 64 ;;
+  esac
+done
+
+if ((build)); then
+  # shellcheck source=scripts/packages.sh
+  source scripts/packages.sh
+  ensure_packages libssl-dev libsystemd-dev pkg-config
+  swift build -c release --product cordis-node >&2
+  swift build -c release --product cordis-console >&2
+fi
+bin="$(swift build -c release --show-bin-path)"
+node="$bin/cordis-node"
+console="$bin/cordis-console"
+
+folder="$(mktemp -d /tmp/cordis-cluster.XXXXXX)"
+pids=()
+declare -A node_pid=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$folder"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+cat >"$folder/a.json" <<'JSON'
+{ "version": 1, "entries": [
+  { "id": "greeter", "plugin": "greeter" },
+  { "id": "badge", "plugin": "badge" } ] }
+JSON
+cat >"$folder/b.json" <<'JSON'
+{ "version": 1, "entries": [
+  { "id": "clock", "plugin": "clock" },
+  { "id": "counter", "plugin": "counter", "config": { "start": 5 } } ] }
+JSON
+cat >"$folder/c.json" <<'JSON'
+{ "version": 1, "entries": [
+  { "id": "clock", "plugin": "clock" } ] }
+JSON
+
+start_node() { # name [peer]
+  local name="$1" peer="${2:-}"
+  local arguments=(--name "$name" --entries "$folder/$name.json" --listen "unix:$folder/$name.sock")
+  [[ -n "$peer" ]] && arguments+=(--peer "unix:$folder/$peer.sock")
+  "$node" "${arguments[@]}" >>"$folder/$name.log" 2>&1 &
+  pids+=("$!")
+  node_pid[$name]=$!
+  local waited=0
+  until grep -q "listening on" "$folder/$name.log" 2>/dev/null; do
+    waited=$((waited + 1))
+    if ((waited > 200)); then echo "error: node $name did not start; see $folder/$name.log" >&2; exit 1; fi
+    sleep 0.05
+  done
+}
+
+start_node b
+start_node c b
+start_node a b
+export CORDIS_CONSOLE_NODE="unix:$folder/a.sock"
+
+step() { # title
+  printf '\n\033[1m== %s\033[0m\n' "$1"
+}
+pause() {
+  if ((batch)); then return; fi
+  read -r -p "(press Enter for the next step) " _ || true
+}
+run() { # command...: prints it, runs it, shows the exit code
+  printf '$ cordis-console %s\n' "$*"
+  local code=0
+  "$console" "$@" || code=$?
+  printf '(exit %d)\n' "$code"
+}
+graph() { "$console" graph || true; }
+
+if ((tour)); then
+  step "1. A cluster of three nodes: a runs greeter and badge; b provides clock and counter; c provides clock"
+  run status
+  graph
+  pause
+  step "2. Withdraw counter on b: the badge on a drops to pending, and its disposer sets the counter back"
+  run disable b:counter
+  graph
+  grep "badge removed" "$folder/a.log" | tail -n 1
+  pause
+  step "3. Bring counter back: the badge reloads and adds 1 again"
+  run enable b:counter
+  run call counter value
+  graph
+  pause
+  step "4. An invalid config is rejected and nothing changes"
+  run config b:counter '{"start": "five"}'
+  run status
+  pause
+  step "5. Kill node b: greeter on a fails over to c's clock; badge waits for a counter"
+  kill -9 "${node_pid[b]}"
+  wait "${node_pid[b]}" 2>/dev/null || true
+  run status
+  graph
+  pause
+  step "6. Restart node b: the badge is active again"
+  start_node b c
+  run status
+  graph
+  pause
+  step "7. A clock in the shared realm blue on c, and a greeter in that realm on a"
+  run add c --id clock-blue --plugin clock --isolate clock=blue
+  run add a --id greeter-blue --plugin greeter --isolate clock=blue
+  graph
+  step "Tour done."
+  if ((batch)); then exit 0; fi
+fi
+
+if ((batch)); then
+  run status
+  exit 0
+fi
+"$console" watch
