@@ -29,11 +29,17 @@ final class NodeProcess: Sendable {
         func withLock<T>(_ body: (inout Output) -> T) -> T { state.withLock { body(&$0) } }
     }
 
-    /// Starts `cordis-node` with `arguments`, in `directory`.
-    init(name: String, arguments: [String], directory: URL, environment: [String: String] = [:]) throws {
+    /// The built `cordis-node`.
+    static var nodeExecutable: URL { productsDirectory.appendingPathComponent("cordis-node") }
+
+    /// Starts `executable` (the built `cordis-node` by default) with `arguments`, in `directory`.
+    init(
+        name: String, arguments: [String], directory: URL, environment: [String: String] = [:],
+        executable: URL = NodeProcess.nodeExecutable
+    ) throws {
         self.name = name
         process = Process()
-        process.executableURL = Self.productsDirectory.appendingPathComponent("cordis-node")
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
         var env = ProcessInfo.processInfo.environment

@@ -1,0 +1,112 @@
+import Cordis
+import CordisNode
+import CordisWire
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `cordis-node` started the way systemd starts it: through `systemd-socket-activate`, which
+/// holds the listening socket and starts the node at the first connection, and with a notification
+/// socket standing in for systemd's.
+@Suite("Systemd activation", .serialized)
+struct SystemdActivationTests {
+    static let activator = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+
+    static let entries = #"{ "version": 1, "entries": [ { "id": "clock", "plugin": "clock" } ] }"#
+
+    /// The program a process is running now (`/proc/PID/exe`), or nil once it has exited.
+    static func program(of process: NodeProcess) -> String? {
+        let link = "/proc/\(process.process.processIdentifier)/exe"
+        return (try? FileManager.default.destinationOfSymbolicLink(atPath: link)).map {
+            URL(fileURLWithPath: $0).lastPathComponent
+        }
+    }
+
+    @Test(
+        "A socket-activated node starts at the first connection and answers status",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: activator.path)))
+    func socketActivatedNodeStartsAtFirstConnectionAndAnswersStatus() async throws {
+        let folder = try TestFolder()
+        defer { folder.remove() }
+        try folder.write("entries.json", Self.entries)
+        let socketPath = folder.path("a.sock")
+        let activator = try NodeProcess(
+            name: "activator",
+            arguments: [
+                "-l", socketPath, "--fdname=unix", NodeProcess.nodeExecutable.path,
+                "--name", "a", "--entries", folder.path("entries.json"),
+            ],
+            directory: folder.url, executable: Self.activator)
+        defer { activator.signal(SIGKILL) }
+
+        // systemd-socket-activate says where it listens, then waits for a connection: no node yet.
+        #expect(await activator.waitForLine(containing: "Listening on \(socketPath)"))
+        #expect(FileManager.default.fileExists(atPath: socketPath))
+        #expect(Self.program(of: activator) == "systemd-socket-activate")
+        #expect(!activator.text.contains("listening on unix:"))
+
+        // The first connection starts the node in the same process, on the passed socket.
+        let client = try await ControlClient.connect(to: .unix(path: socketPath), timeout: .seconds(30))
+        let status = try await client.request("status", timeout: .seconds(30))
+        await client.close()
+        let node = try #require(status["nodes"]?[0])
+        #expect(node["name"]?.stringValue == "a")
+        #expect(node["reachable"]?.boolValue == true)
+        #expect(node["entries"]?[0]?["id"]?.stringValue == "clock")
+        #expect(Self.program(of: activator) == "cordis-node")
+        #expect(await activator.waitForLine(containing: "listening on unix:\(socketPath)"))
+
+        activator.signal(SIGTERM)
+        #expect(await activator.exitCode() == 0)
+    }
+
+    @Test("A node sends READY=1 when it has started, and RELOADING=1 and STOPPING=1 on signals")
+    func nodeNotifiesReadyReloadingAndStopping() async throws {
+        let folder = try TestFolder()
+        defer { folder.remove() }
+        try folder.write("entries.json", Self.entries)
+        let notify = try NotifySocket()
+        let socketPath = folder.path("a.sock")
+        let node = try NodeProcess(
+            name: "a",
+            arguments: ["--name", "a", "--entries", folder.path("entries.json"), "--listen", "unix:\(socketPath)"],
+            directory: folder.url, environment: ["NOTIFY_SOCKET": notify.path])
+        defer { node.signal(SIGKILL) }
+
+        let ready = Self.receive("READY=1", from: notify)
+        #expect(ready.received, "datagrams before READY=1: \(ready.seen); output:\n\(node.text)")
+        // READY=1 comes after the listener is up: the socket answers at once.
+        let client = try await ControlClient.connect(to: .unix(path: socketPath))
+        let status = try await client.request("status")
+        await client.close()
+        #expect(status["nodes"]?[0]?["name"]?.stringValue == "a")
+
+        node.signal(SIGHUP)
+        let reloading = Self.receive("RELOADING=1", from: notify)
+        #expect(reloading.received, "datagrams: \(reloading.seen)")
+        #expect(Self.receive("READY=1", from: notify).received)
+
+        node.signal(SIGTERM)
+        let stopping = Self.receive("STOPPING=1", from: notify)
+        #expect(stopping.received, "datagrams: \(stopping.seen)")
+        #expect(await node.exitCode() == 0)
+    }
+
+    /// Reads datagrams until one holds the line `line`, for at most 20 seconds in all.
+    static func receive(_ line: String, from socket: NotifySocket) -> (received: Bool, seen: [String]) {
+        let deadline = ContinuousClock.now + .seconds(20)
+        var seen: [String] = []
+        for _ in 0..<1_000 {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { break }
+            let milliseconds = Int32(clamping: left.components.seconds * 1_000 + 1)
+            guard let datagram = socket.receive(timeout: milliseconds) else { break }
+            if datagram.split(separator: "\n").contains(Substring(line)) { return (true, seen) }
+            seen.append(datagram)
+        }
+        return (false, seen)
+    }
+}
