@@ -63,6 +63,53 @@ struct SystemdActivationTests {
         #expect(await activator.exitCode() == 0)
     }
 
+    /// A TCP port on 127.0.0.1 that was free a moment ago (systemd-socket-activate takes no port 0).
+    static func freeTCPPort() -> UInt16? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic -> Int32 in
+                guard bind(fd, generic, length) == 0 else { return -1 }
+                return getsockname(fd, generic, &length)
+            }
+        }
+        guard bound == 0 else { return nil }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    @Test(
+        "A socket-activated TCP listener without a secret is refused with exit 64",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: activator.path)))
+    func socketActivatedTCPWithoutSecretIsRefused() async throws {
+        let folder = try TestFolder()
+        defer { folder.remove() }
+        try folder.write("entries.json", Self.entries)
+        let free = try #require(Self.freeTCPPort())
+        let activator = try NodeProcess(
+            name: "activator",
+            arguments: [
+                "-l", "127.0.0.1:\(free)", NodeProcess.nodeExecutable.path,
+                "--name", "a", "--entries", folder.path("entries.json"),
+            ],
+            directory: folder.url, executable: Self.activator)
+        defer { activator.signal(SIGKILL) }
+        #expect(await activator.waitFor("the activator's port") { $0.contains("Listening on 127.0.0.1:") })
+        let port = try #require(activator.text.split(separator: "\n").compactMap { line -> UInt16? in
+            guard let range = line.range(of: "Listening on 127.0.0.1:") else { return nil }
+            return UInt16(line[range.upperBound...].prefix { $0.isNumber })
+        }.first)
+        // The first connection starts the node, which must refuse to serve TCP without a secret.
+        _ = try? await ControlClient.connect(to: .tcp(host: "127.0.0.1", port: port), timeout: .seconds(5))
+        #expect(await activator.exitCode() == 64)
+        #expect(activator.text.contains("without a secret"))
+    }
+
     @Test("A node sends READY=1 when it has started, and RELOADING=1 and STOPPING=1 on signals")
     func nodeNotifiesReadyReloadingAndStopping() async throws {
         let folder = try TestFolder()

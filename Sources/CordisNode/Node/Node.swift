@@ -103,6 +103,14 @@ public final class Node {
                 listeners.append(try loop.listen(on: address, options: options))
             }
         }
+        if configuration.secrets == nil, !configuration.allowsInsecureTCP,
+           let open = listeners.first(where: { if case .tcp = $0.address { return true } else { return false } }) {
+            for listener in listeners { listener.close() }
+            listeners.removeAll()
+            throw NodeStartError(
+                "refusing to listen on \(open.address) without a secret (socket-activated or not); "
+                    + "pass --secret-file, or --insecure to allow it")
+        }
         running = true
         statusListener = try context.on(.status) { [weak self] change in
             self?.fiberChanged(change)

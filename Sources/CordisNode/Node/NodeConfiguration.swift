@@ -30,6 +30,8 @@ public struct NodeConfiguration: Sendable {
     public var withdrawTimeout: Duration
     /// The largest frame accepted.
     public var maxFrameSize: Int
+    /// Whether TCP listeners may run without a secret (`--insecure`).
+    public var allowsInsecureTCP = false
     /// First and largest delay before re-dialling a lost peer.
     public var reconnectBackoff: (first: Duration, maximum: Duration)
 

@@ -98,6 +98,10 @@ public enum NodeRunner {
             printError("\(error)")
             await node.stop()
             return ExitCode.addressInUse
+        } catch let error as NodeStartError {
+            printError(error.message)
+            await node.stop()
+            return ExitCode.usage
         } catch let error as EntryStoreError {
             printError("\(error)")
             await node.stop()
@@ -178,6 +182,7 @@ public enum NodeRunner {
             callTimeout: options.callTimeout, withdrawTimeout: options.withdrawTimeout,
             maxFrameSize: options.maxFrameSize)
         configuration.incarnation = UUID().uuidString.lowercased()
+        configuration.allowsInsecureTCP = options.insecure
         return configuration
     }
 
