@@ -12,11 +12,11 @@ struct NodeLogExporterTests {
     /// An open temporary file and its `device:inode`, closed and removed after `body`.
     func withOpenFile(_ body: (Int32, UInt64, UInt64) throws -> Void) throws {
         var template = Array("/tmp/cordis-journal-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress) }
+        let fd = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkstemp($0) } ?? -1 }
         try #require(fd >= 0)
         defer {
             close(fd)
-            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress) }
+            template.withUnsafeBufferPointer { if let path = $0.baseAddress { unlink(path) } }
         }
         var status = stat()
         try #require(fstat(fd, &status) == 0)

@@ -16,7 +16,7 @@ final class NotifySocket {
 
     init() throws {
         var template = Array("/tmp/cordis-notify-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress) }) else {
+        guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap { mkdtemp($0) } }) else {
             throw SetupError(description: "mkdtemp failed: errno \(errno)")
         }
         folder = String(cString: made)

@@ -21,7 +21,7 @@ struct ServiceNotifierTests {
 
     @Test("Each notification arrives on the notification socket as systemd expects it")
     func notificationsArriveOnTheSocket() async throws {
-        try await withNotifySocket { socket in
+        try await withNotifySocket { (socket: NotifySocket) async throws in
             let notifier = ServiceNotifier(environment: [:])
             #expect(try notifier.ready())
             #expect(socket.receive() == "READY=1")
@@ -37,7 +37,7 @@ struct ServiceNotifierTests {
 
     @Test("Reloading carries a monotonic timestamp taken when it is sent")
     func reloadingCarriesMonotonicTimestamp() async throws {
-        try await withNotifySocket { socket in
+        try await withNotifySocket { (socket: NotifySocket) async throws in
             let before = monotonicMicroseconds()
             #expect(try ServiceNotifier(environment: [:]).reloading())
             let after = monotonicMicroseconds()
@@ -54,7 +54,7 @@ struct ServiceNotifierTests {
 
     @Test("A status keeps to one line")
     func statusKeepsToOneLine() async throws {
-        try await withNotifySocket { socket in
+        try await withNotifySocket { (socket: NotifySocket) async throws in
             #expect(try ServiceNotifier(environment: [:]).status("loading\nentries"))
             #expect(socket.receive() == "STATUS=loading entries")
         }
@@ -81,7 +81,7 @@ struct ServiceNotifierTests {
 
     @Test("The watchdog loop pings at half the interval until cancelled")
     func watchdogLoopPingsUntilCancelled() async throws {
-        try await withNotifySocket { socket in
+        try await withNotifySocket { (socket: NotifySocket) async throws in
             let notifier = ServiceNotifier(environment: ["WATCHDOG_USEC": "40000"], processID: getpid())
             #expect(notifier.watchdogPingInterval == .milliseconds(20))
             let pinging = Task { await notifier.pingWatchdogUntilCancelled() }
