@@ -8,6 +8,10 @@ public enum BuiltinCatalog {
     public static func plugins(node: String) -> PluginCatalog {
         var catalog = PluginCatalog()
         catalog.register(name: "clock", provides: [ClockServiceKey.name]) { scope in
+            let logger = scope.ctx.logger("clock")
+            // The teardown is logged so an orderly withdrawal's order is observable: the clock stops
+            // only after every remote consumer let go (`CONTRACTS.md` §4).
+            try scope.collect { logger.info("clock stopped") }
             try scope.ctx.provide(ClockServiceKey.self, NodeClock(node: node))
         }
         catalog.register(name: "counter", config: CounterConfig.self, provides: [CounterServiceKey.name]) { scope, config in

@@ -90,6 +90,7 @@ final class PeerSession {
             self?.resolve(id, .failure(RemoteCallError(.timeout, "\(service).\(method) on \(self?.identity.name ?? "?"): no answer within \(timeout)")))
         }
         defer { timer.cancel() }
+        node?.logger.debug("calling \(service).\(method) on \(identity.name) (call \(id))", fields: [("CORDIS_PEER", identity.name)])
         return try await withCheckedThrowingContinuation { continuation in
             calls[id] = continuation
             send(.call(RemoteCall(id: id, service: service, realm: realm, method: method, args: arguments)))

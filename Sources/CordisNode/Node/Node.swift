@@ -50,6 +50,10 @@ public final class Node {
         var announcement: ServiceAnnouncement
         /// Peers that have not acknowledged a withdrawal in progress.
         var awaiting: Set<String> = []
+        /// Peers that acknowledged it.
+        var acknowledged: [String] = []
+        /// Peers whose link was lost meanwhile (nothing to wait for).
+        var lost: [String] = []
         var hold: WithdrawalHold?
     }
 
@@ -292,7 +296,7 @@ public final class Node {
             spawn { try? await fiber.dispose() }
         }
         for id in Array(exports.keys) {
-            acknowledge(exportID: id, from: session.identity.name)
+            acknowledge(exportID: id, from: session.identity.name, linkLost: true)
         }
     }
 
