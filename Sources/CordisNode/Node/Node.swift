@@ -74,8 +74,18 @@ public final class Node {
         self.context = context
         self.remoteServices = remoteServices
         self.loader = Loader(ctx: context, catalog: catalog, store: store)
-        self.loop = try EventLoop(name: "cordis-\(configuration.name)")
-        self.logger = context.logger("node")
+        let logger = context.logger("node")
+        // Transport events (a stale socket file reclaimed, a peer refused by its credentials, a failed
+        // accept) are logged; closed connections are already reported by the sessions.
+        self.loop = try EventLoop(
+            observer: { event in
+                switch event.kind {
+                case .connectionClosed: break
+                case .staleSocketReclaimed: logger.info(event.message)
+                default: logger.warn("\(event.kind): \(event.message)")
+                }
+            }, name: "cordis-\(configuration.name)")
+        self.logger = logger
     }
 
     /// The real addresses of the listeners (with the port picked for port 0).

@@ -148,7 +148,7 @@ extension String {
 /// every one of them (by pid) and removes the folder, whatever the test's outcome.
 final class TestCluster: Sendable {
     let folder: TestFolder
-    private let started = Mutex<[ClusterMember]>([])
+    private let started = Mutex<[NodeProcess]>([])
     private let clients = Mutex<[ControlClient]>([])
 
     private init(folder: TestFolder) {
@@ -188,9 +188,17 @@ final class TestCluster: Sendable {
         try await adopt { try await member.restarted() }
     }
 
-    /// Registers a process the test started some other way, so it is stopped at the end.
+    /// Registers a member the test started some other way, so it is stopped at the end.
     func track(_ member: ClusterMember) {
-        started.withLock { $0.append(member) }
+        started.withLock { $0.append(member.process) }
+    }
+
+    /// Starts `cordis-node` with `arguments` in the folder without waiting for anything (for runs that
+    /// are expected to exit); it is stopped at the end if it still runs.
+    func spawn(_ name: String, arguments: [String], environment: [String: String] = [:]) throws -> NodeProcess {
+        let process = try NodeProcess(name: name, arguments: arguments, directory: folder.url, environment: environment)
+        started.withLock { $0.append(process) }
+        return process
     }
 
     /// A console link to `member`, closed at the end.
@@ -208,7 +216,7 @@ final class TestCluster: Sendable {
 
     private func shutdown() async {
         for client in clients.withLock({ $0 }) { await client.close() }
-        for member in started.withLock({ $0 }) { await member.stop() }
+        for process in started.withLock({ $0 }) { await process.stop() }
         folder.remove()
     }
 }
