@@ -41,6 +41,8 @@ struct ClusterWithdrawalTests {
             let stopped = try #require(bText.lineIndex(containing: "clock stopped"))
             #expect(finished < stopped)
             #expect(!bText.contains("went ahead without acknowledgements"))
+            // The change is logged with who made it.
+            #expect(bText.contains("test-console (uid \(getuid())) disabled entry clock"))
 
             // Return: the clock comes back, so does the greeter.
             _ = try await bConsole.request("enable", args: ["entry": "clock"])

@@ -196,7 +196,7 @@ public final class Node {
                         connection, side: .responder, configuration: configuration, options: options)
                     self?.adopt(link)
                 } catch {
-                    self?.logger.info("handshake from \(connection) failed: \(error)")
+                    self?.logger.info("handshake from \(connection.origin) failed: \(error)")
                 }
             }
         }

@@ -16,6 +16,10 @@ final class NodeProcess: Sendable {
         var waiters: [(id: Int, predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
         var nextWaiter = 0
         var exitCode: Int32?
+        /// How many of the two output pipes reached end of file.
+        var closedPipes = 0
+        /// The exit code once the process exited and all its output was read.
+        var finished: Int32? { closedPipes >= 2 ? exitCode : nil }
         var exitWaiters: [CheckedContinuation<Int32, Never>] = []
     }
 
@@ -51,6 +55,7 @@ final class NodeProcess: Sendable {
                 let data = handle.availableData
                 guard !data.isEmpty else {
                     handle.readabilityHandler = nil
+                    Self.settle(output) { $0.closedPipes += 1 }
                     return
                 }
                 Self.append(String(decoding: data, as: UTF8.self), to: output)
@@ -58,14 +63,21 @@ final class NodeProcess: Sendable {
         }
         process.terminationHandler = { [output] process in
             let code = process.terminationStatus
-            let waiters = output.withLock { state -> [CheckedContinuation<Int32, Never>] in
-                state.exitCode = code
-                defer { state.exitWaiters.removeAll() }
-                return state.exitWaiters
-            }
-            for waiter in waiters { waiter.resume(returning: code) }
+            Self.settle(output) { $0.exitCode = code }
         }
         try process.run()
+    }
+
+    /// Applies `change`; once the process exited and both pipes are drained, wakes the exit waiters (so an
+    /// exit code is only reported with all of the process's output).
+    private static func settle(_ output: OutputBox, _ change: @escaping (inout Output) -> Void) {
+        let (waiters, code) = output.withLock { state -> ([CheckedContinuation<Int32, Never>], Int32?) in
+            change(&state)
+            guard let code = state.finished else { return ([], nil) }
+            defer { state.exitWaiters.removeAll() }
+            return (state.exitWaiters, code)
+        }
+        if let code { for waiter in waiters { waiter.resume(returning: code) } }
     }
 
     private static func append(_ text: String, to output: OutputBox) {
@@ -135,14 +147,17 @@ final class NodeProcess: Sendable {
 
     /// Waits for the process to exit (at most `timeout`); kills it if it does not, and returns nil.
     func exitCode(timeout: Duration = .seconds(20)) async -> Int32? {
-        let timer = Task { [process] in
+        let timer = Task { [process, output] in
             try? await Task.sleep(for: timeout)
-            if !Task.isCancelled, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            guard !Task.isCancelled else { return }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            // Past the deadline, stop waiting for the pipes to drain (bounded even if something else holds them).
+            Self.settle(output) { $0.closedPipes = 2 }
         }
         defer { timer.cancel() }
         let code = await withCheckedContinuation { continuation in
             let known = output.withLock { state -> Int32? in
-                if let code = state.exitCode { return code }
+                if let code = state.finished { return code }
                 state.exitWaiters.append(continuation)
                 return nil
             }
