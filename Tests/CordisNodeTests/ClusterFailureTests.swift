@@ -33,8 +33,8 @@ struct ClusterFailureTests {
         }
     }
 
-    /// Deterministic without sleeping or a test-only plugin: the provider's node is stopped (SIGSTOP), so
-    /// a call sent to it cannot be answered; the consumer's node logs each call it sends (debug level), the
+    /// Deterministic without sleeping or a test-only plugin: the provider's node is stopped (SIGSTOP, and
+    /// the test waits until `/proc` shows every thread stopped), so a call sent to it cannot be answered; the consumer's node logs each call it sends (debug level), the
     /// test waits for that line, then kills the provider (SIGKILL). The call is then certainly in flight,
     /// and must fail at once with `withdrawn`: not after the call timeout (30 s), not as `failed`.
     @Test("A call in flight when the provider's node dies fails with withdrawn; inside apply the consumer goes back to pending")
@@ -51,7 +51,7 @@ struct ClusterFailureTests {
 
             // A console call on a, relayed by a's proxy to b.
             #expect(try await console.request("call", args: ["service": "clock", "method": "now"]).objectValue?["node"] == "b")
-            b.process.signal(SIGSTOP)
+            try #require(await b.process.suspend())
             let call = Task { try await console.request("call", args: ["service": "clock", "method": "now"]) }
             try #require(await a.waitForOccurrences(of: "calling clock.now on b", count: 2))
             // The badge's apply calls counter.add on b, which cannot answer either.

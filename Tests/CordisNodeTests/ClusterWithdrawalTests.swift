@@ -42,7 +42,7 @@ struct ClusterWithdrawalTests {
             #expect(finished < stopped)
             #expect(!bText.contains("went ahead without acknowledgements"))
             // The change is logged with who made it.
-            #expect(bText.contains("test-console (uid \(getuid())) disabled entry clock"))
+            #expect(await b.waitForLine(containing: "test-console (uid \(getuid())) disabled entry clock"))
 
             // Return: the clock comes back, so does the greeter.
             _ = try await bConsole.request("enable", args: ["entry": "clock"])
@@ -66,7 +66,7 @@ struct ClusterWithdrawalTests {
             _ = try await bConsole.request("disable", args: ["entry": "counter"])
             try #require(await a.waitForLine(containing: "badge removed, counter at 5"))
             #expect(try await console.awaitFiber(ofEntry: "badge", inState: "pending") != nil)
-            #expect(b.process.text.contains(#"withdrawal of counter finished: acknowledged by ["a"]"#))
+            #expect(await b.waitForLine(containing: #"withdrawal of counter finished: acknowledged by ["a"]"#))
 
             // It comes back (counting from 5 again), the badge adds one; removing the badge takes it back.
             _ = try await bConsole.request("enable", args: ["entry": "counter"])

@@ -50,6 +50,14 @@ final class NodeProcess: Sendable {
         let stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
+        // Close-on-exec, so a node another test starts meanwhile does not inherit this one's pipe ends and
+        // keep them open after this process exits (its end of file would then never come). The child's own
+        // stdout and stderr are dup2 copies, which do not inherit the flag.
+        for pipe in [stdout, stderr] {
+            for handle in [pipe.fileHandleForReading, pipe.fileHandleForWriting] {
+                _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+            }
+        }
         for pipe in [stdout, stderr] {
             pipe.fileHandleForReading.readabilityHandler = { [output] handle in
                 let data = handle.availableData
@@ -64,6 +72,12 @@ final class NodeProcess: Sendable {
         process.terminationHandler = { [output] process in
             let code = process.terminationStatus
             Self.settle(output) { $0.exitCode = code }
+            // If a pipe end leaked anyway (into a process spawned before the flag was set), its end of
+            // file waits for that process: after a grace period the exit is reported without it.
+            Task {
+                try? await Task.sleep(for: .seconds(2))
+                Self.settle(output) { $0.closedPipes = 2 }
+            }
         }
         try process.run()
     }
@@ -164,6 +178,33 @@ final class NodeProcess: Sendable {
             if let known { continuation.resume(returning: known) }
         }
         return code
+    }
+
+    /// Stops the process (SIGSTOP) and waits until every one of its threads is stopped (as `/proc` shows
+    /// it): a signal is delivered asynchronously, so without this the process could still answer a
+    /// message sent right after `signal(SIGSTOP)`. Checks at most `maxChecks` times within `timeout`,
+    /// yielding between checks; false (recording an issue) when it did not stop.
+    func suspend(timeout: Duration = .seconds(10), maxChecks: Int = 1_000_000) async -> Bool {
+        signal(SIGSTOP)
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        let deadline = ContinuousClock.now + timeout
+        var checks = 0
+        while checks < maxChecks, ContinuousClock.now < deadline {
+            checks += 1
+            let threads = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+            let stopped = !threads.isEmpty && threads.allSatisfy { thread in
+                guard let stat = try? String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8),
+                      let close = stat.lastIndex(of: ")")
+                else { return false }
+                // `pid (comm) S …`: the state follows the command name's closing parenthesis.
+                let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
+                return state == "T" || state == "t"
+            }
+            if stopped { return true }
+            await Task.yield()
+        }
+        Issue.record("\(name) did not stop within \(timeout)")
+        return false
     }
 
     /// Kills the process if it still runs (SIGKILL) and waits for it.
