@@ -85,7 +85,7 @@ extension Node {
 
     private func audit(_ session: PeerSession, _ change: String, entry: String) {
         let who = session.link.peerUID.map { "\(session.identity.name) (uid \($0))" }
-            ?? "\(session.identity.name) (\(session.link.connection))"
+            ?? "\(session.identity.name) (\(session.link.connection.origin))"
         logger.info("\(who) \(change)", fields: [("CORDIS_PEER", session.identity.name), ("CORDIS_ENTRY", entry)])
     }
 

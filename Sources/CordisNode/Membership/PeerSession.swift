@@ -86,6 +86,7 @@ final class PeerSession {
     ///   provider's error).
     func call(service: String, realm: String?, method: String, arguments: JSONObject) async throws -> JSONValue {
         let link = self.link
+        node?.logger.debug("calling \(service).\(method) on \(identity.name)", fields: [("CORDIS_PEER", identity.name)])
         do {
             return try await calls.call(CallRequest(service: service, realm: realm, method: method, args: arguments)) {
                 try link.enqueue($0)

@@ -50,6 +50,10 @@ public final class Node {
         var announcement: ServiceAnnouncement
         /// Peers that have not acknowledged a withdrawal in progress.
         var awaiting: Set<String> = []
+        /// Peers that acknowledged it.
+        var acknowledged: [String] = []
+        /// Peers whose link was lost meanwhile (nothing to wait for).
+        var lost: [String] = []
         var hold: WithdrawalHold?
     }
 
@@ -70,8 +74,18 @@ public final class Node {
         self.context = context
         self.remoteServices = remoteServices
         self.loader = Loader(ctx: context, catalog: catalog, store: store)
-        self.loop = try EventLoop(name: "cordis-\(configuration.name)")
-        self.logger = context.logger("node")
+        let logger = context.logger("node")
+        // Transport events (a stale socket file reclaimed, a peer refused by its credentials, a failed
+        // accept) are logged; closed connections are already reported by the sessions.
+        self.loop = try EventLoop(
+            observer: { event in
+                switch event.kind {
+                case .connectionClosed: break
+                case .staleSocketReclaimed: logger.info(event.message)
+                default: logger.warn("\(event.kind): \(event.message)")
+                }
+            }, name: "cordis-\(configuration.name)")
+        self.logger = logger
     }
 
     /// The real addresses of the listeners (with the port picked for port 0).
@@ -196,7 +210,7 @@ public final class Node {
                         connection, side: .responder, configuration: configuration, options: options)
                     self?.adopt(link)
                 } catch {
-                    self?.logger.info("handshake from \(connection) failed: \(error)")
+                    self?.logger.info("handshake from \(connection.origin) failed: \(error)")
                 }
             }
         }
@@ -306,7 +320,7 @@ public final class Node {
             detach { try? await fiber.dispose() }
         }
         for id in Array(exports.keys) {
-            acknowledge(exportID: id, from: session.identity.name)
+            acknowledge(exportID: id, from: session.identity.name, linkLost: true)
         }
     }
 

@@ -61,12 +61,19 @@ extension Node {
         }
     }
 
-    /// Records a peer's acknowledgement (or its loss) for a withdrawal in progress.
-    func acknowledge(exportID id: Int, from peer: String) {
-        guard var export = exports[id], export.hold != nil else { return }
-        export.awaiting.remove(peer)
+    /// Records a peer's acknowledgement (or its loss) for a withdrawal in progress; the last one lets the
+    /// provider's teardown run, which is logged (before that teardown) with who acknowledged.
+    func acknowledge(exportID id: Int, from peer: String, linkLost: Bool = false) {
+        guard var export = exports[id], export.hold != nil, export.awaiting.remove(peer) != nil else { return }
+        if linkLost { export.lost.append(peer) } else { export.acknowledged.append(peer) }
         exports[id] = export
-        if export.awaiting.isEmpty { finishWithdrawal(id) }
+        guard export.awaiting.isEmpty else { return }
+        var outcome = "acknowledged by \(export.acknowledged.sorted())"
+        if !export.lost.isEmpty { outcome += ", links lost to \(export.lost.sorted())" }
+        logger.info(
+            "withdrawal of \(export.announcement.service) finished: \(outcome)",
+            fields: [("CORDIS_FIBER", "\(export.record.fiber.id)")])
+        finishWithdrawal(id)
     }
 
     private func finishWithdrawal(_ id: Int) {
@@ -108,8 +115,11 @@ extension Node {
             session.send(.withdrawAck(provider))
             return
         }
-        detach {
+        detach { [weak self] in
             try? await proxy.fiber.dispose()
+            self?.logger.info(
+                "acknowledged the withdrawal of \(provider.service) on \(provider.node)",
+                fields: [("CORDIS_PEER", session.identity.name)])
             session.send(.withdrawAck(provider))
         }
     }

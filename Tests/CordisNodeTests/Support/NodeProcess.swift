@@ -16,6 +16,10 @@ final class NodeProcess: Sendable {
         var waiters: [(id: Int, predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
         var nextWaiter = 0
         var exitCode: Int32?
+        /// How many of the two output pipes reached end of file.
+        var closedPipes = 0
+        /// The exit code once the process exited and all its output was read.
+        var finished: Int32? { closedPipes >= 2 ? exitCode : nil }
         var exitWaiters: [CheckedContinuation<Int32, Never>] = []
     }
 
@@ -52,11 +56,20 @@ final class NodeProcess: Sendable {
         let stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
+        // Close-on-exec, so a node another test starts meanwhile does not inherit this one's pipe ends and
+        // keep them open after this process exits (its end of file would then never come). The child's own
+        // stdout and stderr are dup2 copies, which do not inherit the flag.
+        for pipe in [stdout, stderr] {
+            for handle in [pipe.fileHandleForReading, pipe.fileHandleForWriting] {
+                _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+            }
+        }
         for pipe in [stdout, stderr] {
             pipe.fileHandleForReading.readabilityHandler = { [output] handle in
                 let data = handle.availableData
                 guard !data.isEmpty else {
                     handle.readabilityHandler = nil
+                    Self.settle(output) { $0.closedPipes += 1 }
                     return
                 }
                 Self.append(String(decoding: data, as: UTF8.self), to: output)
@@ -64,14 +77,27 @@ final class NodeProcess: Sendable {
         }
         process.terminationHandler = { [output] process in
             let code = process.terminationStatus
-            let waiters = output.withLock { state -> [CheckedContinuation<Int32, Never>] in
-                state.exitCode = code
-                defer { state.exitWaiters.removeAll() }
-                return state.exitWaiters
+            Self.settle(output) { $0.exitCode = code }
+            // If a pipe end leaked anyway (into a process spawned before the flag was set), its end of
+            // file waits for that process: after a grace period the exit is reported without it.
+            Task {
+                try? await Task.sleep(for: .seconds(2))
+                Self.settle(output) { $0.closedPipes = 2 }
             }
-            for waiter in waiters { waiter.resume(returning: code) }
         }
         try process.run()
+    }
+
+    /// Applies `change`; once the process exited and both pipes are drained, wakes the exit waiters (so an
+    /// exit code is only reported with all of the process's output).
+    private static func settle(_ output: OutputBox, _ change: @escaping (inout Output) -> Void) {
+        let (waiters, code) = output.withLock { state -> ([CheckedContinuation<Int32, Never>], Int32?) in
+            change(&state)
+            guard let code = state.finished else { return ([], nil) }
+            defer { state.exitWaiters.removeAll() }
+            return (state.exitWaiters, code)
+        }
+        if let code { for waiter in waiters { waiter.resume(returning: code) } }
     }
 
     private static func append(_ text: String, to output: OutputBox) {
@@ -141,20 +167,50 @@ final class NodeProcess: Sendable {
 
     /// Waits for the process to exit (at most `timeout`); kills it if it does not, and returns nil.
     func exitCode(timeout: Duration = .seconds(20)) async -> Int32? {
-        let timer = Task { [process] in
+        let timer = Task { [process, output] in
             try? await Task.sleep(for: timeout)
-            if !Task.isCancelled, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            guard !Task.isCancelled else { return }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            // Past the deadline, stop waiting for the pipes to drain (bounded even if something else holds them).
+            Self.settle(output) { $0.closedPipes = 2 }
         }
         defer { timer.cancel() }
         let code = await withCheckedContinuation { continuation in
             let known = output.withLock { state -> Int32? in
-                if let code = state.exitCode { return code }
+                if let code = state.finished { return code }
                 state.exitWaiters.append(continuation)
                 return nil
             }
             if let known { continuation.resume(returning: known) }
         }
         return code
+    }
+
+    /// Stops the process (SIGSTOP) and waits until every one of its threads is stopped (as `/proc` shows
+    /// it): a signal is delivered asynchronously, so without this the process could still answer a
+    /// message sent right after `signal(SIGSTOP)`. Checks at most `maxChecks` times within `timeout`,
+    /// yielding between checks; false (recording an issue) when it did not stop.
+    func suspend(timeout: Duration = .seconds(10), maxChecks: Int = 1_000_000) async -> Bool {
+        signal(SIGSTOP)
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        let deadline = ContinuousClock.now + timeout
+        var checks = 0
+        while checks < maxChecks, ContinuousClock.now < deadline {
+            checks += 1
+            let threads = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+            let stopped = !threads.isEmpty && threads.allSatisfy { thread in
+                guard let stat = try? String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8),
+                      let close = stat.lastIndex(of: ")")
+                else { return false }
+                // `pid (comm) S …`: the state follows the command name's closing parenthesis.
+                let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
+                return state == "T" || state == "t"
+            }
+            if stopped { return true }
+            await Task.yield()
+        }
+        Issue.record("\(name) did not stop within \(timeout)")
+        return false
     }
 
     /// Kills the process if it still runs (SIGKILL) and waits for it.
