@@ -22,6 +22,9 @@ for argument in "$@"; do
   esac
 done
 
+if [[ -n "${CORDIS_BIN:-}" ]]; then
+  build=0
+fi
 if ((build)); then
   # shellcheck source=scripts/packages.sh
   source scripts/packages.sh
@@ -29,7 +32,7 @@ if ((build)); then
   swift build -c release --product cordis-node >&2
   swift build -c release --product cordis-console >&2
 fi
-bin="$(swift build -c release --show-bin-path)"
+bin="${CORDIS_BIN:-$(swift build -c release --show-bin-path)}"
 node="$bin/cordis-node"
 console="$bin/cordis-console"
 
@@ -79,8 +82,8 @@ start_node c b
 start_node a b
 export CORDIS_CONSOLE_NODE="unix:$folder/a.sock"
 
-step() { # title
-  printf '\n\033[1m== %s\033[0m\n' "$1"
+step() { # title, bold on a terminal
+  if [[ -t 1 ]]; then printf '\n\033[1m== %s\033[0m\n' "$1"; else printf '\n== %s\n' "$1"; fi
 }
 pause() {
   if ((batch)); then return; fi
@@ -93,6 +96,17 @@ run() { # command...: prints it, runs it, shows the exit code
   printf '(exit %d)\n' "$code"
 }
 graph() { "$console" graph || true; }
+wait_for() { # pattern: waits (at most 20 s) until `cordis-console status` shows it
+  local tries=0
+  until { "$console" status 2>/dev/null || true; } | grep -q -- "$1"; do
+    tries=$((tries + 1))
+    if ((tries > 200)); then echo "error: timed out waiting for \"$1\"" >&2; "$console" status >&2 || true; exit 1; fi
+    sleep 0.1
+  done
+}
+
+wait_for "greeter (greeter) active"
+wait_for "badge (badge) active"
 
 if ((tour)); then
   step "1. A cluster of three nodes: a runs greeter and badge; b provides clock and counter; c provides clock"
@@ -106,6 +120,7 @@ if ((tour)); then
   pause
   step "3. Bring counter back: the badge reloads and adds 1 again"
   run enable b:counter
+  wait_for "badge (badge) active"
   run call counter value
   graph
   pause
@@ -116,17 +131,21 @@ if ((tour)); then
   step "5. Kill node b: greeter on a fails over to c's clock; badge waits for a counter"
   kill -9 "${node_pid[b]}"
   wait "${node_pid[b]}" 2>/dev/null || true
+  wait_for "uses clock → c:"
+  wait_for "badge (badge) pending"
   run status
   graph
   pause
   step "6. Restart node b: the badge is active again"
   start_node b c
+  wait_for "badge (badge) active"
   run status
   graph
   pause
   step "7. A clock in the shared realm blue on c, and a greeter in that realm on a"
   run add c --id clock-blue --plugin clock --isolate clock=blue
   run add a --id greeter-blue --plugin greeter --isolate clock=blue
+  wait_for "greeter-blue (greeter) active"
   graph
   step "Tour done."
   if ((batch)); then exit 0; fi
