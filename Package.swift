@@ -89,6 +89,7 @@ let package = Package(
         .library(name: "CordisNode", targets: ["CordisNode"]),
         .executable(name: "cordis-node", targets: ["cordis-node"]),
         .executable(name: "cordis-bench", targets: ["cordis-bench"]),
+        .executable(name: "cordis-console", targets: ["cordis-console"]),
     ],
     dependencies: packageDependencies,
     targets: [
@@ -101,6 +102,8 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "CordisNode", dependencies: ["Cordis", "CordisJSON", "CordisWire", "CSystemd"], swiftSettings: strict),
         .executableTarget(name: "cordis-node", dependencies: ["CordisNode"], swiftSettings: strict),
+        .target(name: "CordisConsole", dependencies: ["CordisNode", "CordisWire", "CordisJSON", "Cordis"], swiftSettings: strict),
+        .executableTarget(name: "cordis-console", dependencies: ["CordisConsole"], swiftSettings: strict),
         .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire", "CordisNode"], swiftSettings: strict),
         .executableTarget(name: "custom-node", dependencies: ["Cordis", "CordisNode"], path: "Examples/CustomNode", swiftSettings: strict),
         .executableTarget(name: "cordis-example", dependencies: ["Cordis"], path: "Examples/Greeter", swiftSettings: strict),
@@ -111,5 +114,6 @@ let package = Package(
             swiftSettings: strict + macroTestSettings, linkerSettings: macroTestLinker),
         .testTarget(name: "CordisWireTests", dependencies: ["CordisWire"], swiftSettings: strict),
         .testTarget(name: "CordisNodeTests", dependencies: ["CordisNode"], swiftSettings: strict),
+        .testTarget(name: "CordisConsoleTests", dependencies: ["CordisConsole", "CordisNode"], swiftSettings: strict),
     ]
 )

@@ -13,6 +13,10 @@ public actor ControlClient {
     private var pages: [Int: [JSONValue]] = [:]
     private var reader: Task<Void, Never>?
     private var closedError: (any Error)?
+    /// The events pushed after a `subscribe` request with `follow: true`, in order; finishes when the
+    /// link closes. Unbounded: a console drains it as it prints.
+    public nonisolated let events: AsyncStream<ControlEvent>
+    private nonisolated let eventSink: AsyncStream<ControlEvent>.Continuation
 
     /// Connects to the node at `address` as a console named `name`.
     ///
@@ -42,6 +46,7 @@ public actor ControlClient {
     private init(link: Link, loop: EventLoop) {
         self.link = link
         self.loop = loop
+        (events, eventSink) = AsyncStream.makeStream(of: ControlEvent.self, bufferingPolicy: .unbounded)
     }
 
     private func startReading() {
@@ -49,6 +54,10 @@ public actor ControlClient {
         reader = Task { [weak self] in
             do {
                 for try await message in link.messages {
+                    if case .event(let event) = message {
+                        self?.eventSink.yield(event)
+                        continue
+                    }
                     guard case .response(let response) = message else { continue }
                     await self?.deliver(response)
                 }
@@ -77,6 +86,7 @@ public actor ControlClient {
 
     private func fail(_ error: any Error) {
         closedError = error
+        eventSink.finish()
         let pending = waiting
         waiting.removeAll()
         for continuation in pending.values { continuation.resume(throwing: error) }
@@ -101,7 +111,9 @@ public actor ControlClient {
         return try await withCheckedThrowingContinuation { continuation in
             waiting[id] = continuation
             do {
-                try link.enqueue(.request(ControlRequest(id: id, command: command, node: node, args: args)))
+                let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+                try link.enqueue(.request(ControlRequest(
+                    id: id, command: command, node: node, args: args, timeout: seconds)))
             } catch {
                 waiting.removeValue(forKey: id)?.resume(throwing: error)
             }

@@ -19,18 +19,27 @@ extension Node {
             } catch {
                 response = ControlResponse(id: request.id, errorCode: "failed", errorMessage: "\(error)")
             }
-            session.send(.response(response))
+            self.sendPaged(response, to: session)
         }
     }
 
     private func run(_ request: ControlRequest, by session: PeerSession) async throws -> JSONValue {
         let args = request.args
         if let target = request.node, target != name {
-            throw ControlError("unreachable", "\(name) does not relay requests (asked for \(target))")
+            let result = try await ask(target, request, timeout: relayTimeout(for: request))
+            return request.command == "status" ? StatusPaging.join(result) : result
         }
         switch request.command {
         case "status":
-            return .object(["nodes": .array([statusSnapshot()])])
+            return await status(request)
+        case "members":
+            return membersList()
+        case "forget":
+            return try forget(request)
+        case "subscribe":
+            return await subscribe(request, by: session)
+        case "unsubscribe":
+            return unsubscribe(request, by: session)
         case "catalog":
             return .array(loader.plugins.map { item in
                 .object([

@@ -43,6 +43,8 @@ public final class Node {
     var nextSessionID = 0
     var tasks: [Task<Void, Never>] = []
     private var statusListener: EffectHandle?
+    /// The control API's state (relays, subscribers, forgotten members): `Control/`.
+    let control = ControlState()
 
     /// A local provider announced to the peers.
     struct Export {
@@ -129,6 +131,7 @@ public final class Node {
         statusListener = try context.on(.status) { [weak self] change in
             self?.fiberChanged(change)
         }
+        try startEventStream()
         try await loader.start()
         for listener in listeners {
             spawn { [weak self] in await self?.accept(from: listener) }
@@ -218,7 +221,7 @@ public final class Node {
 
     /// Keeps a link to the member at `address`, re-dialling with backoff and jitter while the node runs.
     func dial(_ address: String) {
-        guard running, !dialling.contains(address), !advertisedAddresses.contains(address),
+        guard running, !dialling.contains(address), !advertisedAddresses.contains(address), !isForgotten(address: address),
               let parsed = try? Address(parsing: address)
         else { return }
         dialling.insert(address)
@@ -230,7 +233,7 @@ public final class Node {
 
     private func keepDialling(_ address: Address) async {
         var delay = configuration.reconnectBackoff.first
-        while running, !Task.isCancelled {
+        while running, !Task.isCancelled, !isForgotten(address: address.description) {
             if let owner = addressOwner[address.description], let session = sessions[owner] {
                 await session.ended()
                 delay = configuration.reconnectBackoff.first
@@ -285,6 +288,7 @@ public final class Node {
         memberAddresses[peer.name] = peer.addresses
         for address in peer.addresses { addressOwner[address] = peer.name }
         sessions[peer.name] = session
+        controlLinked(session)
         logger.info("linked to \(peer.name)", fields: [("CORDIS_PEER", peer.name)])
         session.run()
         session.send(.members(members))
@@ -306,6 +310,7 @@ public final class Node {
     /// A session's link closed: its proxies go (consumers drop to `pending`), its calls fail, and
     /// withdrawals stop waiting for it.
     func sessionEnded(_ session: PeerSession) {
+        controlSessionEnded(session)
         if session.identity.role == .console {
             consoles[session.id] = nil
             return
@@ -345,6 +350,10 @@ public final class Node {
             break
         case .request(let request):
             serve(request, from: session)
+        case .response(let response):
+            completeRelay(response, from: session)
+        case .event(let event):
+            forwardEvent(event, from: session)
         case .goodbye(let reason):
             logger.info("\(session.identity.name) said goodbye: \(reason ?? "")")
         default:
@@ -353,7 +362,7 @@ public final class Node {
     }
 
     private func learn(_ members: [Member]) {
-        for member in members where member.name != name {
+        for member in members where member.name != name && !isForgotten(member: member.name) {
             if memberAddresses[member.name] == nil || sessions[member.name] == nil {
                 memberAddresses[member.name] = member.addresses
             }

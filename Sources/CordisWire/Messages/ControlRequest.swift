@@ -12,13 +12,17 @@ public struct ControlRequest: Sendable, Hashable {
     public var node: String?
     /// The command's arguments.
     public var args: JSONObject
+    /// How long the sender waits for the answer, in seconds; a node bounds what it relays to other
+    /// members by it. Nil: the node's default (10 s).
+    public var timeout: Double?
 
     /// Creates a request.
-    public init(id: Int, command: String, node: String? = nil, args: JSONObject = JSONObject()) {
+    public init(id: Int, command: String, node: String? = nil, args: JSONObject = JSONObject(), timeout: Double? = nil) {
         self.id = id
         self.command = command
         self.node = node
         self.args = args
+        self.timeout = timeout
     }
 }
 

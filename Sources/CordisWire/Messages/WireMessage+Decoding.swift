@@ -104,7 +104,8 @@ extension WireMessage {
             self = .request(ControlRequest(
                 id: try fields.integer("id"), command: try fields.string("command"),
                 node: try fields.optionalString("node"),
-                args: object["args"] == nil ? JSONObject() : try fields.object("args")))
+                args: object["args"] == nil ? JSONObject() : try fields.object("args"),
+                timeout: object["timeout"]?.doubleValue))
         case "response":
             let id = try fields.integer("id")
             if object["result"] != nil {
@@ -114,6 +115,13 @@ extension WireMessage {
                 self = .response(ControlResponse(
                     id: id, errorCode: try fields.string("code"), errorMessage: try fields.string("message")))
             }
+        case "event":
+            guard let time = object["time"]?.doubleValue else {
+                throw fields.invalid("time", "must be a number")
+            }
+            self = .event(ControlEvent(
+                id: try fields.integer("id"), node: try fields.name("node"), time: time,
+                kind: try fields.string("kind"), detail: try fields.object("detail")))
         default:
             self = .unknown(type: type, body: object)
         }

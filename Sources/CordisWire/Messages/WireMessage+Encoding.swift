@@ -74,6 +74,10 @@ extension WireMessage {
             json.optionalString("node", request.node)
             json.key("args")
             JSONSerializer.append(.object(request.args), to: &json.buffer)
+            if let timeout = request.timeout {
+                json.key("timeout")
+                JSONSerializer.append(.double(timeout), to: &json.buffer)
+            }
         case .response(let response):
             json.integer("id", response.id)
             if let result = response.result {
@@ -86,6 +90,14 @@ extension WireMessage {
                 json.key("more")
                 JSONSerializer.append(.bool(true), to: &json.buffer)
             }
+        case .event(let event):
+            json.integer("id", event.id)
+            json.string("node", event.node)
+            json.key("time")
+            JSONSerializer.append(.double(event.time), to: &json.buffer)
+            json.string("kind", event.kind)
+            json.key("detail")
+            JSONSerializer.append(.object(event.detail), to: &json.buffer)
         case .unknown(_, let body):
             for (key, value) in body where key != "type" {
                 json.key(key)

@@ -42,6 +42,8 @@ public enum WireMessage: Sendable, Hashable {
     case request(ControlRequest)
     /// A node's answer to a control request.
     case response(ControlResponse)
+    /// A change pushed to a subscriber (`subscribe` request).
+    case event(ControlEvent)
     /// A message whose `type` this version does not know, with its whole object.
     case unknown(type: String, body: JSONObject)
 
@@ -66,6 +68,7 @@ public enum WireMessage: Sendable, Hashable {
         case .goodbye: return "goodbye"
         case .request: return "request"
         case .response: return "response"
+        case .event: return "event"
         case .unknown(let type, _): return type
         }
     }

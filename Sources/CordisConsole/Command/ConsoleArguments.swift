@@ -1,0 +1,234 @@
+import CordisJSON
+
+/// The parsed command line of `cordis-console`: the global options and the command.
+public struct ConsoleArguments: Sendable, Hashable {
+    /// `--node ADDR` (else `$CORDIS_CONSOLE_NODE`).
+    public var node: String?
+    /// `--secret-file FILE`.
+    public var secretFile: String?
+    /// `--timeout S`: bounds every request (default 10 s).
+    public var timeout: Double = 10
+    /// `--json`: machine output.
+    public var json = false
+    /// The command.
+    public var command: ConsoleCommand = .help
+
+    /// The usage text printed by `--help` and after a usage error.
+    public static let usage = """
+        usage: cordis-console [--node ADDR] [--secret-file FILE] [--timeout S] [--json] COMMAND
+          status                      every node: entries and fibers, reachability
+          graph [--format text|dot]   the cluster-wide fiber graph
+          watch                       live full-screen view (q or Ctrl-C to leave)
+          events [--follow] [--on NODE]
+          catalog [--on NODE]         plugins each node can run, with their config fields
+          members                     the cluster's members as the node reached sees them
+          enable NODE:ENTRY | disable NODE:ENTRY
+          config NODE:ENTRY JSON
+          add NODE [--parent ENTRY] --id ID --plugin NAME [--config JSON] [--isolate SERVICE[=LABEL]]... [--disabled]
+          remove NODE:ENTRY
+          call SERVICE METHOD [JSON-ARGS] [--realm LABEL]
+          forget NODE                 drop a decommissioned member from the cluster's view
+        --node defaults to $CORDIS_CONSOLE_NODE. Exit codes: 0 ok, 1 rejected or failed,
+        3 status found a problem, 64 usage, 69 no node reachable.
+        """
+
+    /// Whether `text` is a valid node name or entry id (`CONTRACTS.md` §1).
+    public static func isName(_ text: String) -> Bool {
+        guard (1...64).contains(text.utf8.count) else { return false }
+        return text.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2E || byte == 0x5F || byte == 0x2D
+        }
+    }
+
+    /// Parses `arguments` (without the program name); `environment` supplies `CORDIS_CONSOLE_NODE`.
+    ///
+    /// - Throws: `ConsoleError` `.usage` naming the problem.
+    public init(parsing arguments: [String], environment: [String: String] = [:]) throws(ConsoleError) {
+        var words = ArgumentWords(arguments)
+        var positional: [String] = []
+        var options: [String: [String]] = [:]
+        var flags: Set<String> = []
+        let valued: Set<String> = ["--node", "--secret-file", "--timeout", "--format", "--on", "--parent", "--id",
+                                   "--plugin", "--config", "--isolate", "--realm"]
+        let boolean: Set<String> = ["--json", "--follow", "--disabled", "--help", "-h"]
+        while let word = words.next() {
+            if word == "--" {
+                while let rest = words.next() { positional.append(rest) }
+                break
+            }
+            if word.hasPrefix("--") || word == "-h" {
+                var name = word
+                var inline: String?
+                if let equals = word.firstIndex(of: "=") {
+                    name = String(word[..<equals])
+                    inline = String(word[word.index(after: equals)...])
+                }
+                if valued.contains(name) {
+                    guard let value = inline ?? words.next() else {
+                        throw ConsoleError(.usage, "\(name) needs a value")
+                    }
+                    options[name, default: []].append(value)
+                } else if boolean.contains(name), inline == nil {
+                    flags.insert(name)
+                } else {
+                    throw ConsoleError(.usage, "unknown option \(name)")
+                }
+                continue
+            }
+            positional.append(word)
+        }
+        func single(_ name: String) throws(ConsoleError) -> String? {
+            guard let values = options[name] else { return nil }
+            guard values.count == 1 else { throw ConsoleError(.usage, "\(name) given more than once") }
+            return values[0]
+        }
+        node = try single("--node") ?? environment["CORDIS_CONSOLE_NODE"].flatMap { $0.isEmpty ? nil : $0 }
+        secretFile = try single("--secret-file")
+        if let text = try single("--timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                throw ConsoleError(.usage, "--timeout must be a positive number of seconds, not \"\(text)\"")
+            }
+            timeout = seconds
+        }
+        json = flags.contains("--json")
+        if flags.contains("--help") || flags.contains("-h") {
+            command = .help
+            return
+        }
+        guard let name = positional.first else { throw ConsoleError(.usage, "no command given") }
+        let rest = Array(positional.dropFirst())
+        var allowed: Set<String> = ["--node", "--secret-file", "--timeout", "--json"]
+        func expect(_ count: Int, _ shape: String) throws(ConsoleError) {
+            guard rest.count == count else { throw ConsoleError(.usage, "\(name) takes \(shape)") }
+        }
+        switch name {
+        case "status":
+            try expect(0, "no arguments")
+            command = .status
+        case "graph":
+            try expect(0, "no arguments besides --format")
+            allowed.insert("--format")
+            let text = try single("--format") ?? "text"
+            guard let format = ConsoleCommand.GraphFormat(rawValue: text) else {
+                throw ConsoleError(.usage, "--format must be text or dot, not \"\(text)\"")
+            }
+            command = .graph(format)
+        case "watch":
+            try expect(0, "no arguments")
+            command = .watch
+        case "events":
+            try expect(0, "no arguments besides --follow and --on NODE")
+            allowed.formUnion(["--follow", "--on"])
+            command = .events(follow: flags.contains("--follow"), on: try Self.nodeName(single("--on")))
+        case "catalog":
+            try expect(0, "no arguments besides --on NODE")
+            allowed.insert("--on")
+            command = .catalog(on: try Self.nodeName(single("--on")))
+        case "members":
+            try expect(0, "no arguments")
+            command = .members
+        case "enable", "disable":
+            try expect(1, "NODE:ENTRY")
+            command = .setDisabled(try EntryReference(parsing: rest[0]), name == "disable")
+        case "config":
+            try expect(2, "NODE:ENTRY JSON")
+            command = .config(try EntryReference(parsing: rest[0]), try Self.json(rest[1], what: "the config"))
+        case "remove":
+            try expect(1, "NODE:ENTRY")
+            command = .remove(try EntryReference(parsing: rest[0]))
+        case "forget":
+            try expect(1, "NODE")
+            guard let member = try Self.nodeName(rest[0]) else { throw ConsoleError(.usage, "forget takes NODE") }
+            command = .forget(member)
+        case "add":
+            try expect(1, "NODE and options")
+            allowed.formUnion(["--parent", "--id", "--plugin", "--config", "--isolate", "--disabled"])
+            command = try Self.add(node: rest[0], single: single, options: options, disabled: flags.contains("--disabled"))
+        case "call":
+            guard rest.count == 2 || rest.count == 3 else {
+                throw ConsoleError(.usage, "call takes SERVICE METHOD [JSON-ARGS]")
+            }
+            allowed.insert("--realm")
+            let args = try rest.count == 3 ? Self.callArguments(rest[2]) : JSONObject()
+            command = .call(service: rest[0], method: rest[1], args: args, realm: try single("--realm"))
+        default:
+            throw ConsoleError(.usage, "unknown command \"\(name)\"")
+        }
+        let stray = Set(options.keys).union(flags).subtracting(allowed)
+        if let option = stray.sorted().first {
+            throw ConsoleError(.usage, "\(option) does not apply to \(name)")
+        }
+    }
+
+    private static func nodeName(_ text: String?) throws(ConsoleError) -> String? {
+        guard let text else { return nil }
+        guard isName(text) else {
+            throw ConsoleError(.usage, "\"\(text)\" is not a node name (1-64 characters of A-Z a-z 0-9 . _ -)")
+        }
+        return text
+    }
+
+    private static func json(_ text: String, what: String) throws(ConsoleError) -> JSONValue {
+        do {
+            return try JSONParser().parse(Array(text.utf8))
+        } catch {
+            throw ConsoleError(.usage, "\(what) is not valid JSON: \(error)")
+        }
+    }
+
+    /// JSON-ARGS: an object keyed by argument label, an array for unlabelled arguments (`_0`, `_1`…),
+    /// or a single value for one unlabelled argument.
+    private static func callArguments(_ text: String) throws(ConsoleError) -> JSONObject {
+        switch try json(text, what: "JSON-ARGS") {
+        case .object(let object): return object
+        case .array(let items): return JSONObject(items.enumerated().map { ("_\($0.offset)", $0.element) })
+        case let value: return JSONObject([("_0", value)])
+        }
+    }
+
+    private static func add(
+        node: String, single: (String) throws(ConsoleError) -> String?, options: [String: [String]], disabled: Bool
+    ) throws(ConsoleError) -> ConsoleCommand {
+        guard isName(node) else { throw ConsoleError(.usage, "\"\(node)\" is not a node name") }
+        guard let id = try single("--id") else { throw ConsoleError(.usage, "add needs --id ID") }
+        guard let plugin = try single("--plugin") else { throw ConsoleError(.usage, "add needs --plugin NAME") }
+        var entry = JSONObject()
+        entry["id"] = .string(id)
+        entry["plugin"] = .string(plugin)
+        if disabled { entry["disabled"] = .bool(true) }
+        if let specs = options["--isolate"] {
+            var isolate = JSONObject()
+            for spec in specs {
+                if let equals = spec.firstIndex(of: "=") {
+                    let service = String(spec[..<equals])
+                    let label = String(spec[spec.index(after: equals)...])
+                    guard !service.isEmpty, !label.isEmpty else {
+                        throw ConsoleError(.usage, "--isolate takes SERVICE or SERVICE=LABEL, not \"\(spec)\"")
+                    }
+                    isolate[service] = .string(label)
+                } else {
+                    guard !spec.isEmpty else { throw ConsoleError(.usage, "--isolate needs a service name") }
+                    isolate[spec] = .bool(true)
+                }
+            }
+            entry["isolate"] = .object(isolate)
+        }
+        if let config = try single("--config") { entry["config"] = try json(config, what: "--config") }
+        return .add(node: node, parent: try single("--parent"), entry: entry)
+    }
+}
+
+/// The words of a command line, taken one at a time.
+struct ArgumentWords {
+    private var words: [String]
+    private var index = 0
+
+    init(_ words: [String]) { self.words = words }
+
+    mutating func next() -> String? {
+        guard index < words.count else { return nil }
+        defer { index += 1 }
+        return words[index]
+    }
+}

@@ -1,0 +1,62 @@
+import CordisJSON
+
+/// One `cordis-console` command (`CONTRACTS.md` §7), parsed from the command line.
+public enum ConsoleCommand: Sendable, Hashable {
+    /// `status`: every node's entries and fibers.
+    case status
+    /// `graph [--format text|dot]`.
+    case graph(GraphFormat)
+    /// `watch`: the live full-screen view.
+    case watch
+    /// `events [--follow] [--on NODE]`.
+    case events(follow: Bool, on: String?)
+    /// `catalog [--on NODE]`.
+    case catalog(on: String?)
+    /// `enable NODE:ENTRY` or `disable NODE:ENTRY`.
+    case setDisabled(EntryReference, Bool)
+    /// `config NODE:ENTRY JSON`.
+    case config(EntryReference, JSONValue)
+    /// `add NODE …`: the node, the parent group, and the entry as JSON.
+    case add(node: String, parent: String?, entry: JSONObject)
+    /// `remove NODE:ENTRY`.
+    case remove(EntryReference)
+    /// `call SERVICE METHOD [JSON-ARGS] [--realm LABEL]`.
+    case call(service: String, method: String, args: JSONObject, realm: String?)
+    /// `forget NODE`.
+    case forget(String)
+    /// `members`: the cluster as the node reached sees it.
+    case members
+    /// `--help`.
+    case help
+
+    /// The `graph` output format.
+    public enum GraphFormat: String, Sendable, Hashable {
+        /// A tree per node.
+        case text
+        /// Graphviz.
+        case dot
+    }
+}
+
+/// `NODE:ENTRY`: entry ENTRY on node NODE.
+public struct EntryReference: Sendable, Hashable, CustomStringConvertible {
+    /// The node.
+    public var node: String
+    /// The entry id.
+    public var entry: String
+
+    /// Parses `NODE:ENTRY`.
+    ///
+    /// - Throws: `ConsoleError` `.usage` when either part is missing or not a valid name.
+    public init(parsing text: String) throws(ConsoleError) {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, ConsoleArguments.isName(String(parts[0])), ConsoleArguments.isName(String(parts[1])) else {
+            throw ConsoleError(.usage, "\"\(text)\" is not NODE:ENTRY (names are 1-64 characters of A-Z a-z 0-9 . _ -)")
+        }
+        node = String(parts[0])
+        entry = String(parts[1])
+    }
+
+    /// `NODE:ENTRY`.
+    public var description: String { "\(node):\(entry)" }
+}

@@ -1,0 +1,45 @@
+import Cordis
+import CordisJSON
+import CordisNode
+import CordisWire
+import Foundation
+
+/// `cordis-console`: parses the command line, holds one link to one node, runs the command and returns
+/// the exit code (`CONTRACTS.md` §7). The node reached relays requests for the other members.
+public enum Console {
+    /// Runs the console with `arguments` (without the program name); returns the exit code.
+    public static func main(
+        arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        output: ConsoleOutput = .standard
+    ) async -> Int32 {
+        let parsed: ConsoleArguments
+        do {
+            parsed = try ConsoleArguments(parsing: arguments, environment: environment)
+        } catch {
+            output.err("error: \(error.message)\n\(ConsoleArguments.usage)\n")
+            return error.exitCode
+        }
+        if parsed.command == .help {
+            output.out(ConsoleArguments.usage + "\n")
+            return 0
+        }
+        do {
+            let session = try await ConsoleSession.open(parsed)
+            let code: Int32
+            do {
+                code = try await session.run(parsed.command, output: output)
+            } catch {
+                await session.close()
+                throw error
+            }
+            await session.close()
+            return code
+        } catch let error as ConsoleError {
+            output.err("error: \(error.message)\n")
+            return error.exitCode
+        } catch {
+            output.err("error: \(error)\n")
+            return 1
+        }
+    }
+}

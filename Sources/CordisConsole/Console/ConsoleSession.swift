@@ -1,0 +1,234 @@
+import Cordis
+import CordisJSON
+import CordisNode
+import CordisWire
+import Foundation
+
+/// One console run: the link to the node reached, the request timeout, and the commands.
+final class ConsoleSession: Sendable {
+    let client: ControlClient
+    let address: String
+    let timeout: Duration
+    let json: Bool
+
+    private init(client: ControlClient, address: String, timeout: Duration, json: Bool) {
+        self.client = client
+        self.address = address
+        self.timeout = timeout
+        self.json = json
+    }
+
+    /// Connects to the node named by `arguments`.
+    ///
+    /// - Throws: `ConsoleError` `.usage` without a node address or with a bad one, `.unavailable` when
+    ///   the node cannot be reached in time, `.failed` for an unusable secret file.
+    static func open(_ arguments: ConsoleArguments) async throws -> ConsoleSession {
+        guard let node = arguments.node else {
+            throw ConsoleError(.usage, "no node to reach: give --node ADDR or set CORDIS_CONSOLE_NODE")
+        }
+        let address: Address
+        do {
+            address = try Address(parsing: node)
+        } catch {
+            throw ConsoleError(.usage, "--node: \(error)")
+        }
+        var secrets: ClusterSecrets?
+        if let file = arguments.secretFile {
+            do {
+                secrets = try ClusterSecrets.load(files: [file])
+            } catch {
+                throw ConsoleError(.failed, "--secret-file: \(error.message)")
+            }
+        }
+        let timeout = Duration.milliseconds(Int64(arguments.timeout * 1000))
+        let name = "console-\(ProcessInfo.processInfo.processIdentifier)"
+        let client: ControlClient
+        let chosen = secrets
+        do {
+            client = try await withDeadline(timeout) {
+                try await ControlClient.connect(to: address, name: name, secrets: chosen, timeout: timeout)
+            }
+        } catch is DeadlineExceeded {
+            throw ConsoleError(.unavailable, "timeout: \(node) did not answer within \(arguments.timeout) s")
+        } catch {
+            throw ConsoleError(.unavailable, "cannot reach node \(node): \(error)")
+        }
+        return ConsoleSession(client: client, address: node, timeout: timeout, json: arguments.json)
+    }
+
+    func close() async {
+        await client.close()
+    }
+
+    /// Sends one request; maps the node's refusals to exit 1 and silence to exit 69.
+    func request(_ command: String, node: String? = nil, args: JSONObject = JSONObject()) async throws -> JSONValue {
+        do {
+            return try await client.request(command, node: node, args: args, timeout: timeout)
+        } catch let failure as ControlFailure {
+            throw ConsoleError(.failed, failure.message)
+        } catch let error as RemoteCallError where error.code == .timeout {
+            throw ConsoleError(.unavailable, "timeout: \(address) did not answer within \(timeout)")
+        } catch {
+            throw ConsoleError(.unavailable, "the link to \(address) failed: \(error)")
+        }
+    }
+
+    /// The whole cluster's status, seen through the node reached.
+    func clusterStatus() async throws -> (JSONValue, ClusterStatus) {
+        let raw = StatusPaging.join(try await request("status", args: ["cluster": true]))
+        return (raw, ClusterStatus(json: raw))
+    }
+
+    /// Runs `command`; returns the exit code.
+    func run(_ command: ConsoleCommand, output: ConsoleOutput) async throws -> Int32 {
+        let style = TextStyle(colored: output.isTerminal)
+        switch command {
+        case .help:
+            output.out(ConsoleArguments.usage + "\n")
+            return 0
+        case .status:
+            let (raw, status) = try await clusterStatus()
+            output.out(json ? raw.jsonString(.pretty) : StatusText.render(status, style: style))
+            return status.hasProblems ? 3 : 0
+        case .graph(let format):
+            let (_, status) = try await clusterStatus()
+            output.out(format == .dot ? GraphDot.render(status) : GraphText.render(status, style: style))
+            return 0
+        case .members:
+            let result = try await request("members")
+            if json {
+                output.out(result.jsonString(.pretty))
+            } else {
+                for member in result["members"]?.arrayValue ?? [] {
+                    let reachable = member["reachable"]?.boolValue == true
+                    let addresses = (member["addresses"]?.arrayValue ?? []).compactMap(\.stringValue)
+                    output.out("\(member["name"]?.stringValue ?? "?") \(reachable ? style.paint("reachable", "32") : style.paint("unreachable", "31")) \(addresses.joined(separator: " "))\n")
+                }
+            }
+            return 0
+        case .catalog(let on):
+            return try await catalog(on: on, output: output, style: style)
+        case .events(let follow, let on):
+            return try await events(follow: follow, on: on, output: output)
+        case .watch:
+            return try await watch(output: output)
+        case .setDisabled(let reference, let disabled):
+            let result = try await request(disabled ? "disable" : "enable", node: reference.node, args: ["entry": .string(reference.entry)])
+            return printEntry(result, node: reference.node, output: output, style: style)
+        case .config(let reference, let config):
+            let result = try await request("config", node: reference.node, args: ["entry": .string(reference.entry), "config": config])
+            return printEntry(result, node: reference.node, output: output, style: style)
+        case .add(let node, let parent, let entry):
+            var args: JSONObject = ["entry": .object(entry)]
+            if let parent { args["parent"] = .string(parent) }
+            let result = try await request("add", node: node, args: args)
+            return printEntry(result, node: node, output: output, style: style)
+        case .remove(let reference):
+            let result = try await request("remove", node: reference.node, args: ["entry": .string(reference.entry)])
+            if json {
+                output.out(result.jsonString(.pretty))
+            } else {
+                output.out("\(reference) removed\n")
+            }
+            return 0
+        case .call(let service, let method, let args, let realm):
+            var request: JSONObject = ["service": .string(service), "method": .string(method), "args": .object(args)]
+            if let realm { request["realm"] = .string(realm) }
+            let result = try await self.request("call", args: request)
+            output.out(result.jsonString(json ? .pretty : .compact) + (json ? "" : "\n"))
+            return 0
+        case .forget(let member):
+            let result = try await request("forget", args: ["member": .string(member)])
+            output.out(json ? result.jsonString(.pretty) : "\(member) forgotten\n")
+            return 0
+        }
+    }
+
+    /// Prints a changed entry's resulting state: `NODE:ENTRY STATE` (and its error, if any).
+    private func printEntry(_ result: JSONValue, node: String, output: ConsoleOutput, style: TextStyle) -> Int32 {
+        var object = result.objectValue ?? JSONObject()
+        object["node"] = .string(node)
+        if json {
+            output.out(JSONValue.object(object).jsonString(.pretty))
+            return 0
+        }
+        let entry = result["entry"]?.stringValue ?? "?"
+        let state = result["state"]?.stringValue
+        var line = "\(node):\(entry) " + (state.map(style.state) ?? style.dim(result["disabled"]?.boolValue == true ? "disabled" : "no fiber"))
+        if let error = result["error"]?.stringValue { line += " " + style.paint("error: \(error)", "31") }
+        output.out(line + "\n")
+        return 0
+    }
+
+    private func catalog(on: String?, output: ConsoleOutput, style: TextStyle) async throws -> Int32 {
+        var nodes: [String]
+        if let on {
+            nodes = [on]
+        } else {
+            let members = try await request("members")
+            nodes = (members["members"]?.arrayValue ?? []).filter { $0["reachable"]?.boolValue == true }
+                .compactMap { $0["name"]?.stringValue }
+        }
+        var all = JSONObject()
+        var code: Int32 = 0
+        for node in nodes {
+            do {
+                all[node] = try await request("catalog", node: node)
+            } catch let error as ConsoleError where error.code == .failed {
+                output.err("error: \(node): \(error.message)\n")
+                code = 1
+            }
+        }
+        if json {
+            output.out(JSONValue.object(["nodes": .object(all)]).jsonString(.pretty))
+            return code
+        }
+        for (node, plugins) in all {
+            output.out("node \(style.bold(node))\n")
+            for plugin in plugins.arrayValue ?? [] {
+                var line = "  \(style.bold(plugin["name"]?.stringValue ?? "?"))"
+                let provides = (plugin["provides"]?.arrayValue ?? []).compactMap(\.stringValue)
+                let injects = (plugin["injects"]?.arrayValue ?? []).compactMap(\.stringValue)
+                if !provides.isEmpty { line += " provides " + provides.joined(separator: ", ") }
+                if !injects.isEmpty { line += " injects " + injects.joined(separator: ", ") }
+                output.out(line + "\n")
+                for field in plugin["config"]?.arrayValue ?? [] {
+                    let optional = field["optional"]?.boolValue == true ? " (optional)" : ""
+                    output.out("    config \(field["path"]?.stringValue ?? "?"): \(field["type"]?.stringValue ?? "?")\(optional)\n")
+                }
+            }
+        }
+        return code
+    }
+
+    private func events(follow: Bool, on: String?, output: ConsoleOutput) async throws -> Int32 {
+        var args: JSONObject = ["follow": .bool(follow), "history": true, "cluster": true]
+        if let on { args["on"] = .string(on) }
+        let result = try await request("subscribe", args: args)
+        for event in result["events"]?.arrayValue ?? [] {
+            output.out(EventText.line(event, json: json))
+        }
+        guard follow else { return 0 }
+        for await event in client.events {
+            output.out(EventText.line(event, json: json))
+        }
+        throw ConsoleError(.unavailable, "the link to \(address) closed")
+    }
+}
+
+/// Thrown by `withDeadline` when the work does not finish in time.
+struct DeadlineExceeded: Error {}
+
+/// Runs `work`, throwing `DeadlineExceeded` if it has not finished after `deadline`.
+func withDeadline<T: Sendable>(_ deadline: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await work() }
+        group.addTask {
+            try await Task.sleep(for: deadline)
+            throw DeadlineExceeded()
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next() else { throw DeadlineExceeded() }
+        return first
+    }
+}

@@ -1,0 +1,133 @@
+import CordisJSON
+import CordisNode
+
+/// The cluster as `status` reports it (`CONTRACTS.md` §8), read from the JSON into values the
+/// renderers use. Unknown members are ignored; missing ones read as empty or null.
+public struct ClusterStatus: Sendable, Hashable {
+    /// One member.
+    public struct Node: Sendable, Hashable {
+        /// Its name.
+        public var name: String
+        /// The addresses it advertises.
+        public var addresses: [String]
+        /// Whether it answered this time.
+        public var reachable: Bool
+        /// Why not, when it did not.
+        public var unreachableReason: String?
+        /// Its Loader entries.
+        public var entries: [Entry]
+        /// Its fibers.
+        public var fibers: [Fiber]
+    }
+
+    /// One Loader entry.
+    public struct Entry: Sendable, Hashable {
+        /// The entry id.
+        public var id: String
+        /// Its plugin (`group` for a group).
+        public var plugin: String
+        /// Its group, or nil at the top level.
+        public var parent: String?
+        /// Its own `disabled` flag.
+        public var disabled: Bool
+        /// Its fiber's state, nil without a fiber.
+        public var state: String?
+        /// Why it does not run, if it does not.
+        public var error: String?
+    }
+
+    /// The provider a fiber uses for one injected service.
+    public struct Provider: Sendable, Hashable {
+        /// The node of the provider.
+        public var node: String
+        /// Its entry, if Loader-made.
+        public var entry: String?
+        /// Its fiber id on that node.
+        public var fiber: Int
+        /// Its realm label, nil for the root realm.
+        public var realm: String?
+    }
+
+    /// One fiber.
+    public struct Fiber: Sendable, Hashable {
+        /// Its id on its node.
+        public var id: Int
+        /// Its entry, nil when not Loader-made.
+        public var entry: String?
+        /// Its plugin's name (`remote:SERVICE` for a proxy).
+        public var plugin: String
+        /// Its state.
+        public var state: String
+        /// The services it provides, as `name` or `name@realm`.
+        public var provides: [String]
+        /// Injected service → the provider in use (nil when none).
+        public var injects: [Injection]
+        /// What a pending fiber waits for.
+        public var missing: [String]
+        /// Why it failed.
+        public var error: String?
+
+        /// Whether it is a proxy for a provider on another node.
+        public var isProxy: Bool { plugin.hasPrefix("remote:") }
+    }
+
+    /// One injected service of a fiber and the provider in use.
+    public struct Injection: Sendable, Hashable {
+        /// The service name.
+        public var service: String
+        /// The provider in use, nil when none.
+        public var provider: Provider?
+    }
+
+    /// The members, in the order the node reported them.
+    public var nodes: [Node]
+
+    /// Reads a `status` result (one object, or pages as `ControlClient` returns them).
+    public init(json: JSONValue) {
+        let joined = StatusPaging.join(json)
+        nodes = (joined["nodes"]?.arrayValue ?? []).compactMap(Self.node(from:))
+    }
+
+    /// Whether `status` must exit 3: an unreachable member, a failed fiber, or an entry with an error.
+    public var hasProblems: Bool {
+        nodes.contains { node in
+            !node.reachable || node.fibers.contains { $0.state == "failed" } || node.entries.contains { $0.error != nil }
+        }
+    }
+
+    private static func node(from json: JSONValue) -> Node? {
+        guard let name = json["name"]?.stringValue else { return nil }
+        return Node(
+            name: name,
+            addresses: (json["addresses"]?.arrayValue ?? []).compactMap(\.stringValue),
+            reachable: json["reachable"]?.boolValue ?? false,
+            unreachableReason: json["unreachable"]?.stringValue,
+            entries: (json["entries"]?.arrayValue ?? []).compactMap { entry in
+                guard let id = entry["id"]?.stringValue else { return nil }
+                return Entry(
+                    id: id, plugin: entry["plugin"]?.stringValue ?? "group", parent: entry["parent"]?.stringValue,
+                    disabled: entry["disabled"]?.boolValue ?? false, state: entry["state"]?.stringValue,
+                    error: entry["error"]?.stringValue)
+            },
+            fibers: (json["fibers"]?.arrayValue ?? []).compactMap(Self.fiber(from:)))
+    }
+
+    private static func fiber(from json: JSONValue) -> Fiber? {
+        guard let id = json["fiber"]?.intValue else { return nil }
+        let provides: [String] = (json["provides"]?.arrayValue ?? []).compactMap { slot in
+            guard let service = slot["service"]?.stringValue else { return nil }
+            return slot["realm"]?.stringValue.map { "\(service)@\($0)" } ?? service
+        }
+        let injects: [Injection] = (json["injects"]?.objectValue ?? JSONObject()).map { member in
+            let value = member.value
+            guard let node = value["node"]?.stringValue, let fiber = value["fiber"]?.intValue else {
+                return Injection(service: member.key, provider: nil)
+            }
+            return Injection(service: member.key, provider: Provider(node: node, entry: value["entry"]?.stringValue, fiber: fiber, realm: value["realm"]?.stringValue))
+        }
+        return Fiber(
+            id: id, entry: json["entry"]?.stringValue, plugin: json["plugin"]?.stringValue ?? "?",
+            state: json["state"]?.stringValue ?? "?", provides: provides, injects: injects,
+            missing: (json["missing"]?.arrayValue ?? []).compactMap(\.stringValue), error: json["error"]?.stringValue)
+    }
+}

@@ -1,0 +1,56 @@
+import CordisJSON
+import CordisWire
+import Foundation
+
+/// One event as a line: `2025-01-02T03:04:05.678Z a status greeter#7 [greeter] pending → active`, or
+/// as one JSON object per line with `--json`.
+public enum EventText {
+    /// The line for an event object (as in a `subscribe` result).
+    public static func line(_ event: JSONValue, json: Bool) -> String {
+        if json { return event.jsonString(.compact) + "\n" }
+        let time = event["time"]?.doubleValue ?? 0
+        let node = event["node"]?.stringValue ?? "?"
+        let kind = event["kind"]?.stringValue ?? "?"
+        let detail = event["detail"] ?? .null
+        return "\(timestamp(time)) \(node) \(describe(kind: kind, detail: detail))\n"
+    }
+
+    /// The line for a pushed event.
+    public static func line(_ event: ControlEvent, json: Bool) -> String {
+        line(.object([
+            "node": .string(event.node), "time": .double(event.time), "kind": .string(event.kind),
+            "detail": .object(event.detail),
+        ]), json: json)
+    }
+
+    /// What happened, without the time and node.
+    public static func describe(kind: String, detail: JSONValue) -> String {
+        switch kind {
+        case "status":
+            let plugin = detail["plugin"]?.stringValue ?? "?"
+            let fiber = detail["fiber"]?.intValue.map { "#\($0)" } ?? ""
+            let entry = detail["entry"]?.stringValue.map { " [\($0)]" } ?? ""
+            var text = "status \(plugin)\(fiber)\(entry) \(detail["from"]?.stringValue ?? "?") → \(detail["to"]?.stringValue ?? "?")"
+            if let error = detail["error"]?.stringValue { text += " (\(error))" }
+            return text
+        case "entry":
+            return "entry \(detail["entry"]?.stringValue ?? "?") \(detail["change"]?.stringValue ?? "?")"
+        default:
+            return "\(kind) \(detail.jsonString(.compact))"
+        }
+    }
+
+    /// UTC ISO 8601 with milliseconds.
+    public static func timestamp(_ seconds: Double) -> String {
+        var time = time_t(seconds.rounded(.down))
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        let millis = Int((seconds - seconds.rounded(.down)) * 1000)
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
+    }
+}

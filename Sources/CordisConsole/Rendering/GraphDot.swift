@@ -1,0 +1,65 @@
+/// The Graphviz form of `graph`: one `subgraph cluster_NODE` per node, one box per fiber filled by
+/// state, and an edge from each consumer to the provider it uses (across nodes, through the fiber ids).
+public enum GraphDot {
+    /// Renders the graph of `status` as a DOT `digraph`.
+    public static func render(_ status: ClusterStatus) -> String {
+        var out = "digraph cordis {\n  rankdir=LR;\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n"
+        var known: Set<String> = []
+        for node in status.nodes {
+            out += "  subgraph \(quote("cluster_\(node.name)")) {\n"
+            out += "    label=\(quote(node.reachable ? node.name : "\(node.name) (unreachable)"));\n"
+            if !node.reachable { out += "    style=dashed; color=red;\n" }
+            for fiber in node.fibers {
+                let id = fiberID(node.name, fiber.id)
+                known.insert(id)
+                var label = fiber.entry.map { "\($0)\\n\(fiber.plugin)" } ?? fiber.plugin
+                label += "\\n#\(fiber.id) \(fiber.state)"
+                out += "    \(quote(id)) [label=\(quote(label)), fillcolor=\(quote(color(fiber.state)))];\n"
+            }
+            if node.fibers.isEmpty {
+                out += "    \(quote("\(node.name)/empty")) [label=\"(no fibers)\", style=dashed];\n"
+            }
+            out += "  }\n"
+        }
+        for node in status.nodes {
+            for fiber in node.fibers {
+                for injection in fiber.injects {
+                    guard let provider = injection.provider else { continue }
+                    let target = fiberID(provider.node, provider.fiber)
+                    if !known.contains(target) {
+                        out += "  \(quote(target)) [label=\(quote("\(provider.node) #\(provider.fiber)")), style=dashed];\n"
+                        known.insert(target)
+                    }
+                    out += "  \(quote(fiberID(node.name, fiber.id))) -> \(quote(target)) [label=\(quote(injection.service))];\n"
+                }
+            }
+        }
+        return out + "}\n"
+    }
+
+    /// The fill colour of a fiber in `state`.
+    public static func color(_ state: String) -> String {
+        switch state {
+        case "active": return "palegreen"
+        case "pending": return "khaki"
+        case "loading", "unloading": return "lightblue"
+        case "failed": return "salmon"
+        default: return "lightgrey"
+        }
+    }
+
+    private static func fiberID(_ node: String, _ fiber: Int) -> String { "\(node)/\(fiber)" }
+
+    /// A DOT string literal.
+    static func quote(_ text: String) -> String {
+        var out = "\""
+        for character in text {
+            switch character {
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(character)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,45 @@
+import Cordis
+import CordisWire
+
+/// What a node's control API keeps between requests: relays waiting for a member's answer, event
+/// subscribers, recent events, the last status seen of each member, and the forgotten members.
+@CordisActor
+final class ControlState {
+    /// A request relayed to a member, waiting for its (possibly paged) answer.
+    struct Relay {
+        var member: String
+        var pages: [JSONValue] = []
+        var continuation: CheckedContinuation<JSONValue, any Error>
+    }
+
+    /// A session that asked for events.
+    struct Subscriber {
+        var session: PeerSession
+        var id: Int
+        /// Events of other members too (forwarded from their links).
+        var cluster: Bool
+        /// Only events of this member.
+        var on: String?
+    }
+
+    /// How many recent local events a node keeps for `events` without `--follow`.
+    static let historyLimit = 256
+
+    var relays: [Int: Relay] = [:]
+    var nextRelayID = 0
+    var subscribers: [Subscriber] = []
+    /// Members this node has subscribed to on behalf of cluster-wide subscribers, by name.
+    var upstream: [String: Int] = [:]
+    var history: [ControlEvent] = []
+    /// The last status object seen of each member (by name).
+    var lastStatus: [String: JSONValue] = [:]
+    var forgottenNames: Set<String> = []
+    var forgottenAddresses: Set<String> = []
+    var eventListeners: [EffectHandle] = []
+
+    /// Remembers a local event, dropping the oldest past `historyLimit`.
+    func remember(_ event: ControlEvent) {
+        history.append(event)
+        if history.count > Self.historyLimit { history.removeFirst(history.count - Self.historyLimit) }
+    }
+}

@@ -1,0 +1,124 @@
+import Cordis
+import CordisWire
+import Foundation
+
+/// The stream of changes a console can follow: every fiber's `internal/status` and the Loader's
+/// `loader/entry`, stamped with the node's name and the time, pushed as `event` messages after a
+/// `subscribe` request, and forwarded from the other members for cluster-wide subscribers.
+extension Node {
+    /// Starts recording this node's changes (called once from `start()`).
+    func startEventStream() throws {
+        let status = try context.on(.status) { [weak self] change in
+            self?.fiberEvent(change)
+        }
+        let entries = try loader.ctx.on(.loaderEntry) { [weak self] change in
+            self?.publish(kind: "entry", detail: ["entry": .string(change.id), "change": .string(change.kind.rawValue)])
+        }
+        control.eventListeners = [status, entries]
+    }
+
+    private func fiberEvent(_ change: StatusChange) {
+        let fiber = change.fiber
+        guard fiber.id != context.fiber.id else { return }
+        var detail = JSONObject()
+        detail["fiber"] = .integer(fiber.id)
+        detail["entry"] = loader.entryID(for: fiber).map { .string($0) } ?? .null
+        detail["plugin"] = .string(fiber.name)
+        detail["from"] = .string(change.oldState.rawValue)
+        detail["to"] = .string(fiber.state.rawValue)
+        if let error = fiber.error, fiber.state == .failed { detail["error"] = .string("\(error)") }
+        publish(kind: "status", detail: detail)
+    }
+
+    /// Records a local change and pushes it to every subscriber that wants it.
+    func publish(kind: String, detail: JSONObject) {
+        let event = ControlEvent(id: 0, node: name, time: Date().timeIntervalSince1970, kind: kind, detail: detail)
+        control.remember(event)
+        deliver(event, local: true)
+    }
+
+    private func deliver(_ event: ControlEvent, local: Bool) {
+        for subscriber in control.subscribers where local || subscriber.cluster {
+            if let on = subscriber.on, on != event.node { continue }
+            var copy = event
+            copy.id = subscriber.id
+            subscriber.session.send(.event(copy))
+        }
+    }
+
+    /// An event from a member this node subscribed to: forwarded to cluster-wide subscribers.
+    func forwardEvent(_ event: ControlEvent, from session: PeerSession) {
+        guard session.identity.role == .node, control.upstream[session.identity.name] == event.id else { return }
+        deliver(event, local: false)
+    }
+
+    /// `subscribe`: returns the recent events (`history`, default true), then, with `follow: true`,
+    /// pushes each new one. `cluster: true` (the default for consoles) includes every member's events;
+    /// `on` keeps one member's.
+    func subscribe(_ request: ControlRequest, by session: PeerSession) async -> JSONValue {
+        let args = request.args
+        let cluster = session.identity.role == .console && (args["cluster"]?.boolValue ?? true)
+        let on = args["on"]?.stringValue
+        var events: [ControlEvent] = []
+        if args["history"]?.boolValue ?? true {
+            if on == nil || on == name { events = control.history }
+            if cluster {
+                let timeout = relayTimeout(for: request)
+                let members = sessions.keys.filter { on == nil || $0 == on }.sorted()
+                for member in members {
+                    let question = ControlRequest(id: 0, command: "subscribe", args: ["follow": false, "cluster": false])
+                    guard let answer = try? await ask(member, question, timeout: timeout) else { continue }
+                    events += (answer["events"]?.arrayValue ?? []).compactMap(Self.event(from:))
+                }
+                events.sort { $0.time < $1.time }
+            }
+        }
+        if args["follow"]?.boolValue == true {
+            control.subscribers.append(ControlState.Subscriber(session: session, id: request.id, cluster: cluster, on: on))
+            if cluster {
+                for member in sessions.values { subscribeUpstream(member) }
+            }
+        }
+        return .object(["events": .array(events.map(Self.json(of:)))])
+    }
+
+    /// `unsubscribe`: stops the stream of subscription `id` (the `subscribe` request's id).
+    func unsubscribe(_ request: ControlRequest, by session: PeerSession) -> JSONValue {
+        let id = request.args["id"]?.intValue
+        control.subscribers.removeAll { $0.session === session && (id == nil || $0.id == id) }
+        return .object(["unsubscribed": .bool(true)])
+    }
+
+    /// A member linked: when a console follows the whole cluster, follow that member too; a forgotten
+    /// member that comes back is known again.
+    func controlLinked(_ session: PeerSession) {
+        guard session.identity.role == .node else { return }
+        control.forgottenNames.remove(session.identity.name)
+        for address in session.identity.addresses { control.forgottenAddresses.remove(address) }
+        if control.subscribers.contains(where: \.cluster) { subscribeUpstream(session) }
+    }
+
+    private func subscribeUpstream(_ session: PeerSession) {
+        let member = session.identity.name
+        guard control.upstream[member] == nil else { return }
+        control.nextRelayID += 1
+        let id = control.nextRelayID
+        control.upstream[member] = id
+        session.send(.request(ControlRequest(
+            id: id, command: "subscribe", args: ["follow": true, "history": false, "cluster": false])))
+    }
+
+    static func json(of event: ControlEvent) -> JSONValue {
+        .object([
+            "node": .string(event.node), "time": .double(event.time), "kind": .string(event.kind),
+            "detail": .object(event.detail),
+        ])
+    }
+
+    static func event(from json: JSONValue) -> ControlEvent? {
+        guard let node = json["node"]?.stringValue, let time = json["time"]?.doubleValue,
+              let kind = json["kind"]?.stringValue, let detail = json["detail"]?.objectValue
+        else { return nil }
+        return ControlEvent(id: 0, node: node, time: time, kind: kind, detail: detail)
+    }
+}

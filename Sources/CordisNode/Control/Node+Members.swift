@@ -1,0 +1,62 @@
+import Cordis
+import CordisWire
+
+/// Membership commands: `members` lists the cluster as this node sees it; `forget` drops a
+/// decommissioned member (no more dialling, gone from the view) on every reachable member.
+extension Node {
+    /// Every member this node knows, itself first, with whether a link to it is up.
+    func membersList() -> JSONValue {
+        .object(["members": .array(members.filter { !control.forgottenNames.contains($0.name) }.map { member in
+            .object([
+                "name": .string(member.name),
+                "addresses": .array(member.addresses.map { .string($0) }),
+                "incarnation": .string(member.incarnation),
+                "self": .bool(member.name == name),
+                "reachable": .bool(member.name == name || sessions[member.name] != nil),
+            ])
+        })])
+    }
+
+    /// Whether `address` belongs to a forgotten member (the dialler stops).
+    func isForgotten(address: String) -> Bool {
+        control.forgottenAddresses.contains(address)
+    }
+
+    /// Whether `member` was forgotten (its name in other members' lists is ignored).
+    func isForgotten(member: String) -> Bool {
+        control.forgottenNames.contains(member)
+    }
+
+    /// `forget`: drops `member` from the view and stops dialling it; told to every linked member too
+    /// unless `propagate` is false.
+    ///
+    /// - Throws: `ControlError` `rejected` when the member is linked (stop it first), is this node, or
+    ///   is not known.
+    func forget(_ request: ControlRequest) throws -> JSONValue {
+        let member = try request.args.requiredString("member")
+        guard member != name else { throw ControlError("rejected", "\(name) cannot forget itself") }
+        if sessions[member] != nil {
+            throw ControlError("rejected", "\(member) is linked to \(name); stop it before forgetting it")
+        }
+        let known = memberAddresses[member] != nil || control.lastStatus[member] != nil
+            || memberIncarnations[member] != nil
+        if !known, request.args["propagate"]?.boolValue != false {
+            throw ControlError("rejected", "no member is named \(member)")
+        }
+        let addresses = Set(memberAddresses[member] ?? [])
+            .union(addressOwner.filter { $0.value == member }.map(\.key))
+        control.forgottenNames.insert(member)
+        control.forgottenAddresses.formUnion(addresses)
+        memberAddresses[member] = nil
+        memberIncarnations[member] = nil
+        for address in addresses { addressOwner[address] = nil }
+        control.lastStatus[member] = nil
+        if request.args["propagate"]?.boolValue != false {
+            for session in sessions.values {
+                session.send(.request(ControlRequest(
+                    id: 0, command: "forget", args: ["member": .string(member), "propagate": false])))
+            }
+        }
+        return .object(["forgotten": .string(member), "addresses": .array(addresses.sorted().map { .string($0) })])
+    }
+}

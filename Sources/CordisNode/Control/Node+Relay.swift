@@ -1,0 +1,150 @@
+import Cordis
+import CordisWire
+import Foundation
+
+/// Relaying: the node a console reaches forwards requests for other members over its own links, and
+/// collects every member's status for `status` with `cluster: true`.
+extension Node {
+    /// How long a relay may wait, from the request's own timeout: most of it, so the answer (or
+    /// `unreachable`) still reaches the console in time.
+    func relayTimeout(for request: ControlRequest) -> Duration {
+        let seconds = max(0.05, (request.timeout ?? 10) * 0.8)
+        return .milliseconds(Int64(seconds * 1000))
+    }
+
+    /// Runs `request` on `member` over the link to it and returns its (joined) result.
+    ///
+    /// - Throws: `ControlError` `unreachable` when there is no link to the member or it does not answer
+    ///   within `timeout`; the member's own error otherwise.
+    func ask(_ member: String, _ request: ControlRequest, timeout: Duration) async throws -> JSONValue {
+        guard let session = sessions[member] else {
+            let known = memberAddresses[member] != nil
+            throw ControlError(
+                known ? "unreachable" : "unknown-member",
+                known ? "\(member) is unreachable (no link from \(name))" : "no member is named \(member)")
+        }
+        control.nextRelayID += 1
+        let id = control.nextRelayID
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            self?.failRelay(id, ControlError("unreachable", "\(member) did not answer within \(timeout)"))
+        }
+        defer { timer.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
+            control.relays[id] = ControlState.Relay(member: member, continuation: continuation)
+            var forwarded = request
+            forwarded.id = id
+            forwarded.node = nil
+            forwarded.timeout = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+            session.send(.request(forwarded))
+        }
+    }
+
+    /// A member's answer to a relayed request: a page is kept, the last one completes the relay.
+    func completeRelay(_ response: ControlResponse, from session: PeerSession) {
+        guard var relay = control.relays[response.id], relay.member == session.identity.name else { return }
+        if let code = response.errorCode {
+            failRelay(response.id, ControlError(code, response.errorMessage ?? code))
+            return
+        }
+        let result = response.result ?? .null
+        if response.more {
+            relay.pages.append(result)
+            control.relays[response.id] = relay
+            return
+        }
+        control.relays[response.id] = nil
+        relay.continuation.resume(returning: relay.pages.isEmpty ? result : .array(relay.pages + [result]))
+    }
+
+    func failRelay(_ id: Int, _ error: any Error) {
+        control.relays.removeValue(forKey: id)?.continuation.resume(throwing: error)
+    }
+
+    /// A link ended: its relays fail as unreachable, its subscriptions end.
+    func controlSessionEnded(_ session: PeerSession) {
+        let member = session.identity.name
+        if session.identity.role == .node {
+            for (id, relay) in control.relays where relay.member == member {
+                failRelay(id, ControlError("unreachable", "the link to \(member) was lost"))
+            }
+            if control.upstream[member] != nil { control.upstream[member] = nil }
+        }
+        control.subscribers.removeAll { $0.session === session }
+    }
+
+    /// `status`: this node's snapshot, or with `cluster: true` every member's, unreachable ones with
+    /// `reachable: false` and the last snapshot seen.
+    func status(_ request: ControlRequest) async -> JSONValue {
+        let own = statusSnapshot()
+        control.lastStatus[name] = own
+        guard request.args["cluster"]?.boolValue == true else { return .object(["nodes": .array([own])]) }
+        let members = Set(memberAddresses.keys).union(sessions.keys).subtracting(control.forgottenNames)
+            .subtracting([name]).sorted()
+        let timeout = relayTimeout(for: request)
+        let question = ControlRequest(id: 0, command: "status")
+        let questions = members.map { member in
+            (member, Task { @CordisActor [weak self] () -> Result<JSONValue, ControlError> in
+                guard let self else { return .failure(ControlError("unreachable", "node stopped")) }
+                do {
+                    return .success(try await self.ask(member, question, timeout: timeout))
+                } catch let error as ControlError {
+                    return .failure(error)
+                } catch {
+                    return .failure(ControlError("unreachable", "\(error)"))
+                }
+            })
+        }
+        var answers: [String: Result<JSONValue, ControlError>] = [:]
+        for (member, task) in questions { answers[member] = await task.value }
+        var nodes: [JSONValue] = [own]
+        for member in members {
+            switch answers[member] {
+            case .success(let value):
+                let joined = StatusPaging.join(value)
+                if let node = joined["nodes"]?.arrayValue?.first(where: { $0["name"]?.stringValue == member }) {
+                    control.lastStatus[member] = node
+                    nodes.append(node)
+                    continue
+                }
+                nodes.append(unreachableStatus(member, reason: "\(member) sent no status"))
+            case .failure(let error):
+                nodes.append(unreachableStatus(member, reason: error.message))
+            case nil:
+                nodes.append(unreachableStatus(member, reason: "no answer"))
+            }
+        }
+        return .object(["nodes": .array(nodes)])
+    }
+
+    /// A member that could not be asked: the last snapshot seen, marked unreachable, with the reason.
+    func unreachableStatus(_ member: String, reason: String) -> JSONValue {
+        var object = control.lastStatus[member]?.objectValue ?? JSONObject([
+            ("name", .string(member)),
+            ("addresses", .array((memberAddresses[member] ?? []).map { .string($0) })),
+            ("incarnation", memberIncarnations[member].map { .string($0) } ?? .null),
+            ("version", .null),
+            ("reachable", .bool(false)),
+            ("entries", .array([])),
+            ("fibers", .array([])),
+        ])
+        object["reachable"] = .bool(false)
+        object["unreachable"] = .string(reason)
+        return .object(object)
+    }
+
+    /// Sends a response, in pages under the frame limit when the result is a large status.
+    func sendPaged(_ response: ControlResponse, to session: PeerSession) {
+        guard let result = response.result else {
+            session.send(.response(response))
+            return
+        }
+        let frame = configuration.maxFrameSize
+        let budget = max(frame / 2, frame - 1024)
+        let pages = StatusPaging.pages(of: result, budget: budget)
+        for (index, page) in pages.enumerated() {
+            session.send(.response(ControlResponse(id: response.id, result: page, more: index < pages.count - 1)))
+        }
+    }
+}
