@@ -109,6 +109,32 @@ enum WireFixtures {
             json: #"{"type":"goodbye","reason":"shutting down"}"#),
         MessageFixture(name: "goodbye without reason", message: .goodbye(reason: nil), json: #"{"type":"goodbye","reason":null}"#),
         MessageFixture(
+            name: "request",
+            message: .request(ControlRequest(id: 5, command: "enable", node: "b", args: ["entry": "greeter"])),
+            json: #"{"type":"request","id":5,"command":"enable","node":"b","args":{"entry":"greeter"}}"#),
+        MessageFixture(
+            name: "request with timeout",
+            message: .request(ControlRequest(id: 6, command: "status", args: ["cluster": true], timeout: 2.5)),
+            json: #"{"type":"request","id":6,"command":"status","node":null,"args":{"cluster":true},"timeout":2.5}"#),
+        MessageFixture(
+            name: "response page",
+            message: .response(ControlResponse(id: 6, result: ["nodes": [["name": "a", "entries": [], "fibers": []]]], more: true)),
+            json: #"{"type":"response","id":6,"result":{"nodes":[{"name":"a","entries":[],"fibers":[]}]},"more":true}"#),
+        MessageFixture(
+            name: "response",
+            message: .response(ControlResponse(id: 5, result: ["entry": "greeter", "state": "active"])),
+            json: #"{"type":"response","id":5,"result":{"entry":"greeter","state":"active"}}"#),
+        MessageFixture(
+            name: "response error",
+            message: .response(ControlResponse(id: 5, errorCode: "rejected", errorMessage: "unknown entry \"x\"")),
+            json: #"{"type":"response","id":5,"code":"rejected","message":"unknown entry \"x\""}"#),
+        MessageFixture(
+            name: "event",
+            message: .event(ControlEvent(
+                id: 7, node: "b", time: 1700000000.25, kind: "status",
+                detail: ["fiber": 3, "entry": "greeter", "plugin": "greeter", "from": "pending", "to": "active"])),
+            json: #"{"type":"event","id":7,"node":"b","time":1700000000.25,"kind":"status","detail":{"fiber":3,"entry":"greeter","plugin":"greeter","from":"pending","to":"active"}}"#),
+        MessageFixture(
             name: "unknown", message: .unknown(type: "status", body: ["type": "status", "page": 2]),
             json: #"{"type":"status","page":2}"#),
     ]

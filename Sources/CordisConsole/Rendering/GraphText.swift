@@ -11,11 +11,12 @@ public enum GraphText {
             lines.append(header)
             let fibersByEntry = Dictionary(grouping: node.fibers.filter { $0.entry != nil }, by: { $0.entry ?? "" })
             let children = Dictionary(grouping: node.entries, by: { $0.parent ?? "" })
+            let loose = node.fibers.filter { $0.entry == nil }
             var items: [(prefix: String, isLast: Bool, line: String, details: [String])] = []
             func walk(_ parent: String, _ prefix: String) {
                 let list = children[parent] ?? []
                 for (index, entry) in list.enumerated() {
-                    let last = index == list.count - 1
+                    let last = index == list.count - 1 && (!parent.isEmpty || loose.isEmpty)
                     var line = "\(entry.id) (\(entry.plugin))"
                     if let fiber = fibersByEntry[entry.id]?.first {
                         line += " #\(fiber.id) " + style.state(fiber.state)
@@ -29,10 +30,9 @@ public enum GraphText {
                 }
             }
             walk("", "")
-            let loose = node.fibers.filter { $0.entry == nil }
             for (index, fiber) in loose.enumerated() {
                 let last = index == loose.count - 1
-                items.append(("", last && items.isEmpty ? true : last,
+                items.append(("", last,
                               "\(fiber.plugin) #\(fiber.id) " + style.state(fiber.state), details(fiber, style: style)))
             }
             if items.isEmpty { lines.append(style.dim("└─ (nothing)")) }

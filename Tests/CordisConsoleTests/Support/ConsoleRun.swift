@@ -1,0 +1,79 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// The outcome of one `cordis-console` run: exit code, stdout and stderr apart.
+struct ConsoleResult: Sendable {
+    var code: Int32
+    var out: String
+    var err: String
+}
+
+/// Runs the real `cordis-console` with `arguments`, draining its output while it runs, and waits for it
+/// to exit (killed after `deadline`, which fails the test).
+func runConsole(_ arguments: [String], environment: [String: String] = [:], deadline: Duration = .seconds(30)) async throws -> ConsoleResult {
+    let process = Process()
+    process.executableURL = NodeProcess.productsDirectory.appendingPathComponent("cordis-console")
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env["CORDIS_CONSOLE_NODE"] = nil
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let outPipe = Pipe()
+    let errPipe = Pipe()
+    process.standardOutput = outPipe
+    process.standardError = errPipe
+    process.standardInput = FileHandle.nullDevice
+    let buffers = Mutex<(out: Data, err: Data, openPipes: Int, code: Int32?, waiter: CheckedContinuation<Void, Never>?)>((Data(), Data(), 2, nil, nil))
+    @Sendable func finishIfDone(_ state: inout (out: Data, err: Data, openPipes: Int, code: Int32?, waiter: CheckedContinuation<Void, Never>?)) -> CheckedContinuation<Void, Never>? {
+        guard state.openPipes == 0, state.code != nil else { return nil }
+        defer { state.waiter = nil }
+        return state.waiter
+    }
+    for (index, pipe) in [outPipe, errPipe].enumerated() {
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            let ready = buffers.withLock { state -> CheckedContinuation<Void, Never>? in
+                if data.isEmpty {
+                    handle.readabilityHandler = nil
+                    state.openPipes -= 1
+                } else if index == 0 {
+                    state.out.append(data)
+                } else {
+                    state.err.append(data)
+                }
+                return finishIfDone(&state)
+            }
+            ready?.resume()
+        }
+    }
+    process.terminationHandler = { process in
+        let ready = buffers.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.code = process.terminationStatus
+            return finishIfDone(&state)
+        }
+        ready?.resume()
+    }
+    try process.run()
+    let killer = Task {
+        try? await Task.sleep(for: deadline)
+        if !Task.isCancelled, process.isRunning {
+            Issue.record("cordis-console \(arguments) did not exit within \(deadline)")
+            kill(process.processIdentifier, SIGKILL)
+        }
+    }
+    defer { killer.cancel() }
+    await withCheckedContinuation { continuation in
+        let done = buffers.withLock { state -> Bool in
+            if state.openPipes == 0, state.code != nil { return true }
+            state.waiter = continuation
+            return false
+        }
+        if done { continuation.resume() }
+    }
+    return buffers.withLock { state in
+        ConsoleResult(
+            code: state.code ?? -1, out: String(decoding: state.out, as: UTF8.self),
+            err: String(decoding: state.err, as: UTF8.self))
+    }
+}
