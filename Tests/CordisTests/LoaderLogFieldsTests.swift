@@ -24,3 +24,29 @@ struct LoaderLogFieldsTests {
         await loader.stop()
     }
 }
+
+@Suite("Loader config of a disabled entry", .timeLimit(.minutes(1))) @CordisActor
+struct LoaderDisabledConfigTests {
+    struct Settings: Decodable {
+        var start: Int
+    }
+
+    @Test func anInvalidConfigForADisabledEntryIsRejectedAndNotSaved() async throws {
+        let (root, _) = try makeRoot()
+        var catalog = PluginCatalog()
+        catalog.register(name: "counter", config: Settings.self) { _, _ in }
+        let store = InMemoryEntryStore(EntryTree(entries: [
+            Entry(id: "off", plugin: "counter", disabled: true, config: ["start": 1]),
+        ]))
+        let loader = Loader(ctx: root, catalog: catalog, store: store)
+        try await loader.start()
+        let before = store.stored
+        await #expect(throws: LoaderError.self) {
+            try await loader.update(id: "off", config: ["start": "x"])
+        }
+        #expect(store.stored == before)
+        try await loader.update(id: "off", config: ["start": 2])
+        #expect(loader.entry(id: "off")?.config == ["start": 2])
+        await loader.stop()
+    }
+}

@@ -146,12 +146,22 @@ public final class Loader {
     public func update(id: String, config: JSONValue) async throws {
         try await change { tree in
             var isGroup = false
+            var plugin: String?
             guard let changed = tree.modifying(id, { entry in
                 isGroup = entry.isGroup
+                plugin = entry.plugin
                 entry.config = config
             }) else { throw LoaderError.unknownEntry(id) }
             if isGroup {
                 throw LoaderError(.invalidConfig, entryID: id, "entry \"\(id)\": a group takes no config")
+            }
+            // A disabled entry's new config is checked too, so it cannot be saved broken.
+            if let item = plugin.flatMap(self.catalog.item(named:)) {
+                do {
+                    _ = try item.prepare(config)
+                } catch {
+                    throw LoaderError.invalidConfig(error, entry: id)
+                }
             }
             return (changed, [id])
         }
