@@ -113,7 +113,8 @@ let package = Package(
             name: "CordisMacrosTests", dependencies: macroTestDependencies,
             swiftSettings: strict + macroTestSettings, linkerSettings: macroTestLinker),
         .testTarget(name: "CordisWireTests", dependencies: ["CordisWire"], swiftSettings: strict),
-        .testTarget(name: "CordisNodeTests", dependencies: ["CordisNode"], swiftSettings: strict),
-        .testTarget(name: "CordisConsoleTests", dependencies: ["CordisConsole", "CordisNode"], swiftSettings: strict),
+        .target(name: "CordisProcessTesting", path: "Tests/ProcessSupport", swiftSettings: strict),
+        .testTarget(name: "CordisNodeTests", dependencies: ["CordisNode", "CordisProcessTesting"], swiftSettings: strict),
+        .testTarget(name: "CordisConsoleTests", dependencies: ["CordisConsole", "CordisNode", "CordisProcessTesting"], swiftSettings: strict),
     ]
 )

@@ -1,3 +1,4 @@
+import CordisProcessTesting
 import CordisNode
 import CordisWire
 import Foundation

@@ -1,3 +1,4 @@
+import CordisProcessTesting
 import Cordis
 import CordisNode
 import CordisWire

@@ -1,3 +1,4 @@
+import CordisProcessTesting
 import Foundation
 import Testing
 

@@ -4,9 +4,9 @@ import Testing
 
 /// A real `cordis-node` process started by a test: its output is drained while it runs, lines can be
 /// awaited with a deadline, and only this process is signalled or killed.
-final class NodeProcess: Sendable {
+public final class NodeProcess: Sendable {
     /// Where the built executables are: next to the test bundle.
-    static var productsDirectory: URL {
+    public static var productsDirectory: URL {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         return executable.deletingLastPathComponent()
     }
@@ -23,8 +23,8 @@ final class NodeProcess: Sendable {
         var exitWaiters: [CheckedContinuation<Int32, Never>] = []
     }
 
-    let name: String
-    let process: Process
+    public let name: String
+    public let process: Process
     private let output = OutputBox()
 
     /// Holds the output state behind a lock, shareable with the pipe and termination handlers.
@@ -34,10 +34,10 @@ final class NodeProcess: Sendable {
     }
 
     /// The built `cordis-node`.
-    static var nodeExecutable: URL { productsDirectory.appendingPathComponent("cordis-node") }
+    public static var nodeExecutable: URL { productsDirectory.appendingPathComponent("cordis-node") }
 
     /// Starts `executable` (the built `cordis-node` by default) with `arguments`, in `directory`.
-    init(
+    public init(
         name: String, arguments: [String], directory: URL, environment: [String: String] = [:],
         executable: URL = NodeProcess.nodeExecutable
     ) throws {
@@ -115,10 +115,10 @@ final class NodeProcess: Sendable {
     }
 
     /// Everything the process printed so far (stdout and stderr interleaved).
-    var text: String { output.withLock { $0.text } }
+    public var text: String { output.withLock { $0.text } }
 
     /// Waits until the output satisfies `predicate`, at most `timeout`.
-    func waitFor(
+    public func waitFor(
         _ what: String, timeout: Duration = .seconds(20), _ predicate: @escaping @Sendable (String) -> Bool
     ) async -> Bool {
         let id = output.withLock { state -> Int in
@@ -150,23 +150,23 @@ final class NodeProcess: Sendable {
 
     /// Waits for a line containing `fragment`.
     @discardableResult
-    func waitForLine(containing fragment: String, timeout: Duration = .seconds(20)) async -> Bool {
+    public func waitForLine(containing fragment: String, timeout: Duration = .seconds(20)) async -> Bool {
         await waitFor("\"\(fragment)\"", timeout: timeout) { $0.contains(fragment) }
     }
 
     /// Waits for `fragment` to appear `count` times.
     @discardableResult
-    func waitForOccurrences(of fragment: String, count: Int, timeout: Duration = .seconds(20)) async -> Bool {
+    public func waitForOccurrences(of fragment: String, count: Int, timeout: Duration = .seconds(20)) async -> Bool {
         await waitFor("\(count)× \"\(fragment)\"", timeout: timeout) { $0.components(separatedBy: fragment).count - 1 >= count }
     }
 
     /// Sends `signal` to this process.
-    func signal(_ signal: Int32) {
+    public func signal(_ signal: Int32) {
         if process.isRunning { kill(process.processIdentifier, signal) }
     }
 
     /// Waits for the process to exit (at most `timeout`); kills it if it does not, and returns nil.
-    func exitCode(timeout: Duration = .seconds(20)) async -> Int32? {
+    public func exitCode(timeout: Duration = .seconds(20)) async -> Int32? {
         let timer = Task { [process, output] in
             try? await Task.sleep(for: timeout)
             guard !Task.isCancelled else { return }
@@ -190,7 +190,7 @@ final class NodeProcess: Sendable {
     /// it): a signal is delivered asynchronously, so without this the process could still answer a
     /// message sent right after `signal(SIGSTOP)`. Checks at most `maxChecks` times within `timeout`,
     /// yielding between checks; false (recording an issue) when it did not stop.
-    func suspend(timeout: Duration = .seconds(10), maxChecks: Int = 1_000_000) async -> Bool {
+    public func suspend(timeout: Duration = .seconds(10), maxChecks: Int = 1_000_000) async -> Bool {
         signal(SIGSTOP)
         let tasks = "/proc/\(process.processIdentifier)/task"
         let deadline = ContinuousClock.now + timeout
@@ -214,30 +214,30 @@ final class NodeProcess: Sendable {
     }
 
     /// Kills the process if it still runs (SIGKILL) and waits for it.
-    func stop() async {
+    public func stop() async {
         signal(SIGKILL)
         _ = await exitCode(timeout: .seconds(10))
     }
 }
 
 /// A temporary folder for one test, with short paths for Unix sockets, removed at the end.
-struct TestFolder {
-    let url: URL
+public struct TestFolder: Sendable {
+    public let url: URL
 
-    init() throws {
+    public init() throws {
         let base = URL(fileURLWithPath: "/tmp", isDirectory: true)
             .appendingPathComponent("cn-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         url = base
     }
 
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
-    func write(_ name: String, _ text: String) throws {
+    public func write(_ name: String, _ text: String) throws {
         try text.write(to: url.appendingPathComponent(name), atomically: true, encoding: .utf8)
     }
 
-    func remove() {
+    public func remove() {
         try? FileManager.default.removeItem(at: url)
     }
 }
