@@ -77,9 +77,6 @@ start_node() { # name [peer]
   done
 }
 
-start_node b
-start_node c b
-start_node a b
 export CORDIS_CONSOLE_NODE="unix:$folder/a.sock"
 
 step() { # title, bold on a terminal
@@ -105,8 +102,14 @@ wait_for() { # pattern: waits (at most 20 s) until `cordis-console status` shows
   done
 }
 
+# b first, then a: the greeter settles on b's clock; c (a second clock) joins after, and consumers
+# stay with the provider they have until it leaves.
+start_node b
+start_node a b
 wait_for "greeter (greeter) active"
 wait_for "badge (badge) active"
+start_node c b
+wait_for "node c "
 
 if ((tour)); then
   step "1. A cluster of three nodes: a runs greeter and badge; b provides clock and counter; c provides clock"
