@@ -25,6 +25,13 @@ func runConsole(_ arguments: [String], environment: [String: String] = [:], dead
     process.standardOutput = outPipe
     process.standardError = errPipe
     process.standardInput = FileHandle.nullDevice
+    // Close-on-exec, so a node another test starts meanwhile does not inherit these pipe ends and keep
+    // them open after the console exits (its end of file would then never come).
+    for pipe in [outPipe, errPipe] {
+        for handle in [pipe.fileHandleForReading, pipe.fileHandleForWriting] {
+            _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        }
+    }
     let buffers = Mutex<(out: Data, err: Data, openPipes: Int, code: Int32?, waiter: CheckedContinuation<Void, Never>?)>((Data(), Data(), 2, nil, nil))
     @Sendable func finishIfDone(_ state: inout (out: Data, err: Data, openPipes: Int, code: Int32?, waiter: CheckedContinuation<Void, Never>?)) -> CheckedContinuation<Void, Never>? {
         guard state.openPipes == 0, state.code != nil else { return nil }
@@ -58,10 +65,17 @@ func runConsole(_ arguments: [String], environment: [String: String] = [:], dead
     try process.run()
     let killer = Task {
         try? await Task.sleep(for: deadline)
-        if !Task.isCancelled, process.isRunning {
-            Issue.record("cordis-console \(arguments) did not exit within \(deadline)")
-            kill(process.processIdentifier, SIGKILL)
+        guard !Task.isCancelled else { return }
+        Issue.record("cordis-console \(arguments) did not finish within \(deadline)")
+        kill(process.processIdentifier, SIGKILL)
+        // Whatever is missing (an exit never reported, a pipe never closed), stop waiting.
+        let waiter = buffers.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.openPipes = 0
+            if state.code == nil { state.code = -1 }
+            defer { state.waiter = nil }
+            return state.waiter
         }
+        waiter?.resume()
     }
     defer { killer.cancel() }
     await withCheckedContinuation { continuation in
