@@ -100,8 +100,13 @@ final class Counter: CounterAPI {
         current = start
     }
 
+    /// Adds `delta`; a sum outside `Int`'s range is refused and the value stays as it was.
     func add(_ delta: Int) async throws -> Int {
-        current += delta
+        let (sum, overflow) = current.addingReportingOverflow(delta)
+        guard !overflow else {
+            throw RemoteCallError(.invalidArguments, "adding \(delta) to \(current) would overflow the counter")
+        }
+        current = sum
         return current
     }
 

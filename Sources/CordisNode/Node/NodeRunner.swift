@@ -55,6 +55,9 @@ public enum NodeRunner {
     }
 
     private static func run(_ options: NodeOptions, catalog: PluginCatalog, remoteServices: RemoteServiceCatalog) async -> Int32 {
+        // Installed first: a signal that arrives while the node starts is queued and handled once it is
+        // up, never by its default action (SIGHUP and SIGTERM would end the process).
+        let signals = SignalStream([SIGTERM, SIGINT, SIGHUP])
         let store = FileEntryStore(url: URL(fileURLWithPath: options.entriesFile))
         do {
             _ = try store.load()
@@ -116,7 +119,6 @@ public enum NodeRunner {
         }
         logger.info("node \(options.name) started (incarnation \(configuration.incarnation))")
         _ = try? notifier.ready()
-        let signals = SignalStream([SIGTERM, SIGINT, SIGHUP])
         let watchdog = Task { await notifier.pingWatchdogUntilCancelled() }
         let reporter = Task { @CordisActor in
             while !Task.isCancelled {
