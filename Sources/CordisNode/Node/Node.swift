@@ -22,6 +22,8 @@ public final class Node {
     public let remoteServices: RemoteServiceCatalog
     let loop: EventLoop
     let logger: Logger
+    /// Writes log lines a peer can repeat at will, rate-limited per kind.
+    let throttle: LogThrottle
 
     /// The node's name.
     public var name: String { configuration.name }
@@ -77,17 +79,21 @@ public final class Node {
         self.remoteServices = remoteServices
         self.loader = Loader(ctx: context, catalog: catalog, store: store)
         let logger = context.logger("node")
+        let throttle = LogThrottle(logger: logger)
         // Transport events (a stale socket file reclaimed, a peer refused by its credentials, a failed
-        // accept) are logged; closed connections are already reported by the sessions.
+        // accept) are logged, each kind rate-limited (a peer can repeat them at will); closed connections
+        // are already reported by the sessions.
         self.loop = try EventLoop(
             observer: { event in
                 switch event.kind {
                 case .connectionClosed: break
                 case .staleSocketReclaimed: logger.info(event.message)
-                default: logger.warn("\(event.kind): \(event.message)")
+                default: throttle.log(.warn, kind: event.kind.rawValue, "\(event.kind): \(event.message)")
                 }
             }, name: "cordis-\(configuration.name)")
+        throttle.attach(loop)
         self.logger = logger
+        self.throttle = throttle
     }
 
     /// The real addresses of the listeners (with the port picked for port 0).
@@ -213,7 +219,7 @@ public final class Node {
                         connection, side: .responder, configuration: configuration, options: options)
                     self?.adopt(link)
                 } catch {
-                    self?.logger.info("handshake from \(connection.origin) failed: \(error)")
+                    self?.throttle.log(.info, kind: "handshakeFailed", "handshake from \(connection.origin) failed: \(error)")
                 }
             }
         }

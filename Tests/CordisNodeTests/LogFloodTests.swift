@@ -1,0 +1,50 @@
+import CordisProcessTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A peer that repeats a failure at will (here: hellos that do not decode) cannot flood the node's log:
+/// a few lines are written, then one summary.
+@Suite("Log flood")
+struct LogFloodTests {
+    /// Connects to the Unix socket at `path`, writes `bytes` and closes; false when it cannot connect.
+    static func sendAndClose(_ bytes: [UInt8], to path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard path.utf8.count < capacity else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else { return false }
+        return bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
+    }
+
+    @Test("500 hellos that do not decode write at most a few log lines about them")
+    func failedHandshakesAreRateLimited() async throws {
+        try await TestCluster.run { cluster in
+            let a = try await cluster.start("a", entries: "[]", extra: ["--log-level", "info"])
+            // A frame of 8 bytes that is not JSON: the handshake fails at once.
+            let junk: [UInt8] = [0, 0, 0, 8] + Array("not json".utf8)
+            var sent = 0
+            for _ in 0..<500 where Self.sendAndClose(junk, to: a.socket) { sent += 1 }
+            #expect(sent == 500)
+            // A console still gets in, and its request is answered after every junk connection was read.
+            let console = try await cluster.control(a)
+            _ = try await console.nodeStatus()
+            let lines = a.process.text.lines(containing: "handshake from").count
+            #expect(lines >= 1 && lines <= 20, "\(lines) lines about failed handshakes")
+        }
+    }
+}
