@@ -12,13 +12,22 @@ import Glibc
 struct LogFloodTests {
     /// Connects to the Unix socket at `path`, writes `bytes` and closes; false when it cannot connect.
     static func sendAndClose(_ bytes: [UInt8], to path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
+        guard let fd = connectUnix(path) else { return false }
         defer { close(fd) }
+        return bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
+    }
+
+    /// A connected Unix socket to `path` (the caller closes it), or nil.
+    static func connectUnix(_ path: String) -> Int32? {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard path.utf8.count < capacity else { return false }
+        guard path.utf8.count < capacity else {
+            close(fd)
+            return nil
+        }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
         }
@@ -27,8 +36,11 @@ struct LogFloodTests {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        guard connected == 0 else { return false }
-        return bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
+        guard connected == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
     }
 
     @Test("500 hellos that do not decode write at most a few log lines about them")

@@ -115,8 +115,10 @@ public final class Node {
     ///
     /// - Throws: `TransportError` (`addressInUse`…) from listening; the Loader's errors.
     public func start(adopting adopted: [Int32] = []) async throws {
+        let listenerCount = adopted.isEmpty ? configuration.listen.count : adopted.count
         let options = ListenerOptions(
-            limits: limits, policy: configuration.peerPolicy, socketGroup: configuration.socketGroup)
+            limits: limits, maxConnections: max(1, configuration.connectionBudget / max(1, listenerCount)),
+            policy: configuration.peerPolicy, socketGroup: configuration.socketGroup)
         for fd in adopted {
             listeners.append(try loop.adoptListener(fd: fd, options: options))
         }

@@ -34,6 +34,9 @@ public struct NodeConfiguration: Sendable {
     public var allowsInsecureTCP = false
     /// First and largest delay before re-dialling a lost peer.
     public var reconnectBackoff: (first: Duration, maximum: Duration)
+    /// How many connections all listeners together may hold (shared out between them); `NodeRunner` sets
+    /// it from the descriptor limit (`DescriptorBudget`).
+    public var connectionBudget = 1024
 
     /// A configuration with the defaults of `CONTRACTS.md` §6.
     public init(

@@ -65,16 +65,27 @@ public enum NodeRunner {
             printError("cannot use entries file \(options.entriesFile): \(error)")
             return ExitCode.unreadableEntries
         }
-        let configuration: NodeConfiguration
+        var configuration: NodeConfiguration
         do {
             configuration = try makeConfiguration(options)
         } catch {
             printError("\(error)")
             return ExitCode.usage
         }
+        let descriptors: DescriptorBudget
+        do {
+            descriptors = try DescriptorBudget.apply()
+        } catch {
+            printError("\(error)")
+            return ExitCode.failure
+        }
+        configuration.connectionBudget = descriptors.connections
         let context = Context()
         _ = try? context.exportLogs(to: NodeLogExporter.make(node: options.name, level: options.logLevel))
         let logger = context.logger("node")
+        logger.debug(
+            "open-file limit \(descriptors.limit): up to \(descriptors.connections) connections, "
+                + "\(DescriptorBudget.reserve) descriptors kept in reserve")
         if options.insecure, options.listen.contains(where: { if case .tcp = $0 { return true } else { return false } }) {
             logger.warn("listening on TCP without authentication (--insecure)")
         }
