@@ -114,7 +114,11 @@ let package = Package(
             swiftSettings: strict + macroTestSettings, linkerSettings: macroTestLinker),
         .testTarget(name: "CordisWireTests", dependencies: ["CordisWire"], swiftSettings: strict),
         .target(name: "CordisProcessTesting", path: "Tests/ProcessSupport", swiftSettings: strict),
-        .testTarget(name: "CordisNodeTests", dependencies: ["CordisNode", "CordisProcessTesting"], swiftSettings: strict),
+        // `cordis-node` with test hooks the production binary does not have (claimed interface versions).
+        .executableTarget(name: "cordis-test-node", dependencies: ["CordisNode"], path: "Tests/TestNode", swiftSettings: strict),
+        .testTarget(
+            name: "CordisNodeTests", dependencies: ["CordisNode", "CordisProcessTesting", "cordis-test-node"],
+            swiftSettings: strict),
         .testTarget(name: "CordisConsoleTests", dependencies: ["CordisConsole", "CordisNode", "CordisProcessTesting"], swiftSettings: strict),
     ]
 )

@@ -1,11 +1,12 @@
 import CordisNode
+import CordisProcessTesting
 import Foundation
 import Testing
 
 /// Interface versions across nodes: a consumer whose node knows another version of a service's interface
 /// stays pending, with the reason in its status.
 ///
-/// The provider's node is the same `cordis-node` told, through the documented test-support variable
+/// The provider's node is `cordis-test-node` (`cordis-node` with the package's test hooks) told, through
 /// `CORDIS_TEST_INTERFACE_VERSIONS`, to claim another version of the `clock` interface, as a node built
 /// from a changed `ClockAPI` would; building a second binary in a test is not possible here.
 @Suite("Cluster: interface versions")
@@ -15,7 +16,7 @@ struct ClusterInterfaceTests {
         try await TestCluster.run { cluster in
             let b = try await cluster.start(
                 "b", entries: #"[{"id": "clock", "plugin": "clock"}]"#,
-                environment: ["CORDIS_TEST_INTERFACE_VERSIONS": "clock=0-other"])
+                environment: ["CORDIS_TEST_INTERFACE_VERSIONS": "clock=0-other"], executable: NodeProcess.testNodeExecutable)
             let a = try await cluster.start("a", entries: #"[{"id": "greeter", "plugin": "greeter"}]"#, peers: [b])
             try #require(await a.waitForLine(containing: "interface mismatch"))
             let console = try await cluster.control(a)

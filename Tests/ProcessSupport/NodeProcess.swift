@@ -35,6 +35,8 @@ public final class NodeProcess: Sendable {
 
     /// The built `cordis-node`.
     public static var nodeExecutable: URL { productsDirectory.appendingPathComponent("cordis-node") }
+    /// The built `cordis-test-node`: `cordis-node` with the package's test hooks.
+    public static var testNodeExecutable: URL { productsDirectory.appendingPathComponent("cordis-test-node") }
 
     /// Starts `executable` (the built `cordis-node` by default) with `arguments`, in `directory`.
     public init(

@@ -37,21 +37,10 @@ public enum BuiltinCatalog {
     }
 
     /// The services the built-in plugins share across nodes.
-    ///
-    /// Test support: `CORDIS_TEST_INTERFACE_VERSIONS=clock=V[,counter=W]` in the environment makes the node
-    /// claim those interface versions (see `RemoteServiceCatalog.claimVersion`), so the integration tests
-    /// can run a node that speaks another version of an interface without building another binary.
-    /// Operators have no use for it.
     public static var remoteServices: RemoteServiceCatalog {
         var services = RemoteServiceCatalog()
         services.register(ClockServiceKey.self)
         services.register(CounterServiceKey.self)
-        let claimed = ProcessInfo.processInfo.environment["CORDIS_TEST_INTERFACE_VERSIONS"] ?? ""
-        for pair in claimed.split(separator: ",") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { continue }
-            services.claimVersion(parts[1], for: parts[0])
-        }
         return services
     }
 }

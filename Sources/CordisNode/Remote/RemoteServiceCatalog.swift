@@ -36,10 +36,10 @@ public struct RemoteServiceCatalog: Sendable {
     /// The registered service named `name`.
     public func service(named name: String) -> Service? { services[name] }
 
-    /// Test support: this node claims interface version `version` for service `name` (announcing it, and
-    /// judging peers' announcements by it), as a node built with another version of the interface would.
-    /// Does nothing when `name` is not registered.
-    public mutating func claimVersion(_ version: String, for name: String) {
+    /// Test support (for the package's test node only): this node claims interface version `version` for
+    /// service `name` (announcing it, and judging peers' announcements by it), as a node built with another
+    /// version of the interface would. Does nothing when `name` is not registered.
+    package mutating func claimVersion(_ version: String, for name: String) {
         guard let service = services[name] else { return }
         services[name] = Service(
             name: service.name, interface: service.interface, version: version, makeProxy: service.makeProxy,

@@ -31,7 +31,7 @@ struct ClusterMember: Sendable {
     /// socket and dialling `peers`, and waits for its `listening on` line.
     static func start(
         _ name: String, in folder: TestFolder, entries: String, peers: [ClusterMember] = [], extra: [String] = [],
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], executable: URL = NodeProcess.nodeExecutable
     ) async throws -> ClusterMember {
         try folder.write("\(name).json", "{\"version\": 1, \"entries\": \(entries)}")
         var arguments = [
@@ -39,14 +39,16 @@ struct ClusterMember: Sendable {
         ] + timing
         for peer in peers { arguments += ["--peer", peer.address] }
         arguments += extra
-        return try await launch(name, folder: folder, arguments: arguments, environment: environment)
+        return try await launch(name, folder: folder, arguments: arguments, environment: environment, executable: executable)
     }
 
     /// Starts a member with exactly `arguments` and waits for its `listening on` line.
     static func launch(
-        _ name: String, folder: TestFolder, arguments: [String], environment: [String: String] = [:]
+        _ name: String, folder: TestFolder, arguments: [String], environment: [String: String] = [:],
+        executable: URL = NodeProcess.nodeExecutable
     ) async throws -> ClusterMember {
-        let process = try NodeProcess(name: name, arguments: arguments, directory: folder.url, environment: environment)
+        let process = try NodeProcess(
+            name: name, arguments: arguments, directory: folder.url, environment: environment, executable: executable)
         let member = ClusterMember(
             name: name, folder: folder, arguments: arguments, environment: environment, process: process)
         let up = await process.waitForLine(containing: "listening on")
@@ -171,11 +173,12 @@ final class TestCluster: Sendable {
     /// Starts a member (see `ClusterMember.start`) that is stopped at the end.
     func start(
         _ name: String, entries: String, peers: [ClusterMember] = [], extra: [String] = [],
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], executable: URL = NodeProcess.nodeExecutable
     ) async throws -> ClusterMember {
         try await adopt {
             try await ClusterMember.start(
-                name, in: folder, entries: entries, peers: peers, extra: extra, environment: environment)
+                name, in: folder, entries: entries, peers: peers, extra: extra, environment: environment,
+                executable: executable)
         }
     }
 
