@@ -156,6 +156,14 @@ public final class Node {
         await loop.shutdown()
     }
 
+    /// Test support: ends the node as a crash would: listeners and links cut, nothing withdrawn.
+    func crashForTesting() {
+        running = false
+        for listener in listeners { listener.close() }
+        for session in Array(sessions.values) + Array(consoles.values) { session.link.close() }
+        for task in tasks { task.cancel() }
+    }
+
     var limits: ConnectionLimits {
         var limits = ConnectionLimits()
         limits.maxFrameSize = configuration.maxFrameSize
