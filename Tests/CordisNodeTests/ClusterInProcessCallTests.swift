@@ -323,4 +323,29 @@ struct ClusterInProcessCallTests {
         z.link.close()
         await stopping.value
     }
+
+    @Test("Every task has an owner that ends it: handshakes of accepted links, links' readers, diallers of superseded addresses")
+    func tasksEnd() async throws {
+        let folder = try TestFolder()
+        defer { folder.remove() }
+        let probe = EchoProbe()
+        let a = try Self.node("a", entries: [], probe: probe, folder: folder)
+        try await a.start()
+        for index in 0 ..< 20 {
+            let console = try await ScriptedPeer.connect("operator\(index)", role: .console, to: a)
+            console.link.close()
+        }
+        #expect(await ClusterInProcessTests.eventually("every handshake and console session to end") {
+            a.handshakes.isEmpty && a.consoles.isEmpty
+        })
+        // A member learned on one address, then restarted on another: the first address's dialler ends.
+        a.carryOut(a.membership.receive(.learned([Member(name: "m", addresses: ["unix:\(folder.path("m1.sock"))"], incarnation: "m1")])))
+        #expect(a.diallers.count == 1)
+        let restarted = try await ScriptedPeer.connect("m", to: a)
+        _ = restarted
+        #expect(await ClusterInProcessTests.eventually("m to be linked") { a.connectedPeers == ["m"] })
+        #expect(a.diallers.isEmpty, "diallers left: \(a.diallers.keys.sorted())")
+        restarted.link.close()
+        await a.stop()
+    }
 }
