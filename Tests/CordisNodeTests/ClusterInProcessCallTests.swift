@@ -348,4 +348,26 @@ struct ClusterInProcessCallTests {
         restarted.link.close()
         await a.stop()
     }
+
+    @Test("An interface mismatch is reported while that provider life is announced, and cleared when it is withdrawn or its member is lost")
+    func mismatchIsCleared() async throws {
+        let folder = try TestFolder()
+        defer { folder.remove() }
+        let probe = EchoProbe()
+        let a = try Self.node("a", entries: [], probe: probe, folder: folder)
+        try await a.start()
+        let clock = try #require(a.remoteServices.service(named: "clock"))
+        let other = ServiceAnnouncement(
+            service: "clock", realm: nil, interface: clock.interface, interfaceVersion: "other", node: "z", fiber: 3, life: 1)
+        let z = try await ScriptedPeer.connect("z", to: a)
+        try z.send(.announce(other))
+        #expect(await ClusterInProcessTests.eventually("the mismatch to be reported") { a.mismatches["clock"] != nil })
+        try z.send(.withdraw(other.provider))
+        #expect(await ClusterInProcessTests.eventually("the mismatch to be cleared by the withdrawal") { a.mismatches.isEmpty })
+        try z.send(.announce(other))
+        #expect(await ClusterInProcessTests.eventually("the mismatch to be reported again") { a.mismatches["clock"] != nil })
+        z.link.close()
+        #expect(await ClusterInProcessTests.eventually("the mismatch to be cleared when z is lost") { a.mismatches.isEmpty })
+        await a.stop()
+    }
 }
