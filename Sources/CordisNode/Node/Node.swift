@@ -345,12 +345,14 @@ public final class Node {
 
     /// A session's link closed.
     func sessionEnded(_ session: PeerSession) {
-        controlSessionEnded(session)
         if session.identity.role == .console {
+            controlSessionEnded(session)
             consoles[session.id] = nil
             return
         }
         guard links.removeValue(forKey: session.id) != nil else { return }
+        // Relays waiting on the link in use fail; a standby closing changes nothing.
+        if sessions[session.identity.name] === session { controlSessionEnded(session) }
         carryOut(membership.receive(.linkClosed(session: session.id)))
     }
 
@@ -413,7 +415,10 @@ public final class Node {
     /// A member's life is over here: its proxies go (consumers drop to `pending`), its calls fail, and
     /// withdrawals stop waiting for it.
     private func memberLost(_ member: String, incarnation: String) {
-        if let session = sessions.removeValue(forKey: member) { session.failCalls() }
+        if let session = sessions.removeValue(forKey: member) {
+            session.failCalls()
+            controlSessionEnded(session)
+        }
         liveMembers.set(member, nil)
         logger.info("link to \(member) lost", fields: [("CORDIS_PEER", member)])
         for (key, proxy) in proxies where key.node == member && key.incarnation == incarnation {
