@@ -140,8 +140,6 @@ final class PeerSession {
             throw RemoteCallError(RemoteCallError.Code(rawValue: failure.code.rawValue), failure.message)
         } catch let error as TransportError where error.code == .frameTooLarge {
             throw RemoteCallError(.tooLarge, "the call of \(service).\(method) does not fit in a frame: \(error.message)")
-        } catch is CancellationError {
-            throw RemoteCallError(.cancelled, "the call of \(service).\(method) was cancelled")
         } catch let error as TransportError {
             throw RemoteCallError(.withdrawn, "the link to \(identity.name) cannot take the call: \(error.message)")
         }
