@@ -132,16 +132,6 @@ struct Membership {
         members.values.contains { $0.isLinked && $0.addresses.contains(address) }
     }
 
-    /// Why a handshake from `peer` would be refused now, if it would: the fast check the handshake
-    /// makes; `receive(.handshakeCompleted)` decides again, authoritatively.
-    func refusal(name peer: String, incarnation: String) -> String? {
-        if peer == name { return "\(peer) uses this side's own name" }
-        if let live = members[peer], live.isLinked, live.incarnation != incarnation {
-            return "a live member is named \(peer) (incarnation \(live.incarnation))"
-        }
-        return nil
-    }
-
     /// Takes one event; returns the directives, in the order to carry them out.
     mutating func receive(_ event: Event) -> [Directive] {
         var directives: [Directive] = []

@@ -210,7 +210,4 @@ final class PeerSession {
         entry.task.cancel()
         inbound.finish(id)
     }
-
-    /// The number of calls from the peer being served.
-    var servingCount: Int { serving.count }
 }

@@ -468,7 +468,7 @@ public final class Node {
     /// sends requests, calls and cancels only; a member announces and withdraws only its own
     /// providers and acknowledges only this node's. Anything else is dropped (and logged once).
     func handle(_ message: WireMessage, from session: PeerSession) {
-        if session.identity.role == .console {
+        if session.role == .console {
             switch message {
             case .request(let request): serve(request, from: session)
             case .call(let call): serve(call, from: session)
