@@ -283,7 +283,7 @@ struct InboundCallLimitTests {
         #expect(limit.count == 0)
     }
 
-    @Test("a call whose id is already in flight is refused with duplicateCall")
+    @Test("a call whose id is already in flight is refused with duplicate-call")
     func duplicateRefused() {
         let limit = InboundCallLimit()
         #expect(limit.admit(call(7)) == nil)
@@ -291,7 +291,7 @@ struct InboundCallLimitTests {
             Issue.record("the duplicate was admitted")
             return
         }
-        #expect(reply.code == "duplicateCall")
+        #expect(reply.code == "duplicate-call")
         #expect(limit.count == 1)
     }
 }

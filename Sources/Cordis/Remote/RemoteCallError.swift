@@ -1,4 +1,5 @@
-/// The error of a remote call, as it travels: `{code, message}`.
+/// The error of a remote call, as it travels: `{code, message}`; the proxy, the dispatcher and the
+/// node's transport all use it, so each code has one spelling (lower-case words joined by `-`).
 public struct RemoteCallError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A kind of remote failure. The set is open: a provider's own error types travel under their names.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -10,14 +11,29 @@ public struct RemoteCallError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let withdrawn = Code(rawValue: "withdrawn")
         /// No answer within the call timeout.
         public static let timeout = Code(rawValue: "timeout")
+        /// Too many calls are waiting for an answer on this link (either side's bound).
+        public static let overloaded = Code(rawValue: "overloaded")
+        /// The request or its result is larger than the link's frame limit: that call fails, the link stays up.
+        public static let tooLarge = Code(rawValue: "too-large")
+        /// The node called does not provide the service (in that realm).
+        public static let unknownService = Code(rawValue: "unknown-service")
         /// The provider's interface has no such method.
         public static let unknownMethod = Code(rawValue: "unknown-method")
         /// The arguments or the result did not decode.
         public static let invalidArguments = Code(rawValue: "invalid-arguments")
-        /// Too many calls are waiting for an answer on this link.
-        public static let overloaded = Code(rawValue: "overloaded")
-        /// The provider's method threw.
+        /// A call with the same id is already in flight on the link.
+        public static let duplicateCall = Code(rawValue: "duplicate-call")
+        /// The caller gave up the call.
+        public static let cancelled = Code(rawValue: "cancelled")
+        /// The provider speaks another version of the interface.
+        public static let interfaceMismatch = Code(rawValue: "interface-mismatch")
+        /// The provider's method threw; its message travels.
         public static let failed = Code(rawValue: "failed")
+        /// Every code Cordis itself produces, each with its one spelling on the wire.
+        public static let all: [Code] = [
+            .withdrawn, .timeout, .overloaded, .tooLarge, .unknownService, .unknownMethod, .invalidArguments,
+            .duplicateCall, .cancelled, .interfaceMismatch, .failed,
+        ]
         /// The code's stable name.
         public var description: String { rawValue }
     }

@@ -43,13 +43,9 @@ extension Node {
         if !known, request.args["propagate"]?.boolValue != false {
             throw ControlError("rejected", "no member is named \(member)")
         }
-        let addresses = Set(memberAddresses[member] ?? [])
-            .union(addressOwner.filter { $0.value == member }.map(\.key))
+        let addresses = forgetMember(member)
         control.forgottenNames.insert(member)
         control.forgottenAddresses.formUnion(addresses)
-        memberAddresses[member] = nil
-        memberIncarnations[member] = nil
-        for address in addresses { addressOwner[address] = nil }
         control.lastStatus[member] = nil
         if request.args["propagate"]?.boolValue != false {
             for session in sessions.values {

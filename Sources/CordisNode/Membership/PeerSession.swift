@@ -1,7 +1,9 @@
 import Cordis
 import CordisWire
 
-/// One established link to a member (or a console), with the calls waiting for its answers.
+/// One established link to a member or a console: it knows the peer's role, reads the link and
+/// hands each message to the node, sends heartbeats on the event loop's timers, and owns the calls
+/// waiting for the peer's answers and the calls from the peer being served here.
 @CordisActor
 final class PeerSession {
     let id: Int
@@ -12,8 +14,16 @@ final class PeerSession {
     let calls: PendingCalls
     /// Calls from this peer being served here: bounded, answered with `overloaded` past the bound.
     let inbound = InboundCallLimit()
+    /// The calls being served, by id: the serving task and its timeout.
+    private var serving: [Int: (task: Task<Void, Never>, timer: UInt64)] = [:]
+    private var reader: Task<Void, Never>?
+    private var heartbeat: UInt64?
+    private var sequence = 0
     private var isOver = false
+    private var isRunning = false
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Message types already logged as dropped (each is logged once per link).
+    private var dropped: Set<String> = []
 
     init(id: Int, link: Link, node: Node) {
         self.id = id
@@ -23,11 +33,15 @@ final class PeerSession {
         self.calls = PendingCalls(timeout: node.configuration.callTimeout, timers: node.loop)
     }
 
-    /// Starts reading messages and sending heartbeats.
+    /// The peer's role: a member node or a console.
+    var role: PeerRole { identity.role }
+
+    /// Starts reading messages and sending heartbeats; both end with the link.
     func run() {
-        guard let node else { return }
+        guard !isRunning, !isOver else { return }
+        isRunning = true
         let link = self.link
-        node.spawn { [weak self] in
+        reader = Task { [weak self] in
             do {
                 for try await message in link.messages {
                     guard let self, let node = self.node else { break }
@@ -38,26 +52,41 @@ final class PeerSession {
             }
             self?.finish()
         }
-        let interval = node.configuration.heartbeatInterval
-        let timeout = node.configuration.heartbeatTimeout
-        node.spawn { [weak self] in
-            var sequence = 0
-            while let self, !self.isOver {
-                if ContinuousClock.now - link.lastHeard > timeout {
-                    link.close(reason: "no heartbeat from \(link.peer.name) for \(timeout)")
-                    break
-                }
-                sequence += 1
-                self.send(.ping(id: sequence))
-                try? await Task.sleep(for: interval)
-            }
+        scheduleHeartbeat()
+    }
+
+    private func scheduleHeartbeat() {
+        guard !isOver, let node else { return }
+        heartbeat = node.loop.schedule(after: node.configuration.heartbeatInterval) { [weak self] in
+            Task { @CordisActor in self?.beat() }
         }
+    }
+
+    private func beat() {
+        guard !isOver, let node else { return }
+        let timeout = node.configuration.heartbeatTimeout
+        if ContinuousClock.now - link.lastHeard > timeout {
+            node.logger.info("no heartbeat from \(identity.name) for \(timeout)", fields: [("CORDIS_PEER", identity.name)])
+            node.heartbeatMissed(self)
+            link.close(reason: "no heartbeat from \(identity.name) for \(timeout)")
+            return
+        }
+        sequence += 1
+        send(.ping(id: sequence))
+        scheduleHeartbeat()
     }
 
     private func finish() {
         guard !isOver else { return }
         isOver = true
         link.close()
+        if let heartbeat { node?.loop.cancelTimer(heartbeat) }
+        for (_, entry) in serving {
+            entry.task.cancel()
+            node?.loop.cancelTimer(entry.timer)
+        }
+        serving.removeAll()
+        inbound.reset()
         node?.sessionEnded(self)
         failCalls()
         let waiters = endWaiters
@@ -71,19 +100,37 @@ final class PeerSession {
         await withCheckedContinuation { endWaiters.append($0) }
     }
 
-    /// Sends a message; a link that cannot take it is closed (its session then ends).
-    func send(_ message: WireMessage) {
+    /// Sends a message. A message too large for a frame is not sent and the link stays up (the error is
+    /// returned); a link that cannot take it otherwise is closed (its session then ends).
+    @discardableResult
+    func send(_ message: WireMessage) -> TransportError? {
         do {
             try link.enqueue(message)
+            return nil
         } catch {
-            link.close(reason: "cannot send to \(identity.name): \(error)")
+            if error.code != .frameTooLarge {
+                link.close(reason: "cannot send to \(identity.name): \(error)")
+            }
+            return error
         }
     }
 
+    /// Drops a message the peer may not send, logging it once per type on this link (and, across links,
+    /// rate-limited: a peer that reconnects to repeat it cannot flood the log).
+    func drop(_ message: WireMessage, because reason: String) {
+        guard dropped.insert(message.type).inserted else { return }
+        node?.throttle.log(
+            .warn, kind: "droppedMessage",
+            "dropped \(message.type) from \(identity.name): \(reason) (logged once per link)",
+            fields: [("CORDIS_PEER", identity.name)])
+    }
+
+    // MARK: - Calls to the peer
+
     /// Sends a call and waits for its answer, at most the node's call timeout.
     ///
-    /// - Throws: `RemoteCallError` (`withdrawn` when the link goes, `timeout`, `overloaded`, or the
-    ///   provider's error).
+    /// - Throws: `RemoteCallError` (`withdrawn` when the link goes, `timeout`, `overloaded`,
+    ///   `too-large` when the request does not fit in a frame, or the provider's error).
     func call(service: String, realm: String?, method: String, arguments: JSONObject) async throws -> JSONValue {
         let link = self.link
         node?.logger.debug("calling \(service).\(method) on \(identity.name)", fields: [("CORDIS_PEER", identity.name)])
@@ -93,6 +140,10 @@ final class PeerSession {
             }
         } catch let failure as CallFailure {
             throw RemoteCallError(RemoteCallError.Code(rawValue: failure.code.rawValue), failure.message)
+        } catch let error as TransportError where error.code == .frameTooLarge {
+            throw RemoteCallError(.tooLarge, "the call of \(service).\(method) does not fit in a frame: \(error.message)")
+        } catch let error as TransportError {
+            throw RemoteCallError(.withdrawn, "the link to \(identity.name) cannot take the call: \(error.message)")
         }
     }
 
@@ -104,5 +155,61 @@ final class PeerSession {
     /// Fails every waiting call with `withdrawn`.
     func failCalls() {
         calls.close(reason: "the link to \(identity.name) was lost")
+    }
+
+    // MARK: - Calls from the peer
+
+    /// Serves call `call` with `body` under the call timeout: answers with its value or error, or
+    /// `timeout`; a `cancel` from the peer ends it silently. Either way its inbound slot is freed.
+    func serve(_ call: RemoteCall, timeout: Duration, _ body: @escaping @CordisActor () async throws -> JSONValue) {
+        guard let node else { return }
+        if let refusal = inbound.admit(call) {
+            send(refusal)
+            return
+        }
+        let id = call.id
+        let task = Task { [weak self] in
+            let reply: WireMessage
+            do {
+                reply = .result(RemoteResult(id: id, value: try await body()))
+            } catch let error as RemoteCallError {
+                reply = .error(RemoteError(id: id, code: error.code.rawValue, message: error.message))
+            } catch is CancellationError {
+                reply = .error(RemoteError(id: id, code: RemoteCallError.Code.cancelled.rawValue, message: "call \(id) was cancelled"))
+            } catch {
+                reply = .error(RemoteError(id: id, code: RemoteCallError.Code.failed.rawValue, message: "\(error)"))
+            }
+            self?.answer(id, with: reply)
+        }
+        let timer = node.loop.schedule(after: timeout) { [weak self] in
+            Task { @CordisActor in
+                self?.answer(id, with: .error(RemoteError(
+                    id: id, code: RemoteCallError.Code.timeout.rawValue,
+                    message: "\(call.service).\(call.method) did not answer within \(timeout)")))
+            }
+        }
+        serving[id] = (task, timer)
+    }
+
+    /// Sends the answer of a call being served (unless it already ended), `too-large` in place of a
+    /// result that does not fit in a frame.
+    private func answer(_ id: Int, with reply: WireMessage) {
+        guard let entry = serving.removeValue(forKey: id) else { return }
+        node?.loop.cancelTimer(entry.timer)
+        entry.task.cancel()
+        inbound.finish(id)
+        if let error = send(reply), error.code == .frameTooLarge {
+            send(.error(RemoteError(
+                id: id, code: RemoteCallError.Code.tooLarge.rawValue,
+                message: "the result of call \(id) does not fit in a frame: \(error.message)")))
+        }
+    }
+
+    /// The peer gave up call `id`: its serving task is cancelled and its slot freed; nothing is sent.
+    func cancelServing(_ id: Int) {
+        guard let entry = serving.removeValue(forKey: id) else { return }
+        node?.loop.cancelTimer(entry.timer)
+        entry.task.cancel()
+        inbound.finish(id)
     }
 }

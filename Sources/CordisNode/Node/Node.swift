@@ -1,6 +1,7 @@
 import Cordis
 import CordisWire
 import Foundation
+import Synchronization
 
 /// A cluster node: a plugin world and its Loader, listeners and links to the other members, and the
 /// remote services it shares with them.
@@ -8,8 +9,12 @@ import Foundation
 /// A local provider of a service in the `RemoteServiceCatalog` is announced to every peer; a peer's
 /// announcement becomes a proxy fiber here that provides the service as a fallback, so consumers
 /// inject it like a local one. A withdrawal is orderly (peers unload their consumers and acknowledge
-/// before the provider's own teardown runs); a lost link withdraws at once.
-/// All members are isolated to `CordisActor`; socket I/O runs on the node's `EventLoop`.
+/// before the provider's own teardown runs); a lost member withdraws at once.
+///
+/// The node decides nothing about its links or exports itself: it feeds events to two state machines,
+/// `Membership` (who is a member, which link stands for it, what to dial) and `Exports` (what is
+/// announced and withdrawn, per provider life), and carries out their directives.
+/// All members are isolated to `CordisActor`; socket I/O and timers run on the node's `EventLoop`.
 @CordisActor
 public final class Node {
     /// The node's settings.
@@ -29,42 +34,56 @@ public final class Node {
     public var name: String { configuration.name }
 
     var listeners: [Listener] = []
+    /// The link in use to each member, by name.
     var sessions: [String: PeerSession] = [:]
+    /// Every link to a node (in use or standby), by session id.
+    var links: [Int: PeerSession] = [:]
     var consoles: [Int: PeerSession] = [:]
-    /// Addresses of members, by name (learned from handshakes and `members` messages).
-    var memberAddresses: [String: [String]] = [:]
-    var memberIncarnations: [String: String] = [:]
-    /// The member reached at an address, once known.
+    /// Who is a member and which link stands for it.
+    var membership: Membership
+    /// What this node shares, per provider life.
+    var exports = Exports()
+    /// The provider record of each exported life, and the holds and deadlines of withdrawals.
+    var exportRecords: [Int: ProviderRecord] = [:]
+    var withdrawalHolds: [Int: WithdrawalHold] = [:]
+    var withdrawalDeadlines: [Int: UInt64] = [:]
+    var withdrawalWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Proxies of the providers on other nodes, by member life and provider life.
+    var proxies: [ProxyKey: ProxyState] = [:]
+    /// Announcements refused for another interface version, by member life and provider life.
+    var mismatched: [ProxyKey: (service: String, reason: String)] = [:]
+    /// The member reached by dialling an address (which it may not advertise).
     var addressOwner: [String: String] = [:]
-    var dialling: Set<String> = []
-    var exports: [Int: Export] = [:]
-    var proxies: [ServiceProvider: ProxyState] = [:]
-    /// Interface mismatches, by service name: why consumers stay pending.
-    public internal(set) var mismatches: [String: String] = [:]
+    /// The incarnation each member had when last linked (to log restarts).
+    var knownIncarnations: [String: String] = [:]
     var running = false
     var nextSessionID = 0
-    var tasks: [Task<Void, Never>] = []
-    private var statusListener: EffectHandle?
+    /// Long-lived work, each with its owner: an accept loop per listener (ends when it closes), a
+    /// dialler per address (ends on `stopDialling` or at stop), the handshake of each accepted
+    /// connection (ends with the handshake). Links own their readers and heartbeats.
+    var acceptors: [Task<Void, Never>] = []
+    var diallers: [String: Task<Void, Never>] = [:]
+    var handshakes: [Int: Task<Void, Never>] = [:]
+    private var nextHandshake = 0
+    /// The incarnation of each linked member, for the handshake's early refusal (read off the actor).
+    let liveMembers = LiveMembers()
+    private var listenersOfWorld: [EffectHandle] = []
     /// The control API's state (relays, subscribers, forgotten members): `Control/`.
     let control = ControlState()
 
-    /// A local provider announced to the peers.
-    struct Export {
-        var record: ProviderRecord
-        var announcement: ServiceAnnouncement
-        /// Peers that have not acknowledged a withdrawal in progress.
-        var awaiting: Set<String> = []
-        /// Peers that acknowledged it.
-        var acknowledged: [String] = []
-        /// Peers whose link was lost meanwhile (nothing to wait for).
-        var lost: [String] = []
-        var hold: WithdrawalHold?
+    /// A proxy for a provider life on another member's life.
+    struct ProxyKey: Hashable {
+        var node: String
+        var incarnation: String
+        var service: String
+        var realm: String?
+        var fiber: Int
+        var life: Int
     }
 
-    /// A proxy for a provider on another node.
+    /// A proxy fiber.
     struct ProxyState {
         var fiber: Fiber
-        var session: Int
     }
 
     /// Creates a node; `start()` brings it up.
@@ -94,6 +113,7 @@ public final class Node {
         throttle.attach(loop)
         self.logger = logger
         self.throttle = throttle
+        self.membership = Membership(name: configuration.name, ownAddresses: [], seeds: [])
     }
 
     /// The real addresses of the listeners (with the port picked for port 0).
@@ -107,6 +127,15 @@ public final class Node {
 
     /// The names of the members with a live link.
     public var connectedPeers: [String] { sessions.keys.sorted() }
+
+    /// Interface mismatches, by service name: why consumers stay pending.
+    public var mismatches: [String: String] {
+        var reasons: [String: String] = [:]
+        for (key, mismatch) in mismatched.sorted(by: { $0.key.node < $1.key.node }) where reasons[key.service] == nil {
+            reasons[mismatch.service] = mismatch.reason
+        }
+        return reasons
+    }
 
     // MARK: - Lifecycle
 
@@ -135,33 +164,55 @@ public final class Node {
                 "refusing to listen on \(open.address) without a secret (socket-activated or not); "
                     + "pass --secret-file, or --insecure to allow it")
         }
+        membership = Membership(
+            name: name, ownAddresses: advertisedAddresses + listeningAddresses.map(\.description),
+            seeds: configuration.peers.map(\.description))
         running = true
-        statusListener = try context.on(.status) { [weak self] change in
-            self?.fiberChanged(change)
-        }
+        // Exports follow the service registry: a provider appearing, leaving, or changing availability
+        // (its fiber's state, its `check`) changes the slot it serves, or the fiber's state.
+        listenersOfWorld.append(try context.on(.status) { [weak self] _ in self?.refreshExports() })
+        listenersOfWorld.append(try context.on(.service) { [weak self] _ in self?.refreshExports() })
         try startEventStream()
         try await loader.start()
         for listener in listeners {
-            spawn { [weak self] in await self?.accept(from: listener) }
+            acceptors.append(Task { [weak self] in await self?.accept(from: listener) })
         }
-        exportAvailableProviders()
-        for peer in configuration.peers {
-            dial(peer.description)
-        }
+        refreshExports()
+        carryOut(membership.start())
     }
 
-    /// Stops in order: every entry's fiber is disposed (remote consumers acknowledge withdrawals first),
-    /// peers get `goodbye`, links and listeners close, the event loop stops.
+    /// Stops in order: every export is withdrawn at once (remote consumers acknowledge, or the
+    /// withdrawal deadline passes), every entry's fiber is disposed, peers get `goodbye`, links and
+    /// listeners close, the event loop stops.
     public func stop() async {
         guard running else { return }
+        carryOut(exports.receive(.stopping))
+        await withdrawalsFinished()
         await loader.stop()
         running = false
         for listener in listeners { listener.close() }
-        for session in Array(sessions.values) + Array(consoles.values) {
+        for session in Array(links.values) + Array(consoles.values) {
             session.link.close(reason: "node \(name) is stopping")
         }
-        for task in tasks { task.cancel() }
+        endTasks()
         await loop.shutdown()
+    }
+
+    /// Test support: ends the node as a crash would: listeners and links cut, nothing withdrawn.
+    func crashForTesting() {
+        running = false
+        for listener in listeners { listener.close() }
+        for session in Array(links.values) + Array(consoles.values) { session.link.close() }
+        endTasks()
+    }
+
+    private func endTasks() {
+        for task in acceptors { task.cancel() }
+        for task in diallers.values { task.cancel() }
+        for task in handshakes.values { task.cancel() }
+        acceptors.removeAll()
+        diallers.removeAll()
+        handshakes.removeAll()
     }
 
     var limits: ConnectionLimits {
@@ -170,15 +221,27 @@ public final class Node {
         return limits
     }
 
-    /// Starts long-lived work (a link's reader, a dialler), cancelled when the node stops.
-    func spawn(_ body: @escaping @CordisActor () async -> Void) {
-        tasks.removeAll { $0.isCancelled }
-        tasks.append(Task { await body() })
-    }
-
-    /// Starts short work (one call, one withdrawal) that ends on its own; not kept.
+    /// Starts short work (one request, one disposal) that ends on its own; not kept.
     func detach(_ body: @escaping @CordisActor () async -> Void) {
         Task { await body() }
+    }
+
+    /// Suspends for `delay` on the event loop's timers; returns early when the task is cancelled.
+    func pause(for delay: Duration) async {
+        let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        let loop = self.loop
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiter.withLock { $0 = continuation }
+                let timer = loop.schedule(after: delay) { waiter.withLock { $0.take() }?.resume() }
+                if Task.isCancelled {
+                    loop.cancelTimer(timer)
+                    waiter.withLock { $0.take() }?.resume()
+                }
+            }
+        } onCancel: {
+            waiter.withLock { $0.take() }?.resume()
+        }
     }
 
     // MARK: - Handshake
@@ -189,10 +252,12 @@ public final class Node {
             capabilities: ["remote-services"])
     }
 
+    /// The handshake's configuration. Its early refusal of a name held by a live member reads the
+    /// members linked at that moment; admission is decided again, authoritatively, at adoption.
     func handshakeConfiguration() -> HandshakeConfiguration {
-        let live = sessions.mapValues(\.identity.incarnation)
+        let live = liveMembers
         return HandshakeConfiguration(identity: identity, secrets: configuration.secrets) { peer in
-            if peer.role == .node, let incarnation = live[peer.name], incarnation != peer.incarnation {
+            if peer.role == .node, let incarnation = live.incarnation(of: peer.name), incarnation != peer.incarnation {
                 return Rejection(
                     code: "duplicate-name",
                     reason: "a live member is named \(peer.name) (incarnation \(incarnation))")
@@ -213,36 +278,35 @@ public final class Node {
                 connection.close()
                 continue
             }
+            nextHandshake += 1
+            let id = nextHandshake
             let configuration = handshakeConfiguration()
             let options = linkOptions
-            spawn { [weak self] in
+            handshakes[id] = Task { [weak self] in
                 do {
                     let link = try await Link.establish(
                         connection, side: .responder, configuration: configuration, options: options)
-                    self?.adopt(link)
+                    if self?.running == true { self?.adopt(link) } else { link.close() }
                 } catch {
                     self?.throttle.log(.info, kind: "handshakeFailed", "handshake from \(connection.origin) failed: \(error)")
                 }
+                self?.handshakes[id] = nil
             }
         }
     }
 
-    /// Keeps a link to the member at `address`, re-dialling with backoff and jitter while the node runs.
-    func dial(_ address: String) {
-        guard running, !dialling.contains(address), !advertisedAddresses.contains(address), !isForgotten(address: address),
-              let parsed = try? Address(parsing: address)
-        else { return }
-        dialling.insert(address)
-        spawn { [weak self] in
-            await self?.keepDialling(parsed)
-            self?.dialling.remove(address)
-        }
+    /// Keeps a link to the member at `address`: dials it (with backoff and jitter on the loop's timers)
+    /// whenever the member it belongs to has no link, until `stopDialling` or the node stops.
+    private func startDialling(_ address: String) {
+        guard running, diallers[address] == nil, let parsed = try? Address(parsing: address) else { return }
+        diallers[address] = Task { [weak self] in await self?.keepDialling(parsed) }
     }
 
     private func keepDialling(_ address: Address) async {
         var delay = configuration.reconnectBackoff.first
-        while running, !Task.isCancelled, !isForgotten(address: address.description) {
-            if let owner = addressOwner[address.description], let session = sessions[owner] {
+        let key = address.description
+        while running, !Task.isCancelled {
+            if let owner = membership.owner(of: key) ?? addressOwner[key], let session = sessions[owner] {
                 await session.ended()
                 delay = configuration.reconnectBackoff.first
                 continue
@@ -250,23 +314,25 @@ public final class Node {
             do {
                 let link = try await Link.connect(
                     to: address, on: loop, configuration: handshakeConfiguration(), limits: limits, options: linkOptions)
-                addressOwner[address.description] = link.peer.name
-                if let session = adopt(link) {
-                    await session.ended()
+                guard running, !Task.isCancelled else {
+                    link.close(reason: "\(name) stopped dialling \(key)")
+                    return
                 }
+                addressOwner[key] = link.peer.name
+                adopt(link)
                 delay = configuration.reconnectBackoff.first
             } catch {
                 logger.debug("dialling \(address) failed: \(error)")
-                let jitter = Double.random(in: 0.5...1.0)
-                try? await Task.sleep(for: delay * jitter)
+                await pause(for: delay * Double.random(in: 0.5...1.0))
                 delay = min(delay * 2, configuration.reconnectBackoff.maximum)
             }
         }
     }
 
-    // MARK: - Sessions
+    // MARK: - Links
 
-    /// Takes an established link into use; returns its session, or nil when the link was redundant.
+    /// Takes an established link to `Membership` (or, for a console, into use); returns its session
+    /// when the link is kept.
     @discardableResult
     func adopt(_ link: Link) -> PeerSession? {
         let peer = link.peer
@@ -278,84 +344,176 @@ public final class Node {
             session.run()
             return session
         }
-        if let existing = sessions[peer.name] {
-            // One link per pair: keep the link dialled by the member whose name sorts first.
-            let keepNew = existing.identity.incarnation != peer.incarnation
-                || (link.side == .initiator) == (name < peer.name)
-            if !keepNew {
-                link.close(reason: "a link to \(peer.name) already exists")
-                return nil
-            }
-            existing.link.close(reason: "replaced by a newer link to \(peer.name)")
-            sessionEnded(existing)
-        }
-        if let previous = memberIncarnations[peer.name], previous != peer.incarnation {
-            logger.info("\(peer.name) restarted (incarnation \(peer.incarnation))", fields: [("CORDIS_PEER", peer.name)])
-        }
-        memberIncarnations[peer.name] = peer.incarnation
-        memberAddresses[peer.name] = peer.addresses
-        for address in peer.addresses { addressOwner[address] = peer.name }
-        sessions[peer.name] = session
-        controlLinked(session)
-        logger.info("linked to \(peer.name)", fields: [("CORDIS_PEER", peer.name)])
-        session.run()
-        session.send(.members(members))
-        for export in exports.values where export.hold == nil {
-            session.send(.announce(export.announcement))
-        }
-        return session
+        links[session.id] = session
+        carryOut(membership.receive(.handshakeCompleted(
+            session: session.id, side: link.side, name: peer.name, incarnation: peer.incarnation,
+            addresses: peer.addresses)))
+        return links[session.id]
     }
+
+    /// A session's link closed.
+    func sessionEnded(_ session: PeerSession) {
+        if session.identity.role == .console {
+            controlSessionEnded(session)
+            consoles[session.id] = nil
+            return
+        }
+        guard links.removeValue(forKey: session.id) != nil else { return }
+        // Relays waiting on the link in use fail; a standby closing changes nothing.
+        if sessions[session.identity.name] === session { controlSessionEnded(session) }
+        carryOut(membership.receive(.linkClosed(session: session.id)))
+    }
+
+    /// A session's link stopped answering heartbeats.
+    func heartbeatMissed(_ session: PeerSession) {
+        guard session.identity.role == .node, links[session.id] != nil else {
+            session.link.close(reason: "no heartbeat from \(session.identity.name)")
+            return
+        }
+        carryOut(membership.receive(.heartbeatMissed(session: session.id)))
+    }
+
+    /// Carries out what `Membership` decided.
+    func carryOut(_ directives: [Membership.Directive]) {
+        for directive in directives {
+            switch directive {
+            case .adopt(let id, let member):
+                guard let session = links[id] else { continue }
+                let incarnation = session.identity.incarnation
+                if let known = knownIncarnations[member], known != incarnation {
+                    logger.info("\(member) restarted (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
+                }
+                knownIncarnations[member] = incarnation
+                sessions[member] = session
+                liveMembers.set(member, incarnation)
+                controlLinked(session)
+                logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
+                session.run()
+                session.send(.members(members))
+                carryOut(exports.receive(.peerLinked(member)))
+            case .keepStandby(let id, let member):
+                logger.debug("keeping a second link to \(member) until \(member) closes one", fields: [("CORDIS_PEER", member)])
+                links[id]?.run()
+            case .promote(let id, let member):
+                guard let session = links[id] else { continue }
+                logger.debug("the second link to \(member) is now the one in use", fields: [("CORDIS_PEER", member)])
+                sessions[member] = session
+                controlLinked(session)
+            case .refuse(let id, let reason):
+                guard let session = links.removeValue(forKey: id) else { continue }
+                logger.warn(
+                    "refused a link from \(session.identity.name): \(reason)", fields: [("CORDIS_PEER", session.identity.name)])
+                session.link.close(reason: "duplicate-name: \(reason)")
+            case .closeDuplicate(let id, let member):
+                guard let session = links.removeValue(forKey: id) else { continue }
+                logger.debug("closed a duplicate link to \(member)", fields: [("CORDIS_PEER", member)])
+                session.link.close(reason: "a link to \(member) already exists")
+            case .close(let id, let reason):
+                links[id]?.link.close(reason: reason)
+            case .withdrawAll(let member, let incarnation):
+                memberLost(member, incarnation: incarnation)
+            case .dial(let address):
+                startDialling(address)
+            case .stopDialling(let address):
+                diallers.removeValue(forKey: address)?.cancel()
+            }
+        }
+    }
+
+    /// A member's life is over here: its proxies go (consumers drop to `pending`), its calls fail, and
+    /// withdrawals stop waiting for it.
+    private func memberLost(_ member: String, incarnation: String) {
+        if let session = sessions.removeValue(forKey: member) {
+            session.failCalls()
+            controlSessionEnded(session)
+        }
+        liveMembers.set(member, nil)
+        logger.info("link to \(member) lost", fields: [("CORDIS_PEER", member)])
+        for (key, proxy) in proxies where key.node == member && key.incarnation == incarnation {
+            proxies[key] = nil
+            let fiber = proxy.fiber
+            detach { try? await fiber.dispose() }
+        }
+        for key in mismatched.keys where key.node == member && key.incarnation == incarnation {
+            mismatched[key] = nil
+        }
+        carryOut(exports.receive(.peerLost(member)))
+    }
+
 
     /// Every member this node knows, itself included.
     var members: [Member] {
         var list = [Member(name: name, addresses: advertisedAddresses, incarnation: configuration.incarnation)]
-        for (member, addresses) in memberAddresses.sorted(by: { $0.key < $1.key }) {
-            list.append(Member(name: member, addresses: addresses, incarnation: memberIncarnations[member] ?? ""))
+        for record in membership.members.values.sorted(by: { $0.name < $1.name }) {
+            list.append(Member(name: record.name, addresses: record.addresses, incarnation: record.incarnation))
         }
         return list
     }
 
-    /// A session's link closed: its proxies go (consumers drop to `pending`), its calls fail, and
-    /// withdrawals stop waiting for it.
-    func sessionEnded(_ session: PeerSession) {
-        controlSessionEnded(session)
-        if session.identity.role == .console {
-            consoles[session.id] = nil
-            return
-        }
-        guard sessions[session.identity.name] === session else { return }
-        sessions[session.identity.name] = nil
-        logger.info("link to \(session.identity.name) lost", fields: [("CORDIS_PEER", session.identity.name)])
-        session.failCalls()
-        for (provider, proxy) in proxies where proxy.session == session.id {
-            proxies[provider] = nil
-            let fiber = proxy.fiber
-            detach { try? await fiber.dispose() }
-        }
-        for id in Array(exports.keys) {
-            acknowledge(exportID: id, from: session.identity.name, linkLost: true)
-        }
+    /// The addresses of the members, by name.
+    var memberAddresses: [String: [String]] { membership.members.mapValues(\.addresses) }
+
+    /// The incarnation of the members, by name (once known).
+    var memberIncarnations: [String: String] {
+        membership.members.compactMapValues { $0.incarnation.isEmpty ? nil : $0.incarnation }
     }
 
-    /// Handles a message from a node or a console.
+    /// Drops `member` from the view and stops dialling it; returns the addresses it had.
+    func forgetMember(_ member: String) -> [String] {
+        let addresses = Set(memberAddresses[member] ?? []).union(addressOwner.filter { $0.value == member }.map(\.key))
+        carryOut(membership.receive(.forgotten(name: member)))
+        for address in addresses {
+            addressOwner[address] = nil
+            diallers.removeValue(forKey: address)?.cancel()
+        }
+        knownIncarnations[member] = nil
+        return addresses.sorted()
+    }
+
+    // MARK: - Messages
+
+    /// Hands a message to whatever owns its type, after checking the sender may send it: a console
+    /// sends requests, calls and cancels only; a member announces and withdraws only its own
+    /// providers and acknowledges only this node's. Anything else is dropped (and logged once).
     func handle(_ message: WireMessage, from session: PeerSession) {
-        switch message {
-        case .members(let members):
-            learn(members)
-        case .announce(let announcement):
-            addProxy(for: announcement, from: session)
-        case .withdraw(let provider):
-            removeProxy(provider, from: session)
-        case .withdrawAck(let provider):
-            if let id = exports.first(where: { $0.value.announcement.provider == provider })?.key {
-                acknowledge(exportID: id, from: session.identity.name)
+        if session.role == .console {
+            switch message {
+            case .request(let request): serve(request, from: session)
+            case .call(let call): serve(call, from: session)
+            case .cancel(let id): session.cancelServing(id)
+            case .goodbye, .error: break
+            default: session.drop(message, because: "a console sends requests, calls and cancels only")
             }
+            return
+        }
+        guard let member = membership.member(of: session.id) else {
+            session.drop(message, because: "the link is no longer in use")
+            return
+        }
+        switch message {
+        case .members(let list):
+            carryOut(membership.receive(.learned(list.filter { !isForgotten(member: $0.name) })))
+        case .announce(let announcement):
+            guard announcement.node == member.name else {
+                return session.drop(message, because: "it announces a provider on \(announcement.node)")
+            }
+            addProxy(for: announcement, of: member)
+        case .withdraw(let provider):
+            guard provider.node == member.name else {
+                return session.drop(message, because: "it withdraws a provider on \(provider.node)")
+            }
+            removeProxy(provider, of: member, answering: session)
+        case .withdrawAck(let provider):
+            guard provider.node == name else {
+                return session.drop(message, because: "it acknowledges a provider on \(provider.node)")
+            }
+            carryOut(exports.receive(.acknowledged(provider, by: member.name)))
         case .call(let call):
             serve(call, from: session)
+        case .cancel(let id):
+            session.cancelServing(id)
         case .result, .error:
             session.complete(message)
-        case .cancel:
-            break
         case .request(let request):
             serve(request, from: session)
         case .response(let response):
@@ -366,17 +524,6 @@ public final class Node {
             logger.info("\(session.identity.name) said goodbye: \(reason ?? "")")
         default:
             break
-        }
-    }
-
-    private func learn(_ members: [Member]) {
-        for member in members where member.name != name && !isForgotten(member: member.name) {
-            if memberAddresses[member.name] == nil || sessions[member.name] == nil {
-                memberAddresses[member.name] = member.addresses
-            }
-            if sessions[member.name] == nil {
-                for address in member.addresses { dial(address) }
-            }
         }
     }
 }

@@ -1,181 +1,194 @@
 import Cordis
 import CordisWire
 
-/// Remote services: exporting local providers, proxies for remote ones, serving calls.
+/// Remote services: exporting local providers (through `Exports`), proxies for remote ones, serving
+/// calls.
 extension Node {
     // MARK: - Exports
 
-    /// Follows fiber states: a provider that becomes active is announced; one that starts unloading is
-    /// withdrawn from every peer before its own teardown runs.
-    func fiberChanged(_ change: StatusChange) {
-        switch change.fiber.state {
-        case .active:
-            exportAvailableProviders()
-        case .unloading, .disposed, .pending, .failed:
-            for (id, export) in exports where export.record.fiber === change.fiber && export.hold == nil {
-                withdraw(exportID: id)
-            }
-        case .loading:
-            break
-        }
-    }
-
-    /// Announces every local, available, remote-capable provider not announced yet.
-    func exportAvailableProviders() {
+    /// Tells `Exports` which local provider lives should be shared now: every ordinary, available
+    /// provider of a remote-capable service outside a private realm. Called on every change of the
+    /// service registry or of a fiber's state, so a provider is announced however it appears (a fiber
+    /// becoming active, or an active one providing) and withdrawn however it leaves (its fiber
+    /// unloading, its handle disposed, its `check` failing).
+    func refreshExports() {
+        guard running else { return }
+        var available: [ServiceAnnouncement] = []
         for record in context.providerRecords where !record.isFallback && record.isAvailable {
-            guard exports[record.id] == nil, let service = remoteServices.service(named: record.slot.name) else { continue }
+            guard let service = remoteServices.service(named: record.slot.name) else { continue }
             let realm: String?
             switch record.slot.realm {
             case .root: realm = nil
             case .label(let label): realm = label
             case .private: continue
             }
-            let announcement = ServiceAnnouncement(
+            available.append(ServiceAnnouncement(
                 service: service.name, realm: realm, interface: service.interface, interfaceVersion: service.version,
-                node: name, fiber: record.fiber.id)
-            exports[record.id] = Export(record: record, announcement: announcement)
-            logger.info("providing \(service.name) to the cluster", fields: [("CORDIS_FIBER", "\(record.fiber.id)")])
-            for session in sessions.values { session.send(.announce(announcement)) }
+                node: name, fiber: record.fiber.id, life: record.id))
+            if exports.export(life: record.id) == nil, !exports.isStopping {
+                exportRecords[record.id] = record
+                logger.info("providing \(service.name) to the cluster", fields: [("CORDIS_FIBER", "\(record.fiber.id)")])
+            }
+        }
+        carryOut(exports.receive(.available(available)))
+    }
+
+    /// Carries out what `Exports` decided.
+    func carryOut(_ directives: [Exports.Directive]) {
+        for directive in directives {
+            switch directive {
+            case .announce(let announcement, let peers):
+                for peer in peers { sessions[peer]?.send(.announce(announcement)) }
+            case .withdraw(let provider, let peers):
+                let life = provider.life
+                withdrawalHolds[life] = exportRecords[life]?.fiber.holdWithdrawal("remote consumers of \(provider.service)")
+                for peer in peers { sessions[peer]?.send(.withdraw(provider)) }
+                withdrawalDeadlines[life] = loop.schedule(after: configuration.withdrawTimeout) { [weak self] in
+                    Task { @CordisActor in
+                        guard let self else { return }
+                        self.carryOut(self.exports.receive(.deadlinePassed(life: life)))
+                    }
+                }
+            case .release(let provider, let outcome):
+                let life = provider.life
+                switch outcome {
+                case .finished(let acknowledged, let lost):
+                    var text = "acknowledged by \(acknowledged)"
+                    if !lost.isEmpty { text += ", links lost to \(lost)" }
+                    logger.info(
+                        "withdrawal of \(provider.service) finished: \(text)", fields: [("CORDIS_FIBER", "\(provider.fiber)")])
+                case .timedOut(let awaiting, _):
+                    logger.warn("withdrawal of \(provider.service) went ahead without acknowledgements from \(awaiting)")
+                }
+                if let timer = withdrawalDeadlines.removeValue(forKey: life) { loop.cancelTimer(timer) }
+                withdrawalHolds.removeValue(forKey: life)?.release()
+            }
+        }
+        for life in exportRecords.keys where exports.export(life: life) == nil {
+            exportRecords[life] = nil
+        }
+        if !exports.isWithdrawing {
+            let waiters = withdrawalWaiters
+            withdrawalWaiters.removeAll()
+            for waiter in waiters { waiter.resume() }
         }
     }
 
-    /// Tells every peer the provider is going; its teardown waits for their acknowledgements, a lost
-    /// link, or the withdrawal deadline.
-    func withdraw(exportID id: Int) {
-        guard var export = exports[id] else { return }
-        export.awaiting = Set(sessions.keys)
-        guard !export.awaiting.isEmpty else {
-            exports[id] = nil
-            return
-        }
-        export.hold = export.record.fiber.holdWithdrawal("remote consumers of \(export.announcement.service)")
-        exports[id] = export
-        for session in sessions.values { session.send(.withdraw(export.announcement.provider)) }
-        let deadline = configuration.withdrawTimeout
-        detach { [weak self] in
-            try? await Task.sleep(for: deadline)
-            guard let self, let late = self.exports[id] else { return }
-            self.logger.warn(
-                "withdrawal of \(late.announcement.service) went ahead without acknowledgements from \(late.awaiting.sorted())")
-            self.finishWithdrawal(id)
-        }
-    }
-
-    /// Records a peer's acknowledgement (or its loss) for a withdrawal in progress; the last one lets the
-    /// provider's teardown run, which is logged (before that teardown) with who acknowledged.
-    func acknowledge(exportID id: Int, from peer: String, linkLost: Bool = false) {
-        guard var export = exports[id], export.hold != nil, export.awaiting.remove(peer) != nil else { return }
-        if linkLost { export.lost.append(peer) } else { export.acknowledged.append(peer) }
-        exports[id] = export
-        guard export.awaiting.isEmpty else { return }
-        var outcome = "acknowledged by \(export.acknowledged.sorted())"
-        if !export.lost.isEmpty { outcome += ", links lost to \(export.lost.sorted())" }
-        logger.info(
-            "withdrawal of \(export.announcement.service) finished: \(outcome)",
-            fields: [("CORDIS_FIBER", "\(export.record.fiber.id)")])
-        finishWithdrawal(id)
-    }
-
-    private func finishWithdrawal(_ id: Int) {
-        guard let export = exports.removeValue(forKey: id) else { return }
-        export.hold?.release()
+    /// Returns once no withdrawal is in progress.
+    func withdrawalsFinished() async {
+        guard exports.isWithdrawing else { return }
+        await withCheckedContinuation { withdrawalWaiters.append($0) }
     }
 
     // MARK: - Proxies
 
-    /// A peer provides a service: a proxy fiber provides it here, as a fallback ranked by the node name.
-    func addProxy(for announcement: ServiceAnnouncement, from session: PeerSession) {
-        let provider = announcement.provider
-        guard proxies[provider] == nil, let service = remoteServices.service(named: announcement.service) else { return }
+    /// A member provides a service: a proxy fiber provides it here, as a fallback ranked by the node
+    /// name. One proxy per member life and provider life: the same announcement again (on a second
+    /// link of that life) changes nothing.
+    func addProxy(for announcement: ServiceAnnouncement, of member: Membership.Record) {
+        let key = ProxyKey(
+            node: member.name, incarnation: member.incarnation, service: announcement.service,
+            realm: announcement.realm, fiber: announcement.fiber, life: announcement.life)
+        guard proxies[key] == nil, mismatched[key] == nil, let service = remoteServices.service(named: announcement.service)
+        else { return }
         guard service.interface == announcement.interface, service.version == announcement.interfaceVersion else {
             let reason = "\(announcement.service) on \(announcement.node) speaks \(announcement.interface) "
                 + "version \(announcement.interfaceVersion); this node knows \(service.interface) version \(service.version)"
-            mismatches[announcement.service] = reason
+            mismatched[key] = (announcement.service, reason)
             logger.warn("interface mismatch: \(reason)", fields: [("CORDIS_PEER", announcement.node)])
             return
         }
         let realm: Realm = announcement.realm.map { .label($0) } ?? .root
         let endpoint = NodeEndpoint(
-            node: self, peer: session.identity.name, service: announcement.service, realm: announcement.realm)
+            node: self, peer: member.name, incarnation: member.incarnation, service: announcement.service,
+            realm: announcement.realm)
         let proxy = service.makeProxy(endpoint)
         let rank = announcement.node
         do {
             let fiber = try context.isolate(announcement.service, in: realm).plugin(name: "remote:\(announcement.service)") { scope in
                 try scope.ctx.provide(name: announcement.service, value: proxy, fallbackRank: rank)
             }
-            proxies[provider] = ProxyState(fiber: fiber, session: session.id)
+            proxies[key] = ProxyState(fiber: fiber)
         } catch {
             logger.error("cannot create a proxy for \(announcement.service) on \(announcement.node): \(error)")
         }
     }
 
-    /// A peer withdraws a service: its consumers here unload first, then the acknowledgement goes back.
-    func removeProxy(_ provider: ServiceProvider, from session: PeerSession) {
-        guard let proxy = proxies.removeValue(forKey: provider) else {
+    /// A member withdraws a provider life: its consumers here unload first, then the acknowledgement
+    /// goes back (on the link the withdrawal came by, or the member's link in use if that one went).
+    func removeProxy(_ provider: ServiceProvider, of member: Membership.Record, answering session: PeerSession) {
+        let key = ProxyKey(
+            node: member.name, incarnation: member.incarnation, service: provider.service, realm: provider.realm,
+            fiber: provider.fiber, life: provider.life)
+        mismatched[key] = nil
+        guard let proxy = proxies.removeValue(forKey: key) else {
             session.send(.withdrawAck(provider))
             return
         }
         detach { [weak self] in
             try? await proxy.fiber.dispose()
-            self?.logger.info(
+            guard let self else { return }
+            self.logger.info(
                 "acknowledged the withdrawal of \(provider.service) on \(provider.node)",
-                fields: [("CORDIS_PEER", session.identity.name)])
-            session.send(.withdrawAck(provider))
+                fields: [("CORDIS_PEER", member.name)])
+            let target = self.links[session.id] ?? self.sessions[member.name]
+            target?.send(.withdrawAck(provider))
         }
     }
 
     // MARK: - Calls
 
-    /// Runs a call on the local provider of its service and realm, and answers it.
+    /// Runs a call on the local provider of its service and realm, and answers it: under the call
+    /// timeout, cancelled by the caller's `cancel`, `too-large` for a result that does not fit.
     func serve(_ call: RemoteCall, from session: PeerSession) {
         let realm: Realm = call.realm.map { .label($0) } ?? .root
+        guard let service = remoteServices.service(named: call.service) else {
+            session.send(.error(RemoteError(
+                id: call.id, code: RemoteCallError.Code.unknownService.rawValue,
+                message: "\(name) shares no service named \(call.service)")))
+            return
+        }
         // A provider being withdrawn still serves: its remote consumers' disposers may call it.
-        let withdrawing = exports.values.first {
-            $0.announcement.service == call.service && $0.announcement.realm == call.realm
-        }?.record
+        let withdrawing = exportRecords.values.first { record in
+            record.slot.name == call.service && exports.exports.values.contains {
+                $0.announcement.life == record.id && $0.announcement.realm == call.realm && $0.withdrawal != nil
+            }
+        }
         let current = context.provider(of: call.service, in: realm).flatMap { $0.isFallback ? nil : $0 }
-        guard let service = remoteServices.service(named: call.service), let record = current ?? withdrawing else {
+        guard let record = current ?? withdrawing else {
             session.send(.error(RemoteError(
                 id: call.id, code: RemoteCallError.Code.withdrawn.rawValue,
                 message: "\(name) does not provide \(call.service)")))
             return
         }
-        if let refusal = session.inbound.admit(call) {
-            session.send(refusal)
-            return
-        }
         let instance = record.value
-        detach {
-            defer { _ = session.inbound.finish(call.id) }
-            do {
-                let value = try await service.dispatch(instance, call.method, call.args)
-                session.send(.result(RemoteResult(id: call.id, value: value)))
-            } catch let error as RemoteCallError {
-                session.send(.error(RemoteError(id: call.id, code: error.code.rawValue, message: error.message)))
-            } catch {
-                session.send(.error(RemoteError(id: call.id, code: RemoteCallError.Code.failed.rawValue, message: "\(error)")))
-            }
+        session.serve(call, timeout: configuration.callTimeout) {
+            try await service.dispatch(instance, call.method, call.args)
         }
     }
 
-    /// Sends a call to a peer's provider.
-    func call(peer: String, service: String, realm: String?, method: String, arguments: JSONObject) async throws -> JSONValue {
-        guard let session = sessions[peer] else {
+    /// Sends a call to a member's provider, while the member has the life the proxy was made for.
+    func call(
+        peer: String, incarnation: String? = nil, service: String, realm: String?, method: String, arguments: JSONObject
+    ) async throws -> JSONValue {
+        guard let session = sessions[peer], incarnation == nil || session.identity.incarnation == incarnation else {
             throw RemoteCallError(.withdrawn, "\(service) on \(peer) is gone")
         }
         return try await session.call(service: service, realm: realm, method: method, arguments: arguments)
     }
 }
 
-/// The endpoint of a proxy: calls go to one peer's provider through the node's link to it.
+/// The endpoint of a proxy: calls go to one member life's provider through the node's link to it.
 struct NodeEndpoint: RemoteEndpoint {
     weak var node: Node?
     let peer: String
+    let incarnation: String
     let service: String
     let realm: String?
 
     func call(method: String, arguments: JSONObject) async throws -> JSONValue {
         guard let node else { throw RemoteCallError(.withdrawn, "the node is stopping") }
-        return try await node.call(peer: peer, service: service, realm: realm, method: method, arguments: arguments)
+        return try await node.call(
+            peer: peer, incarnation: incarnation, service: service, realm: realm, method: method, arguments: arguments)
     }
 }

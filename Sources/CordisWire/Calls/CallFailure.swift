@@ -2,9 +2,10 @@
 /// `error` reply on the wire.
 ///
 /// The codes this module produces are `withdrawn` (the link closed), `timeout` (no answer in time),
-/// `overloaded` (too many calls in flight), `cancelled` (the caller gave up) and `duplicateCall`; a
-/// provider's own failures arrive under whatever code its `error` reply carries. The Cordis runtime's
-/// `RemoteCallError` uses the same code strings.
+/// `overloaded` (too many calls in flight), `cancelled` (the caller gave up), `duplicate-call` and
+/// `too-large`; a provider's own failures arrive under whatever code its `error` reply carries. The
+/// codes are spelled exactly as the Cordis runtime's `RemoteCallError` spells them (this module does
+/// not depend on it): the node turns one into the other by the code's name alone.
 public struct CallFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// A kind of call failure; the set is open, since providers send their own codes.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -23,7 +24,9 @@ public struct CallFailure: Error, Sendable, Hashable, CustomStringConvertible {
         /// The caller cancelled the call (`PendingCalls.cancel(_:)`).
         public static let cancelled = Code(rawValue: "cancelled")
         /// The peer sent a call whose id is already in flight on the link.
-        public static let duplicateCall = Code(rawValue: "duplicateCall")
+        public static let duplicateCall = Code(rawValue: "duplicate-call")
+        /// The call or its result does not fit in one frame: that call fails, the link stays up.
+        public static let tooLarge = Code(rawValue: "too-large")
 
         public var description: String { rawValue }
     }

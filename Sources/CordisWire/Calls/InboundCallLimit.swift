@@ -6,7 +6,7 @@ import Synchronization
 /// For every inbound `call`, ask `admit(_:)`: nil means serve it, and call `finish(_:)` with its id
 /// once its `result` or `error` is sent (or it is abandoned after the peer's `cancel`); otherwise send
 /// the returned reply and do not serve the call. A call whose id is already in flight is refused with
-/// `duplicateCall`. Thread-safe (one mutex).
+/// `duplicate-call`. Thread-safe (one mutex).
 public final class InboundCallLimit: Sendable {
     /// The default bound, the same as `PendingCalls.defaultMaxPending` on the calling side.
     public static let defaultMaxInFlight = 1024
@@ -24,7 +24,7 @@ public final class InboundCallLimit: Sendable {
     public var count: Int { inFlight.withLock { $0.count } }
 
     /// Admits `call`, or returns the `error` reply to send instead (`overloaded` over the bound,
-    /// `duplicateCall` for an id already in flight).
+    /// `duplicate-call` for an id already in flight).
     public func admit(_ call: RemoteCall) -> WireMessage? {
         let maxInFlight = self.maxInFlight
         let refusal = inFlight.withLock { ids -> CallFailure? in

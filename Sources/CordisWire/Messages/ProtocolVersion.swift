@@ -15,7 +15,7 @@ public struct ProtocolVersion: Sendable, Hashable, Comparable, CustomStringConve
     }
 
     /// The version this library speaks.
-    public static let current = ProtocolVersion(major: 1, minor: 0)
+    public static let current = ProtocolVersion(major: 1, minor: 1)
 
     /// Parses `"MAJOR.MINOR"` (digits only, each at most 6 of them), or nil.
     public init?(_ text: String) {

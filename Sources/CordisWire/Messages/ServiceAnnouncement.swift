@@ -12,20 +12,27 @@ public struct ServiceAnnouncement: Sendable, Hashable {
     public var node: String
     /// The providing fiber's id on that node.
     public var fiber: Int
+    /// The provider's life on that node: a number that changes each time the service is provided again
+    /// (protocol 1.1; 0 from older peers, which do not send it).
+    public var life: Int
 
     /// An announcement.
-    public init(service: String, realm: String?, interface: String, interfaceVersion: String, node: String, fiber: Int) {
+    public init(
+        service: String, realm: String?, interface: String, interfaceVersion: String, node: String, fiber: Int,
+        life: Int = 0
+    ) {
         self.service = service
         self.realm = realm
         self.interface = interface
         self.interfaceVersion = interfaceVersion
         self.node = node
         self.fiber = fiber
+        self.life = life
     }
 
     /// The provider this announcement names, as `withdraw` and `withdrawAck` refer to it.
     public var provider: ServiceProvider {
-        ServiceProvider(service: service, realm: realm, node: node, fiber: fiber)
+        ServiceProvider(service: service, realm: realm, node: node, fiber: fiber, life: life)
     }
 }
 
@@ -40,12 +47,15 @@ public struct ServiceProvider: Sendable, Hashable {
     public var node: String
     /// The providing fiber's id on that node.
     public var fiber: Int
+    /// The provider's life on that node (see `ServiceAnnouncement.life`); 0 from older peers.
+    public var life: Int
 
     /// A provider reference.
-    public init(service: String, realm: String?, node: String, fiber: Int) {
+    public init(service: String, realm: String?, node: String, fiber: Int, life: Int = 0) {
         self.service = service
         self.realm = realm
         self.node = node
         self.fiber = fiber
+        self.life = life
     }
 }

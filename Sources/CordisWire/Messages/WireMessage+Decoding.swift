@@ -82,7 +82,8 @@ extension WireMessage {
             self = .announce(ServiceAnnouncement(
                 service: try fields.string("service"), realm: try fields.optionalString("realm"),
                 interface: try fields.string("interface"), interfaceVersion: try fields.string("interfaceVersion"),
-                node: try fields.name("node"), fiber: try fields.integer("fiber")))
+                node: try fields.name("node"), fiber: try fields.integer("fiber"),
+                life: try fields.optionalInteger("life") ?? 0))
         case "withdraw":
             self = .withdraw(try fields.provider())
         case "withdrawAck":
@@ -239,6 +240,6 @@ struct MessageFields {
     func provider() throws(WireError) -> ServiceProvider {
         ServiceProvider(
             service: try string("service"), realm: try optionalString("realm"), node: try name("node"),
-            fiber: try integer("fiber"))
+            fiber: try integer("fiber"), life: try optionalInteger("life") ?? 0)
     }
 }

@@ -46,11 +46,13 @@ extension WireMessage {
             json.string("interfaceVersion", announcement.interfaceVersion)
             json.string("node", announcement.node)
             json.integer("fiber", announcement.fiber)
+            if announcement.life != 0 { json.integer("life", announcement.life) }
         case .withdraw(let provider), .withdrawAck(let provider):
             json.string("service", provider.service)
             json.optionalString("realm", provider.realm)
             json.string("node", provider.node)
             json.integer("fiber", provider.fiber)
+            if provider.life != 0 { json.integer("life", provider.life) }
         case .call(let call):
             json.integer("id", call.id)
             json.string("service", call.service)

@@ -1,0 +1,161 @@
+import CordisWire
+
+/// The local providers this node shares, per provider life, and the withdrawals in progress: one value
+/// that takes what changed (the providers available now, peers linked and lost, acknowledgements,
+/// deadlines) and answers with what the node must send and release.
+///
+/// A provider life is one `provide` (its record's number): providing the service again is a new life,
+/// so an acknowledgement always names the withdrawal it is about, and a late one for an earlier life
+/// counts for nothing. A peer counts as lost only when its member's life is over (a duplicate link
+/// replaced is not a loss). At shutdown every export is withdrawn at once, so slow peers cost one
+/// deadline, not one each.
+struct Exports {
+    /// One withdrawal in progress.
+    struct Withdrawal: Equatable, Sendable {
+        /// Peers that have not acknowledged yet.
+        var awaiting: Set<String>
+        /// Peers that acknowledged.
+        var acknowledged: [String] = []
+        /// Peers whose member was lost meanwhile (nothing to wait for).
+        var lost: [String] = []
+    }
+
+    /// One exported provider life.
+    struct Export: Equatable, Sendable {
+        /// What the peers were told.
+        var announcement: ServiceAnnouncement
+        /// The withdrawal in progress, if any.
+        var withdrawal: Withdrawal?
+    }
+
+    /// How a withdrawal ended.
+    enum Outcome: Equatable, Sendable {
+        /// Every peer acknowledged or was lost.
+        case finished(acknowledged: [String], lost: [String])
+        /// The deadline passed with these peers still silent.
+        case timedOut(awaiting: [String], acknowledged: [String])
+    }
+
+    /// What changed.
+    enum Event: Equatable, Sendable {
+        /// The local provider lives that should be shared now (every other export is withdrawn).
+        case available([ServiceAnnouncement])
+        /// A member was linked (a new life, not a replaced link).
+        case peerLinked(String)
+        /// A member's life is over.
+        case peerLost(String)
+        /// A peer acknowledged a withdrawal.
+        case acknowledged(ServiceProvider, by: String)
+        /// A withdrawal's deadline passed.
+        case deadlinePassed(life: Int)
+        /// The node is stopping: withdraw everything now, announce nothing more.
+        case stopping
+    }
+
+    /// What the node must do.
+    enum Directive: Equatable, Sendable {
+        /// Send the announcement to these peers.
+        case announce(ServiceAnnouncement, to: [String])
+        /// Send `withdraw` to these peers, hold the provider's teardown, arm the deadline.
+        case withdraw(ServiceProvider, peers: [String])
+        /// Let the provider's teardown run (the withdrawal ended), logging the outcome.
+        case release(ServiceProvider, Outcome)
+    }
+
+    /// The exports, by provider life.
+    private(set) var exports: [Int: Export] = [:]
+    /// The linked members.
+    private(set) var peers: Set<String> = []
+    /// True once the node is stopping.
+    private(set) var isStopping = false
+
+    /// Whether a withdrawal is in progress.
+    var isWithdrawing: Bool { exports.values.contains { $0.withdrawal != nil } }
+
+    /// The export of a life, if any.
+    func export(life: Int) -> Export? { exports[life] }
+
+    /// Takes one event; returns the directives, in order.
+    mutating func receive(_ event: Event) -> [Directive] {
+        var directives: [Directive] = []
+        switch event {
+        case .available(let announcements):
+            let lives = Set(announcements.map(\.life))
+            for life in exports.keys.sorted() where !lives.contains(life) && exports[life]?.withdrawal == nil {
+                withdraw(life, into: &directives)
+            }
+            guard !isStopping else { break }
+            for announcement in announcements where exports[announcement.life] == nil {
+                exports[announcement.life] = Export(announcement: announcement)
+                if !peers.isEmpty { directives.append(.announce(announcement, to: peers.sorted())) }
+            }
+        case .peerLinked(let peer):
+            peers.insert(peer)
+            for life in exports.keys.sorted() {
+                guard let export = exports[life], export.withdrawal == nil else { continue }
+                directives.append(.announce(export.announcement, to: [peer]))
+            }
+        case .peerLost(let peer):
+            peers.remove(peer)
+            for life in exports.keys.sorted() {
+                guard var withdrawal = exports[life]?.withdrawal, withdrawal.awaiting.remove(peer) != nil else { continue }
+                withdrawal.lost.append(peer)
+                exports[life]?.withdrawal = withdrawal
+                finishIfDone(life, into: &directives)
+            }
+        case .acknowledged(let provider, let peer):
+            guard let life = withdrawingLife(matching: provider),
+                  var withdrawal = exports[life]?.withdrawal, withdrawal.awaiting.remove(peer) != nil
+            else { break }
+            withdrawal.acknowledged.append(peer)
+            exports[life]?.withdrawal = withdrawal
+            finishIfDone(life, into: &directives)
+        case .deadlinePassed(let life):
+            guard let export = exports[life], let withdrawal = export.withdrawal else { break }
+            exports[life] = nil
+            directives.append(.release(
+                export.announcement.provider,
+                .timedOut(awaiting: withdrawal.awaiting.sorted(), acknowledged: withdrawal.acknowledged.sorted())))
+        case .stopping:
+            isStopping = true
+            for life in exports.keys.sorted() where exports[life]?.withdrawal == nil {
+                withdraw(life, into: &directives)
+            }
+        }
+        return directives
+    }
+
+    /// The life being withdrawn that an acknowledgement names. A peer that predates lives (life 0)
+    /// names the provider by service, realm and fiber.
+    private func withdrawingLife(matching provider: ServiceProvider) -> Int? {
+        if provider.life != 0 {
+            guard let export = exports[provider.life], export.withdrawal != nil,
+                  export.announcement.provider == provider else { return nil }
+            return provider.life
+        }
+        return exports.first { _, export in
+            guard export.withdrawal != nil else { return false }
+            let announced = export.announcement
+            return announced.service == provider.service && announced.realm == provider.realm
+                && announced.node == provider.node && announced.fiber == provider.fiber
+        }?.key
+    }
+
+    private mutating func withdraw(_ life: Int, into directives: inout [Directive]) {
+        guard let export = exports[life] else { return }
+        guard !peers.isEmpty else {
+            exports[life] = nil
+            return
+        }
+        exports[life]?.withdrawal = Withdrawal(awaiting: peers)
+        directives.append(.withdraw(export.announcement.provider, peers: peers.sorted()))
+    }
+
+    private mutating func finishIfDone(_ life: Int, into directives: inout [Directive]) {
+        guard let export = exports[life], let withdrawal = export.withdrawal, withdrawal.awaiting.isEmpty else { return }
+        exports[life] = nil
+        directives.append(.release(
+            export.announcement.provider,
+            .finished(acknowledged: withdrawal.acknowledged.sorted(), lost: withdrawal.lost.sorted())))
+    }
+}

@@ -1,0 +1,152 @@
+import Cordis
+@testable import CordisNode
+import CordisProcessTesting
+import CordisWire
+import Foundation
+import Testing
+
+/// Two `Node`s in this process over real Unix sockets, driven into the link races that a real cluster
+/// meets only by chance: a second link of the same life, an announcement arriving on a link that was
+/// replaced, two overlapping handshakes for one name.
+@Suite("Cluster: two nodes in one process")
+@CordisActor
+struct ClusterInProcessTests {
+    /// A node named `name` listening on a socket in `folder`, running the built-in catalog.
+    static func node(_ name: String, entries: [Entry], peers: [Node] = [], folder: TestFolder) throws -> Node {
+        var configuration = NodeConfiguration(
+            name: name, listen: [.unix(path: folder.path("\(name).sock"))],
+            peers: peers.flatMap(\.listeningAddresses), heartbeatInterval: .milliseconds(100),
+            heartbeatTimeout: .seconds(2), withdrawTimeout: .seconds(2))
+        configuration.reconnectBackoff = (.milliseconds(20), .milliseconds(200))
+        return try Node(
+            configuration: configuration, catalog: BuiltinCatalog.plugins(node: name),
+            remoteServices: BuiltinCatalog.remoteServices, store: InMemoryEntryStore(EntryTree(entries: entries)))
+    }
+
+    /// Waits until `condition` holds, at most `timeout`; records an issue naming `what` when it does not.
+    @discardableResult
+    static func eventually(
+        _ what: String, timeout: Duration = .seconds(10), _ condition: @CordisActor () -> Bool
+    ) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            await Task.yield()
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        if condition() { return true }
+        Issue.record("timed out after \(timeout) waiting for \(what)")
+        return false
+    }
+
+    /// Records every state change of the fiber of `entry` on `node`.
+    final class StateLog {
+        var states: [FiberState] = []
+        var handle: EffectHandle?
+    }
+
+    static func watch(_ entry: String, on node: Node) throws -> StateLog {
+        let log = StateLog()
+        let fiber = node.loader.fiber(for: entry)
+        log.handle = try node.context.on(.status) { change in
+            if change.fiber === fiber { log.states.append(change.fiber.state) }
+        }
+        return log
+    }
+
+    /// A (provider of `clock`) and b (a greeter consuming it), b dialling a; returns once b's greeter is active.
+    static func pair(folder: TestFolder) async throws -> (a: Node, b: Node) {
+        let a = try node("a", entries: [Entry(id: "clock", plugin: "clock")], folder: folder)
+        try await a.start()
+        let b = try node("b", entries: [Entry(id: "greeter", plugin: "greeter")], peers: [a], folder: folder)
+        try await b.start()
+        try #require(await eventually("b's greeter to be active") { b.loader.fiber(for: "greeter")?.state == .active })
+        return (a, b)
+    }
+
+    @Test("A second link of the same life is closed without any visible change, and the proxy still goes when its node dies")
+    func duplicateLinkOfTheSameLife() async throws {
+        let folder = try TestFolder()
+        defer { folder.remove() }
+        let (a, b) = try await Self.pair(folder: folder)
+        let greeter = try Self.watch("greeter", on: b)
+        let original = try #require(a.sessions["b"]?.link)
+        let replaced = try #require(b.sessions["a"])
+        let announcement = try #require(a.exports.exports.values.first?.announcement)
+
+        // a dials b once more (the direction the old rule preferred); b takes its end into use first.
+        let extra = try await Link.connect(
+            to: try #require(b.listeningAddresses.first), on: a.loop, configuration: a.handshakeConfiguration(),
+            limits: a.limits, options: a.linkOptions)
+        try #require(await Self.eventually("b to take its end of the second link") { b.links.count == 2 })
+        let second = try #require(b.links.values.first { $0 !== replaced })
+        // a's announcement read from either link of its life, in any order, is one provider.
+        b.handle(.announce(announcement), from: second)
+        b.handle(.announce(announcement), from: replaced)
+        #expect(b.proxies.count == 1)
+        a.adopt(extra)
+        // One of the two links goes at a; b follows.
+        try #require(await Self.eventually("one of a's two links to b to close") {
+            original.connection.isClosed != extra.connection.isClosed
+        })
+        let survivor = original.connection.isClosed ? extra : original
+        try #require(await Self.eventually("b to keep one link to a") { b.connectedPeers == ["a"] && a.connectedPeers == ["b"] })
+        // A call over the surviving link proves b has read everything a sent before it.
+        _ = try await b.call(peer: "a", service: "clock", realm: nil, method: "now", arguments: [:])
+        await b.loader.settled()
+        #expect(greeter.states.isEmpty, "b's greeter changed state: \(greeter.states)")
+        #expect(!survivor.connection.isClosed)
+
+        // a dies (its links cut, nothing withdrawn): b's greeter goes pending.
+        a.crashForTesting()
+        #expect(await Self.eventually("b's greeter to go pending") { b.loader.fiber(for: "greeter")?.state == .pending })
+        await b.stop()
+    }
+
+    /// Links to `node` from impostors named `name`, one per incarnation, each through a listener of the test
+    /// whose handshakes all ran with configurations taken before any of them was adopted.
+    static func overlappingLinks(
+        to node: Node, name: String, incarnations: [String], folder: TestFolder
+    ) async throws -> (responders: [Link], initiators: [Link]) {
+        let path = folder.path("side-\(name).sock")
+        let listener = try node.loop.listen(on: .unix(path: path), options: ListenerOptions(limits: node.limits))
+        defer { listener.close() }
+        let configurations = incarnations.map { _ in node.handshakeConfiguration() }
+        var iterator = listener.connections.makeAsyncIterator()
+        var initiators: [Link] = []
+        var responders: [Link] = []
+        for (index, incarnation) in incarnations.enumerated() {
+            let identity = PeerIdentity(role: .node, name: name, incarnation: incarnation)
+            async let dialled = Link.connect(
+                to: .unix(path: path), on: node.loop, configuration: HandshakeConfiguration(identity: identity, secrets: nil))
+            let connection = try #require(await iterator.next())
+            let accepted = try await Link.establish(
+                connection, side: .responder, configuration: configurations[index], options: node.linkOptions)
+            initiators.append(try await dialled)
+            responders.append(accepted)
+        }
+        return (responders, initiators)
+    }
+
+    @Test("Two overlapping handshakes for one name: the live member stays, the newcomer is refused, a second link of its life displaces nothing")
+    func overlappingHandshakesForOneName() async throws {
+        let folder = try TestFolder()
+        defer { folder.remove() }
+        for name in ["x", "0x"] {  // after and before "a": either side may be the one that sorts first
+            let a = try Self.node("a", entries: [], folder: folder)
+            try await a.start()
+            let (responders, initiators) = try await Self.overlappingLinks(
+                to: a, name: name, incarnations: ["old", "new", "old"], folder: folder)
+            a.adopt(responders[0])
+            a.adopt(responders[1])
+            a.adopt(responders[2])
+            #expect(await Self.eventually("the newcomer's link to close") { initiators[1].connection.isClosed })
+            #expect(a.sessions[name]?.identity.incarnation == "old")
+            #expect(a.sessions[name]?.link === responders[0])
+            #expect(!responders[0].connection.isClosed)
+            #expect(a.connectedPeers == [name])
+            for link in initiators { link.close() }
+            await a.stop()
+        }
+    }
+}

@@ -1,0 +1,144 @@
+@testable import CordisNode
+import CordisWire
+import Testing
+
+/// `Exports` on scripted event sequences: events in, directives asserted, no sockets.
+@Suite("Exports: announcements and withdrawals per provider life")
+struct ExportsMachineTests {
+    static func clock(life: Int, fiber: Int = 7) -> ServiceAnnouncement {
+        ServiceAnnouncement(
+            service: "clock", realm: nil, interface: "ClockAPI", interfaceVersion: "v1", node: "a", fiber: fiber, life: life)
+    }
+
+    @Test("A provider life is announced to every peer, and to a peer linked later")
+    func announce() {
+        var exports = Exports()
+        #expect(exports.receive(.peerLinked("b")) == [])
+        #expect(exports.receive(.available([Self.clock(life: 1)])) == [.announce(Self.clock(life: 1), to: ["b"])])
+        #expect(exports.receive(.available([Self.clock(life: 1)])) == [])
+        #expect(exports.receive(.peerLinked("c")) == [.announce(Self.clock(life: 1), to: ["c"])])
+    }
+
+    @Test("A life that leaves is withdrawn from every peer and released once all acknowledged or were lost")
+    func withdrawal() {
+        var exports = Exports()
+        _ = exports.receive(.peerLinked("b"))
+        _ = exports.receive(.peerLinked("c"))
+        _ = exports.receive(.available([Self.clock(life: 1)]))
+        let provider = Self.clock(life: 1).provider
+        #expect(exports.receive(.available([])) == [.withdraw(provider, peers: ["b", "c"])])
+        #expect(exports.receive(.acknowledged(provider, by: "b")) == [])
+        #expect(exports.receive(.acknowledged(provider, by: "b")) == [])
+        #expect(exports.receive(.peerLost("c")) == [.release(provider, .finished(acknowledged: ["b"], lost: ["c"]))])
+        #expect(!exports.isWithdrawing)
+        #expect(exports.receive(.deadlinePassed(life: 1)) == [])
+    }
+
+    @Test("A late acknowledgement of an earlier life counts nothing for the current one")
+    func lateAcknowledgement() {
+        var exports = Exports()
+        _ = exports.receive(.peerLinked("b"))
+        _ = exports.receive(.available([Self.clock(life: 1)]))
+        let first = Self.clock(life: 1).provider
+        _ = exports.receive(.available([]))
+        #expect(exports.receive(.deadlinePassed(life: 1)) == [
+            .release(first, .timedOut(awaiting: ["b"], acknowledged: [])),
+        ])
+        // Provided again (same fiber, new life), and withdrawn again.
+        _ = exports.receive(.available([Self.clock(life: 2)]))
+        let second = Self.clock(life: 2).provider
+        #expect(exports.receive(.available([])) == [.withdraw(second, peers: ["b"])])
+        #expect(exports.receive(.acknowledged(first, by: "b")) == [])
+        #expect(exports.isWithdrawing)
+        #expect(exports.receive(.acknowledged(second, by: "b")) == [.release(second, .finished(acknowledged: ["b"], lost: []))])
+    }
+
+    @Test("A peer that predates lives acknowledges by service, realm and fiber")
+    func legacyAcknowledgement() {
+        var exports = Exports()
+        _ = exports.receive(.peerLinked("b"))
+        _ = exports.receive(.available([Self.clock(life: 3)]))
+        _ = exports.receive(.available([]))
+        let legacy = ServiceProvider(service: "clock", realm: nil, node: "a", fiber: 7)
+        #expect(exports.receive(.acknowledged(legacy, by: "b")) == [
+            .release(Self.clock(life: 3).provider, .finished(acknowledged: ["b"], lost: [])),
+        ])
+    }
+
+    @Test("A life with no peers leaves at once; a deadline releases a withdrawal with the silent peers named")
+    func noPeersAndDeadline() {
+        var exports = Exports()
+        _ = exports.receive(.available([Self.clock(life: 1)]))
+        #expect(exports.receive(.available([])) == [])
+        #expect(exports.export(life: 1) == nil)
+        _ = exports.receive(.peerLinked("b"))
+        _ = exports.receive(.available([Self.clock(life: 2)]))
+        _ = exports.receive(.available([]))
+        #expect(exports.receive(.deadlinePassed(life: 2)) == [
+            .release(Self.clock(life: 2).provider, .timedOut(awaiting: ["b"], acknowledged: [])),
+        ])
+    }
+
+    @Test("Stopping withdraws every export at once and announces nothing more")
+    func stoppingWithdrawsEverythingTogether() {
+        var exports = Exports()
+        _ = exports.receive(.peerLinked("b"))
+        _ = exports.receive(.peerLinked("c"))
+        let counter = ServiceAnnouncement(
+            service: "counter", realm: nil, interface: "CounterAPI", interfaceVersion: "v1", node: "a", fiber: 8, life: 2)
+        _ = exports.receive(.available([Self.clock(life: 1), counter]))
+        #expect(exports.receive(.stopping) == [
+            .withdraw(Self.clock(life: 1).provider, peers: ["b", "c"]), .withdraw(counter.provider, peers: ["b", "c"]),
+        ])
+        #expect(exports.receive(.available([Self.clock(life: 1), counter, Self.clock(life: 5)])) == [])
+        #expect(exports.receive(.deadlinePassed(life: 1)).count == 1)
+        #expect(exports.receive(.deadlinePassed(life: 2)).count == 1)
+        #expect(!exports.isWithdrawing)
+    }
+
+    @Test("Random sequences: every withdrawal is released exactly once, and nothing is released unwithdrawn", arguments: 0 ..< 200)
+    func randomSequences(seed: UInt64) {
+        var random = MembershipMachineTests.SplitMix(state: seed)
+        var exports = Exports()
+        var withdrawn: [Int: Int] = [:]
+        var released: [Int: Int] = [:]
+        var available: Set<Int> = []
+        var nextLife = 0
+        let peers = ["b", "c", "d"]
+        func apply(_ directives: [Exports.Directive]) {
+            for directive in directives {
+                switch directive {
+                case .withdraw(let provider, _): withdrawn[provider.life, default: 0] += 1
+                case .release(let provider, _): released[provider.life, default: 0] += 1
+                case .announce: break
+                }
+            }
+        }
+        for _ in 0 ..< 80 {
+            let event: Exports.Event
+            switch Int.random(in: 0 ..< 8, using: &random) {
+            case 0:
+                nextLife += 1
+                available.insert(nextLife)
+                event = .available(available.sorted().map { Self.clock(life: $0) })
+            case 1:
+                if let life = available.randomElement(using: &random) { available.remove(life) }
+                event = .available(available.sorted().map { Self.clock(life: $0) })
+            case 2: event = .peerLinked(peers.randomElement(using: &random) ?? "b")
+            case 3: event = .peerLost(peers.randomElement(using: &random) ?? "b")
+            case 4: event = .deadlinePassed(life: Int.random(in: 0 ... max(1, nextLife), using: &random))
+            default:
+                let life = Int.random(in: 0 ... max(1, nextLife), using: &random)
+                event = .acknowledged(Self.clock(life: life).provider, by: peers.randomElement(using: &random) ?? "b")
+            }
+            apply(exports.receive(event))
+            for (life, count) in released {
+                #expect(count == 1 && withdrawn[life] == 1, "seed \(seed): life \(life) withdrawn \(withdrawn[life] ?? 0), released \(count)")
+            }
+        }
+        apply(exports.receive(.stopping))
+        for life in withdrawn.keys { apply(exports.receive(.deadlinePassed(life: life))) }
+        #expect(!exports.isWithdrawing, "seed \(seed)")
+        #expect(withdrawn == released, "seed \(seed): withdrawn \(withdrawn), released \(released)")
+    }
+}
