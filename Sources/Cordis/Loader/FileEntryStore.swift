@@ -20,14 +20,17 @@ public struct FileEntryStore: EntryStore, Sendable {
     /// Called with the temporary file's path after it is written and synced, before the rename; a
     /// throw aborts the save. Tests use it to stop a save half way.
     let beforeRename: (@Sendable (String) throws -> Void)?
+    /// The system calls a save makes (tests replace one to plant a fault).
+    let calls: EntryFileCalls
 
     /// A store for the file at `url`.
     public init(url: URL) {
         self.init(url: url, beforeRename: nil)
     }
 
-    init(url: URL, beforeRename: (@Sendable (String) throws -> Void)?) {
+    init(url: URL, calls: EntryFileCalls = .system, beforeRename: (@Sendable (String) throws -> Void)? = nil) {
         self.url = url
+        self.calls = calls
         self.beforeRename = beforeRename
     }
 
@@ -65,13 +68,17 @@ public struct FileEntryStore: EntryStore, Sendable {
         let folder = url.deletingLastPathComponent().path
         removeStaleTemporaryFiles(in: folder)
         let temporary = folder + "/" + temporaryPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        // The previous file, kept under a second name until the new one is durable, to put it back.
+        var previous: String?
         do {
-            try Self.writeSynced(bytes, to: temporary, modeLike: path)
+            try Self.writeSynced(bytes, to: temporary, modeLike: path, calls: calls)
             do {
+                previous = try keepPrevious(in: folder)
                 try beforeRename?(temporary)
-                guard rename(temporary, path) == 0 else { throw SystemError("rename to \(path)") }
+                guard calls.rename(temporary, path) == 0 else { throw SystemError("rename to \(path)") }
             } catch {
                 unlink(temporary)
+                if let previous { unlink(previous) }
                 throw error
             }
         } catch let error as SystemError {
@@ -80,12 +87,46 @@ public struct FileEntryStore: EntryStore, Sendable {
             throw EntryStoreError(code: .saveFailed, path: path, message: "cannot save \(path): \(error); the file is unchanged")
         }
         do {
-            try Self.syncFolder(folder)
+            try Self.syncFolder(folder, calls: calls)
         } catch let error as SystemError {
-            throw EntryStoreError(
-                code: .saveFailed, path: path,
-                message: "saved \(path) but could not sync its folder (\(error.message)); the change may not survive a power loss")
+            // The rename may not survive a power loss, and the change will be reported as rejected:
+            // put the previous file back so the file matches what the caller is told.
+            throw putBack(previous, folder: folder, after: error)
         }
+        if let previous { unlink(previous) }
+    }
+
+    /// Links the current file (if any) under a temporary name; nil when there is no file.
+    private func keepPrevious(in folder: String) throws -> String? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else {
+            if errno == ENOENT { return nil }
+            throw SystemError("inspect \(path)")
+        }
+        let kept = folder + "/" + temporaryPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        guard calls.link(path, kept) == 0 else { throw SystemError("link \(path) to \(kept)") }
+        return kept
+    }
+
+    /// Undoes a rename whose folder sync failed: the previous file goes back over the target (or the
+    /// new file is removed when there was none). Returns the error to throw.
+    private func putBack(_ previous: String?, folder: String, after failure: SystemError) -> EntryStoreError {
+        let restored: Bool
+        if let previous {
+            restored = calls.rename(previous, path) == 0
+            if !restored { unlink(previous) }
+        } else {
+            restored = unlink(path) == 0 || errno == ENOENT
+        }
+        _ = try? Self.syncFolder(folder, calls: calls)
+        guard restored else {
+            return EntryStoreError(
+                code: .saveFailed, path: path,
+                message: "cannot save \(path): could not sync its folder (\(failure.message)) nor put the previous file back; the file holds the new entries but the change is reported as failed")
+        }
+        return EntryStoreError(
+            code: .saveFailed, path: path,
+            message: "cannot save \(path): could not sync its folder (\(failure.message)); the file is unchanged")
     }
 
     private func removeStaleTemporaryFiles(in folder: String) {
@@ -126,7 +167,7 @@ public struct FileEntryStore: EntryStore, Sendable {
     }
 
     /// Writes `bytes` to a new file at `path` and fsyncs it; its mode copies `modeLike`'s when that exists.
-    static func writeSynced(_ bytes: [UInt8], to path: String, modeLike original: String) throws {
+    static func writeSynced(_ bytes: [UInt8], to path: String, modeLike original: String, calls: EntryFileCalls) throws {
         var mode: mode_t = 0o644
         var status = stat()
         if stat(original, &status) == 0 { mode = status.st_mode & 0o7777 }
@@ -138,7 +179,7 @@ public struct FileEntryStore: EntryStore, Sendable {
             try bytes.withUnsafeBytes { buffer in
                 var offset = 0
                 while offset < buffer.count {
-                    let written = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                    let written = calls.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }
                         throw SystemError("write \(path)")
@@ -147,7 +188,7 @@ public struct FileEntryStore: EntryStore, Sendable {
                 }
             }
             guard fchmod(descriptor, mode) == 0 else { throw SystemError("chmod \(path)") }
-            guard fsync(descriptor) == 0 else { throw SystemError("fsync \(path)") }
+            guard calls.syncFile(descriptor) == 0 else { throw SystemError("fsync \(path)") }
             closed = true
             guard close(descriptor) == 0 else { throw SystemError("close \(path)") }
         } catch {
@@ -157,10 +198,10 @@ public struct FileEntryStore: EntryStore, Sendable {
     }
 
     /// Fsyncs a folder so a rename in it is durable.
-    static func syncFolder(_ folder: String) throws {
+    static func syncFolder(_ folder: String, calls: EntryFileCalls) throws {
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw SystemError("open \(folder)") }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 || errno == EINVAL else { throw SystemError("fsync \(folder)") }
+        guard calls.syncFolder(descriptor) == 0 || errno == EINVAL else { throw SystemError("fsync \(folder)") }
     }
 }
