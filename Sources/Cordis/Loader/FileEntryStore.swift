@@ -45,10 +45,14 @@ public struct FileEntryStore: EntryStore, Sendable {
             bytes = read
         } catch let error as SystemError {
             throw EntryStoreError(code: .unreadable, path: path, message: "cannot read \(path): \(error.message)")
+        } catch is FileTooLarge {
+            throw EntryStoreError(
+                code: .limitExceeded, path: path,
+                message: "cannot read \(path): it is larger than \(EntryTreeLimits.maxFileSize >> 20) MiB, the limit for an entries file")
         }
         let json: JSONValue
         do {
-            json = try JSONParser().parse(bytes)
+            json = try JSONParser(maxDepth: EntryTreeLimits.maxNesting).parse(bytes)
         } catch let error as JSONParseError {
             throw EntryStoreError(
                 code: .unparsable, path: path, line: error.line, column: error.column,
@@ -65,6 +69,11 @@ public struct FileEntryStore: EntryStore, Sendable {
     public func save(_ tree: EntryTree) throws {
         try tree.validate()
         let bytes = tree.serialized()
+        guard bytes.count <= EntryTreeLimits.maxFileSize else {
+            throw EntryStoreError(
+                code: .limitExceeded, path: path,
+                message: "cannot save \(path): the entries would take \(bytes.count) bytes, more than the limit of \(EntryTreeLimits.maxFileSize >> 20) MiB; the file is unchanged")
+        }
         let folder = url.deletingLastPathComponent().path
         removeStaleTemporaryFiles(in: folder)
         let temporary = folder + "/" + temporaryPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
@@ -145,6 +154,9 @@ public struct FileEntryStore: EntryStore, Sendable {
         }
     }
 
+    /// A file over `EntryTreeLimits.maxFileSize`.
+    struct FileTooLarge: Error {}
+
     /// The file's bytes, or nil when it does not exist.
     static func readFile(_ path: String) throws -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -156,6 +168,7 @@ public struct FileEntryStore: EntryStore, Sendable {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
+            guard bytes.count <= EntryTreeLimits.maxFileSize else { throw FileTooLarge() }
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }

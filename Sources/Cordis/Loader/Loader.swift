@@ -258,6 +258,11 @@ public final class Loader {
                 throw LoaderError(.notRunning, "the loader is not running: call start() first")
             }
             let (changed, touched) = try edit(self.tree)
+            do {
+                try changed.checkLimits()
+            } catch let error as EntryError {
+                throw LoaderError(.limitExceeded, entryID: error.entryID, "refused: \(error.message)", underlying: error)
+            }
             try self.validate(changed, starting: touched, checkingIDs: false)
             try self.save(changed)
             await self.apply(changed)
@@ -321,6 +326,8 @@ public final class Loader {
     private func save(_ tree: EntryTree) throws {
         do {
             try store.save(tree)
+        } catch let error as EntryStoreError where error.code == .limitExceeded {
+            throw LoaderError(.limitExceeded, "refused: \(error.message)", underlying: error)
         } catch {
             throw LoaderError(
                 .saveFailed, "cannot save the entries, nothing changed: \(error)", underlying: error)
