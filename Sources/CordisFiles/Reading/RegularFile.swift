@@ -47,7 +47,9 @@ package struct RegularFile: Sendable {
         bytes.reserveCapacity(Int(status.st_size))
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let wanted = min(chunk.count, limit - bytes.count + 1)
+            // bytes.count <= limit here, so this cannot overflow however large the limit.
+            let remaining = limit - bytes.count
+            let wanted = remaining < chunk.count ? remaining + 1 : chunk.count
             let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, wanted) }
             if count < 0 {
                 let code = errno
