@@ -134,6 +134,10 @@ struct LoaderSelfDisposalTests {
             try await scope.ctx.fiber.dispose()
         }
         catalog.register(name: "plain") { _ in }
+        catalog.register(name: "disposer-quitter") { scope in
+            let ctx = scope.ctx
+            try scope.collect { try await ctx.fiber.dispose() }
+        }
         catalog.register(name: "updater", config: UpdaterConfig.self) { scope, config in
             if config.step == 1 { try await scope.ctx.fiber.update(config: UpdaterConfig(step: 2)) }
         }
@@ -166,6 +170,19 @@ struct LoaderSelfDisposalTests {
         #expect(loader.fiber(for: "updater")?.state == .active)
         #expect((loader.fiber(for: "updater")?.config as? UpdaterConfig)?.step == 2)
         #expect(try FileEntryStore(url: folder.entries).load().entry(id: "updater")?.config == ["step": 2])
+    }
+
+    @Test func anEntryStoppedWithItsGroupIsNotMarkedDisabledEvenIfItsDisposerDisposesIt() async throws {
+        let store = InMemoryEntryStore(EntryTree(entries: [
+            Entry(id: "group", children: [Entry(id: "inner", plugin: "disposer-quitter")]),
+        ]))
+        let loader = Loader(ctx: Context(), catalog: catalog, store: store)
+        try await withinDeadline("the loader's start") { try await loader.start() }
+        try await withinDeadline("disabling the group") { try await loader.setDisabled(id: "group", true) }
+        try await withinDeadline("the loader settling") { await loader.settled() }
+        #expect(loader.fiber(for: "inner") == nil)
+        #expect(store.stored.entry(id: "inner")?.disabled == false)
+        #expect(store.stored.entry(id: "group")?.disabled == true)
     }
 
     @Test func anEntryWhosePluginDisposesItselfAtStartEndsDisabled() async throws {
