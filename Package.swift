@@ -95,10 +95,11 @@ let package = Package(
     targets: [
         macroTarget,
         .target(name: "CordisJSON", swiftSettings: strict),
-        .target(name: "Cordis", dependencies: ["CordisMacros", "CordisJSON"], swiftSettings: strict),
+        .target(name: "CordisFiles", swiftSettings: strict),
+        .target(name: "Cordis", dependencies: ["CordisMacros", "CordisJSON", "CordisFiles"], swiftSettings: strict),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "CCordisShim", cSettings: [.define("_GNU_SOURCE")]),
-        .target(name: "CordisWire", dependencies: ["CordisJSON", "COpenSSL", "CCordisShim"], swiftSettings: strict),
+        .target(name: "CordisWire", dependencies: ["CordisJSON", "COpenSSL", "CCordisShim", "CordisFiles"], swiftSettings: strict),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "CordisNode", dependencies: ["Cordis", "CordisJSON", "CordisWire", "CSystemd"], swiftSettings: strict),
         .executableTarget(name: "cordis-node", dependencies: ["CordisNode"], swiftSettings: strict),

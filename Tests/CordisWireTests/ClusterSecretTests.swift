@@ -1,6 +1,41 @@
 import Foundation
 import Testing
 @testable import CordisWire
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs a blocking `body` on a thread of its own and returns its result, or nil when it has not
+/// returned after `seconds`; `unblock` then runs, to release the blocked call.
+private func blockingCall<T: Sendable>(
+    seconds: Double = 10, unblock: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () -> T
+) -> T? {
+    let done = DispatchSemaphore(value: 0)
+    let result = Mutex<T?>(nil)
+    let thread = Thread {
+        let value = body()
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    thread.start()
+    guard done.wait(timeout: .now() + seconds) == .success else {
+        unblock()
+        _ = done.wait(timeout: .now() + seconds)
+        return nil
+    }
+    return result.withLock { $0 }
+}
+
+private func loadError(_ path: String) -> WireError? {
+    do {
+        _ = try ClusterSecret.load(contentsOf: path)
+        return nil
+    } catch {
+        return error
+    }
+}
 
 @Suite("ClusterSecret")
 struct ClusterSecretTests {
@@ -39,7 +74,8 @@ struct ClusterSecretTests {
         }
     }
 
-    @Test("a file readable by group or others is refused", arguments: [0o640, 0o604, 0o644, 0o660])
+    @Test("a file readable or writable by group or others is refused",
+          arguments: [0o640, 0o604, 0o644, 0o660, 0o620, 0o602, 0o622, 0o610, 0o601])
     func tooOpen(mode: Int) throws {
         try withFolder { folder in
             let file = folder.appendingPathComponent("secret")
@@ -59,6 +95,55 @@ struct ClusterSecretTests {
             #expect(missing?.code == .secretUnreadable)
             try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
             #expect((#expect(throws: WireError.self) { try ClusterSecret.load(contentsOf: folder.path) })?.code == .secretUnreadable)
+        }
+    }
+
+    @Test("a FIFO, or a symlink to one, is refused at once instead of blocking start-up")
+    func fifo() throws {
+        try withFolder { folder in
+            let fifo = folder.appendingPathComponent("fifo").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let link = folder.appendingPathComponent("link").path
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: fifo)
+            let release: @Sendable () -> Void = {
+                let descriptor = open(fifo, O_WRONLY | O_NONBLOCK)
+                if descriptor >= 0 { close(descriptor) }
+            }
+            for path in [fifo, link] {
+                let outcome = blockingCall(unblock: release) { loadError(path) }
+                let error = try #require(outcome, "loading \(path) blocked")
+                #expect(error?.code == .secretUnreadable)
+                #expect(error?.message.contains("FIFO") == true)
+            }
+        }
+    }
+
+    @Test("a device is refused as not a regular file")
+    func device() throws {
+        let error = loadError("/dev/zero")
+        #expect(error?.code == .secretUnreadable)
+        #expect(error?.message.contains("not a regular file") == true)
+    }
+
+    @Test("a file larger than a few KiB is refused without being read whole")
+    func tooLarge() throws {
+        try withFolder { folder in
+            let file = folder.appendingPathComponent("secret")
+            try write(String(repeating: "k", count: 8 * 1024), to: file, mode: 0o600)
+            let error = loadError(file.path)
+            #expect(error?.code == .secretUnreadable)
+            #expect(error?.message.contains("KiB") == true)
+        }
+    }
+
+    @Test("a symlink to a private secret file loads")
+    func symlink() throws {
+        try withFolder { folder in
+            let file = folder.appendingPathComponent("secret")
+            try write(secretOne, to: file, mode: 0o600)
+            let link = folder.appendingPathComponent("link")
+            try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: file.path)
+            #expect(try ClusterSecret.load(contentsOf: link.path).bytes == Array(secretOne.utf8))
         }
     }
 

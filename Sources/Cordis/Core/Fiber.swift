@@ -2,7 +2,10 @@
 ///
 /// A fiber runs only while every service it injects is provided; it reloads when a provider changes,
 /// unloads to `pending` when one goes away, and reverts every effect when it stops. One transition
-/// runs at a time: a change that arrives meanwhile is applied when the transition ends.
+/// runs at a time: a change that arrives meanwhile is applied when the transition ends. That includes
+/// a request the fiber makes of itself from the code its transition runs (its `apply`, its disposers,
+/// the listeners they call): `dispose()`, `restart()` and `update(config:)` then return at once, and
+/// the fiber disposes, restarts or reloads with the new config as soon as the transition is over.
 /// All members are isolated to `CordisActor`.
 @CordisActor
 public final class Fiber {
@@ -40,6 +43,9 @@ public final class Fiber {
     private var wantsDispose = false
     private var wantsRestart = false
     private(set) var isDriving = false
+    /// The serial number of the transition in flight (nil between transitions); see `TransitionMark`.
+    private var runningTransition: Int?
+    private var transitionSerial = 0
     private var settleWaiters: [CheckedContinuation<Void, Never>] = []
     /// Fibers currently holding a service this fiber provides, by fiber id.
     private var consumers: Set<Int> = []
@@ -141,24 +147,32 @@ public final class Fiber {
 
     /// Stops the fiber for good: unloads it if loaded (consumers first, then its effects newest first)
     /// and waits until it is `disposed`. Disposing twice does nothing more.
+    ///
+    /// Called from the fiber's own transition (its `apply`, a disposer, a listener they await), it
+    /// returns at once and the fiber disposes itself when that transition ends.
     public func dispose() async throws {
         await dispose(reason: .explicit)
     }
 
     /// Unloads and loads the fiber again; recovers a `failed` fiber. Waits until it is settled.
     ///
+    /// Called from the fiber's own transition, it returns at once: the fiber restarts once, when that
+    /// transition ends.
     /// - Throws: `CordisError` `.disposed` if the fiber is disposed; the new error if it fails again.
     public func restart() async throws {
         try ensureNotDisposed()
         error = nil
         wantsRestart = true
         schedule()
+        if isInsideOwnTransition { return }
         try await self.await()
     }
 
     /// Replaces the plugin's config and restarts the fiber with it; recovers a `failed` fiber.
     ///
     /// The config is validated first: an invalid one throws and changes nothing. Emits `internal/update`.
+    /// Called from the fiber's own transition, it returns once the config is replaced: the fiber
+    /// reloads with it once, when that transition ends.
     /// - Throws: `CordisError` `.invalidConfig` or `.typeMismatch`; the new error if the fiber fails again.
     public func update(config: Any) async throws {
         try ensureNotDisposed()
@@ -192,7 +206,16 @@ public final class Fiber {
         if disposeReason == nil { disposeReason = reason }
         wantsDispose = true
         schedule()
+        // Waiting from inside the fiber's own transition would wait for itself for ever.
+        if isInsideOwnTransition { return }
         await settled()
+    }
+
+    /// Whether the current task runs code of this fiber's transition in flight (or was started by it):
+    /// a request from there is applied when the transition ends, and must not wait for it.
+    private var isInsideOwnTransition: Bool {
+        guard let mark = TransitionMark.current, let running = runningTransition else { return false }
+        return mark.fiber == ObjectIdentifier(self) && mark.serial == running
     }
 
     private func ensureNotDisposed() throws {
@@ -220,12 +243,18 @@ public final class Fiber {
         // Bounded: every iteration performs a transition or ends; transitions are finite, and a
         // fiber whose target keeps changing keeps following it, one transition at a time.
         while let step = nextStep() {
-            switch step {
-            case .load(let target): await load(target)
-            case .unload(let final): await unload(to: final)
-            case .reset: setState(.pending)
-            case .finalize: finalize()
+            transitionSerial &+= 1
+            let mark = TransitionMark(fiber: ObjectIdentifier(self), serial: transitionSerial)
+            runningTransition = mark.serial
+            await TransitionMark.$current.withValue(mark) {
+                switch step {
+                case .load(let target): await load(target)
+                case .unload(let final): await unload(to: final)
+                case .reset: setState(.pending)
+                case .finalize: finalize()
+                }
             }
+            runningTransition = nil
         }
         isDriving = false
         let waiters = settleWaiters
@@ -441,4 +470,16 @@ public final class WithdrawalHold {
 extension Fiber: CustomStringConvertible {
     /// `Fiber #id <name> state`.
     public nonisolated var description: String { "Fiber #\(id)" }
+}
+
+/// Which fiber transition the current task runs code for: set around each transition by the fiber's
+/// driver and inherited by the tasks it starts (listeners, child tasks), so a fiber can tell a request
+/// from its own transition (applied when it ends) from one it may wait for.
+struct TransitionMark: Sendable, Hashable {
+    /// The fiber, by identity.
+    let fiber: ObjectIdentifier
+    /// The fiber's count of transitions when this one began.
+    let serial: Int
+
+    @TaskLocal static var current: TransitionMark?
 }

@@ -19,6 +19,9 @@ public struct EntryError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let duplicateID = Code(rawValue: "duplicateID")
         /// The file declares a version this build does not read.
         public static let unsupportedVersion = Code(rawValue: "unsupportedVersion")
+        /// The tree breaks a limit of `EntryTreeLimits` (groups nested too deep, too many entries, a
+        /// value nested too deep for the file to be read back).
+        public static let limitExceeded = Code(rawValue: "limitExceeded")
         /// The document is neither `{"version": …, "entries": […]}` nor an array of entries.
         public static let invalidDocument = Code(rawValue: "invalidDocument")
     }

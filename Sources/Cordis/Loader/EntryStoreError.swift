@@ -13,6 +13,8 @@ public struct EntryStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let unparsable = Code(rawValue: "unparsable")
         /// The file is JSON but not a valid entry tree (see `EntryError`).
         public static let invalidEntries = Code(rawValue: "invalidEntries")
+        /// The file, or the tree to save, breaks a limit of `EntryTreeLimits`.
+        public static let limitExceeded = Code(rawValue: "limitExceeded")
         /// The new tree could not be written; the old file is unchanged.
         public static let saveFailed = Code(rawValue: "saveFailed")
     }

@@ -69,8 +69,10 @@ public struct EntryTree: Sendable, Hashable {
         try self.init(json: JSONParser().parse(bytes))
     }
 
-    /// Checks every id in the tree: valid, and unique across all levels. Throws `EntryError`.
+    /// Checks every id in the tree (valid, and unique across all levels) and the tree's limits
+    /// (`checkLimits()`). Throws `EntryError`.
     public func validate() throws {
+        try checkLimits()
         var seen: Set<String> = []
         var pending: [Entry] = entries.reversed()
         while let entry = pending.popLast() {

@@ -234,13 +234,20 @@ public final class Loader {
 
     /// Runs `body` after every change asked for before it has finished (a FIFO on `CordisActor`).
     func serialized<T: Sendable>(_ body: @escaping @CordisActor () async throws -> T) async throws -> T {
+        try await enqueue(body).value
+    }
+
+    /// Queues `body` behind every change asked for so far, synchronously (so a change queued by a
+    /// fiber's observer is in line before anything its caller asks next), and returns its task.
+    @discardableResult
+    func enqueue<T: Sendable>(_ body: @escaping @CordisActor () async throws -> T) -> Task<T, any Error> {
         let previous = tail
         let task = Task { @CordisActor in
             await previous?.value
             return try await body()
         }
         tail = Task { @CordisActor in _ = await task.result }
-        return try await task.value
+        return task
     }
 
     /// Validates, saves and applies a tree made by `edit` from the current one. `edit` returns the new
@@ -251,6 +258,11 @@ public final class Loader {
                 throw LoaderError(.notRunning, "the loader is not running: call start() first")
             }
             let (changed, touched) = try edit(self.tree)
+            do {
+                try changed.checkLimits()
+            } catch let error as EntryError {
+                throw LoaderError(.limitExceeded, entryID: error.entryID, "refused: \(error.message)", underlying: error)
+            }
             try self.validate(changed, starting: touched, checkingIDs: false)
             try self.save(changed)
             await self.apply(changed)
@@ -314,6 +326,8 @@ public final class Loader {
     private func save(_ tree: EntryTree) throws {
         do {
             try store.save(tree)
+        } catch let error as EntryStoreError where error.code == .limitExceeded {
+            throw LoaderError(.limitExceeded, "refused: \(error.message)", underlying: error)
         } catch {
             throw LoaderError(
                 .saveFailed, "cannot save the entries, nothing changed: \(error)", underlying: error)
@@ -329,16 +343,14 @@ public final class Loader {
         node.fiber = nil
         guard reason == .explicit, isRunning else { return }
         let id = node.id
-        Task { @CordisActor [weak self] in
+        enqueue { [weak self] in
             guard let self else { return }
             do {
-                try await self.serialized {
-                    guard self.isRunning, let changed = self.tree.modifying(id, { $0.disabled = true }),
-                          self.tree.entry(id: id)?.disabled == false
-                    else { return }
-                    try self.save(changed)
-                    await self.apply(changed)
-                }
+                guard self.isRunning, let changed = self.tree.modifying(id, { $0.disabled = true }),
+                      self.tree.entry(id: id)?.disabled == false
+                else { return }
+                try self.save(changed)
+                await self.apply(changed)
             } catch {
                 self.ctx.logger("loader").error("cannot mark entry \"\(id)\" disabled after it disposed itself: \(error)")
             }
@@ -358,15 +370,13 @@ public final class Loader {
               let id = entryOfFiber[fiber.id], let node = nodes[id], node.fiber === fiber, !node.isGroup,
               let item = catalog.item(named: node.plugin), let json = item.encode(fiber.config)
         else { return }
-        Task { @CordisActor [weak self] in
+        enqueue { [weak self] in
             guard let self else { return }
             do {
-                try await self.serialized {
-                    guard self.isRunning, let changed = self.tree.modifying(id, { $0.config = json }) else { return }
-                    try self.save(changed)
-                    if let node = self.nodes[id], node.fiber === fiber { node.config = json }
-                    await self.apply(changed)
-                }
+                guard self.isRunning, let changed = self.tree.modifying(id, { $0.config = json }) else { return }
+                try self.save(changed)
+                if let node = self.nodes[id], node.fiber === fiber { node.config = json }
+                await self.apply(changed)
             } catch {
                 self.ctx.logger("loader").error("cannot save the config entry \"\(id)\" gave itself: \(error)")
             }

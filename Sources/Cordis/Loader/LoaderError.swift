@@ -27,6 +27,9 @@ public struct LoaderError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidMove = Code(rawValue: "invalid-move")
         /// The store could not save the changed tree.
         public static let saveFailed = Code(rawValue: "save-failed")
+        /// The change would break a limit of `EntryTreeLimits` (depth of groups, number of entries,
+        /// nesting or size of the file).
+        public static let limitExceeded = Code(rawValue: "limit-exceeded")
         /// The Loader is not started (or was stopped): changes are refused.
         public static let notRunning = Code(rawValue: "not-running")
     }

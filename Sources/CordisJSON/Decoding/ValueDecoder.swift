@@ -110,7 +110,13 @@ struct ValueDecoder: Decoder {
 
     func unboxFloat() -> Float {
         guard let value else { placeholderShape("Float"); return 0 }
-        if case .number(let number) = value { return Float(number.doubleValue) }
+        if case .number(let number) = value {
+            // A finite number too large for a Float is an error, not infinity.
+            let float = Float(number.doubleValue)
+            if float.isFinite { return float }
+            state.record(.invalidValue, "number \(number) does not fit Float", at: codingPath)
+            return 0
+        }
         mismatch("number", value)
         return 0
     }

@@ -209,7 +209,7 @@ struct JSONScanner {
         }
         if duplicate {
             position = keyOffset
-            throw error(.duplicateKey, "duplicate key \"\(key)\"")
+            throw error(.duplicateKey, "duplicate key \(PrintableText.quoted(key))")
         }
         keys.append(key)
         skipWhitespace()
@@ -290,7 +290,7 @@ struct JSONScanner {
         }
         let text = String(decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
         guard let double = Double(text), double.isFinite else {
-            throw error(.numberOutOfRange, "number \(text) is out of range", at: start)
+            throw error(.numberOutOfRange, "number \(PrintableText.excerpt(text)) is out of range", at: start)
         }
         return .double(double)
     }
@@ -443,6 +443,9 @@ struct JSONScanner {
             // Name the character when it is valid UTF-8.
             if let length = try? validateUTF8Sequence() {
                 let text = String(decoding: UnsafeBufferPointer(start: base + position, count: length), as: UTF8.self)
+                if let scalar = text.unicodeScalars.first, !PrintableText.isPrintable(scalar) {
+                    return error(.unexpectedCharacter, "unexpected character \(hexScalar(scalar.value))")
+                }
                 return error(.unexpectedCharacter, "unexpected character '\(text)'")
             }
             return error(.invalidUTF8, "invalid UTF-8 byte \(hexByte(byte))")

@@ -1,3 +1,5 @@
+import CordisFiles
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -30,49 +32,38 @@ public struct ClusterSecret: Sendable, Hashable, CustomStringConvertible {
         self.source = source
     }
 
-    /// Reads the secret file at `path`: a regular file, not readable by group or others, holding at
-    /// least 32 bytes of key text (surrounding whitespace is trimmed).
+    /// The largest secret file read (4 KiB): a key is a line of text.
+    public static let maximumFileSize = 4096
+
+    /// Reads the secret file at `path`: a regular file (or a symlink to one) that group and others can
+    /// neither read nor write (no permission bit for them at all), at most `maximumFileSize` bytes,
+    /// holding at least 32 bytes of key text (surrounding whitespace is trimmed).
     ///
-    /// Throws `.secretUnreadable` (missing, not a regular file, unreadable), `.secretTooOpen` (mode
-    /// allows group or others to read; fix with `chmod 600`), or `.secretTooShort`.
+    /// The file is opened without blocking, so a FIFO or a device given by mistake is refused at once.
+    /// Messages never show the file's contents.
+    /// Throws `.secretUnreadable` (missing, not a regular file, too large, unreadable), `.secretTooOpen`
+    /// (its mode gives group or others any access; fix with `chmod 600`), or `.secretTooShort`.
     public static func load(contentsOf path: String) throws(WireError) -> ClusterSecret {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw WireError(.secretUnreadable, "cannot open secret file \(path): \(reason)")
+        let file: RegularFile
+        do {
+            guard let read = try RegularFile.read(path, maxSize: maximumFileSize) else {
+                throw WireError(.secretUnreadable, "cannot read secret file \(path): \(String(cString: strerror(ENOENT)))")
+            }
+            file = read
+        } catch let error as RegularFileError {
+            throw WireError(.secretUnreadable, "cannot read secret file \(path): \(error.reason)")
+        } catch let error as WireError {
+            throw error
+        } catch {
+            throw WireError(.secretUnreadable, "cannot read secret file \(path)")
         }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            let reason = String(cString: strerror(errno))
-            throw WireError(.secretUnreadable, "cannot inspect secret file \(path): \(reason)")
-        }
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            throw WireError(.secretUnreadable, "secret file \(path) is not a regular file")
-        }
-        let openBits = status.st_mode & (S_IRGRP | S_IROTH)
-        guard openBits == 0 else {
-            let mode = String(status.st_mode & 0o777, radix: 8)
+        guard file.mode & 0o077 == 0 else {
+            let mode = String(file.mode & 0o777, radix: 8)
             throw WireError(
                 .secretTooOpen,
-                "secret file \(path) is readable by group or others (mode \(mode)); run `chmod 600 \(path)`")
+                "secret file \(path) is open to group or others (mode \(mode)): it must be neither readable nor writable by them; run `chmod 600 \(path)`")
         }
-        guard status.st_size <= 65536 else {
-            throw WireError(.secretUnreadable, "secret file \(path) is larger than 64 KiB")
-        }
-        var contents: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while contents.count <= 65536 {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                let reason = String(cString: strerror(errno))
-                throw WireError(.secretUnreadable, "cannot read secret file \(path): \(reason)")
-            }
-            if count == 0 { break }
-            contents.append(contentsOf: chunk[0 ..< count])
-        }
-        return try ClusterSecret(bytes: contents, source: path)
+        return try ClusterSecret(bytes: file.bytes, source: path)
     }
 
     public var description: String { "ClusterSecret(\(source), \(bytes.count) bytes)" }
