@@ -84,7 +84,7 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .listen: return "listen on ADDR: unix:/path, tcp:HOST:PORT or tcp:[IPv6]:PORT (port 0 picks one); repeatable"
         case .advertise: return "an address other nodes dial to reach this one (needed with a wildcard --listen); repeatable"
         case .peer: return "a peer to dial; repeatable"
-        case .secretFile: return "the cluster secret (at least 32 bytes, not readable by group or others); twice during a rotation: the first proves, either is accepted"
+        case .secretFile: return "the cluster secret (at least 32 bytes, no permission for group or others); twice during a rotation: the first proves, either is accepted"
         case .insecure: return "allow listening on TCP without --secret-file (logged as a warning)"
         case .socketGroup: return "the group name or number owning the Unix sockets (mode 0660)"
         case .allowUID: return "a further user id accepted on Unix sockets; repeatable"
