@@ -82,7 +82,7 @@ final class Outbox: Sendable {
     /// The call sent at `index`.
     func call(_ index: Int) async throws -> RemoteCall {
         let message = try await message(index)
-        guard case .call(let call) = message else { throw CallFailure(.init(rawValue: "test"), "expected a call, got \(message)") }
+        guard case .call(let call) = message else { throw RemoteCallError(.init(rawValue: "test"), "expected a call, got \(message)") }
         return call
     }
 }
@@ -94,9 +94,9 @@ private func outcome(_ task: Task<JSONValue, any Error>) async throws -> Result<
     try await withDeadline("the call ends", 5) { await task.result }
 }
 
-private func failure(_ task: Task<JSONValue, any Error>) async throws -> CallFailure? {
+private func failure(_ task: Task<JSONValue, any Error>) async throws -> RemoteCallError? {
     guard case .failure(let error) = try await outcome(task) else { return nil }
-    return error as? CallFailure
+    return error as? RemoteCallError
 }
 
 @Suite("PendingCalls")
@@ -129,7 +129,7 @@ struct PendingCallsTests {
         let call = try await outbox.call(0)
         #expect(table.receive(.error(RemoteError(id: call.id, code: "failed", message: "counter is read-only"))))
         let error = try await failure(task)
-        #expect(error == CallFailure(CallFailure.Code(rawValue: "failed"), "counter is read-only"))
+        #expect(error == RemoteCallError(RemoteCallError.Code(rawValue: "failed"), "counter is read-only"))
     }
 
     @Test("answers for unknown ids are consumed and ignored; other messages are not consumed")

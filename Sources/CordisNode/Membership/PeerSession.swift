@@ -138,8 +138,6 @@ final class PeerSession {
             return try await calls.call(CallRequest(service: service, realm: realm, method: method, args: arguments)) {
                 try link.enqueue($0)
             }
-        } catch let failure as CallFailure {
-            throw RemoteCallError(RemoteCallError.Code(rawValue: failure.code.rawValue), failure.message)
         } catch let error as TransportError where error.code == .frameTooLarge {
             throw RemoteCallError(.tooLarge, "the call of \(service).\(method) does not fit in a frame: \(error.message)")
         } catch let error as TransportError {
@@ -173,19 +171,18 @@ final class PeerSession {
             do {
                 reply = .result(RemoteResult(id: id, value: try await body()))
             } catch let error as RemoteCallError {
-                reply = .error(RemoteError(id: id, code: error.code.rawValue, message: error.message))
+                reply = error.reply(to: id)
             } catch is CancellationError {
-                reply = .error(RemoteError(id: id, code: RemoteCallError.Code.cancelled.rawValue, message: "call \(id) was cancelled"))
+                reply = RemoteCallError(.cancelled, "call \(id) was cancelled").reply(to: id)
             } catch {
-                reply = .error(RemoteError(id: id, code: RemoteCallError.Code.failed.rawValue, message: "\(error)"))
+                reply = RemoteCallError(.failed, "\(error)").reply(to: id)
             }
             self?.answer(id, with: reply)
         }
         let timer = node.loop.schedule(after: timeout) { [weak self] in
             Task { @CordisActor in
-                self?.answer(id, with: .error(RemoteError(
-                    id: id, code: RemoteCallError.Code.timeout.rawValue,
-                    message: "\(call.service).\(call.method) did not answer within \(timeout)")))
+                self?.answer(id, with: RemoteCallError(
+                    .timeout, "\(call.service).\(call.method) did not answer within \(timeout)").reply(to: id))
             }
         }
         serving[id] = (task, timer)
@@ -199,9 +196,7 @@ final class PeerSession {
         entry.task.cancel()
         inbound.finish(id)
         if let error = send(reply), error.code == .frameTooLarge {
-            send(.error(RemoteError(
-                id: id, code: RemoteCallError.Code.tooLarge.rawValue,
-                message: "the result of call \(id) does not fit in a frame: \(error.message)")))
+            send(RemoteCallError(.tooLarge, "the result of call \(id) does not fit in a frame: \(error.message)").reply(to: id))
         }
     }
 

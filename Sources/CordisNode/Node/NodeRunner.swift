@@ -135,7 +135,7 @@ public enum NodeRunner {
             while !Task.isCancelled {
                 _ = try? notifier.status(
                     "\(node.connectedPeers.count) peers, \(node.context.fibers.count - 1) fibers")
-                try? await Task.sleep(for: .seconds(5))
+                await node.pause(for: .seconds(5))
             }
         }
         defer {
@@ -175,7 +175,7 @@ public enum NodeRunner {
             outcome.finish(true)
         }
         let timer = Task { @CordisActor in
-            try? await Task.sleep(for: timeout)
+            await node.pause(for: timeout)
             outcome.finish(false)
         }
         let finished = await outcome.value()

@@ -143,9 +143,7 @@ extension Node {
     func serve(_ call: RemoteCall, from session: PeerSession) {
         let realm: Realm = call.realm.map { .label($0) } ?? .root
         guard let service = remoteServices.service(named: call.service) else {
-            session.send(.error(RemoteError(
-                id: call.id, code: RemoteCallError.Code.unknownService.rawValue,
-                message: "\(name) shares no service named \(call.service)")))
+            session.send(RemoteCallError(.unknownService, "\(name) shares no service named \(call.service)").reply(to: call.id))
             return
         }
         // A provider being withdrawn still serves: its remote consumers' disposers may call it.
@@ -156,9 +154,7 @@ extension Node {
         }
         let current = context.provider(of: call.service, in: realm).flatMap { $0.isFallback ? nil : $0 }
         guard let record = current ?? withdrawing else {
-            session.send(.error(RemoteError(
-                id: call.id, code: RemoteCallError.Code.withdrawn.rawValue,
-                message: "\(name) does not provide \(call.service)")))
+            session.send(RemoteCallError(.withdrawn, "\(name) does not provide \(call.service)").reply(to: call.id))
             return
         }
         let instance = record.value

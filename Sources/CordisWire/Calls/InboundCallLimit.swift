@@ -27,12 +27,12 @@ public final class InboundCallLimit: Sendable {
     /// `duplicate-call` for an id already in flight).
     public func admit(_ call: RemoteCall) -> WireMessage? {
         let maxInFlight = self.maxInFlight
-        let refusal = inFlight.withLock { ids -> CallFailure? in
+        let refusal = inFlight.withLock { ids -> RemoteCallError? in
             if ids.contains(call.id) {
-                return CallFailure(.duplicateCall, "call \(call.id) is already in flight on this link")
+                return RemoteCallError(.duplicateCall, "call \(call.id) is already in flight on this link")
             }
             guard ids.count < maxInFlight else {
-                return CallFailure(
+                return RemoteCallError(
                     .overloaded, "\(maxInFlight) calls from this peer are already being served; retry later")
             }
             ids.insert(call.id)

@@ -7,9 +7,9 @@ import Synchronization
 /// `call(_:timeout:send:)` registers a waiter, sends the `call` and suspends until one of these ends
 /// it, whichever comes first:
 /// - the peer's `result` or `error` with the call's id, handed over by the link's reader through
-///   `receive(_:)`: the value, or a `CallFailure` with the reply's code;
-/// - the timeout: `CallFailure` `timeout`, and a `cancel` is sent so the peer can drop the work;
-/// - `cancel(_:)`, or the calling task's cancellation: `CallFailure` `cancelled` (a `CancellationError`
+///   `receive(_:)`: the value, or a `RemoteCallError` with the reply's code;
+/// - the timeout: `RemoteCallError` `timeout`, and a `cancel` is sent so the peer can drop the work;
+/// - `cancel(_:)`, or the calling task's cancellation: `RemoteCallError` `cancelled` (a `CancellationError`
 ///   for a task cancellation), and a `cancel` is sent;
 /// - `close(reason:)` when the link goes down: every waiter fails at once with `withdrawn`, and later
 ///   calls are refused with `withdrawn`.
@@ -44,7 +44,7 @@ public final class PendingCalls: Sendable {
     private struct State {
         var nextID = 1
         var entries: [Int: Entry] = [:]
-        var closed: CallFailure?
+        var closed: RemoteCallError?
     }
 
     /// How many calls may wait for an answer at once.
@@ -75,7 +75,7 @@ public final class PendingCalls: Sendable {
     /// `cancel` if the call times out or is cancelled after it was sent; it must not block (a link's
     /// `enqueue`). The table keeps it until the call ends.
     ///
-    /// - Throws: `CallFailure` (`overloaded`, `withdrawn`, `timeout`, `cancelled`, or the code of the
+    /// - Throws: `RemoteCallError` (`overloaded`, `withdrawn`, `timeout`, `cancelled`, or the code of the
     ///   peer's `error` reply), `CancellationError` when the calling task is cancelled, or whatever
     ///   `send` throws for the `call` (then nothing was sent).
     public func call(
@@ -105,7 +105,7 @@ public final class PendingCalls: Sendable {
             return true
         case .error(let reply):
             guard let id = reply.id else { return false }
-            finish(id, .failure(CallFailure(reply)), tellPeer: false)
+            finish(id, .failure(RemoteCallError(reply)), tellPeer: false)
             return true
         default:
             return false
@@ -116,14 +116,14 @@ public final class PendingCalls: Sendable {
     /// when no such call waits.
     @discardableResult
     public func cancel(_ id: Int) -> Bool {
-        finish(id, .failure(CallFailure(.cancelled, "call \(id) was cancelled by its caller")), tellPeer: true)
+        finish(id, .failure(RemoteCallError(.cancelled, "call \(id) was cancelled by its caller")), tellPeer: true)
     }
 
     /// Fails every waiting call with `withdrawn` at once, and refuses later calls the same way. Call it
     /// when the link closes; later calls to it change nothing.
     public func close(reason: String = "the link closed") {
-        let failure = CallFailure(.withdrawn, "the provider went away: \(reason)")
-        let (taken, closed) = state.withLock { state -> ([(CheckedContinuation<JSONValue, any Error>, UInt64?)], CallFailure) in
+        let failure = RemoteCallError(.withdrawn, "the provider went away: \(reason)")
+        let (taken, closed) = state.withLock { state -> ([(CheckedContinuation<JSONValue, any Error>, UInt64?)], RemoteCallError) in
             let closed = state.closed ?? failure
             state.closed = closed
             var taken: [(CheckedContinuation<JSONValue, any Error>, UInt64?)] = []
@@ -148,12 +148,12 @@ public final class PendingCalls: Sendable {
 
     // MARK: Steps of a call
 
-    private func reserve(send: @escaping @Sendable (WireMessage) throws -> Void) throws(CallFailure) -> Int {
+    private func reserve(send: @escaping @Sendable (WireMessage) throws -> Void) throws(RemoteCallError) -> Int {
         let maxPending = self.maxPending
-        return try state.withLock { (state: inout State) throws(CallFailure) -> Int in
+        return try state.withLock { (state: inout State) throws(RemoteCallError) -> Int in
             if let closed = state.closed { throw closed }
             guard state.entries.count < maxPending else {
-                throw CallFailure(
+                throw RemoteCallError(
                     .overloaded,
                     "\(maxPending) calls already wait for an answer on this link; retry later or raise the bound")
             }
@@ -170,7 +170,7 @@ public final class PendingCalls: Sendable {
     ) {
         let early = state.withLock { state -> Result<JSONValue, any Error>? in
             guard var entry = state.entries[id] else {
-                return .failure(CallFailure(.withdrawn, "call \(id) was lost by the table"))
+                return .failure(RemoteCallError(.withdrawn, "call \(id) was lost by the table"))
             }
             if case .finished(let outcome) = entry.waiter {
                 state.entries[id] = nil
@@ -186,7 +186,7 @@ public final class PendingCalls: Sendable {
             return
         }
         let timer = timers.schedule(after: timeout) { [weak self] in
-            self?.finish(id, .failure(CallFailure(.timeout, "call \(id) got no answer within \(timeout)")), tellPeer: true)
+            self?.finish(id, .failure(RemoteCallError(.timeout, "call \(id) got no answer within \(timeout)")), tellPeer: true)
         }
         let armed = state.withLock { state -> Bool in
             guard state.entries[id] != nil else { return false }

@@ -1,5 +1,8 @@
-/// The error of a remote call, as it travels: `{code, message}`; the proxy, the dispatcher and the
-/// node's transport all use it, so each code has one spelling (lower-case words joined by `-`).
+/// The error of a remote call, as it travels: `{code, message}`.
+///
+/// The one error type of a call from the proxy to the wire: the runtime's proxies and dispatchers
+/// (`Cordis`) and the transport's pending and inbound calls (`CordisWire`) all throw it, and both modules
+/// re-export this one, so each code has one spelling (lower-case words joined by `-`).
 public struct RemoteCallError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A kind of remote failure. The set is open: a provider's own error types travel under their names.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
