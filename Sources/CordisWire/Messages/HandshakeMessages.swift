@@ -68,6 +68,9 @@ public struct Rejection: Sendable, Hashable {
     /// A sentence for the operator.
     public var reason: String
 
+    /// The longest reason sent (in UTF-8 bytes): what the peer sent is never echoed back in full.
+    public static let maximumReasonLength = 256
+
     /// A rejection message.
     public init(code: String, reason: String) {
         self.code = code

@@ -43,6 +43,7 @@ public final class Connection: Sendable {
         var drainTimer: UInt64?
         var closeWaiters: [CheckedContinuation<TransportError?, Never>] = []
         var closeCallbacks: [@Sendable (TransportError?) -> Void] = []
+        var framesReceived = 0
 
         var pendingOutbound: Int { outbound.count - outboundStart }
         var queuedFrames: Int { inbound.count - inboundHead }
@@ -255,6 +256,9 @@ public final class Connection: Sendable {
         }
         if let done { callback(done) }
     }
+
+    /// How many frames arrived from the peer so far (the listener sheds the slowest connections first).
+    public var framesReceived: Int { state.withLock { $0.framesReceived } }
 
     /// The number of bytes waiting to be written.
     public var bufferedOutboundBytes: Int { state.withLock { $0.pendingOutbound } }

@@ -55,6 +55,9 @@ public final class Listener: Sendable {
         try loop.register(token: token, fd: fd, events: CCORDIS_EVENT_READ, handler: self)
     }
 
+    /// The number of admitted connections that have not finished their handshake.
+    public var pendingHandshakeCount: Int { state.withLock { $0.live } }
+
     /// The number of admitted connections still open.
     public var connectionCount: Int { state.withLock { $0.live } }
 

@@ -17,12 +17,22 @@ public struct ListenerOptions: Sendable, Hashable {
     public var socketGroup: UInt32?
     /// The listen backlog.
     public var backlog: Int32
+    /// The most accepted connections that have not finished their handshake; when a new one arrives
+    /// and the bound is reached, the slowest (the one that sent the fewest frames), oldest first, is
+    /// closed with `handshakeShed`.
+    public var maxPendingHandshakes: Int
+    /// The most connections still in their handshake from one source: one IP address for TCP, one
+    /// user id for a Unix socket; the source's slowest, oldest first, makes room for its new one.
+    public var maxPendingHandshakesPerSource: Int
 
     /// Creates options; the defaults follow the contracts.
     public init(
         limits: ConnectionLimits = ConnectionLimits(), maxConnections: Int = 1024, policy: PeerPolicy = PeerPolicy(),
-        socketMode: UInt32 = 0o660, socketGroup: UInt32? = nil, backlog: Int32 = 128
+        socketMode: UInt32 = 0o660, socketGroup: UInt32? = nil, backlog: Int32 = 128,
+        maxPendingHandshakes: Int = 64, maxPendingHandshakesPerSource: Int = 16
     ) {
+        self.maxPendingHandshakes = maxPendingHandshakes
+        self.maxPendingHandshakesPerSource = maxPendingHandshakesPerSource
         self.limits = limits
         self.maxConnections = maxConnections
         self.policy = policy

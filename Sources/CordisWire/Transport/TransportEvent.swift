@@ -17,6 +17,9 @@ public struct TransportEvent: Sendable, CustomStringConvertible {
         public static let peerRefused = Kind(rawValue: "peerRefused")
         /// A listener refused a connection because it holds its maximum number.
         public static let connectionLimitReached = Kind(rawValue: "connectionLimitReached")
+        /// A listener closed a connection that had not finished its handshake to make room for a new
+        /// one (see `ListenerOptions.maxPendingHandshakes`).
+        public static let handshakeShed = Kind(rawValue: "handshakeShed")
         /// A connection closed; `error` says why when it was not an orderly close.
         public static let connectionClosed = Kind(rawValue: "connectionClosed")
         /// A stale Unix socket file, left by a process that no longer listens, was removed.
