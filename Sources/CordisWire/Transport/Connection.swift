@@ -44,6 +44,12 @@ public final class Connection: Sendable {
         var closeWaiters: [CheckedContinuation<TransportError?, Never>] = []
         var closeCallbacks: [@Sendable (TransportError?) -> Void] = []
         var framesReceived = 0
+        var establishedCallbacks: [@Sendable () -> Void] = []
+        /// The inbound queue bounds in force: the pre-handshake ones until established.
+        var queueFrames: Int
+        var queueBytes: Int
+        /// True once `setMaxFrameSize` chose the frame limit (establishing then leaves it alone).
+        var frameSizeChosen = false
 
         var pendingOutbound: Int { outbound.count - outboundStart }
         var queuedFrames: Int { inbound.count - inboundHead }
@@ -92,7 +98,13 @@ public final class Connection: Sendable {
             self.credentials = nil
         }
         let interest = CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP
-        self.state = Mutex(State(fd: fd, interest: interest, decoder: FrameDecoder(maxFrameSize: limits.maxFrameSize)))
+        // Until the handshake completes, the pre-handshake bounds apply: a peer that has not proved
+        // anything cannot make this side buffer more than a small frame and a short queue.
+        self.state = Mutex(State(
+            fd: fd, interest: interest,
+            decoder: FrameDecoder(maxFrameSize: min(limits.handshakeFrameSize, limits.maxFrameSize)),
+            queueFrames: min(limits.handshakeQueueFrames, limits.inboundQueueFrames),
+            queueBytes: min(limits.handshakeQueueBytes, limits.inboundQueueBytes)))
         do {
             try loop.register(token: id, fd: fd, events: interest, handler: self)
         } catch {
@@ -120,8 +132,9 @@ public final class Connection: Sendable {
     /// Sends one frame holding `payload`.
     ///
     /// - Throws: `TransportError` `closed` when the connection is closed or closing,
-    ///   `outboundBufferFull` when the peer does not read (the connection is closed), `frameTooLarge`
-    ///   when the payload is over `maxFrameSize` (the connection stays up).
+    ///   `outboundBufferFull` when the peer does not read (the connection is closed), `tooLarge`
+    ///   when the payload is over `maxFrameSize` or the whole outbound buffer (only this frame fails:
+    ///   the connection stays up).
     public func send(_ payload: [UInt8]) async throws {
         try enqueue(payload)
     }
@@ -134,13 +147,21 @@ public final class Connection: Sendable {
         do {
             try FrameEncoder(maxFrameSize: limits.maxFrameSize).append(payload: payload, to: &framed)
         } catch {
-            throw TransportError(.frameTooLarge, error.message)
+            throw TransportError(.tooLarge, error.message)
         }
         try enqueueFramed(framed)
     }
 
     /// Sends bytes that are already framed (one or several whole frames), as one write.
+    ///
+    /// Throws `tooLarge` (the connection stays up) when the bytes are more than the whole outbound
+    /// buffer, otherwise the errors of `send(_:)`.
     public func enqueueFramed(_ framed: [UInt8]) throws(TransportError) {
+        guard framed.count <= limits.outboundBufferBytes else {
+            throw TransportError(
+                .tooLarge,
+                "connection \(id): \(framed.count) bytes are more than the outbound limit of \(limits.outboundBufferBytes) bytes")
+        }
         let failure: TransportError? = state.withLock { state in
             guard state.phase == .open, state.fd >= 0 else {
                 return state.closeError ?? TransportError(.closed, "connection \(id) is closed")
@@ -188,17 +209,44 @@ public final class Connection: Sendable {
 
     /// Changes the largest inbound frame accepted from now on.
     public func setMaxFrameSize(_ size: Int) {
-        state.withLock { $0.decoder.maxFrameSize = size }
+        state.withLock { state in
+            state.decoder.maxFrameSize = size
+            state.frameSizeChosen = true
+        }
     }
 
-    /// Marks the handshake complete: cancels the handshake deadline.
+    /// Marks the handshake complete: cancels the handshake deadline and lifts the pre-handshake
+    /// bounds (the frame size to `maxFrameSize` unless `setMaxFrameSize` chose one, the inbound
+    /// queue to `inboundQueueFrames` and `inboundQueueBytes`).
     public func markEstablished() {
-        let timer = state.withLock { state -> UInt64? in
+        let (timer, callbacks) = state.withLock { state -> (UInt64?, [@Sendable () -> Void]) in
+            guard !state.established else { return (nil, []) }
             state.established = true
+            state.queueFrames = limits.inboundQueueFrames
+            state.queueBytes = limits.inboundQueueBytes
+            if !state.frameSizeChosen { state.decoder.maxFrameSize = limits.maxFrameSize }
+            resumeReadingIfDrained(&state)
+            let callbacks = state.establishedCallbacks
+            state.establishedCallbacks = []
             defer { state.deadlineTimer = nil }
-            return state.deadlineTimer
+            return (state.deadlineTimer, callbacks)
         }
         if let timer { loop.cancelTimer(timer) }
+        for callback in callbacks { callback() }
+    }
+
+    /// True once `markEstablished()` was called.
+    public var isEstablished: Bool { state.withLock { $0.established } }
+
+    /// Calls `callback` once the connection is marked established (never when it closes first).
+    func whenEstablished(_ callback: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if state.established { return true }
+            if state.phase == .closed && state.fd < 0 { return false }
+            state.establishedCallbacks.append(callback)
+            return false
+        }
+        if now { callback() }
     }
 
     /// Closes in order: stops accepting sends, writes what is buffered, half-closes, waits briefly for
@@ -323,8 +371,8 @@ public final class Connection: Sendable {
     }
 
     private func resumeReadingIfDrained(_ state: inout State) {
-        guard state.readPaused, state.queuedFrames <= limits.inboundQueueFrames / 2,
-            state.inboundBytes <= limits.inboundQueueBytes / 2
+        guard state.readPaused, state.queuedFrames <= state.queueFrames / 2,
+            state.inboundBytes <= state.queueBytes / 2
         else { return }
         state.readPaused = false
         updateInterest(&state)
@@ -420,7 +468,10 @@ public final class Connection: Sendable {
         let filter = state.withLock { state -> FrameFilter? in
             state.decoder.feed(bytes)
             do throws(WireError) {
-                while let frame = try state.decoder.next() { frames.append(frame.payload) }
+                while let frame = try state.decoder.next() {
+                    frames.append(frame.payload)
+                    state.framesReceived += 1
+                }
             } catch {
                 failure = error
             }
@@ -469,7 +520,7 @@ public final class Connection: Sendable {
                 state.waiter = nil
                 handed = state.popFrame()
             }
-            if state.queuedFrames >= limits.inboundQueueFrames || state.inboundBytes >= limits.inboundQueueBytes {
+            if state.queuedFrames >= state.queueFrames || state.inboundBytes >= state.queueBytes {
                 state.readPaused = true
                 updateInterest(&state)
             } else {
@@ -485,7 +536,8 @@ public final class Connection: Sendable {
     private func refuse(_ failure: WireError) {
         let code: TransportError.Code = failure.code == .oversize ? .frameTooLarge : .protocolViolation
         let error = TransportError(code, "connection \(id): \(failure.message)")
-        let notice = WireMessage.error(RemoteError(id: nil, code: failure.code.rawValue, message: failure.message)).encoded
+        let notice = WireMessage.error(
+            RemoteError(id: nil, code: failure.code.rawValue, message: BoundedText.clip(failure.message))).encoded
         var framed: [UInt8] = []
         try? FrameEncoder(maxFrameSize: Int.max).append(payload: notice, to: &framed)
         state.withLock { state in
@@ -583,6 +635,17 @@ public final class Connection: Sendable {
             state.drainTimer = nil
             state.outbound = []
             state.outboundStart = 0
+            // Release what the connection holds whatever its consumer is doing: the filter (which
+            // may hold the link that holds this connection), the partial frame being read, and, when
+            // the handshake never completed, the frames nobody will read.
+            state.filter = nil
+            state.decoder = FrameDecoder(maxFrameSize: state.decoder.maxFrameSize)
+            if !state.established {
+                state.inbound = []
+                state.inboundHead = 0
+                state.inboundBytes = 0
+            }
+            state.establishedCallbacks = []
             let waiter = state.waiter
             state.waiter = nil
             let waiters = state.closeWaiters
