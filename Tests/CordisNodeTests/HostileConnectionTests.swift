@@ -204,7 +204,8 @@ struct HostileConnectionTests {
             await console.close()
             let after = try target.residentKiB()
             print("oversized hellos: \(count) of 4 MiB; VmRSS \(before) KiB before, \(after) KiB after")
-            #expect(after - before < 64 * 1024, "VmRSS grew from \(before) KiB to \(after) KiB")
+            // One hello buffered in full costs 4 MiB and more: a bound of a few of them.
+            #expect(after - before < 12 * 1024, "VmRSS grew from \(before) KiB to \(after) KiB")
         }
     }
 

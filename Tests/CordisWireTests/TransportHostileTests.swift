@@ -181,6 +181,45 @@ struct TransportHostileTests {
         _ = (silent1, talker, silent2, silent3, silent4)
     }
 
+    @Test("on a Unix socket the source is the peer's user id")
+    func unixSourceIsTheUID() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        var options = ListenerOptions()
+        options.maxPendingHandshakesPerSource = 2
+        let listener = try loop.listen(on: .unix(path: try temporaryFolder() + "/u.sock"), options: options)
+        var clients: [Connection] = []
+        var servers: [Connection] = []
+        for _ in 0..<3 {
+            clients.append(try await loop.connect(to: listener.address))
+            servers.append(try await withDeadline("accept") { try await accept(listener) })
+        }
+        let oldest = servers[0]
+        #expect(try await withDeadline("the oldest is shed", 5) { await oldest.closed() }?.code == .handshakeShed)
+        #expect(!servers[1].isClosed && !servers[2].isClosed)
+        _ = clients
+    }
+
+    @Test("at the connection limit a connection still in its handshake is shed rather than the newcomer refused")
+    func limitShedsPendingBeforeRefusing() async throws {
+        let events = EventRecorder()
+        let loop = try EventLoop(observer: events.observer)
+        defer { Task { await loop.shutdown() } }
+        var options = ListenerOptions()
+        options.maxConnections = 2
+        let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0), options: options)
+        let first = try await loop.connect(to: listener.address)
+        let s1 = try await withDeadline("accept") { try await accept(listener) }
+        let second = try await loop.connect(to: listener.address)
+        let s2 = try await withDeadline("accept") { try await accept(listener) }
+        let third = try await loop.connect(to: listener.address)
+        let s3 = try await withDeadline("accept") { try await accept(listener) }
+        #expect(try await withDeadline("the oldest is shed", 5) { await s1.closed() }?.code == .handshakeShed)
+        #expect(!s2.isClosed && !s3.isClosed)
+        #expect(!events.all.contains { $0.kind == .connectionLimitReached })
+        _ = (first, second, third)
+    }
+
     @Test("established links do not count against the bound of connections still in their handshake")
     func establishedDoNotCount() async throws {
         let loop = try EventLoop()
@@ -336,6 +375,26 @@ struct LinkLimitTests {
             return count
         }
         #expect(count == 101)
+    }
+
+    @Test("a handshake started on a connection that already closed leaves nothing behind")
+    func handshakeOnClosedConnectionIsReleased() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0))
+        var boxes: [WeakBox] = []
+        do {
+            let client = try await loop.connect(to: listener.address)
+            let server = try await withDeadline("accept") { try await accept(listener) }
+            client.close()
+            _ = await server.closed()
+            boxes = [WeakBox(server)]
+            await #expect(throws: (any Error).self) {
+                _ = try await Link.establish(server, side: .responder, configuration: Self.configuration("b", secrets: Self.right))
+            }
+        }
+        let freed = boxes
+        try await eventually("the closed connection is freed", 5) { freed.allSatisfy(\.isFreed) }
     }
 
     @Test("a closed link is released: nothing the loop holds keeps it alive")

@@ -44,6 +44,7 @@ public final class Connection: Sendable {
         var closeWaiters: [CheckedContinuation<TransportError?, Never>] = []
         var closeCallbacks: [@Sendable (TransportError?) -> Void] = []
         var framesReceived = 0
+        var bytesReceived = 0
         var establishedCallbacks: [@Sendable () -> Void] = []
         /// The inbound queue bounds in force: the pre-handshake ones until established.
         var queueFrames: Int
@@ -185,6 +186,9 @@ public final class Connection: Sendable {
 
     private func installFilter(_ filter: FrameFilter?) {
         let pending = state.withLock { state -> [[UInt8]] in
+            // A closed connection keeps no filter: it would hold its link (which holds this
+            // connection) for ever.
+            guard state.fd >= 0 else { return [] }
             state.filter = filter
             guard filter != nil, state.waiter == nil else { return [] }
             var pending: [[UInt8]] = []
@@ -307,6 +311,15 @@ public final class Connection: Sendable {
 
     /// How many frames arrived from the peer so far (the listener sheds the slowest connections first).
     public var framesReceived: Int { state.withLock { $0.framesReceived } }
+
+    /// How far the peer got, for shedding the slowest first: frames read, then whether any byte
+    /// arrived (read into a partial frame, or waiting in the socket).
+    var progress: (frames: Int, bytes: Bool) {
+        state.withLock { state in
+            let waiting = state.fd >= 0 && ccordis_unread_bytes(state.fd) > 0
+            return (state.framesReceived, state.bytesReceived > 0 || waiting)
+        }
+    }
 
     /// The number of bytes waiting to be written.
     public var bufferedOutboundBytes: Int { state.withLock { $0.pendingOutbound } }
@@ -467,6 +480,7 @@ public final class Connection: Sendable {
         var failure: WireError?
         let filter = state.withLock { state -> FrameFilter? in
             state.decoder.feed(bytes)
+            state.bytesReceived &+= bytes.count
             do throws(WireError) {
                 while let frame = try state.decoder.next() {
                     frames.append(frame.payload)

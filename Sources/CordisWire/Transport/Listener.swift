@@ -139,8 +139,10 @@ public final class Listener: Sendable {
         }
     }
 
+    /// Accepts a few connections per turn of the loop, so the reads of those accepted (a console's
+    /// hello) are seen between batches and count when the slowest is chosen for shedding.
     private func acceptPending() {
-        for _ in 0..<64 {
+        for _ in 0..<16 {
             let fd = state.withLock { $0.fd }
             guard fd >= 0 else { return }
             let client = ccordis_accept(fd)
@@ -186,14 +188,17 @@ public final class Listener: Sendable {
     }
 
     /// The pending connection to shed among `candidates` (indices into `pending`): the one that
-    /// received the fewest frames, the oldest among equals.
+    /// received the fewest frames, then one that sent nothing at all, the oldest among equals.
     private static func slowest(_ pending: [Pending], among candidates: [Int]) -> Int? {
-        var best: (index: Int, frames: Int, order: UInt64)?
+        var best: (index: Int, frames: Int, bytes: Int, order: UInt64)?
         for index in candidates {
             let entry = pending[index]
-            let frames = entry.connection.framesReceived
-            if let current = best, (current.frames, current.order) <= (frames, entry.order) { continue }
-            best = (index, frames, entry.order)
+            let progress = entry.connection.progress
+            let bytes = progress.bytes ? 1 : 0
+            if let current = best, (current.frames, current.bytes, current.order) <= (progress.frames, bytes, entry.order) {
+                continue
+            }
+            best = (index, progress.frames, bytes, entry.order)
         }
         return best?.index
     }
