@@ -58,10 +58,20 @@ struct HostileConnectionTests {
         return Target(member: member, secrets: try ClusterSecrets.load(files: [secret]), address: address, port: port)
     }
 
-    /// A blocking TCP socket to the loopback `port`, or -1.
-    static func open(_ port: UInt16) -> Int32 {
+    /// A blocking TCP socket to the loopback `port` from the loopback address `source`, or -1.
+    static func open(_ port: UInt16, from source: UInt32 = 0x7F00_0001) -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return -1 }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = source.bigEndian
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            close(fd)
+            return -1
+        }
         var remote = sockaddr_in()
         remote.sin_family = sa_family_t(AF_INET)
         remote.sin_port = port.bigEndian
@@ -144,8 +154,9 @@ struct HostileConnectionTests {
                 await Self.onThread {
                     var fds: [Int32] = []
                     var index = 0
+                    // From 127.0.0.2: the console connects from 127.0.0.1.
                     while !stop.value {
-                        let fd = Self.open(port)
+                        let fd = Self.open(port, from: 0x7F00_0002)
                         if fd >= 0 {
                             if fds.count < holding { fds.append(fd) } else {
                                 close(fds[index % holding])

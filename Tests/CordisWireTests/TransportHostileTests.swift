@@ -181,6 +181,30 @@ struct TransportHostileTests {
         _ = (silent1, talker, silent2, silent3, silent4)
     }
 
+    @Test("a flood from one source displaces its own connections, not an older one from another source")
+    func floodDisplacesItsOwnSource() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        var options = ListenerOptions()
+        options.maxPendingHandshakes = 4
+        options.maxPendingHandshakesPerSource = 100
+        let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0), options: options)
+        let port = try port(of: listener)
+        let quiet = try rawConnect(port: port)
+        defer { close(quiet) }
+        let victim = try await withDeadline("accept") { try await accept(listener) }
+        var flood: [Int32] = []
+        defer { for fd in flood { close(fd) } }
+        var flooded: [Connection] = []
+        for _ in 0..<10 {
+            flood.append(try rawConnect(port: port, from: "127.0.0.2"))
+            flooded.append(try await withDeadline("accept") { try await accept(listener) })
+        }
+        let early = Array(flooded.prefix(7))
+        try await eventually("the flood sheds its own", 5) { early.allSatisfy(\.isClosed) }
+        #expect(!victim.isClosed, "the connection from the other source is kept")
+    }
+
     @Test("on a Unix socket the source is the peer's user id")
     func unixSourceIsTheUID() async throws {
         let loop = try EventLoop()
@@ -272,8 +296,9 @@ struct TransportHostileTests {
         let stop = Shared(false)
         let flood = Thread {
             var held: [Int32] = []
+            // The flood comes from another address than the console (127.0.0.1).
             while !stop.current {
-                if let fd = try? rawConnect(port: port) { held.append(fd) }
+                if let fd = try? rawConnect(port: port, from: "127.0.0.2") { held.append(fd) }
                 if held.count > 200 { close(held.removeFirst()) }
             }
             for fd in held { close(fd) }

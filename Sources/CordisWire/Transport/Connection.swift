@@ -650,15 +650,11 @@ public final class Connection: Sendable {
             state.outbound = []
             state.outboundStart = 0
             // Release what the connection holds whatever its consumer is doing: the filter (which
-            // may hold the link that holds this connection), the partial frame being read, and, when
-            // the handshake never completed, the frames nobody will read.
+            // may hold the link that holds this connection) and the partial frame being read. Frames
+            // already queued stay readable; the queue is bounded, and the listener drops a closed
+            // connection nobody took.
             state.filter = nil
             state.decoder = FrameDecoder(maxFrameSize: state.decoder.maxFrameSize)
-            if !state.established {
-                state.inbound = []
-                state.inboundHead = 0
-                state.inboundBytes = 0
-            }
             state.establishedCallbacks = []
             let waiter = state.waiter
             state.waiter = nil

@@ -14,7 +14,8 @@ import Glibc
 /// loop, before any consumer sees it. The connections that have not finished their handshake are
 /// bounded per listener (`maxPendingHandshakes`) and per source (`maxPendingHandshakesPerSource`):
 /// when a bound is reached the slowest of them (fewest frames received, then the oldest) is closed
-/// with `handshakeShed`, so a peer that completes its handshake promptly always gets in. A
+/// with `handshakeShed` — for the listener's bound, the slowest of the source holding the most — so a
+/// peer that completes its handshake promptly gets in while another source floods the listener. A
 /// connection that closes before the consumer takes it is dropped on the loop and never handed out.
 /// Create one with `EventLoop.listen(on:options:)` or `EventLoop.adoptListener(fd:options:)`;
 /// `close()` stops it and removes the Unix socket file it created.
@@ -203,6 +204,15 @@ public final class Listener: Sendable {
         return best?.index
     }
 
+    /// The indices of the pending connections of the source that holds the most of them: a flood
+    /// from one place displaces its own connections first, not those of other sources.
+    private static func busiestSource(_ pending: [Pending]) -> [Int] {
+        var counts: [String: Int] = [:]
+        for entry in pending { counts[entry.source, default: 0] += 1 }
+        guard let busiest = counts.max(by: { $0.value < $1.value })?.key else { return [] }
+        return pending.indices.filter { pending[$0].source == busiest }
+    }
+
     private func admit(_ client: Int32) {
         var credentials: PeerCredentials?
         if address.isUnix {
@@ -254,7 +264,7 @@ public final class Listener: Sendable {
                 shed.append(Self.take(index, from: &state))
             }
             while state.pending.count >= max(1, options.maxPendingHandshakes),
-                  let index = Self.slowest(state.pending, among: Array(state.pending.indices))
+                  let index = Self.slowest(state.pending, among: Self.busiestSource(state.pending))
             {
                 shed.append(Self.take(index, from: &state))
             }

@@ -18,8 +18,8 @@ public struct ListenerOptions: Sendable, Hashable {
     /// The listen backlog.
     public var backlog: Int32
     /// The most accepted connections that have not finished their handshake; when a new one arrives
-    /// and the bound is reached, the slowest (the one that sent the fewest frames), oldest first, is
-    /// closed with `handshakeShed`.
+    /// and the bound is reached, the slowest (the one that sent the fewest frames), oldest first, of
+    /// the source holding the most is closed with `handshakeShed`.
     public var maxPendingHandshakes: Int
     /// The most connections still in their handshake from one source: one IP address for TCP, one
     /// user id for a Unix socket; the source's slowest, oldest first, makes room for its new one.
