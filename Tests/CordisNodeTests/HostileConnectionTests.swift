@@ -225,7 +225,7 @@ struct HostileConnectionTests {
         try await TestCluster.run { cluster in
             let target = try await Self.target(in: cluster)
             let number = String(repeating: "9", count: 60_000)
-            let json = #"{"type":"hello","version":"1.1","role":"node","name":"x","incarnation":"i","addresses":[],"capabilities":[],"auth":"hmac-sha256","nonce":"# + number + "}"
+            let json = #"{"type":"hello","version":"1.2","role":"node","name":"x","incarnation":"i","addresses":[],"capabilities":[],"auth":"hmac-sha256","nonce":"# + number + "}"
             var frame: [UInt8] = []
             let length = json.utf8.count
             frame += [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)]

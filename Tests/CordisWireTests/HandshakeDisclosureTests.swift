@@ -87,9 +87,9 @@ struct HandshakeDisclosureTests {
         #expect(welcome.proof != nil)
     }
 
-    @Test("the protocol version is 1.1")
+    @Test("the protocol version is 1.2")
     func versionIsBumped() {
-        #expect(ProtocolVersion.current == ProtocolVersion(major: 1, minor: 1))
+        #expect(ProtocolVersion.current == ProtocolVersion(major: 1, minor: 2))
     }
 
     @Test("a 60 KB number in a hello is not echoed back in the reject", arguments: ["number", "key", "name", "type"])
@@ -99,9 +99,9 @@ struct HandshakeDisclosureTests {
         let huge = String(repeating: "9", count: 60_000)
         let json: String
         switch kind {
-        case "number": json = #"{"type":"hello","version":"1.1","big":"# + huge + "e99999}"
+        case "number": json = #"{"type":"hello","version":"1.2","big":"# + huge + "e99999}"
         case "key": json = #"{"type":"hello",""# + huge + #"":1,""# + huge + #"":2}"#
-        case "name": json = #"{"type":"hello","version":"1.1","role":"node","name":""# + huge + #"","incarnation":"i","addresses":[],"capabilities":[],"nonce":"00","auth":"hmac-sha256"}"#
+        case "name": json = #"{"type":"hello","version":"1.2","role":"node","name":""# + huge + #"","incarnation":"i","addresses":[],"capabilities":[],"nonce":"00","auth":"hmac-sha256"}"#
         default: json = #"{"type":""# + huge + #""}"#
         }
         let step = responder.receive(Frame(payload: Array(json.utf8)))

@@ -52,7 +52,7 @@ enum WireFixtures {
     static let all: [MessageFixture] = [
         MessageFixture(
             name: "hello", message: .hello(Hello(identity: nodeA, nonce: nonceA, auth: .hmacSHA256)),
-            json: #"{"type":"hello","version":"1.1","role":"node","name":"a","incarnation":"a-1","addresses":["unix:/run/cordis/a.sock"],"capabilities":["relay"],"nonce":"\#(hexA)","auth":"hmac-sha256"}"#),
+            json: #"{"type":"hello","version":"1.2","role":"node","name":"a","incarnation":"a-1","addresses":["unix:/run/cordis/a.sock"],"capabilities":["relay"],"nonce":"\#(hexA)","auth":"hmac-sha256"}"#),
         MessageFixture(
             name: "challenge", message: .challenge(Challenge(nonce: nonceB)),
             json: #"{"type":"challenge","nonce":"\#(hexB)"}"#),
@@ -60,10 +60,10 @@ enum WireFixtures {
             name: "proof", message: .proof(proof), json: #"{"type":"proof","proof":"\#(hexProof)"}"#),
         MessageFixture(
             name: "welcome with proof", message: .welcome(Welcome(identity: nodeB, proof: proof)),
-            json: #"{"type":"welcome","version":"1.1","role":"node","name":"b","incarnation":"b-7","addresses":["tcp:10.0.0.2:7000"],"capabilities":[],"proof":"\#(hexProof)"}"#),
+            json: #"{"type":"welcome","version":"1.2","role":"node","name":"b","incarnation":"b-7","addresses":["tcp:10.0.0.2:7000"],"capabilities":[],"proof":"\#(hexProof)"}"#),
         MessageFixture(
             name: "welcome with identity", message: .welcome(Welcome(identity: nodeB)),
-            json: #"{"type":"welcome","version":"1.1","role":"node","name":"b","incarnation":"b-7","addresses":["tcp:10.0.0.2:7000"],"capabilities":[]}"#),
+            json: #"{"type":"welcome","version":"1.2","role":"node","name":"b","incarnation":"b-7","addresses":["tcp:10.0.0.2:7000"],"capabilities":[]}"#),
         MessageFixture(
             name: "reject", message: .reject(Rejection(code: "versionMismatch", reason: "speak 1.x")),
             json: #"{"type":"reject","code":"versionMismatch","reason":"speak 1.x"}"#),

@@ -210,7 +210,7 @@ public struct Handshake: Sendable {
         }
         guard let peer = welcome.identity else {
             throw WireError(
-                .invalidField, "the welcome carries no identity (the peer speaks a protocol before 1.1)",
+                .invalidField, "the welcome carries no identity (the peer speaks a protocol before 1.2)",
                 messageType: "welcome")
         }
         let transcript = KeySchedule.transcript(initiatorTranscript: initiatorTranscript, responder: peer)
@@ -248,7 +248,7 @@ public struct Handshake: Sendable {
 
     /// The oldest version an authenticating responder accepts: 1.0 responders revealed their identity
     /// in the challenge, and their proofs cover another transcript.
-    static let authenticatedMinimum = ProtocolVersion(major: 1, minor: 1)
+    static let authenticatedMinimum = ProtocolVersion(major: 1, minor: 2)
 
     private func check(_ peer: PeerIdentity, messageType: String) throws(WireError) {
         try checkShape(peer, messageType: messageType)

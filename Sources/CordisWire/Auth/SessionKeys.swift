@@ -16,7 +16,7 @@ public struct SessionKeys: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "SessionKeys(hidden)" }
 }
 
-/// The key schedule of the handshake (protocol 1.1): proofs and session keys bound to the direction,
+/// The key schedule of the handshake (protocol 1.2): proofs and session keys bound to the direction,
 /// both nonces and the sides' whole identities: names, roles, incarnations, versions, addresses,
 /// capabilities (see docs/wire-protocol.md, "Authentication").
 ///
@@ -25,9 +25,9 @@ public struct SessionKeys: Sendable, Hashable, CustomStringConvertible {
 /// proof and the session keys cover `T = T_i || identity(responder)`. The initiator's first sealed
 /// frame, MACed with a key derived from `T`, confirms it saw the same responder identity.
 enum KeySchedule {
-    static let initiatorProofLabel = "cordis/1.1 initiator proof"
-    static let responderProofLabel = "cordis/1.1 responder proof"
-    static let sessionLabel = "cordis/1.1 session"
+    static let initiatorProofLabel = "cordis/1.2 initiator proof"
+    static let responderProofLabel = "cordis/1.2 responder proof"
+    static let sessionLabel = "cordis/1.2 session"
     static let initiatorFramesLabel = "cordis/1 frames initiator to responder"
     static let responderFramesLabel = "cordis/1 frames responder to initiator"
 

@@ -48,7 +48,7 @@ public struct Challenge: Sendable, Hashable {
 /// The handshake's final message from the accepting side: its identity, and its proof when the link
 /// is authenticated.
 public struct Welcome: Sendable, Hashable {
-    /// The accepting side's identity (always present from protocol 1.1 on).
+    /// The accepting side's identity (always present from protocol 1.2 on).
     public var identity: PeerIdentity?
     /// The accepting side's 32-byte proof; present exactly when the link is authenticated.
     public var proof: [UInt8]?
