@@ -128,7 +128,7 @@ struct HostileConnectionTests {
             let warm = try await target.console()
             await warm.close()
             let before = try target.residentKiB()
-            let count = Self.long ? 30_000 : 4_000
+            let count = Self.long ? 30_000 : 2_000
             let started = ContinuousClock.now
             await Self.churn(target.port, count: count)
             let churned = ContinuousClock.now - started
@@ -136,8 +136,9 @@ struct HostileConnectionTests {
             await console.close()
             let after = try target.residentKiB()
             print("churn: \(count) connections in \(churned); VmRSS \(before) KiB before, \(after) KiB after")
-            // A leak of a kilobyte per connection would pass this bound only for a handful of them.
-            let bound = Self.long ? 24 * 1024 : 8 * 1024
+            // A leak of 3 KB per connection fails this bound (the one found leaked about 6 KB); allocator
+            // noise stays far below it (measured: under 1 MiB after 30,000).
+            let bound = Self.long ? 16 * 1024 : 6 * 1024
             #expect(after - before < bound, "VmRSS grew from \(before) KiB to \(after) KiB after \(count) connections")
         }
     }
@@ -197,7 +198,7 @@ struct HostileConnectionTests {
             let frame = hello
             let port = target.port
             // Keep the node busy with churn while the hellos arrive.
-            async let busy: Void = Self.churn(port, count: Self.long ? 5_000 : 1_000)
+            async let busy: Void = Self.churn(port, count: Self.long ? 5_000 : 500)
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<count {
                     group.addTask {

@@ -72,7 +72,7 @@ struct TransportConnectionTests {
     @Test("An established connection is not closed by the handshake deadline")
     func establishedConnectionOutlivesDeadline() async throws {
         // Long enough that a loaded machine marks the connection established before it passes.
-        let limits = ConnectionLimits(handshakeTimeout: .seconds(1))
+        let limits = ConnectionLimits(handshakeTimeout: .seconds(3))
         let link = try await pair(server: limits, client: ConnectionLimits(handshakeTimeout: nil), established: false)
         defer { Task { await link.loop.shutdown() } }
         link.server.markEstablished()
@@ -81,7 +81,7 @@ struct TransportConnectionTests {
         let timer = Mutex<CheckedContinuation<Void, Never>?>(nil)
         await withCheckedContinuation { continuation in
             timer.withLock { $0 = continuation }
-            link.loop.schedule(after: .milliseconds(1500)) { timer.withLock { $0 }?.resume() }
+            link.loop.schedule(after: .milliseconds(3500)) { timer.withLock { $0 }?.resume() }
         }
         try await link.client.send(bytes("still here"))
         let heard = try await withDeadline("read") { try await nextFrame(link.server) }

@@ -207,7 +207,7 @@ public final class Node {
             }
             let configuration = handshakeConfiguration()
             let options = linkOptions
-            detach { [weak self] in
+            spawn { [weak self] in
                 do {
                     let link = try await Link.establish(
                         connection, side: .responder, configuration: configuration, options: options)
