@@ -131,6 +131,7 @@ struct TransportHostileTests {
         let loop = try EventLoop(observer: events.observer)
         defer { Task { await loop.shutdown() } }
         var options = ListenerOptions()
+        options.limits.handshakeTimeout = .seconds(60)
         options.maxPendingHandshakesPerSource = 3
         let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0), options: options)
         let port = try port(of: listener)
@@ -160,6 +161,7 @@ struct TransportHostileTests {
         let loop = try EventLoop()
         defer { Task { await loop.shutdown() } }
         var options = ListenerOptions()
+        options.limits.handshakeTimeout = .seconds(60)
         options.maxPendingHandshakes = 3
         let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0), options: options)
         let silent1 = try await loop.connect(to: listener.address)
@@ -186,8 +188,10 @@ struct TransportHostileTests {
         let loop = try EventLoop()
         defer { Task { await loop.shutdown() } }
         var options = ListenerOptions()
+        options.limits.handshakeTimeout = .seconds(60)
         options.maxPendingHandshakes = 4
         options.maxPendingHandshakesPerSource = 100
+        options.limits.handshakeTimeout = .seconds(60)
         let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0), options: options)
         let port = try port(of: listener)
         let quiet = try rawConnect(port: port)
@@ -210,6 +214,7 @@ struct TransportHostileTests {
         let loop = try EventLoop()
         defer { Task { await loop.shutdown() } }
         var options = ListenerOptions()
+        options.limits.handshakeTimeout = .seconds(60)
         options.maxPendingHandshakesPerSource = 2
         let listener = try loop.listen(on: .unix(path: try temporaryFolder() + "/u.sock"), options: options)
         var clients: [Connection] = []
@@ -230,6 +235,7 @@ struct TransportHostileTests {
         let loop = try EventLoop(observer: events.observer)
         defer { Task { await loop.shutdown() } }
         var options = ListenerOptions()
+        options.limits.handshakeTimeout = .seconds(60)
         options.maxConnections = 2
         let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0), options: options)
         let first = try await loop.connect(to: listener.address)
@@ -249,6 +255,7 @@ struct TransportHostileTests {
         let loop = try EventLoop()
         defer { Task { await loop.shutdown() } }
         var options = ListenerOptions()
+        options.limits.handshakeTimeout = .seconds(60)
         options.maxPendingHandshakes = 2
         let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0), options: options)
         let server = Task {
@@ -278,6 +285,8 @@ struct TransportHostileTests {
         var options = ListenerOptions()
         options.maxConnections = 32
         options.maxPendingHandshakes = 8
+        // The silent connections stay until the test ends, however slow the machine.
+        options.limits.handshakeTimeout = .seconds(60)
         let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0), options: options)
         let port = try port(of: listener)
         let established = Shared(0)
@@ -294,6 +303,7 @@ struct TransportHostileTests {
         }
         defer { server.cancel() }
         let stop = Shared(false)
+        let release = DispatchSemaphore(value: 0)
         let flood = Thread {
             var held: [Int32] = []
             // The flood comes from another address than the console (127.0.0.1); it is bounded so
@@ -304,10 +314,14 @@ struct TransportHostileTests {
                 if let fd = try? rawConnect(port: port, from: "127.0.0.2") { held.append(fd) }
                 if held.count > 200 { close(held.removeFirst()) }
             }
+            release.wait()
             for fd in held { close(fd) }
         }
         flood.start()
-        defer { stop.update { $0 = true } }
+        defer {
+            stop.update { $0 = true }
+            release.signal()
+        }
         try await eventually("the flood fills the listener", 10) { listener.pendingHandshakeCount >= 8 }
         let started = ContinuousClock.now
         let console = try await withDeadline("the console gets in", 10) {
@@ -316,7 +330,6 @@ struct TransportHostileTests {
         let took = ContinuousClock.now - started
         #expect(console.peer.name == "b")
         print("a console got in during a flood of silent connections in \(took)")
-        stop.update { $0 = true }
     }
 }
 

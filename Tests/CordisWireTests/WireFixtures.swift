@@ -40,10 +40,13 @@ enum WireFixtures {
     static let nonceB: [UInt8] = Array(32 ..< 64)
     static let proof: [UInt8] = Array(repeating: 0xAB, count: 32)
 
+    /// The documented vectors were computed for protocol 1.2.
+    static let documentedVersion = ProtocolVersion(major: 1, minor: 2)
+
     static let nodeA = PeerIdentity(
-        role: .node, name: "a", incarnation: "a-1", addresses: ["unix:/run/cordis/a.sock"], capabilities: ["relay"])
+        version: documentedVersion, role: .node, name: "a", incarnation: "a-1", addresses: ["unix:/run/cordis/a.sock"], capabilities: ["relay"])
     static let nodeB = PeerIdentity(
-        role: .node, name: "b", incarnation: "b-7", addresses: ["tcp:10.0.0.2:7000"], capabilities: [])
+        version: documentedVersion, role: .node, name: "b", incarnation: "b-7", addresses: ["tcp:10.0.0.2:7000"], capabilities: [])
 
     static let hexA = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
     static let hexB = "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
