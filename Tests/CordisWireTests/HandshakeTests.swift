@@ -225,7 +225,7 @@ struct HandshakeTests {
         newer.version = ProtocolVersion(major: 1, minor: 4)
         var run = try HandshakeRun(initiator: configuration(a, secrets: nil), responder: configuration(newer, secrets: nil))
         run.run()
-        #expect(run.initiatorOutcome?.result?.version == ProtocolVersion(major: 1, minor: 0))
+        #expect(run.initiatorOutcome?.result?.version == ProtocolVersion.current)
     }
 
     @Test("anything but the next expected message fails the handshake", arguments: [
@@ -269,7 +269,7 @@ struct HandshakeTests {
 
     /// What a man in the middle rewrites in the handshake's identities.
     enum Tampering: String, CaseIterable, Sendable {
-        case nothing, helloAddresses, helloCapabilities, challengeAddresses, challengeCapabilities, helloVersion
+        case nothing, helloAddresses, helloCapabilities, welcomeAddresses, welcomeCapabilities, helloVersion, welcomeName
     }
 
     @Test("a man in the middle who alters addresses, capabilities or the version in transit makes the proof fail",
@@ -288,25 +288,40 @@ struct HandshakeTests {
         case .helloVersion: hello.identity.version = ProtocolVersion(major: 1, minor: 7)
         default: break
         }
-        guard case .challenge(var challenge)? = responder.receive(.hello(hello)).messages.first else {
+        guard case .challenge(let challenge)? = responder.receive(.hello(hello)).messages.first else {
             Issue.record("expected a challenge")
             return
-        }
-        switch tampering {
-        case .challengeAddresses: challenge.identity.addresses.append("unix:/tmp/evil.sock")
-        case .challengeCapabilities: challenge.identity.capabilities = ["relay"]
-        default: break
         }
         guard case .proof(let proof)? = initiator.receive(.challenge(challenge)).messages.first else {
             Issue.record("expected a proof")
             return
         }
         let verdict = responder.receive(.proof(proof))
-        if tampering == .nothing {
-            let result = try #require(verdict.result)
-            #expect(result.peer.addresses == a.addresses)
-        } else {
+        switch tampering {
+        case .helloAddresses, .helloCapabilities, .helloVersion:
             #expect(verdict.error?.code == .badMAC)
+            #expect(verdict.messages.allSatisfy { $0.type == "reject" })
+            return
+        default:
+            break
+        }
+        let result = try #require(verdict.result)
+        #expect(result.peer.addresses == a.addresses)
+        guard case .welcome(var welcome)? = verdict.messages.first else {
+            Issue.record("expected a welcome")
+            return
+        }
+        switch tampering {
+        case .welcomeAddresses: welcome.identity?.addresses.append("unix:/tmp/evil.sock")
+        case .welcomeCapabilities: welcome.identity?.capabilities = ["relay"]
+        case .welcomeName: welcome.identity?.name = "c"
+        default: break
+        }
+        let accepted = initiator.receive(.welcome(welcome))
+        if tampering == .nothing {
+            #expect(accepted.result?.peer == b)
+        } else {
+            #expect(accepted.error?.code == .badMAC)
         }
     }
 }

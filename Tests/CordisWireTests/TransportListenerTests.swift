@@ -200,14 +200,16 @@ struct TransportListenerTests {
         }
     }
 
-    @Test("Connections over the limit are closed on accept and reported")
+    @Test("Connections over the limit of established ones are closed on accept and reported")
     func connectionsOverTheLimitAreRefused() async throws {
         let events = EventRecorder()
         let loop = try EventLoop(observer: events.observer)
         defer { Task { await loop.shutdown() } }
         let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0), options: ListenerOptions(maxConnections: 1))
         let first = try await loop.connect(to: listener.address)
-        _ = try await withDeadline("accept") { try await accept(listener) }
+        let accepted = try await withDeadline("accept") { try await accept(listener) }
+        // An established connection is never shed: the newcomer is refused.
+        accepted.markEstablished()
         let second = try await loop.connect(to: listener.address)
         let event = try await withDeadline("refusal") { await events.first(.connectionLimitReached) }
         #expect(event.error?.code == .tooManyConnections)

@@ -40,8 +40,8 @@ enum WireFixtures {
     static let nonceB: [UInt8] = Array(32 ..< 64)
     static let proof: [UInt8] = Array(repeating: 0xAB, count: 32)
 
-    /// The documented vectors were computed for protocol 1.0.
-    static let documentedVersion = ProtocolVersion(major: 1, minor: 0)
+    /// The documented vectors were computed for protocol 1.2.
+    static let documentedVersion = ProtocolVersion(major: 1, minor: 2)
 
     static let nodeA = PeerIdentity(
         version: documentedVersion, role: .node, name: "a", incarnation: "a-1", addresses: ["unix:/run/cordis/a.sock"], capabilities: ["relay"])
@@ -55,18 +55,18 @@ enum WireFixtures {
     static let all: [MessageFixture] = [
         MessageFixture(
             name: "hello", message: .hello(Hello(identity: nodeA, nonce: nonceA, auth: .hmacSHA256)),
-            json: #"{"type":"hello","version":"1.0","role":"node","name":"a","incarnation":"a-1","addresses":["unix:/run/cordis/a.sock"],"capabilities":["relay"],"nonce":"\#(hexA)","auth":"hmac-sha256"}"#),
+            json: #"{"type":"hello","version":"1.2","role":"node","name":"a","incarnation":"a-1","addresses":["unix:/run/cordis/a.sock"],"capabilities":["relay"],"nonce":"\#(hexA)","auth":"hmac-sha256"}"#),
         MessageFixture(
-            name: "challenge", message: .challenge(Challenge(identity: nodeB, nonce: nonceB)),
-            json: #"{"type":"challenge","version":"1.0","role":"node","name":"b","incarnation":"b-7","addresses":["tcp:10.0.0.2:7000"],"capabilities":[],"nonce":"\#(hexB)"}"#),
+            name: "challenge", message: .challenge(Challenge(nonce: nonceB)),
+            json: #"{"type":"challenge","nonce":"\#(hexB)"}"#),
         MessageFixture(
             name: "proof", message: .proof(proof), json: #"{"type":"proof","proof":"\#(hexProof)"}"#),
         MessageFixture(
-            name: "welcome with proof", message: .welcome(Welcome(proof: proof)),
-            json: #"{"type":"welcome","proof":"\#(hexProof)"}"#),
+            name: "welcome with proof", message: .welcome(Welcome(identity: nodeB, proof: proof)),
+            json: #"{"type":"welcome","version":"1.2","role":"node","name":"b","incarnation":"b-7","addresses":["tcp:10.0.0.2:7000"],"capabilities":[],"proof":"\#(hexProof)"}"#),
         MessageFixture(
             name: "welcome with identity", message: .welcome(Welcome(identity: nodeB)),
-            json: #"{"type":"welcome","version":"1.0","role":"node","name":"b","incarnation":"b-7","addresses":["tcp:10.0.0.2:7000"],"capabilities":[]}"#),
+            json: #"{"type":"welcome","version":"1.2","role":"node","name":"b","incarnation":"b-7","addresses":["tcp:10.0.0.2:7000"],"capabilities":[]}"#),
         MessageFixture(
             name: "reject", message: .reject(Rejection(code: "versionMismatch", reason: "speak 1.x")),
             json: #"{"type":"reject","code":"versionMismatch","reason":"speak 1.x"}"#),

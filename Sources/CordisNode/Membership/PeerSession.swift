@@ -108,7 +108,7 @@ final class PeerSession {
             try link.enqueue(message)
             return nil
         } catch {
-            if error.code != .frameTooLarge {
+            if error.code != .tooLarge {
                 link.close(reason: "cannot send to \(identity.name): \(error)")
             }
             return error
@@ -138,7 +138,7 @@ final class PeerSession {
             return try await calls.call(CallRequest(service: service, realm: realm, method: method, args: arguments)) {
                 try link.enqueue($0)
             }
-        } catch let error as TransportError where error.code == .frameTooLarge {
+        } catch let error as TransportError where error.code == .tooLarge {
             throw RemoteCallError(.tooLarge, "the call of \(service).\(method) does not fit in a frame: \(error.message)")
         } catch let error as TransportError {
             throw RemoteCallError(.withdrawn, "the link to \(identity.name) cannot take the call: \(error.message)")
@@ -195,7 +195,7 @@ final class PeerSession {
         node?.loop.cancelTimer(entry.timer)
         entry.task.cancel()
         inbound.finish(id)
-        if let error = send(reply), error.code == .frameTooLarge {
+        if let error = send(reply), error.code == .tooLarge {
             send(RemoteCallError(.tooLarge, "the result of call \(id) does not fit in a frame: \(error.message)").reply(to: id))
         }
     }

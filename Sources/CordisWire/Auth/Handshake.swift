@@ -7,6 +7,11 @@
 /// expected fails the handshake. Authenticated (secrets configured):
 /// `hello → challenge → proof → welcome`; unauthenticated: `hello → welcome`. The caller bounds the
 /// handshake in time and its frames in size (`maxFrameSize`).
+///
+/// An authenticating responder tells a peer nothing about itself until that peer's proof verifies:
+/// its `challenge` holds only a nonce, it checks the peer's role and name against its own only after
+/// the proof, and every refusal before it reads the same to the peer whatever the node is. Its
+/// identity travels in the `welcome`, bound by its proof.
 public struct Handshake: Sendable {
     /// Which end of the link this side is.
     public enum Side: Sendable, Hashable {
@@ -26,8 +31,10 @@ public struct Handshake: Sendable {
         case idle
         case awaitingHello
         case awaitingChallengeOrWelcome
-        case awaitingWelcomeProof(peer: PeerIdentity, transcript: [UInt8])
-        case awaitingProof(peer: PeerIdentity, transcript: [UInt8])
+        /// Initiator: `T_i` sent with the proof; the responder's identity comes in the welcome.
+        case awaitingWelcomeProof(initiatorTranscript: [UInt8])
+        /// Responder: the peer's claimed identity and `T_i`, until its proof verifies.
+        case awaitingProof(peer: PeerIdentity, initiatorTranscript: [UInt8])
         case done
     }
 
@@ -99,10 +106,10 @@ public struct Handshake: Sendable {
                 return try handleChallenge(challenge)
             case (.awaitingChallengeOrWelcome, .welcome(let welcome)):
                 return try handleUnauthenticatedWelcome(welcome)
-            case (.awaitingWelcomeProof(let peer, let transcript), .welcome(let welcome)):
-                return try handleWelcomeProof(welcome, peer: peer, transcript: transcript)
+            case (.awaitingWelcomeProof(let transcript), .welcome(let welcome)):
+                return try handleWelcomeProof(welcome, initiatorTranscript: transcript)
             case (.awaitingProof(let peer, let transcript), .proof(let proof)):
-                return try handleProof(proof, peer: peer, transcript: transcript)
+                return try handleProof(proof, peer: peer, initiatorTranscript: transcript)
             case (.done, _):
                 return fail(WireError(.unexpectedMessage, "the handshake is already over", messageType: message.type), tell: false)
             default:
@@ -118,7 +125,7 @@ public struct Handshake: Sendable {
     // MARK: - Responder
 
     private mutating func handleHello(_ hello: Hello) throws(WireError) -> HandshakeStep {
-        try check(hello.identity, messageType: "hello")
+        try checkShape(hello.identity, messageType: "hello")
         try checkNonce(hello.nonce, messageType: "hello")
         guard configuration.secrets != nil else {
             guard hello.auth == .none else {
@@ -127,6 +134,7 @@ public struct Handshake: Sendable {
                     "peer offers \(hello.auth) authentication but this side has no secret configured",
                     messageType: "hello")
             }
+            try checkAdmission(hello.identity, messageType: "hello")
             try admit(hello.identity)
             state = .done
             let version = min(hello.identity.version, local.version)
@@ -140,30 +148,41 @@ public struct Handshake: Sendable {
                 "this side requires hmac-sha256 authentication; configure the cluster secret on the peer",
                 messageType: "hello")
         }
-        let transcript = KeySchedule.transcript(
-            initiator: hello.identity, initiatorNonce: hello.nonce, responder: local, responderNonce: nonce)
-        state = .awaitingProof(peer: hello.identity, transcript: transcript)
-        return .proceed(send: [.challenge(Challenge(identity: local, nonce: nonce))])
+        guard hello.identity.version >= Self.authenticatedMinimum else {
+            throw WireError(
+                .versionMismatch,
+                "the authenticated handshake needs protocol \(Self.authenticatedMinimum) or later; the peer speaks "
+                    + "\(hello.identity.version)", messageType: "hello")
+        }
+        // Nothing about this side yet: its role and name checks wait for the peer's proof.
+        let transcript = KeySchedule.initiatorTranscript(
+            initiator: hello.identity, initiatorNonce: hello.nonce, responderNonce: nonce)
+        state = .awaitingProof(peer: hello.identity, initiatorTranscript: transcript)
+        return .proceed(send: [.challenge(Challenge(nonce: nonce))])
     }
 
-    private mutating func handleProof(_ proof: [UInt8], peer: PeerIdentity, transcript: [UInt8]) throws(WireError) -> HandshakeStep {
+    private mutating func handleProof(
+        _ proof: [UInt8], peer: PeerIdentity, initiatorTranscript: [UInt8]
+    ) throws(WireError) -> HandshakeStep {
         guard let secrets = configuration.secrets else {
             throw WireError(.unexpectedMessage, "no proof expected", messageType: "proof")
         }
         var matched: ClusterSecret?
         for secret in secrets.accepted {
-            let expected = try KeySchedule.proof(initiator: true, secret: secret, transcript: transcript)
+            let expected = try KeySchedule.proof(initiator: true, secret: secret, transcript: initiatorTranscript)
             if HMACSHA256.equal(expected, proof) { matched = secret }
         }
         guard let matched else {
             throw WireError(.badMAC, "the peer's proof does not verify: authentication failed", messageType: "proof")
         }
+        try checkAdmission(peer, messageType: "hello")
         try admit(peer)
+        let transcript = KeySchedule.transcript(initiatorTranscript: initiatorTranscript, responder: local)
         let answer = try KeySchedule.proof(initiator: false, secret: secrets.proving, transcript: transcript)
         let keys = try KeySchedule.sessionKeys(secret: matched, transcript: transcript, forInitiator: false)
         state = .done
         return .established(
-            send: [.welcome(Welcome(proof: answer))],
+            send: [.welcome(Welcome(identity: local, proof: answer))],
             HandshakeResult(peer: peer, version: min(peer.version, local.version), keys: keys))
     }
 
@@ -175,21 +194,26 @@ public struct Handshake: Sendable {
                 .authenticationRequired,
                 "peer requires authentication but this side has no secret configured", messageType: "challenge")
         }
-        try check(challenge.identity, messageType: "challenge")
         try checkNonce(challenge.nonce, messageType: "challenge")
-        let transcript = KeySchedule.transcript(
-            initiator: local, initiatorNonce: nonce, responder: challenge.identity, responderNonce: challenge.nonce)
+        let transcript = KeySchedule.initiatorTranscript(
+            initiator: local, initiatorNonce: nonce, responderNonce: challenge.nonce)
         let proof = try KeySchedule.proof(initiator: true, secret: secrets.proving, transcript: transcript)
-        state = .awaitingWelcomeProof(peer: challenge.identity, transcript: transcript)
+        state = .awaitingWelcomeProof(initiatorTranscript: transcript)
         return .proceed(send: [.proof(proof)])
     }
 
     private mutating func handleWelcomeProof(
-        _ welcome: Welcome, peer: PeerIdentity, transcript: [UInt8]
+        _ welcome: Welcome, initiatorTranscript: [UInt8]
     ) throws(WireError) -> HandshakeStep {
         guard let secrets = configuration.secrets, let proof = welcome.proof else {
             throw WireError(.badMAC, "the peer's welcome carries no proof", messageType: "welcome")
         }
+        guard let peer = welcome.identity else {
+            throw WireError(
+                .invalidField, "the welcome carries no identity (the peer speaks a protocol before 1.2)",
+                messageType: "welcome")
+        }
+        let transcript = KeySchedule.transcript(initiatorTranscript: initiatorTranscript, responder: peer)
         var verified = false
         for secret in secrets.accepted {
             let expected = try KeySchedule.proof(initiator: false, secret: secret, transcript: transcript)
@@ -198,6 +222,7 @@ public struct Handshake: Sendable {
         guard verified else {
             throw WireError(.badMAC, "the peer's proof does not verify: authentication failed", messageType: "welcome")
         }
+        try check(peer, messageType: "welcome")
         try admit(peer)
         let keys = try KeySchedule.sessionKeys(secret: secrets.proving, transcript: transcript, forInitiator: true)
         state = .done
@@ -221,22 +246,38 @@ public struct Handshake: Sendable {
 
     // MARK: - Checks
 
+    /// The oldest version an authenticating responder accepts: 1.0 responders revealed their identity
+    /// in the challenge, and their proofs cover another transcript.
+    static let authenticatedMinimum = ProtocolVersion(major: 1, minor: 2)
+
     private func check(_ peer: PeerIdentity, messageType: String) throws(WireError) {
+        try checkShape(peer, messageType: messageType)
+        try checkAdmission(peer, messageType: messageType)
+    }
+
+    /// What the peer sent is well formed: compatible version, valid name and incarnation. Says nothing
+    /// about this side.
+    private func checkShape(_ peer: PeerIdentity, messageType: String) throws(WireError) {
         guard peer.version.isCompatible(with: local.version) else {
             throw WireError(
-                .versionMismatch, "peer speaks protocol version \(peer.version); this side speaks \(local.version)",
+                .versionMismatch, "peer speaks protocol version \(peer.version); this side speaks \(local.version.major).x",
                 messageType: messageType)
         }
         try PeerName.validate(peer.name, as: "peer name")
+        guard !peer.incarnation.isEmpty, peer.incarnation.utf8.count <= PeerIdentity.maximumIncarnationLength else {
+            throw WireError(.invalidField, "incarnation must be 1–128 bytes", messageType: messageType)
+        }
+    }
+
+    /// Whether this side admits the peer's role and name; tells the peer about this side, so an
+    /// authenticating responder runs it only after the peer's proof.
+    private func checkAdmission(_ peer: PeerIdentity, messageType: String) throws(WireError) {
         guard configuration.acceptedRoles.contains(peer.role) else {
             throw WireError(.notAdmitted, "peer role \"\(peer.role.rawValue.prefix(32))\" is not accepted here",
                             messageType: messageType)
         }
         guard peer.name != local.name else {
             throw WireError(.notAdmitted, "peer uses this side's own name \"\(peer.name)\"", messageType: messageType)
-        }
-        guard !peer.incarnation.isEmpty, peer.incarnation.utf8.count <= PeerIdentity.maximumIncarnationLength else {
-            throw WireError(.invalidField, "incarnation must be 1–128 bytes", messageType: messageType)
         }
     }
 
@@ -258,12 +299,17 @@ public struct Handshake: Sendable {
     private mutating func fail(_ error: WireError, tell: Bool) -> HandshakeStep {
         state = .done
         guard tell else { return .failed(send: [], error) }
-        // Tell the peer why, without detail that helps an unauthenticated prober.
+        // Tell the peer why, without detail that helps an unauthenticated prober and without echoing
+        // its input back in full.
         let reason: String
         switch error.code {
         case .badMAC: reason = "authentication failed"
-        default: reason = error.message
+        default: reason = BoundedText.clip(error.message, limit: Rejection.maximumReasonLength)
         }
-        return .failed(send: [.reject(Rejection(code: error.code.rawValue, reason: reason))], error)
+        let code = BoundedText.clip(error.code.rawValue, limit: 64)
+        let bounded = WireError(
+            error.code, BoundedText.clip(error.message, limit: 1024), offset: error.offset,
+            messageType: error.messageType.map { BoundedText.clip($0, limit: 64) })
+        return .failed(send: [.reject(Rejection(code: code, reason: reason))], bounded)
     }
 }

@@ -16,36 +16,55 @@ public struct SessionKeys: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "SessionKeys(hidden)" }
 }
 
-/// The key schedule of the handshake: proofs and session keys bound to both nonces and both sides'
-/// whole identities: names, roles, incarnations, versions, addresses, capabilities (see
-/// docs/wire-protocol.md, "Authentication").
+/// The key schedule of the handshake (protocol 1.2): proofs and session keys bound to the direction,
+/// both nonces and the sides' whole identities: names, roles, incarnations, versions, addresses,
+/// capabilities (see docs/wire-protocol.md, "Authentication").
+///
+/// The responder reveals its identity only in the `welcome`, after the initiator's proof verified, so
+/// the initiator's proof covers `T_i` (both nonces and the initiator's identity) and the responder's
+/// proof and the session keys cover `T = T_i || identity(responder)`. The initiator's first sealed
+/// frame, MACed with a key derived from `T`, confirms it saw the same responder identity.
 enum KeySchedule {
-    static let initiatorProofLabel = "cordis/1 initiator proof"
-    static let responderProofLabel = "cordis/1 responder proof"
-    static let sessionLabel = "cordis/1 session"
+    static let initiatorProofLabel = "cordis/1.2 initiator proof"
+    static let responderProofLabel = "cordis/1.2 responder proof"
+    static let sessionLabel = "cordis/1.2 session"
     static let initiatorFramesLabel = "cordis/1 frames initiator to responder"
     static let responderFramesLabel = "cordis/1 frames responder to initiator"
 
-    /// The transcript both proofs and the session key are computed over, after their label and a zero
-    /// byte: both nonces, then every identity field of both sides (names, roles, incarnations,
-    /// versions, addresses, capabilities), so a change to any of them in transit fails the proofs.
+    /// `T_i`: both nonces, then the initiator's identity.
+    static func initiatorTranscript(initiator: PeerIdentity, initiatorNonce: [UInt8], responderNonce: [UInt8]) -> [UInt8] {
+        var bytes = initiatorNonce + responderNonce
+        appendIdentity(initiator, to: &bytes)
+        return bytes
+    }
+
+    /// `T`: `T_i` followed by the responder's identity.
+    static func transcript(initiatorTranscript: [UInt8], responder: PeerIdentity) -> [UInt8] {
+        var bytes = initiatorTranscript
+        appendIdentity(responder, to: &bytes)
+        return bytes
+    }
+
+    /// `T` from its parts.
     static func transcript(
         initiator: PeerIdentity, initiatorNonce: [UInt8], responder: PeerIdentity, responderNonce: [UInt8]
     ) -> [UInt8] {
-        var bytes = initiatorNonce + responderNonce
-        for field in [
-            initiator.name, responder.name, initiator.role.rawValue, responder.role.rawValue,
-            initiator.incarnation, responder.incarnation,
-            initiator.version.description, responder.version.description,
-        ] {
+        transcript(
+            initiatorTranscript: initiatorTranscript(
+                initiator: initiator, initiatorNonce: initiatorNonce, responderNonce: responderNonce),
+            responder: responder)
+    }
+
+    /// `lp(name) lp(role) lp(incarnation) lp(version) ls(addresses) ls(capabilities)`.
+    private static func appendIdentity(_ identity: PeerIdentity, to bytes: inout [UInt8]) {
+        for field in [identity.name, identity.role.rawValue, identity.incarnation, identity.version.description] {
             appendLengthPrefixed(field, to: &bytes)
         }
-        for list in [initiator.addresses, responder.addresses, initiator.capabilities, responder.capabilities] {
+        for list in [identity.addresses, identity.capabilities] {
             let items = list.prefix(0xFFFF)
             appendLength(items.count, to: &bytes)
             for item in items { appendLengthPrefixed(item, to: &bytes) }
         }
-        return bytes
     }
 
     /// `lp(s)`: the UTF-8 bytes of `field` (at most 65 535 of them) after their count as two bytes,

@@ -164,7 +164,9 @@ public final class Link: Sendable {
     /// Sends `message` (sealed with the sequence number and MAC on an authenticated link).
     ///
     /// - Throws: `TransportError`: `closed`, `outboundBufferFull` (the link is then closed),
-    ///   `frameTooLarge` (the link stays up).
+    ///   `tooLarge` when the message is over the frame limit: only this message fails, nothing is sent
+    ///   and the link stays up. (An oversized frame *received* closes the link instead: its length
+    ///   prefix is all that was read, so the stream cannot be resynchronised.)
     public func send(_ message: WireMessage) async throws {
         try enqueue(message)
     }
@@ -179,7 +181,7 @@ public final class Link: Sendable {
             do throws(WireError) {
                 try state.codec?.append(message, to: &buffer)
             } catch {
-                throw TransportError(.frameTooLarge, "cannot send \(message.type): \(error.message)")
+                throw TransportError(.tooLarge, "cannot send \(message.type): \(error.message)")
             }
             try connection.enqueueFramed(buffer)
         }
@@ -296,15 +298,25 @@ public final class Link: Sendable {
             finishHandshake(.success(result))
             return .consume
         case .handshakeFailed(let send, let error):
-            sendPlain(send)
             finishHandshake(.failure(error))
-            return .close(TransportError(.protocolViolation, "handshake failed: \(error)"))
+            let reason = TransportError(.protocolViolation, "handshake failed: \(error)")
+            guard side == .responder, options.failureDelay > .zero else {
+                sendPlain(send)
+                return .close(reason)
+            }
+            // A refused peer is answered no sooner than the failure delay, whatever failed, so its
+            // probes are slow and timing tells it nothing. The connection stays bounded meanwhile.
+            connection.loop.schedule(after: options.failureDelay) { [connection] in
+                for message in send { try? connection.enqueue(message.encoded) }
+                connection.close(reason: reason)
+            }
+            return .consume
         case .answer(let message):
             try? enqueue(message)
             return .consume
         case .refuse(let error):
             if error.code != .rejected {
-                try? enqueue(.error(RemoteError(id: nil, code: error.code.rawValue, message: error.message)))
+                try? enqueue(.error(RemoteError(id: nil, code: error.code.rawValue, message: BoundedText.clip(error.message))))
             }
             return .close(TransportError(.protocolViolation, "connection \(connection.id): \(error)"))
         }

@@ -4,11 +4,18 @@ public struct LinkOptions: Sendable, Hashable {
     public var handshakeTimeout: Duration
     /// The largest frame accepted and sent after the handshake (before it, `Handshake.maxFrameSize`).
     public var maxFrameSize: Int
+    /// How long a failed handshake waits before its `reject` is sent and the connection closed, so a
+    /// peer probing secrets or names is not answered faster than this (200 ms by default).
+    public var failureDelay: Duration
     /// Whether `pong`s are handed to the consumer too; they always refresh `lastHeard`.
     public var deliversPongs: Bool
 
     /// Creates options; the defaults follow the contracts (frames 4 MiB).
-    public init(handshakeTimeout: Duration = .seconds(5), maxFrameSize: Int = Frame.defaultMaxSize, deliversPongs: Bool = false) {
+    public init(
+        handshakeTimeout: Duration = .seconds(5), maxFrameSize: Int = Frame.defaultMaxSize, deliversPongs: Bool = false,
+        failureDelay: Duration = .milliseconds(200)
+    ) {
+        self.failureDelay = failureDelay
         self.handshakeTimeout = handshakeTimeout
         self.maxFrameSize = maxFrameSize
         self.deliversPongs = deliversPongs

@@ -32,24 +32,23 @@ public struct AuthenticationScheme: RawRepresentable, Sendable, Hashable, Custom
     public var description: String { rawValue }
 }
 
-/// The accepting side's answer to an authenticated `hello`: its identity and its own fresh nonce.
+/// The accepting side's answer to an authenticated `hello`: only its own fresh nonce. It says nothing
+/// about the accepting side, which reveals its identity in the `welcome`, once the dialling side's
+/// proof has verified.
 public struct Challenge: Sendable, Hashable {
-    /// Who the accepting side is.
-    public var identity: PeerIdentity
     /// 32 random bytes, fresh for this link (hex on the wire).
     public var nonce: [UInt8]
 
     /// A challenge message.
-    public init(identity: PeerIdentity, nonce: [UInt8]) {
-        self.identity = identity
+    public init(nonce: [UInt8]) {
         self.nonce = nonce
     }
 }
 
-/// The handshake's final message from the accepting side: its proof (authenticated), or its identity
-/// (unauthenticated, when no challenge was sent).
+/// The handshake's final message from the accepting side: its identity, and its proof when the link
+/// is authenticated.
 public struct Welcome: Sendable, Hashable {
-    /// The accepting side's identity; present exactly when the link is not authenticated.
+    /// The accepting side's identity (always present from protocol 1.2 on).
     public var identity: PeerIdentity?
     /// The accepting side's 32-byte proof; present exactly when the link is authenticated.
     public var proof: [UInt8]?
@@ -67,6 +66,9 @@ public struct Rejection: Sendable, Hashable {
     public var code: String
     /// A sentence for the operator.
     public var reason: String
+
+    /// The longest reason sent (in UTF-8 bytes): what the peer sent is never echoed back in full.
+    public static let maximumReasonLength = 256
 
     /// A rejection message.
     public init(code: String, reason: String) {

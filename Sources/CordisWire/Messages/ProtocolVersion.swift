@@ -1,6 +1,6 @@
 /// A wire protocol version, `MAJOR.MINOR`: peers with different majors cannot talk.
 ///
-/// Written on the wire as the string `"1.0"`. A minor increase only adds optional fields or message
+/// Written on the wire as the string `"1.2"`. A minor increase only adds optional fields or message
 /// types, which older peers ignore or answer with an `error` of code `unknownType`.
 public struct ProtocolVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Incompatible changes increase the major version.
@@ -15,7 +15,7 @@ public struct ProtocolVersion: Sendable, Hashable, Comparable, CustomStringConve
     }
 
     /// The version this library speaks.
-    public static let current = ProtocolVersion(major: 1, minor: 1)
+    public static let current = ProtocolVersion(major: 1, minor: 2)
 
     /// Parses `"MAJOR.MINOR"` (digits only, each at most 6 of them), or nil.
     public init?(_ text: String) {

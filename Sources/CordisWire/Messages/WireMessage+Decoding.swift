@@ -27,9 +27,13 @@ extension WireMessage {
             value = try JSONParser().parse(payload)
         } catch let error as JSONParseError {
             let code: WireError.Code = error.code == .invalidUTF8 ? .invalidUTF8 : .malformedJSON
-            throw WireError(code, "payload is not valid JSON: \(error.reason)", offset: payloadOffset + error.offset)
+            // The parser's reason may quote the input (a number, a key): never echo it in full.
+            throw WireError(
+                code, "payload is not valid JSON: \(BoundedText.clip(error.reason))", offset: payloadOffset + error.offset)
         } catch {
-            throw WireError(.malformedJSON, "payload is not valid JSON: \(error)", offset: payloadOffset)
+            throw WireError(
+                .malformedJSON, "payload is not valid JSON: \(BoundedText.clip(String(describing: error)))",
+                offset: payloadOffset)
         }
         guard case .object(let object) = value else {
             throw WireError(.notAnObject, "payload is JSON \(value.kindName), not an object", offset: payloadOffset)
@@ -50,8 +54,7 @@ extension WireMessage {
                 nonce: try fields.hex("nonce", count: Handshake.nonceSize),
                 auth: AuthenticationScheme(rawValue: try fields.string("auth"))))
         case "challenge":
-            self = .challenge(Challenge(
-                identity: try fields.identity(), nonce: try fields.hex("nonce", count: Handshake.nonceSize)))
+            self = .challenge(Challenge(nonce: try fields.hex("nonce", count: Handshake.nonceSize)))
         case "proof":
             self = .proof(try fields.hex("proof", count: HMACSHA256.size))
         case "welcome":

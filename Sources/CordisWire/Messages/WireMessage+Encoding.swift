@@ -14,7 +14,6 @@ extension WireMessage {
             json.hex("nonce", hello.nonce)
             json.string("auth", hello.auth.rawValue)
         case .challenge(let challenge):
-            json.identity(challenge.identity)
             json.hex("nonce", challenge.nonce)
         case .proof(let proof):
             json.hex("proof", proof)

@@ -8,11 +8,11 @@ import CordisJSON
 public enum WireMessage: Sendable, Hashable {
     /// Handshake, dialling side: identity, nonce, authentication offered.
     case hello(Hello)
-    /// Handshake, accepting side (authenticated): identity and nonce.
+    /// Handshake, accepting side (authenticated): its nonce only.
     case challenge(Challenge)
     /// Handshake, dialling side (authenticated): its 32-byte proof.
     case proof([UInt8])
-    /// Handshake, accepting side: the link is up.
+    /// Handshake, accepting side: its identity (and proof when authenticated); the link is up.
     case welcome(Welcome)
     /// Handshake refused, by either side; the link closes.
     case reject(Rejection)

@@ -43,6 +43,14 @@ public final class Connection: Sendable {
         var drainTimer: UInt64?
         var closeWaiters: [CheckedContinuation<TransportError?, Never>] = []
         var closeCallbacks: [@Sendable (TransportError?) -> Void] = []
+        var framesReceived = 0
+        var bytesReceived = 0
+        var establishedCallbacks: [@Sendable () -> Void] = []
+        /// The inbound queue bounds in force: the pre-handshake ones until established.
+        var queueFrames: Int
+        var queueBytes: Int
+        /// True once `setMaxFrameSize` chose the frame limit (establishing then leaves it alone).
+        var frameSizeChosen = false
 
         var pendingOutbound: Int { outbound.count - outboundStart }
         var queuedFrames: Int { inbound.count - inboundHead }
@@ -91,7 +99,13 @@ public final class Connection: Sendable {
             self.credentials = nil
         }
         let interest = CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP
-        self.state = Mutex(State(fd: fd, interest: interest, decoder: FrameDecoder(maxFrameSize: limits.maxFrameSize)))
+        // Until the handshake completes, the pre-handshake bounds apply: a peer that has not proved
+        // anything cannot make this side buffer more than a small frame and a short queue.
+        self.state = Mutex(State(
+            fd: fd, interest: interest,
+            decoder: FrameDecoder(maxFrameSize: min(limits.handshakeFrameSize, limits.maxFrameSize)),
+            queueFrames: min(limits.handshakeQueueFrames, limits.inboundQueueFrames),
+            queueBytes: min(limits.handshakeQueueBytes, limits.inboundQueueBytes)))
         do {
             try loop.register(token: id, fd: fd, events: interest, handler: self)
         } catch {
@@ -119,8 +133,9 @@ public final class Connection: Sendable {
     /// Sends one frame holding `payload`.
     ///
     /// - Throws: `TransportError` `closed` when the connection is closed or closing,
-    ///   `outboundBufferFull` when the peer does not read (the connection is closed), `frameTooLarge`
-    ///   when the payload is over `maxFrameSize` (the connection stays up).
+    ///   `outboundBufferFull` when the peer does not read (the connection is closed), `tooLarge`
+    ///   when the payload is over `maxFrameSize` or the whole outbound buffer (only this frame fails:
+    ///   the connection stays up).
     public func send(_ payload: [UInt8]) async throws {
         try enqueue(payload)
     }
@@ -133,13 +148,21 @@ public final class Connection: Sendable {
         do {
             try FrameEncoder(maxFrameSize: limits.maxFrameSize).append(payload: payload, to: &framed)
         } catch {
-            throw TransportError(.frameTooLarge, error.message)
+            throw TransportError(.tooLarge, error.message)
         }
         try enqueueFramed(framed)
     }
 
     /// Sends bytes that are already framed (one or several whole frames), as one write.
+    ///
+    /// Throws `tooLarge` (the connection stays up) when the bytes are more than the whole outbound
+    /// buffer, otherwise the errors of `send(_:)`.
     public func enqueueFramed(_ framed: [UInt8]) throws(TransportError) {
+        guard framed.count <= limits.outboundBufferBytes else {
+            throw TransportError(
+                .tooLarge,
+                "connection \(id): \(framed.count) bytes are more than the outbound limit of \(limits.outboundBufferBytes) bytes")
+        }
         let failure: TransportError? = state.withLock { state in
             guard state.phase == .open, state.fd >= 0 else {
                 return state.closeError ?? TransportError(.closed, "connection \(id) is closed")
@@ -163,6 +186,9 @@ public final class Connection: Sendable {
 
     private func installFilter(_ filter: FrameFilter?) {
         let pending = state.withLock { state -> [[UInt8]] in
+            // A closed connection keeps no filter: it would hold its link (which holds this
+            // connection) for ever.
+            guard state.fd >= 0 else { return [] }
             state.filter = filter
             guard filter != nil, state.waiter == nil else { return [] }
             var pending: [[UInt8]] = []
@@ -187,17 +213,44 @@ public final class Connection: Sendable {
 
     /// Changes the largest inbound frame accepted from now on.
     public func setMaxFrameSize(_ size: Int) {
-        state.withLock { $0.decoder.maxFrameSize = size }
+        state.withLock { state in
+            state.decoder.maxFrameSize = size
+            state.frameSizeChosen = true
+        }
     }
 
-    /// Marks the handshake complete: cancels the handshake deadline.
+    /// Marks the handshake complete: cancels the handshake deadline and lifts the pre-handshake
+    /// bounds (the frame size to `maxFrameSize` unless `setMaxFrameSize` chose one, the inbound
+    /// queue to `inboundQueueFrames` and `inboundQueueBytes`).
     public func markEstablished() {
-        let timer = state.withLock { state -> UInt64? in
+        let (timer, callbacks) = state.withLock { state -> (UInt64?, [@Sendable () -> Void]) in
+            guard !state.established else { return (nil, []) }
             state.established = true
+            state.queueFrames = limits.inboundQueueFrames
+            state.queueBytes = limits.inboundQueueBytes
+            if !state.frameSizeChosen { state.decoder.maxFrameSize = limits.maxFrameSize }
+            resumeReadingIfDrained(&state)
+            let callbacks = state.establishedCallbacks
+            state.establishedCallbacks = []
             defer { state.deadlineTimer = nil }
-            return state.deadlineTimer
+            return (state.deadlineTimer, callbacks)
         }
         if let timer { loop.cancelTimer(timer) }
+        for callback in callbacks { callback() }
+    }
+
+    /// True once `markEstablished()` was called.
+    public var isEstablished: Bool { state.withLock { $0.established } }
+
+    /// Calls `callback` once the connection is marked established (never when it closes first).
+    func whenEstablished(_ callback: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if state.established { return true }
+            if state.phase == .closed && state.fd < 0 { return false }
+            state.establishedCallbacks.append(callback)
+            return false
+        }
+        if now { callback() }
     }
 
     /// Closes in order: stops accepting sends, writes what is buffered, half-closes, waits briefly for
@@ -254,6 +307,18 @@ public final class Connection: Sendable {
             return nil
         }
         if let done { callback(done) }
+    }
+
+    /// How many frames arrived from the peer so far (the listener sheds the slowest connections first).
+    public var framesReceived: Int { state.withLock { $0.framesReceived } }
+
+    /// How far the peer got, for shedding the slowest first: frames read, then whether any byte
+    /// arrived (read into a partial frame, or waiting in the socket).
+    var progress: (frames: Int, bytes: Bool) {
+        state.withLock { state in
+            let waiting = state.fd >= 0 && ccordis_unread_bytes(state.fd) > 0
+            return (state.framesReceived, state.bytesReceived > 0 || waiting)
+        }
     }
 
     /// The number of bytes waiting to be written.
@@ -319,8 +384,8 @@ public final class Connection: Sendable {
     }
 
     private func resumeReadingIfDrained(_ state: inout State) {
-        guard state.readPaused, state.queuedFrames <= limits.inboundQueueFrames / 2,
-            state.inboundBytes <= limits.inboundQueueBytes / 2
+        guard state.readPaused, state.queuedFrames <= state.queueFrames / 2,
+            state.inboundBytes <= state.queueBytes / 2
         else { return }
         state.readPaused = false
         updateInterest(&state)
@@ -415,8 +480,12 @@ public final class Connection: Sendable {
         var failure: WireError?
         let filter = state.withLock { state -> FrameFilter? in
             state.decoder.feed(bytes)
+            state.bytesReceived &+= bytes.count
             do throws(WireError) {
-                while let frame = try state.decoder.next() { frames.append(frame.payload) }
+                while let frame = try state.decoder.next() {
+                    frames.append(frame.payload)
+                    state.framesReceived += 1
+                }
             } catch {
                 failure = error
             }
@@ -465,7 +534,7 @@ public final class Connection: Sendable {
                 state.waiter = nil
                 handed = state.popFrame()
             }
-            if state.queuedFrames >= limits.inboundQueueFrames || state.inboundBytes >= limits.inboundQueueBytes {
+            if state.queuedFrames >= state.queueFrames || state.inboundBytes >= state.queueBytes {
                 state.readPaused = true
                 updateInterest(&state)
             } else {
@@ -481,7 +550,8 @@ public final class Connection: Sendable {
     private func refuse(_ failure: WireError) {
         let code: TransportError.Code = failure.code == .oversize ? .frameTooLarge : .protocolViolation
         let error = TransportError(code, "connection \(id): \(failure.message)")
-        let notice = WireMessage.error(RemoteError(id: nil, code: failure.code.rawValue, message: failure.message)).encoded
+        let notice = WireMessage.error(
+            RemoteError(id: nil, code: failure.code.rawValue, message: BoundedText.clip(failure.message))).encoded
         var framed: [UInt8] = []
         try? FrameEncoder(maxFrameSize: Int.max).append(payload: notice, to: &framed)
         state.withLock { state in
@@ -579,6 +649,13 @@ public final class Connection: Sendable {
             state.drainTimer = nil
             state.outbound = []
             state.outboundStart = 0
+            // Release what the connection holds whatever its consumer is doing: the filter (which
+            // may hold the link that holds this connection) and the partial frame being read. Frames
+            // already queued stay readable; the queue is bounded, and the listener drops a closed
+            // connection nobody took.
+            state.filter = nil
+            state.decoder = FrameDecoder(maxFrameSize: state.decoder.maxFrameSize)
+            state.establishedCallbacks = []
             let waiter = state.waiter
             state.waiter = nil
             let waiters = state.closeWaiters

@@ -17,6 +17,13 @@ public struct ConnectionLimits: Sendable, Hashable {
     /// How long a new connection may take to be marked established (its handshake) before it is
     /// closed with `handshakeTimeout`; nil disables the deadline.
     public var handshakeTimeout: Duration?
+    /// The largest frame payload accepted before the connection is marked established (64 KiB by
+    /// default): a peer that has not authenticated cannot make this side buffer more.
+    public var handshakeFrameSize: Int
+    /// How many frames may wait for the consumer before the connection is established.
+    public var handshakeQueueFrames: Int
+    /// How many payload bytes may wait for the consumer before the connection is established.
+    public var handshakeQueueBytes: Int
     /// How long dialling may take.
     public var connectTimeout: Duration
     /// How long an orderly close waits for the outbound bytes to leave and the peer to close its side.
@@ -30,8 +37,14 @@ public struct ConnectionLimits: Sendable, Hashable {
         outboundBufferBytes: Int = 16 * 1024 * 1024,
         handshakeTimeout: Duration? = .seconds(5),
         connectTimeout: Duration = .seconds(5),
-        drainTimeout: Duration = .seconds(1)
+        drainTimeout: Duration = .seconds(1),
+        handshakeFrameSize: Int = Handshake.maxFrameSize,
+        handshakeQueueFrames: Int = 4,
+        handshakeQueueBytes: Int = 2 * Handshake.maxFrameSize
     ) {
+        self.handshakeFrameSize = handshakeFrameSize
+        self.handshakeQueueFrames = handshakeQueueFrames
+        self.handshakeQueueBytes = handshakeQueueBytes
         self.maxFrameSize = maxFrameSize
         self.inboundQueueFrames = inboundQueueFrames
         self.inboundQueueBytes = inboundQueueBytes

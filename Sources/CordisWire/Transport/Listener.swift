@@ -6,32 +6,47 @@ import Glibc
 #endif
 
 /// A listening socket on an `EventLoop` that accepts connections, applies the peer policy and the
-/// connection limit, and hands admitted connections to `connections`.
+/// connection limits, and hands admitted connections to `connections`.
 ///
 /// Refused peers (by credentials or by the limit) are closed right after `accept`, before anything is
-/// read, and reported as `TransportEvent`s. Create one with `EventLoop.listen(on:options:)` or
-/// `EventLoop.adoptListener(fd:options:)`; `close()` stops it and removes the Unix socket file it
-/// created.
+/// read, and reported as `TransportEvent`s. Every admitted connection starts with the pre-handshake
+/// bounds of its `ConnectionLimits` (64 KiB frames, a small queue) and its handshake deadline, on the
+/// loop, before any consumer sees it. The connections that have not finished their handshake are
+/// bounded per listener (`maxPendingHandshakes`) and per source (`maxPendingHandshakesPerSource`):
+/// when a bound is reached the slowest of them (fewest frames received, then the oldest) is closed
+/// with `handshakeShed` — for the listener's bound, the slowest of the source holding the most — so a
+/// peer that completes its handshake promptly gets in while another source floods the listener. A
+/// connection that closes before the consumer takes it is dropped on the loop and never handed out.
+/// Create one with `EventLoop.listen(on:options:)` or `EventLoop.adoptListener(fd:options:)`;
+/// `close()` stops it and removes the Unix socket file it created.
 public final class Listener: Sendable {
+    /// An admitted connection that has not finished its handshake.
+    private struct Pending {
+        var connection: Connection
+        var order: UInt64
+        var source: String
+    }
+
     private struct State {
         var fd: Int32
         var live = 0
         var watched = true
+        var nextOrder: UInt64 = 0
+        var pending: [Pending] = []
+        /// Admitted connections not yet taken by the consumer, oldest first.
+        var ready: [Connection] = []
+        var waiter: CheckedContinuation<Connection?, Never>?
+        var finished = false
     }
 
     /// The address actually bound (with the real port when port 0 was asked for).
     public let address: Address
     /// The options this listener applies.
     public let options: ListenerOptions
-    /// The admitted connections, in accept order; ends when the listener closes.
-    ///
-    /// Its buffer is bounded by `maxConnections`: a connection counts until it closes.
-    public let connections: AsyncStream<Connection>
 
     private let loop: EventLoop
     private let token: UInt64
     private let state: Mutex<State>
-    private let continuation: AsyncStream<Connection>.Continuation
     /// The socket file this listener created (device, inode), removed on close if still the same.
     private let socketFile: (path: String, device: UInt64, inode: UInt64)?
 
@@ -41,7 +56,6 @@ public final class Listener: Sendable {
         self.loop = loop
         self.token = loop.allocateToken()
         self.state = Mutex(State(fd: fd))
-        (connections, continuation) = AsyncStream<Connection>.makeStream(bufferingPolicy: .unbounded)
         if let createdPath {
             var info = stat()
             if lstat(createdPath, &info) == 0 {
@@ -55,8 +69,18 @@ public final class Listener: Sendable {
         try loop.register(token: token, fd: fd, events: CCORDIS_EVENT_READ, handler: self)
     }
 
+    /// The admitted connections, in accept order; ends when the listener closes.
+    ///
+    /// Only open connections are handed out: one that closed while waiting here is dropped. At most
+    /// `maxPendingHandshakes` wait (the bound of connections in their handshake). One consumer at a
+    /// time.
+    public var connections: AcceptedConnections { AcceptedConnections(listener: self) }
+
     /// The number of admitted connections still open.
     public var connectionCount: Int { state.withLock { $0.live } }
+
+    /// The number of admitted connections still open that have not finished their handshake.
+    public var pendingHandshakeCount: Int { state.withLock { $0.pending.count } }
 
     /// Stops listening: closes the socket, removes the Unix socket file it created, ends
     /// `connections`. Accepted connections stay open. Idempotent.
@@ -66,15 +90,43 @@ public final class Listener: Sendable {
     }
 
     private func closeOnLoop() {
-        let fd = state.withLock { state -> Int32 in
-            defer { state.fd = -1 }
-            return state.fd
+        let (fd, waiter) = state.withLock { state -> (Int32, CheckedContinuation<Connection?, Never>?) in
+            defer {
+                state.fd = -1
+                state.finished = true
+                state.waiter = nil
+            }
+            return (state.fd, state.waiter)
         }
+        waiter?.resume(returning: nil)
         guard fd >= 0 else { return }
         loop.deregister(token: token, fd: fd)
         Glibc.close(fd)
         removeSocketFile()
-        continuation.finish()
+    }
+
+    /// The next admitted connection that is still open, or nil once the listener is closed.
+    func nextConnection() async -> Connection? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Connection?, Never>) in
+                let outcome = state.withLock { state -> Connection?? in
+                    while !state.ready.isEmpty {
+                        let connection = state.ready.removeFirst()
+                        if !connection.isClosed { return .some(connection) }
+                    }
+                    if state.finished || state.waiter != nil || Task.isCancelled { return .some(nil) }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let outcome { continuation.resume(returning: outcome) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: nil)
+        }
     }
 
     /// Removes the socket file this listener created, if the path still names that file.
@@ -88,8 +140,10 @@ public final class Listener: Sendable {
         }
     }
 
+    /// Accepts a few connections per turn of the loop, so the reads of those accepted (a console's
+    /// hello) are seen between batches and count when the slowest is chosen for shedding.
     private func acceptPending() {
-        for _ in 0..<64 {
+        for _ in 0..<16 {
             let fd = state.withLock { $0.fd }
             guard fd >= 0 else { return }
             let client = ccordis_accept(fd)
@@ -127,6 +181,38 @@ public final class Listener: Sendable {
         }
     }
 
+    /// The source a connection counts against: its IP address on TCP, its user id on a Unix socket.
+    private static func source(of connection: Connection) -> String {
+        if let credentials = connection.credentials { return "uid \(credentials.uid)" }
+        if case .tcp(let host, _)? = connection.remoteAddress { return host }
+        return "unknown"
+    }
+
+    /// The pending connection to shed among `candidates` (indices into `pending`): the one that
+    /// received the fewest frames, then one that sent nothing at all, the oldest among equals.
+    private static func slowest(_ pending: [Pending], among candidates: [Int]) -> Int? {
+        var best: (index: Int, frames: Int, bytes: Int, order: UInt64)?
+        for index in candidates {
+            let entry = pending[index]
+            let progress = entry.connection.progress
+            let bytes = progress.bytes ? 1 : 0
+            if let current = best, (current.frames, current.bytes, current.order) <= (progress.frames, bytes, entry.order) {
+                continue
+            }
+            best = (index, progress.frames, bytes, entry.order)
+        }
+        return best?.index
+    }
+
+    /// The indices of the pending connections of the source that holds the most of them: a flood
+    /// from one place displaces its own connections first, not those of other sources.
+    private static func busiestSource(_ pending: [Pending]) -> [Int] {
+        var counts: [String: Int] = [:]
+        for entry in pending { counts[entry.source, default: 0] += 1 }
+        guard let busiest = counts.max(by: { $0.value < $1.value })?.key else { return [] }
+        return pending.indices.filter { pending[$0].source == busiest }
+    }
+
     private func admit(_ client: Int32) {
         var credentials: PeerCredentials?
         if address.isUnix {
@@ -141,11 +227,18 @@ public final class Listener: Sendable {
                 return
             }
         }
-        let admitted = state.withLock { state -> Bool in
-            guard state.live < options.maxConnections else { return false }
-            state.live += 1
-            return true
+        // Make room: shed connections still in their handshake before refusing anyone.
+        let (admitted, full) = state.withLock { state -> (Bool, [Connection]) in
+            var shed: [Connection] = []
+            if state.live >= options.maxConnections, !state.pending.isEmpty,
+               let index = Self.slowest(state.pending, among: Array(state.pending.indices))
+            {
+                shed.append(Self.take(index, from: &state))
+            }
+            guard state.live - shed.count < options.maxConnections else { return (false, shed) }
+            return (true, shed)
         }
+        shedAll(full, why: "the listener holds \(options.maxConnections) connections")
         guard admitted else {
             Glibc.close(client)
             loop.report(TransportEvent(
@@ -159,11 +252,69 @@ public final class Listener: Sendable {
         do {
             connection = try Connection(fd: client, loop: loop, limits: options.limits, credentials: credentials)
         } catch {
-            state.withLock { $0.live -= 1 }
             return
         }
-        connection.whenClosed { [self] _ in state.withLock { $0.live -= 1 } }
-        continuation.yield(connection)
+        let source = Self.source(of: connection)
+        let shed = state.withLock { state -> [Connection] in
+            var shed: [Connection] = []
+            let sameSource = state.pending.indices.filter { state.pending[$0].source == source }
+            if sameSource.count >= max(1, options.maxPendingHandshakesPerSource),
+               let index = Self.slowest(state.pending, among: sameSource)
+            {
+                shed.append(Self.take(index, from: &state))
+            }
+            while state.pending.count >= max(1, options.maxPendingHandshakes),
+                  let index = Self.slowest(state.pending, among: Self.busiestSource(state.pending))
+            {
+                shed.append(Self.take(index, from: &state))
+            }
+            state.live += 1
+            state.pending.append(Pending(connection: connection, order: state.nextOrder, source: source))
+            state.nextOrder += 1
+            return shed
+        }
+        shedAll(shed, why: "too many connections from \(source) or in all have not finished their handshake")
+        let id = connection.id
+        connection.whenEstablished { [self] in
+            state.withLock { state in state.pending.removeAll { $0.connection.id == id } }
+        }
+        connection.whenClosed { [self] _ in
+            state.withLock { state in
+                state.live -= 1
+                state.pending.removeAll { $0.connection.id == id }
+                state.ready.removeAll { $0.id == id }
+            }
+        }
+        let waiter = state.withLock { state -> CheckedContinuation<Connection?, Never>? in
+            guard !connection.isClosed else { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.ready.append(connection)
+            return nil
+        }
+        waiter?.resume(returning: connection)
+    }
+
+    /// Removes the pending entry at `index` (and from the ready queue), returning its connection.
+    private static func take(_ index: Int, from state: inout State) -> Connection {
+        let connection = state.pending.remove(at: index).connection
+        state.ready.removeAll { $0.id == connection.id }
+        return connection
+    }
+
+    /// Closes shed connections at once and reports them.
+    private func shedAll(_ connections: [Connection], why: String) {
+        for connection in connections {
+            let origin = connection.remoteAddress?.description ?? connection.credentials?.description ?? "a peer"
+            let error = TransportError(
+                .handshakeShed, "connection \(connection.id) from \(origin) was closed before its handshake: \(why)")
+            connection.abort(error)
+            loop.report(TransportEvent(
+                .handshakeShed, error.message, connectionID: connection.id, credentials: connection.credentials,
+                error: error))
+        }
     }
 }
 

@@ -15,14 +15,26 @@ public struct ListenerOptions: Sendable, Hashable {
     public var socketMode: UInt32
     /// The group given to a Unix socket file (`--socket-group`); nil keeps the process's group.
     public var socketGroup: UInt32?
-    /// The listen backlog.
+    /// The listen backlog: connections the kernel completes before they are accepted (1024 by
+    /// default, so a flood of connects does not make the kernel drop a console's first packet, which
+    /// it would retry only a second later; capped by `net.core.somaxconn`).
     public var backlog: Int32
+    /// The most accepted connections that have not finished their handshake; when a new one arrives
+    /// and the bound is reached, the slowest (the one that sent the fewest frames), oldest first, of
+    /// the source holding the most is closed with `handshakeShed`.
+    public var maxPendingHandshakes: Int
+    /// The most connections still in their handshake from one source: one IP address for TCP, one
+    /// user id for a Unix socket; the source's slowest, oldest first, makes room for its new one.
+    public var maxPendingHandshakesPerSource: Int
 
     /// Creates options; the defaults follow the contracts.
     public init(
         limits: ConnectionLimits = ConnectionLimits(), maxConnections: Int = 1024, policy: PeerPolicy = PeerPolicy(),
-        socketMode: UInt32 = 0o660, socketGroup: UInt32? = nil, backlog: Int32 = 128
+        socketMode: UInt32 = 0o660, socketGroup: UInt32? = nil, backlog: Int32 = 1024,
+        maxPendingHandshakes: Int = 64, maxPendingHandshakesPerSource: Int = 16
     ) {
+        self.maxPendingHandshakes = maxPendingHandshakes
+        self.maxPendingHandshakesPerSource = maxPendingHandshakesPerSource
         self.limits = limits
         self.maxConnections = maxConnections
         self.policy = policy

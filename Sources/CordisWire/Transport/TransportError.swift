@@ -33,6 +33,12 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let frameTooLarge = Code(rawValue: "frameTooLarge")
         /// The peer does not read: the bytes waiting to be sent passed the outbound limit.
         public static let outboundBufferFull = Code(rawValue: "outboundBufferFull")
+        /// An outgoing message is over the frame limit (or larger than the whole outbound buffer): that
+        /// one message was not sent and the connection stays up.
+        public static let tooLarge = Code(rawValue: "tooLarge")
+        /// The connection had not finished its handshake and was closed to make room for a newer one
+        /// (the listener's bound of connections in their handshake was reached).
+        public static let handshakeShed = Code(rawValue: "handshakeShed")
         /// The peer reset the connection or the socket reported an error.
         public static let connectionReset = Code(rawValue: "connectionReset")
         /// The connection is closed; nothing more can be sent.
