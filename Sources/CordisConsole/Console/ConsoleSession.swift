@@ -48,12 +48,23 @@ final class ConsoleSession: Sendable {
             client = try await withDeadline(timeout) {
                 try await ControlClient.connect(to: address, name: name, secrets: chosen, timeout: timeout)
             }
-        } catch is DeadlineExceeded {
-            throw ConsoleError(.unavailable, "timeout: \(node) did not answer within \(arguments.timeout) s")
         } catch {
-            throw ConsoleError(.unavailable, "cannot reach node \(node): \(error)")
+            throw connectFailure(error, node: node, timeout: arguments.timeout)
         }
         return ConsoleSession(client: client, address: node, timeout: timeout, json: arguments.json)
+    }
+
+    /// What the console reports when the link to `node` could not be set up: a `timeout` when the
+    /// node did not answer in time (the deadline, or the dial or handshake timing out), else why not.
+    static func connectFailure(_ error: any Error, node: String, timeout: Double) -> ConsoleError {
+        let timedOut: Bool
+        switch error {
+        case is DeadlineExceeded: timedOut = true
+        case let error as TransportError: timedOut = error.code == .handshakeTimeout || error.code == .connectTimeout
+        default: timedOut = false
+        }
+        if timedOut { return ConsoleError(.unavailable, "timeout: \(node) did not answer within \(timeout) s") }
+        return ConsoleError(.unavailable, "cannot reach node \(node): \(error)")
     }
 
     func close() async {
