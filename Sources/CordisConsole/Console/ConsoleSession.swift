@@ -1,6 +1,5 @@
-import Cordis
 import CordisJSON
-import CordisNode
+import CordisControl
 import CordisWire
 import Foundation
 
@@ -40,7 +39,12 @@ final class ConsoleSession: Sendable {
                 throw ConsoleError(.failed, "--secret-file: \(error.message)")
             }
         }
-        let timeout = Duration.milliseconds(Int64(arguments.timeout * 1000))
+        let timeout: Duration
+        do {
+            timeout = try ControlTimeout.parse(arguments.timeout)
+        } catch {
+            throw ConsoleError(.usage, "--timeout \(error.message)")
+        }
         let name = "console-\(ProcessInfo.processInfo.processIdentifier)"
         let client: ControlClient
         let chosen = secrets
@@ -77,7 +81,7 @@ final class ConsoleSession: Sendable {
             return try await client.request(command, node: node, args: args, timeout: timeout)
         } catch let failure as ControlFailure {
             throw ConsoleError(.failed, failure.message)
-        } catch let error as RemoteCallError where error.code == .timeout {
+        } catch let error as ControlClientError where error.code == .timeout {
             throw ConsoleError(.unavailable, "timeout: \(address) did not answer within \(timeout)")
         } catch {
             throw ConsoleError(.unavailable, "the link to \(address) failed: \(error)")

@@ -1,5 +1,5 @@
 import CordisJSON
-import CordisNode
+import CordisControl
 
 /// The cluster as `status` reports it (`CONTRACTS.md` §8), read from the JSON into values the
 /// renderers use. Unknown members are ignored; missing ones read as empty or null.

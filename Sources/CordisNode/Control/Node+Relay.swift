@@ -7,9 +7,10 @@ import Foundation
 extension Node {
     /// How long a relay may wait, from the request's own timeout: most of it, so the answer (or
     /// `unreachable`) still reaches the console in time.
+    /// The request's timeout comes from the socket: it is clamped (`ControlTimeout.clamped`), never
+    /// converted unchecked.
     func relayTimeout(for request: ControlRequest) -> Duration {
-        let seconds = max(0.05, (request.timeout ?? 10) * 0.8)
-        return .milliseconds(Int64(seconds * 1000))
+        ControlTimeout.clamped((request.timeout ?? ControlTimeout.defaultSeconds) * 0.8)
     }
 
     /// Runs `request` on `member` over the link to it and returns its (joined) result.
@@ -25,18 +26,19 @@ extension Node {
         }
         control.nextRelayID += 1
         let id = control.nextRelayID
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled else { return }
-            self?.failRelay(id, ControlError("unreachable", "\(member) did not answer within \(timeout)"))
+        // Every relay ends by its deadline: the loop's timer fails it unless the answer came first.
+        let timer = loop.schedule(after: timeout) { [weak self] in
+            Task { @CordisActor in
+                self?.failRelay(id, ControlError("unreachable", "\(member) did not answer within \(timeout)"))
+            }
         }
-        defer { timer.cancel() }
+        defer { loop.cancelTimer(timer) }
         return try await withCheckedThrowingContinuation { continuation in
             control.relays[id] = ControlState.Relay(member: member, continuation: continuation)
             var forwarded = request
             forwarded.id = id
             forwarded.node = nil
-            forwarded.timeout = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+            forwarded.timeout = ControlTimeout.seconds(timeout)
             session.send(.request(forwarded))
         }
     }
