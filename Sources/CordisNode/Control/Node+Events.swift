@@ -55,8 +55,17 @@ extension Node {
     /// `subscribe`: returns the recent events (`history`, default true), then, with `follow: true`,
     /// pushes each new one. `cluster: true` (the default for consoles) includes every member's events;
     /// `on` keeps one member's.
-    func subscribe(_ request: ControlRequest, by session: PeerSession) async -> JSONValue {
+    ///
+    /// - Throws: `ControlError` `rejected` past `ControlState.maximumFollows` follow-subscriptions of
+    ///   one session.
+    func subscribe(_ request: ControlRequest, by session: PeerSession) async throws -> JSONValue {
         let args = request.args
+        if args["follow"]?.boolValue == true {
+            let held = control.subscribers.filter { $0.session === session }.count
+            guard held < ControlState.maximumFollows else {
+                throw ControlError("rejected", "\(session.identity.name) already follows \(held) event streams on \(name)")
+            }
+        }
         let cluster = session.identity.role == .console && (args["cluster"]?.boolValue ?? true)
         let on = args["on"]?.stringValue
         var events: [ControlEvent] = []
@@ -86,7 +95,19 @@ extension Node {
     func unsubscribe(_ request: ControlRequest, by session: PeerSession) -> JSONValue {
         let id = request.args["id"]?.intValue
         control.subscribers.removeAll { $0.session === session && (id == nil || $0.id == id) }
+        endUnusedUpstream()
         return .object(["unsubscribed": .bool(true)])
+    }
+
+    /// Ends the subscriptions to other members once no cluster-wide subscriber is left.
+    func endUnusedUpstream() {
+        guard !control.subscribers.contains(where: \.cluster), !control.upstream.isEmpty else { return }
+        for (member, id) in control.upstream {
+            control.nextRelayID += 1
+            sessions[member]?.send(.request(ControlRequest(
+                id: control.nextRelayID, command: "unsubscribe", args: ["id": .integer(id)])))
+        }
+        control.upstream.removeAll()
     }
 
     /// A member linked: when a console follows the whole cluster, follow that member too; a forgotten

@@ -74,6 +74,8 @@ extension Node {
             if control.upstream[member] != nil { control.upstream[member] = nil }
         }
         control.subscribers.removeAll { $0.session === session }
+        control.inFlight[session.id] = nil
+        endUnusedUpstream()
     }
 
     /// `status`: this node's snapshot, or with `cluster: true` every member's, unreachable ones with
