@@ -124,18 +124,12 @@ extension Node {
 
     /// A member that could not be asked: the last snapshot seen, marked unreachable, with the reason.
     func unreachableStatus(_ member: String, reason: String) -> JSONValue {
-        var object = control.lastStatus[member]?.objectValue ?? JSONObject([
-            ("name", .string(member)),
-            ("addresses", .array((memberAddresses[member] ?? []).map { .string($0) })),
-            ("incarnation", memberIncarnations[member].map { .string($0) } ?? .null),
-            ("version", .null),
-            ("reachable", .bool(false)),
-            ("entries", .array([])),
-            ("fibers", .array([])),
-        ])
-        object["reachable"] = .bool(false)
-        object["unreachable"] = .string(reason)
-        return .object(object)
+        var status = control.lastStatus[member].flatMap(NodeStatus.init(json:)) ?? NodeStatus(
+            name: member, addresses: memberAddresses[member] ?? [], incarnation: memberIncarnations[member],
+            version: nil, reachable: false, entries: [], fibers: [])
+        status.reachable = false
+        status.unreachable = reason
+        return status.json
     }
 
     /// Sends a response, in pages under the frame limit when the result is a large status.
