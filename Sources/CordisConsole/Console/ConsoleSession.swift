@@ -114,10 +114,9 @@ final class ConsoleSession: Sendable {
             if json {
                 output.out(result.jsonString(.pretty))
             } else {
-                for member in result["members"]?.arrayValue ?? [] {
-                    let reachable = member["reachable"]?.boolValue == true
-                    let addresses = (member["addresses"]?.arrayValue ?? []).compactMap(\.stringValue)
-                    output.out("\(member["name"]?.stringValue ?? "?") \(reachable ? style.paint("reachable", "32") : style.paint("unreachable", "31")) \(addresses.joined(separator: " "))\n")
+                for member in (result["members"]?.arrayValue ?? []).compactMap(MemberStatus.init(json:)) {
+                    let reachable = member.reachable ? style.paint("reachable", "32") : style.paint("unreachable", "31")
+                    output.out("\(member.name) \(reachable) \(member.addresses.joined(separator: " "))\n")
                 }
             }
             return 0
@@ -181,8 +180,8 @@ final class ConsoleSession: Sendable {
             nodes = [on]
         } else {
             let members = try await request("members")
-            nodes = (members["members"]?.arrayValue ?? []).filter { $0["reachable"]?.boolValue == true }
-                .compactMap { $0["name"]?.stringValue }
+            nodes = (members["members"]?.arrayValue ?? []).compactMap(MemberStatus.init(json:))
+                .filter(\.reachable).map(\.name)
         }
         var all = JSONObject()
         var code: Int32 = 0
@@ -200,16 +199,13 @@ final class ConsoleSession: Sendable {
         }
         for (node, plugins) in all {
             output.out("node \(style.bold(node))\n")
-            for plugin in plugins.arrayValue ?? [] {
-                var line = "  \(style.bold(plugin["name"]?.stringValue ?? "?"))"
-                let provides = (plugin["provides"]?.arrayValue ?? []).compactMap(\.stringValue)
-                let injects = (plugin["injects"]?.arrayValue ?? []).compactMap(\.stringValue)
-                if !provides.isEmpty { line += " provides " + provides.joined(separator: ", ") }
-                if !injects.isEmpty { line += " injects " + injects.joined(separator: ", ") }
+            for plugin in (plugins.arrayValue ?? []).compactMap(CatalogPlugin.init(json:)) {
+                var line = "  \(style.bold(plugin.name))"
+                if !plugin.provides.isEmpty { line += " provides " + plugin.provides.joined(separator: ", ") }
+                if !plugin.injects.isEmpty { line += " injects " + plugin.injects.joined(separator: ", ") }
                 output.out(line + "\n")
-                for field in plugin["config"]?.arrayValue ?? [] {
-                    let optional = field["optional"]?.boolValue == true ? " (optional)" : ""
-                    output.out("    config \(field["path"]?.stringValue ?? "?"): \(field["type"]?.stringValue ?? "?")\(optional)\n")
+                for field in plugin.config {
+                    output.out("    config \(field.path): \(field.type)\(field.optional ? " (optional)" : "")\n")
                 }
             }
         }

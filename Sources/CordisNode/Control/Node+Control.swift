@@ -56,17 +56,12 @@ extension Node {
             return unsubscribe(request, by: session)
         case "catalog":
             return .array(loader.plugins.map { item in
-                .object([
-                    "name": .string(item.name),
-                    "injects": .array(item.injects.map { .string($0.description) }),
-                    "provides": .array(item.provides.map { .string($0) }),
-                    "config": .array(item.schema.fields.map { field in
-                        .object([
-                            "path": .string(field.path), "type": .string(field.type),
-                            "optional": .bool(field.isOptional),
-                        ])
-                    }),
-                ])
+                CatalogPlugin(
+                    name: item.name, injects: item.injects.map(\.description), provides: item.provides,
+                    config: item.schema.fields.map {
+                        CatalogPlugin.Field(path: $0.path, type: $0.type, optional: $0.isOptional)
+                    }
+                ).json
             })
         case "enable", "disable":
             let id = try args.requiredString("entry")

@@ -77,7 +77,7 @@ extension Node {
                 for member in members {
                     let question = ControlRequest(id: 0, command: "subscribe", args: ["follow": false, "cluster": false])
                     guard let answer = try? await ask(member, question, timeout: timeout) else { continue }
-                    events += (answer["events"]?.arrayValue ?? []).compactMap(Self.event(from:))
+                    events += (answer["events"]?.arrayValue ?? []).compactMap(ControlEvent.init(json:))
                 }
                 events.sort { $0.time < $1.time }
             }
@@ -88,7 +88,7 @@ extension Node {
                 for member in sessions.values { subscribeUpstream(member) }
             }
         }
-        return .object(["events": .array(events.map(Self.json(of:)))])
+        return .object(["events": .array(events.map(\.json))])
     }
 
     /// `unsubscribe`: stops the stream of subscription `id` (the `subscribe` request's id).
@@ -127,19 +127,5 @@ extension Node {
         control.upstream[member] = id
         session.send(.request(ControlRequest(
             id: id, command: "subscribe", args: ["follow": true, "history": false, "cluster": false])))
-    }
-
-    static func json(of event: ControlEvent) -> JSONValue {
-        .object([
-            "node": .string(event.node), "time": .double(event.time), "kind": .string(event.kind),
-            "detail": .object(event.detail),
-        ])
-    }
-
-    static func event(from json: JSONValue) -> ControlEvent? {
-        guard let node = json["node"]?.stringValue, let time = json["time"]?.doubleValue,
-              let kind = json["kind"]?.stringValue, let detail = json["detail"]?.objectValue
-        else { return nil }
-        return ControlEvent(id: 0, node: node, time: time, kind: kind, detail: detail)
     }
 }
