@@ -102,9 +102,10 @@ let package = Package(
         .target(name: "CCordisShim", cSettings: [.define("_GNU_SOURCE")]),
         .target(name: "CordisWire", dependencies: ["CordisJSON", "CordisCalls", "COpenSSL", "CCordisShim", "CordisFiles"], swiftSettings: strict),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        .target(name: "CordisNode", dependencies: ["Cordis", "CordisJSON", "CordisWire", "CSystemd"], swiftSettings: strict),
+        .target(name: "CordisControl", dependencies: ["CordisJSON", "CordisWire"], swiftSettings: strict),
+        .target(name: "CordisNode", dependencies: ["Cordis", "CordisJSON", "CordisWire", "CordisControl", "CSystemd"], swiftSettings: strict),
         .executableTarget(name: "cordis-node", dependencies: ["CordisNode"], swiftSettings: strict),
-        .target(name: "CordisConsole", dependencies: ["CordisNode", "CordisWire", "CordisJSON", "Cordis"], swiftSettings: strict),
+        .target(name: "CordisConsole", dependencies: ["CordisControl", "CordisWire", "CordisJSON"], swiftSettings: strict),
         .executableTarget(name: "cordis-console", dependencies: ["CordisConsole"], swiftSettings: strict),
         .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire", "CordisNode"], swiftSettings: strict),
         .executableTarget(name: "custom-node", dependencies: ["Cordis", "CordisNode"], path: "Examples/CustomNode", swiftSettings: strict),
@@ -121,6 +122,6 @@ let package = Package(
         .testTarget(
             name: "CordisNodeTests", dependencies: ["CordisNode", "CordisProcessTesting", "cordis-test-node"],
             swiftSettings: strict),
-        .testTarget(name: "CordisConsoleTests", dependencies: ["CordisConsole", "CordisNode", "CordisProcessTesting"], swiftSettings: strict),
+        .testTarget(name: "CordisConsoleTests", dependencies: ["CordisConsole", "CordisControl", "CordisWire", "CordisProcessTesting"], swiftSettings: strict),
     ]
 )

@@ -1,5 +1,5 @@
 import CordisJSON
-import CordisNode
+import CordisControl
 import Testing
 @testable import CordisConsole
 

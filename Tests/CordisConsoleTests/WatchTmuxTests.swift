@@ -7,20 +7,13 @@ import Testing
 struct WatchTmuxTests {
     static let tmux = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    /// Runs tmux on its own server socket and waits for it (posix_spawn and waitpid: a tmux client
-    /// that starts a server is not always reaped through Foundation); returns stdout, read from a file.
+    /// Runs tmux on its own server socket and waits for it (posix_spawn and waitpid, see
+    /// `runShell`); returns stdout, read from a file.
     @discardableResult
     static func tmux(_ socket: String, _ arguments: [String]) async throws -> String {
         let outPath = socket + ".out"
         let quoted = ([tmux ?? "tmux", "-S", socket] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        let command = quoted.joined(separator: " ") + " > '\(outPath)' 2>/dev/null < /dev/null"
-        var pid: pid_t = 0
-        let words: [String] = ["/bin/sh", "-c", command]
-        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { return "" }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        runShell(quoted.joined(separator: " ") + " > '\(outPath)' 2>/dev/null < /dev/null")
         return (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
     }
 

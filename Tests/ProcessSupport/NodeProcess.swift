@@ -67,15 +67,11 @@ public final class NodeProcess: Sendable {
             }
         }
         for pipe in [stdout, stderr] {
-            pipe.fileHandleForReading.readabilityHandler = { [output] handle in
-                let data = handle.availableData
-                guard !data.isEmpty else {
-                    handle.readabilityHandler = nil
-                    Self.settle(output) { $0.closedPipes += 1 }
-                    return
-                }
+            PipeDrain.start(pipe, onData: { [output] data in
                 Self.append(String(decoding: data, as: UTF8.self), to: output)
-            }
+            }, onEnd: { [output] in
+                Self.settle(output) { $0.closedPipes += 1 }
+            })
         }
         process.terminationHandler = { [output] process in
             let code = process.terminationStatus

@@ -1,3 +1,4 @@
+import CordisControl
 import CordisJSON
 
 /// The parsed command line of `cordis-console`: the global options and the command.
@@ -86,8 +87,13 @@ public struct ConsoleArguments: Sendable, Hashable {
         node = try single("--node") ?? environment["CORDIS_CONSOLE_NODE"].flatMap { $0.isEmpty ? nil : $0 }
         secretFile = try single("--secret-file")
         if let text = try single("--timeout") {
-            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+            guard let seconds = Double(text) else {
                 throw ConsoleError(.usage, "--timeout must be a positive number of seconds, not \"\(text)\"")
+            }
+            do {
+                _ = try ControlTimeout.parse(seconds)
+            } catch {
+                throw ConsoleError(.usage, "--timeout \(error.message), not \"\(text)\"")
             }
             timeout = seconds
         }

@@ -1,6 +1,5 @@
-import Cordis
 import CordisJSON
-import CordisNode
+import CordisControl
 import CordisWire
 import Foundation
 

@@ -1,6 +1,5 @@
-import Cordis
 import CordisJSON
-import CordisNode
+import CordisControl
 import CordisWire
 import Foundation
 
@@ -40,7 +39,12 @@ final class ConsoleSession: Sendable {
                 throw ConsoleError(.failed, "--secret-file: \(error.message)")
             }
         }
-        let timeout = Duration.milliseconds(Int64(arguments.timeout * 1000))
+        let timeout: Duration
+        do {
+            timeout = try ControlTimeout.parse(arguments.timeout)
+        } catch {
+            throw ConsoleError(.usage, "--timeout \(error.message)")
+        }
         let name = "console-\(ProcessInfo.processInfo.processIdentifier)"
         let client: ControlClient
         let chosen = secrets
@@ -48,12 +52,23 @@ final class ConsoleSession: Sendable {
             client = try await withDeadline(timeout) {
                 try await ControlClient.connect(to: address, name: name, secrets: chosen, timeout: timeout)
             }
-        } catch is DeadlineExceeded {
-            throw ConsoleError(.unavailable, "timeout: \(node) did not answer within \(arguments.timeout) s")
         } catch {
-            throw ConsoleError(.unavailable, "cannot reach node \(node): \(error)")
+            throw connectFailure(error, node: node, timeout: arguments.timeout)
         }
         return ConsoleSession(client: client, address: node, timeout: timeout, json: arguments.json)
+    }
+
+    /// What the console reports when the link to `node` could not be set up: a `timeout` when the
+    /// node did not answer in time (the deadline, or the dial or handshake timing out), else why not.
+    static func connectFailure(_ error: any Error, node: String, timeout: Double) -> ConsoleError {
+        let timedOut: Bool
+        switch error {
+        case is DeadlineExceeded: timedOut = true
+        case let error as TransportError: timedOut = error.code == .handshakeTimeout || error.code == .connectTimeout
+        default: timedOut = false
+        }
+        if timedOut { return ConsoleError(.unavailable, "timeout: \(node) did not answer within \(timeout) s") }
+        return ConsoleError(.unavailable, "cannot reach node \(node): \(error)")
     }
 
     func close() async {
@@ -66,7 +81,7 @@ final class ConsoleSession: Sendable {
             return try await client.request(command, node: node, args: args, timeout: timeout)
         } catch let failure as ControlFailure {
             throw ConsoleError(.failed, failure.message)
-        } catch let error as RemoteCallError where error.code == .timeout {
+        } catch let error as ControlClientError where error.code == .timeout {
             throw ConsoleError(.unavailable, "timeout: \(address) did not answer within \(timeout)")
         } catch {
             throw ConsoleError(.unavailable, "the link to \(address) failed: \(error)")
@@ -99,10 +114,9 @@ final class ConsoleSession: Sendable {
             if json {
                 output.out(result.jsonString(.pretty))
             } else {
-                for member in result["members"]?.arrayValue ?? [] {
-                    let reachable = member["reachable"]?.boolValue == true
-                    let addresses = (member["addresses"]?.arrayValue ?? []).compactMap(\.stringValue)
-                    output.out("\(member["name"]?.stringValue ?? "?") \(reachable ? style.paint("reachable", "32") : style.paint("unreachable", "31")) \(addresses.joined(separator: " "))\n")
+                for member in (result["members"]?.arrayValue ?? []).compactMap(MemberStatus.init(json:)) {
+                    let reachable = member.reachable ? style.paint("reachable", "32") : style.paint("unreachable", "31")
+                    output.out("\(member.name) \(reachable) \(member.addresses.joined(separator: " "))\n")
                 }
             }
             return 0
@@ -166,8 +180,8 @@ final class ConsoleSession: Sendable {
             nodes = [on]
         } else {
             let members = try await request("members")
-            nodes = (members["members"]?.arrayValue ?? []).filter { $0["reachable"]?.boolValue == true }
-                .compactMap { $0["name"]?.stringValue }
+            nodes = (members["members"]?.arrayValue ?? []).compactMap(MemberStatus.init(json:))
+                .filter(\.reachable).map(\.name)
         }
         var all = JSONObject()
         var code: Int32 = 0
@@ -185,16 +199,13 @@ final class ConsoleSession: Sendable {
         }
         for (node, plugins) in all {
             output.out("node \(style.bold(node))\n")
-            for plugin in plugins.arrayValue ?? [] {
-                var line = "  \(style.bold(plugin["name"]?.stringValue ?? "?"))"
-                let provides = (plugin["provides"]?.arrayValue ?? []).compactMap(\.stringValue)
-                let injects = (plugin["injects"]?.arrayValue ?? []).compactMap(\.stringValue)
-                if !provides.isEmpty { line += " provides " + provides.joined(separator: ", ") }
-                if !injects.isEmpty { line += " injects " + injects.joined(separator: ", ") }
+            for plugin in (plugins.arrayValue ?? []).compactMap(CatalogPlugin.init(json:)) {
+                var line = "  \(style.bold(plugin.name))"
+                if !plugin.provides.isEmpty { line += " provides " + plugin.provides.joined(separator: ", ") }
+                if !plugin.injects.isEmpty { line += " injects " + plugin.injects.joined(separator: ", ") }
                 output.out(line + "\n")
-                for field in plugin["config"]?.arrayValue ?? [] {
-                    let optional = field["optional"]?.boolValue == true ? " (optional)" : ""
-                    output.out("    config \(field["path"]?.stringValue ?? "?"): \(field["type"]?.stringValue ?? "?")\(optional)\n")
+                for field in plugin.config {
+                    output.out("    config \(field.path): \(field.type)\(field.optional ? " (optional)" : "")\n")
                 }
             }
         }

@@ -1,7 +1,7 @@
 import CordisJSON
-import CordisNode
+import CordisControl
 
-/// The cluster as `status` reports it (`CONTRACTS.md` §8), read from the JSON into values the
+/// The cluster as `status` reports it, read through the shared `NodeStatus` model into values the
 /// renderers use. Unknown members are ignored; missing ones read as empty or null.
 public struct ClusterStatus: Sendable, Hashable {
     /// One member.
@@ -96,38 +96,24 @@ public struct ClusterStatus: Sendable, Hashable {
     }
 
     private static func node(from json: JSONValue) -> Node? {
-        guard let name = json["name"]?.stringValue else { return nil }
+        guard let status = NodeStatus(json: json) else { return nil }
         return Node(
-            name: name,
-            addresses: (json["addresses"]?.arrayValue ?? []).compactMap(\.stringValue),
-            reachable: json["reachable"]?.boolValue ?? false,
-            unreachableReason: json["unreachable"]?.stringValue,
-            entries: (json["entries"]?.arrayValue ?? []).compactMap { entry in
-                guard let id = entry["id"]?.stringValue else { return nil }
-                return Entry(
-                    id: id, plugin: entry["plugin"]?.stringValue ?? "group", parent: entry["parent"]?.stringValue,
-                    disabled: entry["disabled"]?.boolValue ?? false, state: entry["state"]?.stringValue,
-                    error: entry["error"]?.stringValue)
+            name: status.name, addresses: status.addresses, reachable: status.reachable,
+            unreachableReason: status.unreachable,
+            entries: status.entries.map { entry in
+                Entry(id: entry.id, plugin: entry.plugin, parent: entry.parent, disabled: entry.disabled,
+                      state: entry.state, error: entry.error)
             },
-            fibers: (json["fibers"]?.arrayValue ?? []).compactMap(Self.fiber(from:)))
-    }
-
-    private static func fiber(from json: JSONValue) -> Fiber? {
-        guard let id = json["fiber"]?.intValue else { return nil }
-        let provides: [String] = (json["provides"]?.arrayValue ?? []).compactMap { slot in
-            guard let service = slot["service"]?.stringValue else { return nil }
-            return slot["realm"]?.stringValue.map { "\(service)@\($0)" } ?? service
-        }
-        let injects: [Injection] = (json["injects"]?.objectValue ?? JSONObject()).map { member in
-            let value = member.value
-            guard let node = value["node"]?.stringValue, let fiber = value["fiber"]?.intValue else {
-                return Injection(service: member.key, provider: nil)
-            }
-            return Injection(service: member.key, provider: Provider(node: node, entry: value["entry"]?.stringValue, fiber: fiber, realm: value["realm"]?.stringValue))
-        }
-        return Fiber(
-            id: id, entry: json["entry"]?.stringValue, plugin: json["plugin"]?.stringValue ?? "?",
-            state: json["state"]?.stringValue ?? "?", provides: provides, injects: injects,
-            missing: (json["missing"]?.arrayValue ?? []).compactMap(\.stringValue), error: json["error"]?.stringValue)
+            fibers: status.fibers.map { fiber in
+                Fiber(
+                    id: fiber.fiber, entry: fiber.entry, plugin: fiber.plugin, state: fiber.state,
+                    provides: fiber.provides.map { slot in slot.realm.map { "\(slot.service)@\($0)" } ?? slot.service },
+                    injects: fiber.injects.map { injection in
+                        Injection(service: injection.service, provider: injection.provider.map { provider in
+                            Provider(node: provider.node, entry: provider.entry, fiber: provider.fiber, realm: provider.realm)
+                        })
+                    },
+                    missing: fiber.missing, error: fiber.error)
+            })
     }
 }

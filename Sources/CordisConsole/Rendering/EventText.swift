@@ -1,3 +1,4 @@
+import CordisControl
 import CordisJSON
 import CordisWire
 import Foundation
@@ -17,10 +18,7 @@ public enum EventText {
 
     /// The line for a pushed event.
     public static func line(_ event: ControlEvent, json: Bool) -> String {
-        line(.object([
-            "node": .string(event.node), "time": .double(event.time), "kind": .string(event.kind),
-            "detail": .object(event.detail),
-        ]), json: json)
+        line(event.json, json: json)
     }
 
     /// What happened, without the time and node.

@@ -5,8 +5,17 @@ import CordisWire
 extension Node {
     /// Runs a console's request and answers it. Every accepted change is logged with who made it.
     func serve(_ request: ControlRequest, from session: PeerSession) {
+        let running = control.inFlight[session.id, default: 0]
+        guard running < ControlState.maximumInFlight else {
+            session.send(.response(ControlResponse(
+                id: request.id, errorCode: "busy",
+                errorMessage: "\(running) requests of \(session.identity.name) are still running on \(name)")))
+            return
+        }
+        control.inFlight[session.id] = running + 1
         detach { [weak self] in
             guard let self else { return }
+            defer { self.requestFinished(by: session) }
             let response: ControlResponse
             do {
                 response = ControlResponse(id: request.id, result: try await self.run(request, by: session))
@@ -23,6 +32,11 @@ extension Node {
         }
     }
 
+    private func requestFinished(by session: PeerSession) {
+        let running = control.inFlight[session.id, default: 1] - 1
+        control.inFlight[session.id] = running > 0 ? running : nil
+    }
+
     private func run(_ request: ControlRequest, by session: PeerSession) async throws -> JSONValue {
         let args = request.args
         if let target = request.node, target != name {
@@ -37,22 +51,17 @@ extension Node {
         case "forget":
             return try forget(request)
         case "subscribe":
-            return await subscribe(request, by: session)
+            return try await subscribe(request, by: session)
         case "unsubscribe":
             return unsubscribe(request, by: session)
         case "catalog":
             return .array(loader.plugins.map { item in
-                .object([
-                    "name": .string(item.name),
-                    "injects": .array(item.injects.map { .string($0.description) }),
-                    "provides": .array(item.provides.map { .string($0) }),
-                    "config": .array(item.schema.fields.map { field in
-                        .object([
-                            "path": .string(field.path), "type": .string(field.type),
-                            "optional": .bool(field.isOptional),
-                        ])
-                    }),
-                ])
+                CatalogPlugin(
+                    name: item.name, injects: item.injects.map(\.description), provides: item.provides,
+                    config: item.schema.fields.map {
+                        CatalogPlugin.Field(path: $0.path, type: $0.type, optional: $0.isOptional)
+                    }
+                ).json
             })
         case "enable", "disable":
             let id = try args.requiredString("entry")

@@ -55,8 +55,17 @@ extension Node {
     /// `subscribe`: returns the recent events (`history`, default true), then, with `follow: true`,
     /// pushes each new one. `cluster: true` (the default for consoles) includes every member's events;
     /// `on` keeps one member's.
-    func subscribe(_ request: ControlRequest, by session: PeerSession) async -> JSONValue {
+    ///
+    /// - Throws: `ControlError` `rejected` past `ControlState.maximumFollows` follow-subscriptions of
+    ///   one session.
+    func subscribe(_ request: ControlRequest, by session: PeerSession) async throws -> JSONValue {
         let args = request.args
+        if args["follow"]?.boolValue == true {
+            let held = control.subscribers.filter { $0.session === session }.count
+            guard held < ControlState.maximumFollows else {
+                throw ControlError("rejected", "\(session.identity.name) already follows \(held) event streams on \(name)")
+            }
+        }
         let cluster = session.identity.role == .console && (args["cluster"]?.boolValue ?? true)
         let on = args["on"]?.stringValue
         var events: [ControlEvent] = []
@@ -68,7 +77,7 @@ extension Node {
                 for member in members {
                     let question = ControlRequest(id: 0, command: "subscribe", args: ["follow": false, "cluster": false])
                     guard let answer = try? await ask(member, question, timeout: timeout) else { continue }
-                    events += (answer["events"]?.arrayValue ?? []).compactMap(Self.event(from:))
+                    events += (answer["events"]?.arrayValue ?? []).compactMap(ControlEvent.init(json:))
                 }
                 events.sort { $0.time < $1.time }
             }
@@ -79,14 +88,26 @@ extension Node {
                 for member in sessions.values { subscribeUpstream(member) }
             }
         }
-        return .object(["events": .array(events.map(Self.json(of:)))])
+        return .object(["events": .array(events.map(\.json))])
     }
 
     /// `unsubscribe`: stops the stream of subscription `id` (the `subscribe` request's id).
     func unsubscribe(_ request: ControlRequest, by session: PeerSession) -> JSONValue {
         let id = request.args["id"]?.intValue
         control.subscribers.removeAll { $0.session === session && (id == nil || $0.id == id) }
+        endUnusedUpstream()
         return .object(["unsubscribed": .bool(true)])
+    }
+
+    /// Ends the subscriptions to other members once no cluster-wide subscriber is left.
+    func endUnusedUpstream() {
+        guard !control.subscribers.contains(where: \.cluster), !control.upstream.isEmpty else { return }
+        for (member, id) in control.upstream {
+            control.nextRelayID += 1
+            sessions[member]?.send(.request(ControlRequest(
+                id: control.nextRelayID, command: "unsubscribe", args: ["id": .integer(id)])))
+        }
+        control.upstream.removeAll()
     }
 
     /// A member linked: when a console follows the whole cluster, follow that member too; a forgotten
@@ -106,19 +127,5 @@ extension Node {
         control.upstream[member] = id
         session.send(.request(ControlRequest(
             id: id, command: "subscribe", args: ["follow": true, "history": false, "cluster": false])))
-    }
-
-    static func json(of event: ControlEvent) -> JSONValue {
-        .object([
-            "node": .string(event.node), "time": .double(event.time), "kind": .string(event.kind),
-            "detail": .object(event.detail),
-        ])
-    }
-
-    static func event(from json: JSONValue) -> ControlEvent? {
-        guard let node = json["node"]?.stringValue, let time = json["time"]?.doubleValue,
-              let kind = json["kind"]?.stringValue, let detail = json["detail"]?.objectValue
-        else { return nil }
-        return ControlEvent(id: 0, node: node, time: time, kind: kind, detail: detail)
     }
 }

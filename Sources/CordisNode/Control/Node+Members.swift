@@ -7,13 +7,10 @@ extension Node {
     /// Every member this node knows, itself first, with whether a link to it is up.
     func membersList() -> JSONValue {
         .object(["members": .array(members.filter { !control.forgottenNames.contains($0.name) }.map { member in
-            .object([
-                "name": .string(member.name),
-                "addresses": .array(member.addresses.map { .string($0) }),
-                "incarnation": .string(member.incarnation),
-                "self": .bool(member.name == name),
-                "reachable": .bool(member.name == name || sessions[member.name] != nil),
-            ])
+            MemberStatus(
+                name: member.name, addresses: member.addresses, incarnation: member.incarnation,
+                isSelf: member.name == name, reachable: member.name == name || sessions[member.name] != nil
+            ).json
         })])
     }
 

@@ -7,9 +7,10 @@ import Foundation
 extension Node {
     /// How long a relay may wait, from the request's own timeout: most of it, so the answer (or
     /// `unreachable`) still reaches the console in time.
+    /// The request's timeout comes from the socket: it is clamped (`ControlTimeout.clamped`), never
+    /// converted unchecked.
     func relayTimeout(for request: ControlRequest) -> Duration {
-        let seconds = max(0.05, (request.timeout ?? 10) * 0.8)
-        return .milliseconds(Int64(seconds * 1000))
+        ControlTimeout.clamped((request.timeout ?? ControlTimeout.defaultSeconds) * 0.8)
     }
 
     /// Runs `request` on `member` over the link to it and returns its (joined) result.
@@ -25,18 +26,19 @@ extension Node {
         }
         control.nextRelayID += 1
         let id = control.nextRelayID
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled else { return }
-            self?.failRelay(id, ControlError("unreachable", "\(member) did not answer within \(timeout)"))
+        // Every relay ends by its deadline: the loop's timer fails it unless the answer came first.
+        let timer = loop.schedule(after: timeout) { [weak self] in
+            Task { @CordisActor in
+                self?.failRelay(id, ControlError("unreachable", "\(member) did not answer within \(timeout)"))
+            }
         }
-        defer { timer.cancel() }
+        defer { loop.cancelTimer(timer) }
         return try await withCheckedThrowingContinuation { continuation in
             control.relays[id] = ControlState.Relay(member: member, continuation: continuation)
             var forwarded = request
             forwarded.id = id
             forwarded.node = nil
-            forwarded.timeout = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+            forwarded.timeout = ControlTimeout.seconds(timeout)
             session.send(.request(forwarded))
         }
     }
@@ -72,6 +74,8 @@ extension Node {
             if control.upstream[member] != nil { control.upstream[member] = nil }
         }
         control.subscribers.removeAll { $0.session === session }
+        control.inFlight[session.id] = nil
+        endUnusedUpstream()
     }
 
     /// `status`: this node's snapshot, or with `cluster: true` every member's, unreachable ones with
@@ -120,18 +124,12 @@ extension Node {
 
     /// A member that could not be asked: the last snapshot seen, marked unreachable, with the reason.
     func unreachableStatus(_ member: String, reason: String) -> JSONValue {
-        var object = control.lastStatus[member]?.objectValue ?? JSONObject([
-            ("name", .string(member)),
-            ("addresses", .array((memberAddresses[member] ?? []).map { .string($0) })),
-            ("incarnation", memberIncarnations[member].map { .string($0) } ?? .null),
-            ("version", .null),
-            ("reachable", .bool(false)),
-            ("entries", .array([])),
-            ("fibers", .array([])),
-        ])
-        object["reachable"] = .bool(false)
-        object["unreachable"] = .string(reason)
-        return .object(object)
+        var status = control.lastStatus[member].flatMap(NodeStatus.init(json:)) ?? NodeStatus(
+            name: member, addresses: memberAddresses[member] ?? [], incarnation: memberIncarnations[member],
+            version: nil, reachable: false, entries: [], fibers: [])
+        status.reachable = false
+        status.unreachable = reason
+        return status.json
     }
 
     /// Sends a response, in pages under the frame limit when the result is a large status.

@@ -1,78 +1,53 @@
 import Cordis
 import CordisWire
 
-/// The node's part of `status --json` (`CONTRACTS.md` §8): its entries and every fiber, with what each
-/// provides, the provider it uses for each injected service, and what a pending fiber waits for.
+/// The node's part of `status --json`: its entries and every fiber, with what each provides, the
+/// provider it uses for each injected service, and what a pending fiber waits for.
 extension Node {
     /// This node's status object.
     public func statusSnapshot() -> JSONValue {
-        var node = JSONObject()
-        node["name"] = .string(name)
-        node["addresses"] = .array(advertisedAddresses.map { .string($0) })
-        node["incarnation"] = .string(configuration.incarnation)
-        node["version"] = .string(CordisVersion.current)
-        node["reachable"] = .bool(true)
-        node["entries"] = .array(loader.status.map { entry in
-            var object = JSONObject()
-            object["id"] = .string(entry.id)
-            object["plugin"] = .string(entry.plugin)
-            object["parent"] = entry.parent.map { .string($0) } ?? .null
-            object["disabled"] = .bool(entry.disabled)
-            object["state"] = entry.state.map { .string($0.rawValue) } ?? .null
-            object["error"] = entry.error.map { .string($0) } ?? .null
-            return .object(object)
-        })
-        node["fibers"] = .array(context.fibers.filter { $0.id != context.fiber.id }.map(fiberStatus))
-        return .object(node)
+        nodeStatus().json
     }
 
-    private func fiberStatus(_ fiber: Fiber) -> JSONValue {
-        var object = JSONObject()
-        object["fiber"] = .integer(fiber.id)
-        object["entry"] = loader.entryID(for: fiber).map { .string($0) } ?? .null
-        object["plugin"] = .string(fiber.name)
-        object["state"] = .string(fiber.state.rawValue)
-        object["provides"] = .array(fiber.provided.map { slot in
-            .object(["service": .string(slot.name), "realm": realmJSON(slot.realm)])
-        })
-        var injects = JSONObject()
-        for dependency in fiber.dependencies {
-            guard let record = fiber.providers[dependency.name] else {
-                injects[dependency.name] = .null
-                continue
-            }
-            injects[dependency.name] = providerJSON(record)
-        }
-        object["injects"] = .object(injects)
+    /// This node's status.
+    func nodeStatus() -> NodeStatus {
+        NodeStatus(
+            name: name, addresses: advertisedAddresses, incarnation: configuration.incarnation,
+            version: CordisVersion.current, reachable: true,
+            entries: loader.status.map { entry in
+                EntryStatus(
+                    id: entry.id, plugin: entry.plugin, parent: entry.parent, disabled: entry.disabled,
+                    state: entry.state?.rawValue, error: entry.error)
+            },
+            fibers: context.fibers.filter { $0.id != context.fiber.id }.map(fiberStatus))
+    }
+
+    private func fiberStatus(_ fiber: Fiber) -> FiberStatus {
         let missing = fiber.state == .pending ? fiber.missing : []
-        object["missing"] = .array(missing.map { .string($0) })
-        var waiting = JSONObject()
-        for service in missing {
-            if let reason = mismatches[service] { waiting[service] = .string(reason) }
-        }
-        if !waiting.isEmpty { object["waiting"] = .object(waiting) }
-        object["error"] = fiber.error.map { .string("\($0)") } ?? .null
-        return .object(object)
+        return FiberStatus(
+            fiber: fiber.id, entry: loader.entryID(for: fiber), plugin: fiber.name, state: fiber.state.rawValue,
+            provides: fiber.provided.map { FiberStatus.Slot(service: $0.name, realm: realmLabel($0.realm)) },
+            injects: fiber.dependencies.map { dependency in
+                FiberStatus.Injection(service: dependency.name, provider: fiber.providers[dependency.name].map(provider))
+            },
+            missing: missing,
+            waiting: missing.compactMap { service in mismatches[service].map { (service, $0) } },
+            error: fiber.error.map { "\($0)" })
     }
 
-    private func providerJSON(_ record: ProviderRecord) -> JSONValue {
+    private func provider(_ record: ProviderRecord) -> FiberStatus.Provider {
         if record.isFallback, let proxy = proxies.first(where: { $0.value.fiber === record.fiber }) {
-            return .object([
-                "node": .string(proxy.key.node), "entry": .null, "fiber": .integer(proxy.key.fiber),
-                "realm": proxy.key.realm.map { .string($0) } ?? .null,
-            ])
+            return FiberStatus.Provider(node: proxy.key.node, entry: nil, fiber: proxy.key.fiber, realm: proxy.key.realm)
         }
-        return .object([
-            "node": .string(name), "entry": loader.entryID(for: record.fiber).map { .string($0) } ?? .null,
-            "fiber": .integer(record.fiber.id), "realm": realmJSON(record.slot.realm),
-        ])
+        return FiberStatus.Provider(
+            node: name, entry: loader.entryID(for: record.fiber), fiber: record.fiber.id, realm: realmLabel(record.slot.realm))
     }
 
-    private func realmJSON(_ realm: Realm) -> JSONValue {
+    private func realmLabel(_ realm: Realm) -> String? {
         switch realm {
-        case .root: return .null
-        case .label(let label): return .string(label)
-        case .private: return .string("private")
+        case .root: return nil
+        case .label(let label): return label
+        case .private: return "private"
         }
     }
 }

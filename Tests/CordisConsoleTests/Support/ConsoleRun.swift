@@ -39,21 +39,17 @@ func runConsole(_ arguments: [String], environment: [String: String] = [:], dead
         return state.waiter
     }
     for (index, pipe) in [outPipe, errPipe].enumerated() {
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
+        PipeDrain.start(pipe, onData: { data in
+            buffers.withLock { state in
+                if index == 0 { state.out.append(data) } else { state.err.append(data) }
+            }
+        }, onEnd: {
             let ready = buffers.withLock { state -> CheckedContinuation<Void, Never>? in
-                if data.isEmpty {
-                    handle.readabilityHandler = nil
-                    state.openPipes -= 1
-                } else if index == 0 {
-                    state.out.append(data)
-                } else {
-                    state.err.append(data)
-                }
+                state.openPipes -= 1
                 return finishIfDone(&state)
             }
             ready?.resume()
-        }
+        })
     }
     process.terminationHandler = { process in
         let ready = buffers.withLock { state -> CheckedContinuation<Void, Never>? in
@@ -66,7 +62,10 @@ func runConsole(_ arguments: [String], environment: [String: String] = [:], dead
     let killer = Task {
         try? await Task.sleep(for: deadline)
         guard !Task.isCancelled else { return }
-        Issue.record("cordis-console \(arguments) did not finish within \(deadline)")
+        let seen = buffers.withLock { state in
+            "exit \(state.code.map(String.init) ?? "not seen"), \(state.openPipes) pipe(s) not at end of file"
+        }
+        Issue.record("cordis-console \(arguments) did not finish within \(deadline) (\(seen))")
         kill(process.processIdentifier, SIGKILL)
         // Whatever is missing (an exit never reported, a pipe never closed), stop waiting.
         let waiter = buffers.withLock { state -> CheckedContinuation<Void, Never>? in

@@ -1,4 +1,4 @@
-import Cordis
+import CordisJSON
 import CordisWire
 import Foundation
 
@@ -61,7 +61,7 @@ public actor ControlClient {
                     guard case .response(let response) = message else { continue }
                     await self?.deliver(response)
                 }
-                await self?.fail(RemoteCallError(.withdrawn, "the node closed the link"))
+                await self?.fail(ControlClientError(.closed, "the node closed the link"))
             } catch {
                 await self?.fail(error)
             }
@@ -69,6 +69,8 @@ public actor ControlClient {
     }
 
     private func deliver(_ response: ControlResponse) {
+        // An answer nobody waits for any more (it came after its timeout) is dropped, pages too.
+        guard waiting[response.id] != nil else { return }
         if let code = response.errorCode {
             waiting.removeValue(forKey: response.id)?.resume(
                 throwing: ControlFailure(code: code, message: response.errorMessage ?? code))
@@ -92,28 +94,41 @@ public actor ControlClient {
         for continuation in pending.values { continuation.resume(throwing: error) }
     }
 
+    /// How many requests may wait for their answers at once.
+    public static let maximumWaiting = 256
+
     /// Sends a command and returns its result.
     ///
-    /// - Throws: `ControlFailure` with the node's error code and message; `RemoteCallError` `.timeout`
-    ///   when no answer comes within `timeout`; the link's error when it closes.
+    /// - Throws: `ControlFailure` with the node's error code and message; `ControlClientError`
+    ///   `.timeout` when no answer comes within `timeout`, `.busy` past `maximumWaiting` requests;
+    ///   the link's error when it closes.
     public func request(
         _ command: String, node: String? = nil, args: JSONObject = JSONObject(), timeout: Duration = .seconds(10)
     ) async throws -> JSONValue {
+        try await request(command, node: node, args: args, timeout: timeout, announcing: ControlTimeout.seconds(timeout))
+    }
+
+    /// Sends a command that tells the node `announced` as its timeout (any number, for tests of the
+    /// node's range checks) and waits for the answer at most `timeout`.
+    package func request(
+        _ command: String, node: String? = nil, args: JSONObject = JSONObject(), timeout: Duration,
+        announcing announced: Double?
+    ) async throws -> JSONValue {
         if let closedError { throw closedError }
+        guard waiting.count < Self.maximumWaiting else {
+            throw ControlClientError(.busy, "\(waiting.count) requests are already waiting for the node")
+        }
         nextID += 1
         let id = nextID
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled else { return }
-            await self?.expire(id, after: timeout)
+        let timer = loop.schedule(after: timeout) { [weak self] in
+            Task { await self?.expire(id, after: timeout) }
         }
-        defer { timer.cancel() }
+        defer { loop.cancelTimer(timer) }
         return try await withCheckedThrowingContinuation { continuation in
             waiting[id] = continuation
             do {
-                let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
                 try link.enqueue(.request(ControlRequest(
-                    id: id, command: command, node: node, args: args, timeout: seconds)))
+                    id: id, command: command, node: node, args: args, timeout: announced)))
             } catch {
                 waiting.removeValue(forKey: id)?.resume(throwing: error)
             }
@@ -121,8 +136,9 @@ public actor ControlClient {
     }
 
     private func expire(_ id: Int, after timeout: Duration) {
+        pages[id] = nil
         waiting.removeValue(forKey: id)?.resume(
-            throwing: RemoteCallError(.timeout, "no answer from the node within \(timeout)"))
+            throwing: ControlClientError(.timeout, "no answer from the node within \(timeout)"))
     }
 
     /// Closes the link.
@@ -131,15 +147,4 @@ public actor ControlClient {
         reader?.cancel()
         await loop.shutdown()
     }
-}
-
-/// A control request the node refused or could not run.
-public struct ControlFailure: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The node's error code (`rejected`, `unknown-command`, `unreachable`, …).
-    public let code: String
-    /// The node's message.
-    public let message: String
-
-    /// `message`.
-    public var description: String { message }
 }
