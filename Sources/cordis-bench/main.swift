@@ -5,7 +5,7 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 let json = arguments.contains("--json")
 let commands = arguments.filter { !$0.hasPrefix("--") }
-let usage = "usage: cordis-bench core [--quick] [--json] | loader [--json] | wire [--iterations N] [--json] | codec [--json] | cluster [--iterations N] [--json]"
+let usage = "usage: cordis-bench core [--quick] [--json] | loader [--json] | wire [--iterations N] [--json] | codec [--json] | cluster [--iterations N] [--json] | node [--quick] [--json]"
 
 /// Prints a report as aligned text or JSON.
 func report(_ name: String, _ rows: [[String: Double]], ratios: [String: Double]) {
@@ -55,6 +55,9 @@ case "cluster":
     } ?? 5_000
     let figures = try await ClusterBenchmark.run(iterations: iterations, toggles: 20)
     report("cluster", figures.rows, ratios: figures.notes)
+case "node":
+    let figures = try await NodeStartBenchmark.run(quick: arguments.contains("--quick"))
+    report("node", figures.rows, ratios: figures.ratios)
 case "codec":
     report("codec", [runWireCodecBenchmark()], ratios: [:])
 case "wire":

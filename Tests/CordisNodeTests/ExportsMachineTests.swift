@@ -34,6 +34,31 @@ struct ExportsMachineTests {
         #expect(exports.receive(.deadlinePassed(life: 1)) == [])
     }
 
+    @Test("A change in one slot reconciles that slot only: other services and realms keep their exports")
+    func slotChange() {
+        var exports = Exports()
+        _ = exports.receive(.peerLinked("b"))
+        let blue = ServiceAnnouncement(
+            service: "clock", realm: "blue", interface: "ClockAPI", interfaceVersion: "v1", node: "a", fiber: 8, life: 2)
+        let counter = ServiceAnnouncement(
+            service: "counter", realm: nil, interface: "CounterAPI", interfaceVersion: "v1", node: "a", fiber: 9, life: 3)
+        _ = exports.receive(.available([Self.clock(life: 1), blue, counter]))
+        // The root realm's clock leaves: only it is withdrawn.
+        #expect(exports.receive(.slotChanged(service: "clock", realm: nil, available: [])) == [
+            .withdraw(Self.clock(life: 1).provider, peers: ["b"]),
+        ])
+        #expect(exports.export(life: 2) != nil && exports.export(life: 3) != nil)
+        // A new life in the blue realm replaces the old one there; an announcement of another slot given
+        // with it is ignored.
+        let blueAgain = ServiceAnnouncement(
+            service: "clock", realm: "blue", interface: "ClockAPI", interfaceVersion: "v1", node: "a", fiber: 8, life: 4)
+        #expect(exports.receive(.slotChanged(service: "clock", realm: "blue", available: [blueAgain, Self.clock(life: 5)])) == [
+            .withdraw(blue.provider, peers: ["b"]),
+            .announce(blueAgain, to: ["b"]),
+        ])
+        #expect(exports.export(life: 5) == nil && exports.export(life: 3) != nil)
+    }
+
     @Test("A late acknowledgement of an earlier life counts nothing for the current one")
     func lateAcknowledgement() {
         var exports = Exports()

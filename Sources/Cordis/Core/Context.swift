@@ -278,6 +278,12 @@ public final class Context {
     public var providerRecords: [ProviderRecord] {
         world.registry.providedSlots.flatMap { world.registry.records($0) }
     }
+
+    /// Every provider registered in one slot (available or not), oldest first: what an
+    /// `internal/service` event for that slot is about.
+    public func providerRecords(in slot: ServiceSlot) -> [ProviderRecord] {
+        world.registry.records(slot)
+    }
 }
 
 extension Realm {

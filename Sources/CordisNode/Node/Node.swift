@@ -169,9 +169,8 @@ public final class Node {
             seeds: configuration.peers.map(\.description))
         running = true
         // Exports follow the service registry: a provider appearing, leaving, or changing availability
-        // (its fiber's state, its `check`) changes the slot it serves, or the fiber's state.
-        listenersOfWorld.append(try context.on(.status) { [weak self] _ in self?.refreshExports() })
-        listenersOfWorld.append(try context.on(.service) { [weak self] _ in self?.refreshExports() })
+        // (its fiber's state, its `check`) changes the provider its slot resolves to.
+        listenersOfWorld.append(try context.on(.service) { [weak self] slot in self?.refreshExports(in: slot) })
         try startEventStream()
         try await loader.start()
         for listener in listeners {

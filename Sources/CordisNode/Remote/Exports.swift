@@ -40,6 +40,9 @@ struct Exports {
     enum Event: Equatable, Sendable {
         /// The local provider lives that should be shared now (every other export is withdrawn).
         case available([ServiceAnnouncement])
+        /// The provider lives of one service in one realm that should be shared now (every other export of
+        /// that service and realm is withdrawn; other services' exports are untouched).
+        case slotChanged(service: String, realm: String?, available: [ServiceAnnouncement])
         /// A member was linked (a new life, not a replaced link).
         case peerLinked(String)
         /// A member's life is over.
@@ -80,15 +83,11 @@ struct Exports {
         var directives: [Directive] = []
         switch event {
         case .available(let announcements):
-            let lives = Set(announcements.map(\.life))
-            for life in exports.keys.sorted() where !lives.contains(life) && exports[life]?.withdrawal == nil {
-                withdraw(life, into: &directives)
-            }
-            guard !isStopping else { break }
-            for announcement in announcements where exports[announcement.life] == nil {
-                exports[announcement.life] = Export(announcement: announcement)
-                if !peers.isEmpty { directives.append(.announce(announcement, to: peers.sorted())) }
-            }
+            reconcile(announcements, among: { _ in true }, into: &directives)
+        case .slotChanged(let service, let realm, let announcements):
+            reconcile(
+                announcements.filter { $0.service == service && $0.realm == realm },
+                among: { $0.service == service && $0.realm == realm }, into: &directives)
         case .peerLinked(let peer):
             peers.insert(peer)
             for life in exports.keys.sorted() {
@@ -123,6 +122,24 @@ struct Exports {
             }
         }
         return directives
+    }
+
+    /// Withdraws the exports `among` selects that are not in `announcements`, then exports the new ones.
+    private mutating func reconcile(
+        _ announcements: [ServiceAnnouncement], among selected: (ServiceAnnouncement) -> Bool,
+        into directives: inout [Directive]
+    ) {
+        let lives = Set(announcements.map(\.life))
+        for life in exports.keys.sorted() {
+            guard let export = exports[life], export.withdrawal == nil, selected(export.announcement),
+                  !lives.contains(life) else { continue }
+            withdraw(life, into: &directives)
+        }
+        guard !isStopping else { return }
+        for announcement in announcements where exports[announcement.life] == nil {
+            exports[announcement.life] = Export(announcement: announcement)
+            if !peers.isEmpty { directives.append(.announce(announcement, to: peers.sorted())) }
+        }
     }
 
     /// The life being withdrawn that an acknowledgement names. A peer that predates lives (life 0)

@@ -7,30 +7,47 @@ extension Node {
     // MARK: - Exports
 
     /// Tells `Exports` which local provider lives should be shared now: every ordinary, available
-    /// provider of a remote-capable service outside a private realm. Called on every change of the
-    /// service registry or of a fiber's state, so a provider is announced however it appears (a fiber
-    /// becoming active, or an active one providing) and withdrawn however it leaves (its fiber
-    /// unloading, its handle disposed, its `check` failing).
+    /// provider of a remote-capable service outside a private realm. Called once at start; afterwards
+    /// each change of the service registry reconciles its own slot (`refreshExports(in:)`).
     func refreshExports() {
         guard running else { return }
-        var available: [ServiceAnnouncement] = []
-        for record in context.providerRecords where !record.isFallback && record.isAvailable {
-            guard let service = remoteServices.service(named: record.slot.name) else { continue }
-            let realm: String?
-            switch record.slot.realm {
-            case .root: realm = nil
-            case .label(let label): realm = label
-            case .private: continue
-            }
-            available.append(ServiceAnnouncement(
-                service: service.name, realm: realm, interface: service.interface, interfaceVersion: service.version,
-                node: name, fiber: record.fiber.id, life: record.id))
-            if exports.export(life: record.id) == nil, !exports.isStopping {
-                exportRecords[record.id] = record
-                logger.info("providing \(service.name) to the cluster", fields: [("CORDIS_FIBER", "\(record.fiber.id)")])
-            }
+        carryOut(exports.receive(.available(context.providerRecords.compactMap(exportable))))
+    }
+
+    /// Reconciles the exports of one slot after the registry changed it: a provider is announced however
+    /// it appears (a fiber becoming active, or an active one providing) and withdrawn however it leaves
+    /// (its fiber unloading, its handle disposed, its `check` failing). Every such change moves the
+    /// slot's current provider, so the registry reports it for that slot alone, and the cost of a change
+    /// does not grow with the number of providers.
+    func refreshExports(in slot: ServiceSlot) {
+        guard running, remoteServices.service(named: slot.name) != nil, let realm = announcedRealm(slot.realm) else { return }
+        let available = context.providerRecords(in: slot).compactMap(exportable)
+        carryOut(exports.receive(.slotChanged(service: slot.name, realm: realm, available: available)))
+    }
+
+    /// The announcement of `record` when it should be shared now (ordinary, available, remote-capable,
+    /// not private); a record seen for the first time is remembered (its fiber holds withdrawals).
+    private func exportable(_ record: ProviderRecord) -> ServiceAnnouncement? {
+        guard !record.isFallback, record.isAvailable, let service = remoteServices.service(named: record.slot.name),
+              let realm = announcedRealm(record.slot.realm)
+        else { return nil }
+        if exports.export(life: record.id) == nil, !exports.isStopping {
+            exportRecords[record.id] = record
+            logger.info("providing \(service.name) to the cluster", fields: [("CORDIS_FIBER", "\(record.fiber.id)")])
         }
-        carryOut(exports.receive(.available(available)))
+        return ServiceAnnouncement(
+            service: service.name, realm: realm, interface: service.interface, interfaceVersion: service.version,
+            node: name, fiber: record.fiber.id, life: record.id)
+    }
+
+    /// How a realm travels in announcements: nil for the root realm, the label of a shared one; a
+    /// private realm never leaves the node (`.none`).
+    private func announcedRealm(_ realm: Realm) -> String?? {
+        switch realm {
+        case .root: return .some(nil)
+        case .label(let label): return .some(label)
+        case .private: return .none
+        }
     }
 
     /// Carries out what `Exports` decided.

@@ -77,7 +77,7 @@ func runLoaderBenchmark(entries: Int) async -> [(String, Double)] {
 }
 
 extension Duration {
-    fileprivate var milliseconds: Double {
+    var milliseconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) * 1_000 + Double(attoseconds) / 1e15
     }
