@@ -2,6 +2,7 @@ import CordisJSON
 import CordisControl
 import CordisWire
 import Foundation
+import Synchronization
 
 /// One console run: the link to the node reached, the request timeout, and the commands.
 final class ConsoleSession: Sendable {
@@ -230,16 +231,43 @@ final class ConsoleSession: Sendable {
 /// Thrown by `withDeadline` when the work does not finish in time.
 struct DeadlineExceeded: Error {}
 
-/// Runs `work`, throwing `DeadlineExceeded` if it has not finished after `deadline`.
+/// Runs `work`, throwing `DeadlineExceeded` if it has not finished after `deadline` (measured by a
+/// Dispatch timer; `work` is cancelled then).
 func withDeadline<T: Sendable>(_ deadline: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await work() }
-        group.addTask {
-            try await Task.sleep(for: deadline)
-            throw DeadlineExceeded()
+    let race = DeadlineRace<T>()
+    let (seconds, attoseconds) = deadline.components
+    let nanoseconds = seconds >= Int64.max / 1_000_000_000 ? Int64.max : seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            race.outcome.withLock { $0 = continuation }
+            let task = Task {
+                let result: Result<T, any Error>
+                do {
+                    result = .success(try await work())
+                } catch {
+                    result = .failure(error)
+                }
+                race.finish(with: result)
+            }
+            race.task.withLock { $0 = task }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) {
+                race.finish(with: .failure(DeadlineExceeded()))
+            }
         }
-        defer { group.cancelAll() }
-        guard let first = try await group.next() else { throw DeadlineExceeded() }
-        return first
+    } onCancel: {
+        race.task.withLock { $0 }?.cancel()
+    }
+}
+
+/// The state `withDeadline`'s work and timer race for: whichever finishes first resumes the waiter and
+/// cancels the work (both guarded by their `Mutex`).
+private final class DeadlineRace<T: Sendable>: Sendable {
+    let outcome = Mutex<CheckedContinuation<T, any Error>?>(nil)
+    let task = Mutex<Task<Void, Never>?>(nil)
+
+    func finish(with result: Result<T, any Error>) {
+        guard let waiting = outcome.withLock({ $0.take() }) else { return }
+        task.withLock { $0 }?.cancel()
+        waiting.resume(with: result)
     }
 }
