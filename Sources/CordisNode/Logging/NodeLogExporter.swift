@@ -31,7 +31,7 @@ public enum NodeLogExporter {
     /// Whether `journalStream` (a `JOURNAL_STREAM` value, `device:inode` in decimal) names the file
     /// open on `descriptor`; false when it is nil, malformed, or names something else, or when the
     /// descriptor is not open.
-    public static func isJournalStream(_ journalStream: String?, descriptor: Int32 = STDERR_FILENO) -> Bool {
+    package static func isJournalStream(_ journalStream: String?, descriptor: Int32 = STDERR_FILENO) -> Bool {
         guard let journalStream else { return false }
         let parts = journalStream.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }

@@ -18,7 +18,7 @@ public enum SocketActivation {
     ///   names another process.
     /// - Throws: `SystemdError` `invalidActivation` when `LISTEN_PID` or `LISTEN_FDS` is not a positive
     ///   number, or `LISTEN_FDNAMES` does not hold exactly one colon-separated name per socket.
-    public static func sockets(environment: [String: String], processID: Int32) throws -> [ActivatedSocket] {
+    package static func sockets(environment: [String: String], processID: Int32) throws -> [ActivatedSocket] {
         guard let pidText = environment["LISTEN_PID"] else { return [] }
         guard let pid = Int32(pidText), pid > 0 else {
             throw SystemdError(.invalidActivation, "LISTEN_PID is not a process id: \"\(pidText)\"")
