@@ -273,7 +273,7 @@ public final class Context {
     /// Every live fiber of this world, by id.
     public var fibers: [Fiber] { world.fibers.values.sorted { $0.id < $1.id } }
 
-    /// Waits until no fiber of this world has a transition in flight (`CONTRACTS.md` §3).
+    /// Waits until no fiber of this world has a transition in flight.
     public func settled() async {
         await world.quiescence()
     }

@@ -135,7 +135,7 @@ public final class Fiber {
 
     // MARK: - Public lifecycle
 
-    /// Waits until the fiber is settled (`CONTRACTS.md` §3) and returns it.
+    /// Waits until the fiber is settled (no transition in flight) and returns it.
     ///
     /// - Throws: the fiber's error if it settled in `failed`.
     @discardableResult

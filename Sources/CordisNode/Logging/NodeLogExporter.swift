@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Chooses where a node's logs go: journald when standard error is connected to it, stderr lines
-/// otherwise (`CONTRACTS.md` §10).
+/// otherwise.
 ///
 /// systemd sets `JOURNAL_STREAM` to the `device:inode` of the stream it connected to the service's
 /// stderr; the variable alone is not enough (a child of a service inherits it with its stderr

@@ -4,7 +4,7 @@ import CordisJSON
 import Glibc
 #endif
 
-/// Reads `cordis-node`'s command line (`CONTRACTS.md` §6) and its `--config` file into a `NodeCommand`.
+/// Reads `cordis-node`'s command line and its `--config` file into a `NodeCommand`.
 ///
 /// Flags take `--flag value` or `--flag=value`; a value that starts with `--` is taken for the next
 /// flag, so write `--flag=--value` for such a value. `--help` and `--version` anywhere answer at once.
