@@ -62,3 +62,26 @@ struct RemoteArgumentRangeTests {
         #expect(try await dispatch(method, text).description == expected)
     }
 }
+
+/// The message of an argument that does not decode names the method, the argument and the problem on
+/// one line: it travels in an `error` message and is printed by the console.
+@Suite("Remote argument error messages")
+struct RemoteArgumentMessageTests {
+    @Test("An argument out of range is described on one line, without config wording")
+    func outOfRangeArgumentReadsOnOneLine() async throws {
+        let arguments: JSONObject = ["value": .number(.double(1e300))]
+        let error = await #expect(throws: RemoteCallError.self) {
+            try await WidthsAPIRemote.dispatch(Widths(), method: "int8", arguments: arguments)
+        }
+        #expect(error?.message == "int8: argument value: integer 1e+300 does not fit Int8")
+    }
+
+    @Test("A nested problem keeps its path inside the argument")
+    func nestedProblemKeepsItsPath() async throws {
+        let arguments: JSONObject = ["values": [1, "two", 3]]
+        let error = await #expect(throws: RemoteCallError.self) {
+            try await WidthsAPIRemote.dispatch(Widths(), method: "list", arguments: arguments)
+        }
+        #expect(error?.message == "list: argument values: expected integer, got string (at [1])")
+    }
+}
