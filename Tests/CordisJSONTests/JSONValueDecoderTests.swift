@@ -136,7 +136,9 @@ struct JSONValueDecoderTests {
         #expect(try JSONValueDecoder().decode(String?.self, from: nil) == nil)
         #expect(try JSONValueDecoder().decode([Double].self, from: [1, 2.5]) == [1, 2.5])
         #expect(try JSONValueDecoder().decode(JSONValue.self, from: ["a": 1]) == ["a": 1])
-        #expect(try JSONValueDecoder().decode(UInt64.self, from: .double(18_446_744_073_709_551_615.0 / 2)) > 0)
+        #expect(try JSONValueDecoder().decode(UInt64.self, from: .double(0x1p52)) == 1 << 52)
+        // Past 2^53 a double stands for many integers: not one to decode as exact.
+        #expect(throws: ConfigError.self) { try JSONValueDecoder().decode(UInt64.self, from: .double(18_446_744_073_709_551_615.0 / 2)) }
     }
 }
 

@@ -165,11 +165,20 @@ public final class Context {
         world.registry.refresh(realm(for: K.name).slot(K.name))
     }
 
+    /// Provides a service by name, `value` being what the service's key would hold, as an effect of this
+    /// context's fiber (see `provide(_:_:)`).
+    ///
+    /// - Throws: `CordisError` `.duplicateService` when the realm already has an ordinary provider.
+    @discardableResult
+    public func provide(name: String, value: Any) throws -> EffectHandle {
+        try provide(name: name, value: value, in: fiber.openScope(), fallbackRank: nil)
+    }
+
     /// Provides a service by name: `fallbackRank` non-nil makes it a fallback provider (a remote proxy),
     /// which never counts as a duplicate and serves only while the realm has no ordinary provider; the
     /// lowest rank is chosen first, and consumers stay with a fallback until it leaves.
     @discardableResult
-    public func provide(name: String, value: Any, fallbackRank: String? = nil) throws -> EffectHandle {
+    package func provide(name: String, value: Any, fallbackRank: String?) throws -> EffectHandle {
         try provide(name: name, value: value, in: fiber.openScope(), fallbackRank: fallbackRank)
     }
 
@@ -264,7 +273,7 @@ public final class Context {
     /// Every live fiber of this world, by id.
     public var fibers: [Fiber] { world.fibers.values.sorted { $0.id < $1.id } }
 
-    /// Waits until no fiber of this world has a transition in flight (`CONTRACTS.md` §3).
+    /// Waits until no fiber of this world has a transition in flight.
     public func settled() async {
         await world.quiescence()
     }

@@ -135,7 +135,7 @@ public final class Fiber {
 
     // MARK: - Public lifecycle
 
-    /// Waits until the fiber is settled (`CONTRACTS.md` §3) and returns it.
+    /// Waits until the fiber is settled (no transition in flight) and returns it.
     ///
     /// - Throws: the fiber's error if it settled in `failed`.
     @discardableResult
@@ -399,7 +399,7 @@ public final class Fiber {
 
     /// Holds this fiber's withdrawal (its own teardown) until the returned token is released: the node uses
     /// it to wait for remote consumers' acknowledgements.
-    public func holdWithdrawal(_ reason: String) -> WithdrawalHold {
+    package func holdWithdrawal(_ reason: String) -> WithdrawalHold {
         nextHoldID += 1
         let token = nextHoldID
         withdrawalHolds[token] = reason
@@ -453,7 +453,7 @@ public final class Fiber {
 
 /// A hold on a provider's withdrawal; release it once the remote consumers it stands for have let go.
 @CordisActor
-public final class WithdrawalHold {
+package final class WithdrawalHold {
     private var releaser: (@CordisActor () -> Void)?
 
     init(_ releaser: @escaping @CordisActor () -> Void) {
@@ -461,7 +461,7 @@ public final class WithdrawalHold {
     }
 
     /// Lets the withdrawal proceed. Releasing twice does nothing more.
-    public func release() {
+    package func release() {
         releaser?()
         releaser = nil
     }

@@ -16,7 +16,7 @@ public enum FiberState: String, Sendable, Hashable, CaseIterable, CustomStringCo
     /// Gone for good: every effect reverted, removed from its parent.
     case disposed
 
-    /// Whether no transition is in flight (`CONTRACTS.md` §3).
+    /// Whether no transition is in flight.
     public var isSettled: Bool {
         switch self {
         case .pending, .active, .failed, .disposed: return true

@@ -51,7 +51,7 @@ final class World {
     /// Whether no fiber has a transition in flight or scheduled.
     var isQuiescent: Bool { drivers == 0 }
 
-    /// Waits until no fiber of this world has a transition in flight (`CONTRACTS.md` §3).
+    /// Waits until no fiber of this world has a transition in flight.
     func quiescence() async {
         // Bounded: each pass waits for the driver count to reach zero; a new driver can only start from
         // work done on this actor, so the loop ends once the world is idle.

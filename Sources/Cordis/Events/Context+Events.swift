@@ -148,7 +148,7 @@ extension Context {
     }
 
     /// How many listeners each event has now.
-    public var listenerCounts: [String: Int] { world.events.counts }
+    package var listenerCounts: [String: Int] { world.events.counts }
 }
 
 /// The rest of a waterfall, callable once.

@@ -1,6 +1,6 @@
 import CordisJSON
 
-/// One entry of a node's plugin tree, as stored in the entries file (`CONTRACTS.md` §2): a plugin
+/// One entry of a node's plugin tree, as stored in the entries file: a plugin
 /// instance, or a group (non-nil `children`) of entries.
 ///
 /// Fields the file has but this type does not know are kept in `extra` and written back verbatim.
@@ -52,7 +52,7 @@ public struct Entry: Sendable, Hashable {
         isolateOrder.compactMap { key in isolate[key].map { (key, $0) } }
     }
 
-    /// True when `id` is 1–64 characters of `A-Z a-z 0-9 . _ -` (`CONTRACTS.md` §1).
+    /// True when `id` is 1–64 characters of `A-Z a-z 0-9 . _ -`.
     public static func isValidID(_ id: String) -> Bool {
         let bytes = id.utf8
         guard (1...64).contains(bytes.count) else { return false }

@@ -1,5 +1,5 @@
-/// An entry, or the entries file around it, that breaks the rules of the entries file
-/// (`CONTRACTS.md` §2): a field of the wrong type, a bad or repeated id, an unsupported version.
+/// An entry, or the entries file around it, that breaks the rules of the entries file: a field of the
+/// wrong type, a bad or repeated id, an unsupported version.
 ///
 /// The message names the entry: `entry "clock": field "disabled" must be a boolean`.
 public struct EntryError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -8,7 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-/// An `EntryStore` in one JSON file, the node's entries file (`CONTRACTS.md` §2).
+/// An `EntryStore` in one JSON file, the node's entries file.
 ///
 /// A missing file loads as an empty tree. The file must be a regular file or a symlink to one, at most
 /// `EntryTreeLimits.maxFileSize` bytes; anything else (a FIFO, a device, a folder) is refused at once,

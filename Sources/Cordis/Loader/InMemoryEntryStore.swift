@@ -1,6 +1,6 @@
 import Foundation
 
-/// An `EntryStore` in memory, for tests: it can be told to fail its saves or loads.
+/// An `EntryStore` in memory: a node or a test whose plugin tree need not outlive the process.
 public final class InMemoryEntryStore: EntryStore, @unchecked Sendable {
     // Every stored property below is read and written only while holding `lock`.
     private let lock = NSLock()
@@ -20,17 +20,17 @@ public final class InMemoryEntryStore: EntryStore, @unchecked Sendable {
     }
 
     /// How many saves succeeded.
-    public var saveCount: Int {
+    package var saveCount: Int {
         lock.withLock { saves }
     }
 
     /// Makes every later save throw `error` (nil to succeed again), leaving the stored tree as it is.
-    public func failSaves(with error: (any Error & Sendable)?) {
+    package func failSaves(with error: (any Error & Sendable)?) {
         lock.withLock { saveFailure = error }
     }
 
     /// Makes every later load throw `error` (nil to succeed again).
-    public func failLoads(with error: (any Error & Sendable)?) {
+    package func failLoads(with error: (any Error & Sendable)?) {
         lock.withLock { loadFailure = error }
     }
 

@@ -6,7 +6,7 @@ import CordisJSON
 /// Every entry's fiber is a child of the Loader's context (groups included: a group's fiber is a
 /// plain `group` plugin that holds nothing, and its children run beside it, each in the realms its
 /// groups and its own `isolate` give it). Changes are applied one at a time in the order they arrive,
-/// and each returns once no fiber of the world has a transition in flight (`CONTRACTS.md` §3).
+/// and each returns once no fiber of the world has a transition in flight.
 /// A change that throws changed nothing: neither the stored tree nor the running fibers.
 /// All members are isolated to `CordisActor`.
 @CordisActor

@@ -20,7 +20,7 @@ public enum RemoteCoding {
         do {
             return try JSONValueDecoder().decode(T.self, from: arguments[label] ?? .null)
         } catch {
-            throw RemoteCallError(.invalidArguments, "\(method): argument \(label): \(error)")
+            throw RemoteCallError(.invalidArguments, "\(method): argument \(label): \(problem(error))")
         }
     }
 
@@ -31,8 +31,17 @@ public enum RemoteCoding {
         do {
             return try JSONValueDecoder().decode(T.self, from: value)
         } catch {
-            throw RemoteCallError(.invalidArguments, "\(method): result: \(error)")
+            throw RemoteCallError(.invalidArguments, "\(method): result: \(problem(error))")
         }
+    }
+
+    /// A decoding failure on one line: each problem with its path inside the value (none for the
+    /// value itself), separated by `; `.
+    private static func problem(_ error: any Error) -> String {
+        guard let config = error as? ConfigError, !config.issues.isEmpty else { return "\(error)" }
+        return config.issues.map { issue in
+            issue.path.isEmpty ? issue.message : "\(issue.message) (at \(issue.pathDescription))"
+        }.joined(separator: "; ")
     }
 
     /// The error for a method the interface does not have.

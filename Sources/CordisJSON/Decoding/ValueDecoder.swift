@@ -128,6 +128,14 @@ struct ValueDecoder: Decoder {
             if let exact = I(exactly: integer) { return exact }
             state.record(.invalidValue, "integer \(integer) does not fit \(I.self)", at: codingPath)
         case .number(.double(let double)):
+            // From 2^53 on, doubles are further apart than 1: the text held another integer, rounded.
+            if I(exactly: double) != nil, double.magnitude >= 0x1p53 {
+                state.record(
+                    .invalidValue,
+                    "integer \(JSONNumber.double(double)) is not exact: beyond ±2^53 write an integer as plain digits within Int64",
+                    at: codingPath)
+                return 0
+            }
             if let exact = I(exactly: double) { return exact }
             if double.rounded(.towardZero) == double {
                 state.record(.invalidValue, "integer \(JSONNumber.double(double)) does not fit \(I.self)", at: codingPath)

@@ -1,7 +1,7 @@
 import Cordis
 import Foundation
 
-/// The built-in catalog of `cordis-node` (`CONTRACTS.md` §9): `clock`, `counter`, `greeter`, `badge`.
+/// The built-in catalog of `cordis-node`: `clock`, `counter`, `greeter`, `badge`.
 public enum BuiltinCatalog {
     /// The plugins, for a node named `node`.
     @CordisActor
@@ -10,7 +10,7 @@ public enum BuiltinCatalog {
         catalog.register(name: "clock", provides: [ClockServiceKey.name]) { scope in
             let logger = scope.ctx.logger("clock")
             // The teardown is logged so an orderly withdrawal's order is observable: the clock stops
-            // only after every remote consumer let go (`CONTRACTS.md` §4).
+            // only after every remote consumer let go.
             try scope.collect { logger.info("clock stopped") }
             try scope.ctx.provide(ClockServiceKey.self, NodeClock(node: node))
         }

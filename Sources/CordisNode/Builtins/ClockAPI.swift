@@ -14,7 +14,7 @@ public struct ClockReading: Codable, Sendable, Hashable {
     }
 }
 
-/// The built-in `clock` service's interface (`CONTRACTS.md` §9).
+/// The built-in `clock` service's interface.
 @Remote
 public protocol ClockAPI: Sendable {
     /// The providing node's name and time.

@@ -1,6 +1,6 @@
 import Cordis
 
-/// The built-in `counter` service's interface (`CONTRACTS.md` §9).
+/// The built-in `counter` service's interface.
 @Remote
 public protocol CounterAPI: Sendable {
     /// Adds `delta` and returns the new value.

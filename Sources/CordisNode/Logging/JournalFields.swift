@@ -2,17 +2,17 @@ import Cordis
 
 /// The journald fields of a log record: the one mapping shared by `JournalLogExporter` and the stderr
 /// lines of `NodeStderrLogExporter`, kept pure so it can be tested without journald.
-public enum JournalFields {
+package enum JournalFields {
     /// The default `SYSLOG_IDENTIFIER`.
-    public static let defaultIdentifier = "cordis-node"
+    package static let defaultIdentifier = "cordis-node"
 
     /// The fields this mapping sets itself; a record field with one of these names is dropped.
-    public static let reservedNames: Set<String> = [
+    package static let reservedNames: Set<String> = [
         "MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER", "CORDIS_NODE", "CORDIS_LOGGER", "CORDIS_FIBER",
     ]
 
     /// The syslog priority of `level`: error 3, warn 4, info 6, debug 7.
-    public static func priority(of level: LogLevel) -> Int {
+    package static func priority(of level: LogLevel) -> Int {
         switch level {
         case .error: return 3
         case .warn: return 4
@@ -27,7 +27,7 @@ public enum JournalFields {
     ///
     /// Record field names are made valid journald names (see `fieldName(_:)`); one that collides with
     /// `reservedNames` is dropped.
-    public static func make(
+    package static func make(
         record: LogRecord, node: String, identifier: String = defaultIdentifier
     ) -> [(String, String)] {
         var fields: [(String, String)] = [
@@ -49,7 +49,7 @@ public enum JournalFields {
     /// `key` as a valid journald field name: upper case, with every character other than `A`–`Z`,
     /// `0`–`9` and `_` turned into `_`, prefixed with `CORDIS_` when it would start with `_` or a digit
     /// (or be empty), and cut to 64 characters.
-    public static func fieldName(_ key: String) -> String {
+    package static func fieldName(_ key: String) -> String {
         var name = String(
             key.uppercased().unicodeScalars.map { scalar -> Character in
                 switch scalar {

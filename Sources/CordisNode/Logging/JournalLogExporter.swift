@@ -5,8 +5,8 @@ import Cordis
 import Glibc
 #endif
 
-/// Sends log records to journald as structured entries (`sd_journal_sendv`), with the fields of
-/// `JournalFields.make(record:node:)`: `MESSAGE`, `PRIORITY`, `SYSLOG_IDENTIFIER`, `CORDIS_NODE`,
+/// Sends log records to journald as structured entries (`sd_journal_sendv`), with the fields
+/// `MESSAGE`, `PRIORITY`, `SYSLOG_IDENTIFIER`, `CORDIS_NODE`,
 /// `CORDIS_FIBER` and the record's own fields (`CORDIS_ENTRY`, `CORDIS_PEER`…).
 ///
 /// When `sd_journal_sendv` reports an error (an entry journald refuses, a full socket buffer), the
@@ -22,7 +22,7 @@ public struct JournalLogExporter: LogExporter {
     public let identifier: String
 
     /// Creates an exporter for node `node`, sending `level` and more severe records.
-    public init(node: String, level: LogLevel, identifier: String = JournalFields.defaultIdentifier) {
+    public init(node: String, level: LogLevel, identifier: String = "cordis-node") {
         self.node = node
         self.level = level
         self.identifier = identifier

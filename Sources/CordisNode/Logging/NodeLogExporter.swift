@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Chooses where a node's logs go: journald when standard error is connected to it, stderr lines
-/// otherwise (`CONTRACTS.md` §10).
+/// otherwise.
 ///
 /// systemd sets `JOURNAL_STREAM` to the `device:inode` of the stream it connected to the service's
 /// stderr; the variable alone is not enough (a child of a service inherits it with its stderr
@@ -31,7 +31,7 @@ public enum NodeLogExporter {
     /// Whether `journalStream` (a `JOURNAL_STREAM` value, `device:inode` in decimal) names the file
     /// open on `descriptor`; false when it is nil, malformed, or names something else, or when the
     /// descriptor is not open.
-    public static func isJournalStream(_ journalStream: String?, descriptor: Int32 = STDERR_FILENO) -> Bool {
+    package static func isJournalStream(_ journalStream: String?, descriptor: Int32 = STDERR_FILENO) -> Bool {
         guard let journalStream else { return false }
         let parts = journalStream.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }

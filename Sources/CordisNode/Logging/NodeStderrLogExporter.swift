@@ -32,7 +32,7 @@ public struct NodeStderrLogExporter: LogExporter {
     ///
     /// Line breaks in the message are escaped as `\n`; a value that is empty or holds a space, a quote,
     /// `=`, a backslash or a control character is written in double quotes with those escaped.
-    public static func line(record: LogRecord, node: String) -> String {
+    package static func line(record: LogRecord, node: String) -> String {
         var line = "[\(record.level)] \(record.name): \(escapeBreaks(record.message))"
         for (name, value) in JournalFields.make(record: record, node: node) {
             switch name {

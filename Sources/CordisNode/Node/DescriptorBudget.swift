@@ -25,7 +25,7 @@ public struct DescriptorBudget: Sendable, Equatable {
     /// The budget for a process whose soft limit is `limit`.
     ///
     /// - Throws: `NodeStartError` when `limit` is below `minimumLimit`.
-    public init(limit: UInt64) throws {
+    package init(limit: UInt64) throws {
         guard limit >= Self.minimumLimit else {
             throw NodeStartError(
                 "the open-file limit is \(limit) descriptors; a node needs at least \(Self.minimumLimit) "

@@ -38,7 +38,7 @@ public struct NodeConfiguration: Sendable {
     /// it from the descriptor limit (`DescriptorBudget`).
     public var connectionBudget = 1024
 
-    /// A configuration with the defaults of `CONTRACTS.md` §6.
+    /// A configuration with the defaults of `cordis-node`'s flags.
     public init(
         name: String, incarnation: String = UUID().uuidString.lowercased(), listen: [Address] = [],
         advertise: [Address] = [], peers: [Address] = [], secrets: ClusterSecrets? = nil,

@@ -3,7 +3,7 @@ import CordisWire
 import Dispatch
 import Foundation
 
-/// Runs a node process the way `CONTRACTS.md` §6 says: parses the command line, checks the entries
+/// Runs a node process: parses the command line, checks the entries
 /// file and the secrets before anything starts, listens (or adopts socket-activated listeners), tells
 /// systemd, reloads on SIGHUP and stops in order on SIGTERM or SIGINT.
 ///

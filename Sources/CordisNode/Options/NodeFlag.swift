@@ -1,4 +1,4 @@
-/// One flag of `cordis-node` (`CONTRACTS.md` §6): its long name, how it takes values, its help line.
+/// One flag of `cordis-node`: its long name, how it takes values, its help line.
 ///
 /// The one table behind the parser, the config keys (the long name without dashes) and the usage text.
 enum NodeFlag: String, CaseIterable, Sendable {

@@ -3,7 +3,7 @@ import CordisWire
 
 /// The settings of one `cordis-node` process, from its command line and `--config` file, validated.
 ///
-/// Make one with `NodeOptionsParser` (which applies every rule of `CONTRACTS.md` §6) or with `init`
+/// Make one with `NodeOptionsParser` (which applies every rule of the command line) or with `init`
 /// in code and tests (which applies none). Lists keep the order in which they were given.
 public struct NodeOptions: Sendable, Hashable {
     /// How often a node sends a heartbeat on each link by default: 0.5 s.

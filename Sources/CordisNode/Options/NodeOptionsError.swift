@@ -1,7 +1,7 @@
 /// Why a `cordis-node` command line or its `--config` file was refused.
 ///
 /// Every such error is bad usage: `exitCode` is 64 (`EX_USAGE`), a config file that cannot be read
-/// included (66 is kept for an unreadable entries file, `CONTRACTS.md` §6). `description` is the line
+/// included (66 is kept for an unreadable entries file). `description` is the line
 /// to print on stderr: `error: unknown flag --lisen (did you mean --listen?)`.
 public struct NodeOptionsError: Error, Sendable, CustomStringConvertible {
     /// What kind of mistake this is; an extendable set of static values.

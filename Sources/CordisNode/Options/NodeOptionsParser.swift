@@ -4,7 +4,7 @@ import CordisJSON
 import Glibc
 #endif
 
-/// Reads `cordis-node`'s command line (`CONTRACTS.md` §6) and its `--config` file into a `NodeCommand`.
+/// Reads `cordis-node`'s command line and its `--config` file into a `NodeCommand`.
 ///
 /// Flags take `--flag value` or `--flag=value`; a value that starts with `--` is taken for the next
 /// flag, so write `--flag=--value` for such a value. `--help` and `--version` anywhere answer at once.
@@ -150,13 +150,21 @@ public struct NodeOptionsParser: Sendable {
         return settings
     }
 
-    /// Reads a whole regular file through the file system, up to `maximumConfigBytes`.
+    /// Reads a whole regular file (or a symlink to one) through the file system, up to
+    /// `maximumConfigBytes`. It is opened without blocking, so a FIFO, a folder or a device is refused
+    /// at once rather than waited on or read.
     ///
-    /// - Throws: an error whose description is the system's reason (`No such file or directory`).
+    /// - Throws: an error whose description is the system's reason (`No such file or directory`), or
+    ///   says the file is not a regular file or is too large.
     @Sendable public static func readFile(atPath path: String) throws -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FileReadFailure(errno: errno) }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw FileReadFailure(errno: errno) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw FileReadFailure(reason: "not a regular file (a folder, FIFO, socket or device)")
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while bytes.count <= maximumConfigBytes {

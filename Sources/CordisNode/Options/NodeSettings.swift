@@ -123,7 +123,7 @@ struct NodeSettings: Sendable {
         return options
     }
 
-    /// The rules between settings (`CONTRACTS.md` §1, §5, §6).
+    /// The rules between settings.
     private static func check(_ options: NodeOptions) throws(NodeOptionsError) {
         if options.secretFiles.count > NodeOptions.maximumSecretFiles {
             throw NodeOptionsError(

@@ -1,4 +1,4 @@
-/// The text `cordis-node --help` prints: the synopsis of `CONTRACTS.md` §6 and every flag with its default.
+/// The text `cordis-node --help` prints: the synopsis and every flag with its default.
 public enum NodeUsage {
     /// The usage text for a program called `programName`, ending with a newline.
     public static func text(programName: String = "cordis-node") -> String {

@@ -31,7 +31,7 @@ public struct ServiceNotifier: Sendable {
     ///
     /// Nil when `WATCHDOG_USEC` is unset, zero or malformed, or when `WATCHDOG_PID` is set and names
     /// another process (or does not parse), as `sd_watchdog_enabled` decides.
-    public static func watchdogInterval(environment: [String: String], processID: Int32) -> Duration? {
+    package static func watchdogInterval(environment: [String: String], processID: Int32) -> Duration? {
         guard let text = environment["WATCHDOG_USEC"], let microseconds = UInt64(text), microseconds > 0 else {
             return nil
         }

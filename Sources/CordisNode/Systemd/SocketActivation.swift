@@ -17,8 +17,17 @@ public enum SocketActivation {
     /// - Returns: an empty array when `LISTEN_PID` or `LISTEN_FDS` is unset, or when `LISTEN_PID`
     ///   names another process.
     /// - Throws: `SystemdError` `invalidActivation` when `LISTEN_PID` or `LISTEN_FDS` is not a positive
-    ///   number, or `LISTEN_FDNAMES` does not hold exactly one colon-separated name per socket.
-    public static func sockets(environment: [String: String], processID: Int32) throws -> [ActivatedSocket] {
+    ///   number, or more sockets than the open-file limit allows, or `LISTEN_FDNAMES` does not hold
+    ///   exactly one colon-separated name per socket.
+    package static func sockets(environment: [String: String], processID: Int32) throws -> [ActivatedSocket] {
+        try sockets(environment: environment, processID: processID, descriptorLimit: openFileLimit())
+    }
+
+    /// The sockets `environment` passes, refusing a count whose descriptors would reach
+    /// `descriptorLimit` (the process's open-file limit: no descriptor at or past it can be open).
+    package static func sockets(
+        environment: [String: String], processID: Int32, descriptorLimit: Int64
+    ) throws -> [ActivatedSocket] {
         guard let pidText = environment["LISTEN_PID"] else { return [] }
         guard let pid = Int32(pidText), pid > 0 else {
             throw SystemdError(.invalidActivation, "LISTEN_PID is not a process id: \"\(pidText)\"")
@@ -27,6 +36,11 @@ public enum SocketActivation {
         guard let countText = environment["LISTEN_FDS"] else { return [] }
         guard let count = Int32(countText), count > 0, count <= Int32.max - firstDescriptor else {
             throw SystemdError(.invalidActivation, "LISTEN_FDS is not a positive count: \"\(countText)\"")
+        }
+        guard Int64(firstDescriptor) + Int64(count) <= descriptorLimit else {
+            throw SystemdError(
+                .invalidActivation,
+                "LISTEN_FDS is \(count), more sockets than the open-file limit of \(descriptorLimit) descriptors allows")
         }
         var names = [String?](repeating: nil, count: Int(count))
         if let namesText = environment["LISTEN_FDNAMES"] {
@@ -70,6 +84,16 @@ public enum SocketActivation {
             }
         }
         return sockets
+    }
+
+    /// The process's soft open-file limit (`RLIMIT_NOFILE`), or `Int32.max` when it cannot be read or
+    /// is unlimited.
+    static func openFileLimit() -> Int64 {
+        var limits = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0, limits.rlim_cur != rlim_t.max else {
+            return Int64(Int32.max)
+        }
+        return Int64(clamping: limits.rlim_cur)
     }
 
     /// The variables socket activation sets.

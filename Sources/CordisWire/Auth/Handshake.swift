@@ -51,7 +51,7 @@ public struct Handshake: Sendable {
 
     /// A handshake with a given nonce. Only for tests and fixtures: a reused nonce lets a recorded
     /// handshake be replayed.
-    public init(side: Side, configuration: HandshakeConfiguration, nonce: [UInt8]) {
+    package init(side: Side, configuration: HandshakeConfiguration, nonce: [UInt8]) {
         self.side = side
         self.configuration = configuration
         self.nonce = nonce

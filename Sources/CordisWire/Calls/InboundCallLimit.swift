@@ -7,25 +7,25 @@ import Synchronization
 /// once its `result` or `error` is sent (or it is abandoned after the peer's `cancel`); otherwise send
 /// the returned reply and do not serve the call. A call whose id is already in flight is refused with
 /// `duplicate-call`. Thread-safe (one mutex).
-public final class InboundCallLimit: Sendable {
+package final class InboundCallLimit: Sendable {
     /// The default bound, the same as `PendingCalls.defaultMaxPending` on the calling side.
-    public static let defaultMaxInFlight = 1024
+    package static let defaultMaxInFlight = 1024
 
     /// How many calls from the peer may be served at once.
-    public let maxInFlight: Int
+    package let maxInFlight: Int
     private let inFlight = Mutex<Set<Int>>([])
 
     /// A limit of `maxInFlight` calls (at least 1).
-    public init(maxInFlight: Int = defaultMaxInFlight) {
+    package init(maxInFlight: Int = defaultMaxInFlight) {
         self.maxInFlight = max(1, maxInFlight)
     }
 
     /// The number of calls being served.
-    public var count: Int { inFlight.withLock { $0.count } }
+    package var count: Int { inFlight.withLock { $0.count } }
 
     /// Admits `call`, or returns the `error` reply to send instead (`overloaded` over the bound,
     /// `duplicate-call` for an id already in flight).
-    public func admit(_ call: RemoteCall) -> WireMessage? {
+    package func admit(_ call: RemoteCall) -> WireMessage? {
         let maxInFlight = self.maxInFlight
         let refusal = inFlight.withLock { ids -> RemoteCallError? in
             if ids.contains(call.id) {
@@ -43,12 +43,12 @@ public final class InboundCallLimit: Sendable {
 
     /// Marks call `id` as answered (or abandoned), freeing its place; false when it was not in flight.
     @discardableResult
-    public func finish(_ id: Int) -> Bool {
+    package func finish(_ id: Int) -> Bool {
         inFlight.withLock { $0.remove(id) != nil }
     }
 
     /// Forgets every call in flight; for a link that closed.
-    public func reset() {
+    package func reset() {
         inFlight.withLock { $0.removeAll() }
     }
 }

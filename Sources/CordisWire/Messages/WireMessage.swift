@@ -38,7 +38,7 @@ public enum WireMessage: Sendable, Hashable {
     case cancel(id: Int)
     /// The sender is closing the link in an orderly way.
     case goodbye(reason: String?)
-    /// A console's control request (`CONTRACTS.md` §7, §8).
+    /// A console's control request.
     case request(ControlRequest)
     /// A node's answer to a control request.
     case response(ControlResponse)

@@ -7,8 +7,10 @@ import Glibc
 
 /// One stream socket carrying length-prefixed frames, driven by an `EventLoop`.
 ///
-/// Inbound frames are read and split on the loop thread, passed through the optional `FrameFilter`,
-/// and queued for the single consumer of `frames`. The queue is bounded: when it is full the
+/// Inbound frames are read and split on the loop thread, passed through the filter of the `Link`
+/// that owns the connection (handshake, then frame authentication), and queued for the single
+/// consumer of `frames`. Until its `Link` completes the handshake the connection keeps the handshake
+/// bounds of its `ConnectionLimits`; use a connection through `Link`. The queue is bounded: when it is full the
 /// connection stops reading its socket until the consumer drains it, so the peer's writes block and
 /// nothing is lost. `enqueue(_:)`/`send(_:)` may be called from any thread; bytes that fit in the
 /// socket are written at once, the rest wait in a bounded buffer, and passing that bound closes the
@@ -157,7 +159,7 @@ public final class Connection: Sendable {
     ///
     /// Throws `tooLarge` (the connection stays up) when the bytes are more than the whole outbound
     /// buffer, otherwise the errors of `send(_:)`.
-    public func enqueueFramed(_ framed: [UInt8]) throws(TransportError) {
+    package func enqueueFramed(_ framed: [UInt8]) throws(TransportError) {
         guard framed.count <= limits.outboundBufferBytes else {
             throw TransportError(
                 .tooLarge,
@@ -180,7 +182,7 @@ public final class Connection: Sendable {
     /// Frames queued before the filter is installed and not yet consumed are passed through it too, in
     /// order, so a filter installed right after accepting sees every frame (do not consume the
     /// connection's frames before installing it). Takes effect on the loop thread.
-    public func setFilter(_ filter: FrameFilter?) {
+    package func setFilter(_ filter: FrameFilter?) {
         if loop.inLoopThread { installFilter(filter) } else { loop.execute { [self] in installFilter(filter) } }
     }
 
@@ -212,7 +214,7 @@ public final class Connection: Sendable {
     }
 
     /// Changes the largest inbound frame accepted from now on.
-    public func setMaxFrameSize(_ size: Int) {
+    package func setMaxFrameSize(_ size: Int) {
         state.withLock { state in
             state.decoder.maxFrameSize = size
             state.frameSizeChosen = true
@@ -222,7 +224,7 @@ public final class Connection: Sendable {
     /// Marks the handshake complete: cancels the handshake deadline and lifts the pre-handshake
     /// bounds (the frame size to `maxFrameSize` unless `setMaxFrameSize` chose one, the inbound
     /// queue to `inboundQueueFrames` and `inboundQueueBytes`).
-    public func markEstablished() {
+    package func markEstablished() {
         let (timer, callbacks) = state.withLock { state -> (UInt64?, [@Sendable () -> Void]) in
             guard !state.established else { return (nil, []) }
             state.established = true
@@ -240,7 +242,7 @@ public final class Connection: Sendable {
     }
 
     /// True once `markEstablished()` was called.
-    public var isEstablished: Bool { state.withLock { $0.established } }
+    package var isEstablished: Bool { state.withLock { $0.established } }
 
     /// Calls `callback` once the connection is marked established (never when it closes first).
     func whenEstablished(_ callback: @escaping @Sendable () -> Void) {
@@ -310,7 +312,7 @@ public final class Connection: Sendable {
     }
 
     /// How many frames arrived from the peer so far (the listener sheds the slowest connections first).
-    public var framesReceived: Int { state.withLock { $0.framesReceived } }
+    package var framesReceived: Int { state.withLock { $0.framesReceived } }
 
     /// How far the peer got, for shedding the slowest first: frames read, then whether any byte
     /// arrived (read into a partial frame, or waiting in the socket).
@@ -322,10 +324,10 @@ public final class Connection: Sendable {
     }
 
     /// The number of bytes waiting to be written.
-    public var bufferedOutboundBytes: Int { state.withLock { $0.pendingOutbound } }
+    package var bufferedOutboundBytes: Int { state.withLock { $0.pendingOutbound } }
 
     /// True while the connection does not read its socket because the inbound queue is full.
-    public var isReadingPaused: Bool { state.withLock { $0.readPaused } }
+    package var isReadingPaused: Bool { state.withLock { $0.readPaused } }
 
     // MARK: Consumer side
 

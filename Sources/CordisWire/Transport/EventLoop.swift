@@ -110,10 +110,16 @@ public final class EventLoop: Sendable {
         if mustWake { wake() }
     }
 
+    /// The longest delay a timer waits: a longer one (a peer's absurd timeout) waits this long, about
+    /// 136 years, which no process outlives.
+    public static let maximumDelay = Duration.seconds(Int64(UInt32.max))
+
     /// Runs `job` on the loop thread after `delay`; returns an id for `cancelTimer(_:)`.
+    ///
+    /// A delay longer than `maximumDelay` waits `maximumDelay`; a negative one runs the job at once.
     @discardableResult
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> UInt64 {
-        let deadline = ContinuousClock.now.advanced(by: delay)
+        let deadline = ContinuousClock.now.advanced(by: min(delay, Self.maximumDelay))
         let (id, mustWake) = state.withLock { state -> (UInt64, Bool) in
             let id = state.nextToken
             state.nextToken += 1
@@ -263,6 +269,8 @@ public final class EventLoop: Sendable {
         let remaining = ContinuousClock.now.duration(to: earliest)
         if remaining <= .zero { return 0 }
         let (seconds, attoseconds) = remaining.components
+        // epoll takes at most Int32.max milliseconds (24 days): a later timer is looked at again then.
+        guard seconds < Int64(Int32.max / 1000) else { return Int32.max }
         let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int32(clamping: milliseconds)
     }

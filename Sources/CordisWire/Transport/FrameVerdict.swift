@@ -1,5 +1,5 @@
 /// What a connection's frame filter decides about one inbound frame, on the loop thread.
-public enum FrameVerdict: Sendable {
+package enum FrameVerdict: Sendable {
     /// Queue this payload (the frame's, or a transformed one such as the payload without its MAC)
     /// for the consumer.
     case deliver([UInt8])
@@ -15,4 +15,4 @@ public enum FrameVerdict: Sendable {
 /// frame is queued: it answers heartbeats without any actor, checks MACs, drives a handshake.
 ///
 /// It must be quick and must not block; it may call the connection's `enqueue(_:)`.
-public typealias FrameFilter = @Sendable (_ payload: [UInt8]) -> FrameVerdict
+package typealias FrameFilter = @Sendable (_ payload: [UInt8]) -> FrameVerdict

@@ -13,7 +13,7 @@ public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
     public var groups: [UInt32]
 
     /// Creates credentials (tests; the transport reads them from the socket).
-    public init(uid: UInt32, gid: UInt32, pid: Int32, groups: [UInt32] = []) {
+    package init(uid: UInt32, gid: UInt32, pid: Int32, groups: [UInt32] = []) {
         self.uid = uid
         self.gid = gid
         self.pid = pid
