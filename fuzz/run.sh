@@ -15,18 +15,26 @@ sanitizers="fuzzer"
 if [[ "${FUZZ_ASAN:-1}" != "0" ]]; then sanitizers="fuzzer,address"; fi
 
 mapfile -t json_sources < <(find "$root/Sources/CordisJSON" -name '*.swift' | sort)
+mapfile -t files_sources < <(find "$root/Sources/CordisFiles" -name '*.swift' | sort)
 mapfile -t wire_sources < <(find "$root/Sources/CordisWire/Codec" "$root/Sources/CordisWire/Messages" \
     "$root/Sources/CordisWire/Auth" -name '*.swift' | sort)
 
-swiftc -O -parse-as-library -wmo -sanitize="$sanitizers" -module-name CordisJSON \
+# One package name for every module, as SwiftPM builds them, so `package` declarations are visible.
+common=(-O -parse-as-library -wmo -sanitize="$sanitizers" -package-name cordis)
+
+swiftc "${common[@]}" -module-name CordisJSON \
     -emit-module -emit-module-path "$build/CordisJSON.swiftmodule" \
     -c "${json_sources[@]}" -o "$build/CordisJSON.o"
 
-swiftc -O -parse-as-library -wmo -sanitize="$sanitizers" -module-name CordisWireFuzz \
+swiftc "${common[@]}" -module-name CordisFiles \
+    -emit-module -emit-module-path "$build/CordisFiles.swiftmodule" \
+    -c "${files_sources[@]}" -o "$build/CordisFiles.o"
+
+swiftc "${common[@]}" -module-name CordisWireFuzz \
     -I "$build" -I "$root/Sources/COpenSSL" \
     -c "${wire_sources[@]}" "$root/fuzz/FrameDecoderFuzz.swift" -o "$build/CordisWireFuzz.o"
 
-swiftc -sanitize="$sanitizers" "$build/CordisJSON.o" "$build/CordisWireFuzz.o" -lcrypto \
+swiftc -sanitize="$sanitizers" "$build/CordisJSON.o" "$build/CordisFiles.o" "$build/CordisWireFuzz.o" -lcrypto \
     -o "$build/frame-decoder-fuzz"
 
 # Seed the corpus with the golden frames from the docs (one frame per file, chunk byte first).

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The command line and start-up of a real `cordis-node`: a duplicate name is refused by the cluster,
-/// and each start-up failure has its exit code (`CONTRACTS.md` §6).
+/// and each start-up failure has its exit code.
 @Suite("Cluster: command line")
 struct ClusterCommandLineTests {
     @Test("A second node named like a live member is refused at the handshake, by that member and by its peers")

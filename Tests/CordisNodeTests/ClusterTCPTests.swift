@@ -4,7 +4,7 @@ import CordisWire
 import Foundation
 import Testing
 
-/// Nodes over TCP with a cluster secret (`CONTRACTS.md` §5): port 0 picks a port that the node prints;
+/// Nodes over TCP with a cluster secret: port 0 picks a port that the node prints;
 /// members with the secret link and share services, a node with another secret is refused.
 @Suite("Cluster: TCP with a secret")
 struct ClusterTCPTests {

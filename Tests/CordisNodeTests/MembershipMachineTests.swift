@@ -11,6 +11,21 @@ struct MembershipMachineTests {
         .handshakeCompleted(session: session, side: side, name: name, incarnation: incarnation, addresses: addresses)
     }
 
+    @Test("What a member list can make a node keep and dial is bounded: members, addresses per member, valid names")
+    func learnedListsAreBounded() {
+        var view = Membership(name: "a", ownAddresses: [], seeds: [])
+        let many = (0..<5_000).map { Member(name: "m\($0)", addresses: ["unix:/tmp/m\($0).sock"], incarnation: "i") }
+        let directives = view.receive(.learned(many))
+        #expect(view.members.count == Membership.maxMembers)
+        #expect(directives.count == Membership.maxMembers)
+        let wide = Member(name: "m0", addresses: (0..<100).map { "unix:/tmp/w\($0).sock" }, incarnation: "i")
+        var fresh = Membership(name: "a", ownAddresses: [], seeds: [])
+        #expect(fresh.receive(.learned([wide])).count == Membership.maxAddresses)
+        #expect(fresh.members["m0"]?.addresses.count == Membership.maxAddresses)
+        #expect(fresh.receive(.learned([Member(name: "bad name/..", addresses: ["unix:/tmp/x"], incarnation: "i")])) == [])
+        #expect(fresh.members["bad name/.."] == nil)
+    }
+
     @Test("The side whose name sorts first closes a duplicate link of a live life; nothing else happens")
     func sortingFirstClosesTheDuplicate() {
         var view = Membership(name: "a", ownAddresses: [], seeds: [])

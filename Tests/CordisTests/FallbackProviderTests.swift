@@ -2,7 +2,7 @@ import Testing
 @testable import Cordis
 
 /// Fallback providers (`ctx.provide(name:value:fallbackRank:)`), the building block of remote proxies
-/// (`CONTRACTS.md` §4 "Choice").
+/// (a local provider wins; otherwise the node whose name sorts first).
 @Suite("Fallback providers", .timeLimit(.minutes(1))) @CordisActor
 struct FallbackProviderTests {
     /// Plugs a provider of `foo` with `value`, a fallback when `rank` is given.

@@ -2,7 +2,7 @@ import Testing
 @testable import Cordis
 
 /// cordis `fiber.spec.ts` (describe `Fiber`), with gates in place of fake timers, plus the lifecycle
-/// bugs of the anchors that Cordis fixes (`REFERENCES.md`, "do better").
+/// bugs of cordis and cordis-ios that Cordis fixes.
 @Suite("Fiber", .timeLimit(.minutes(1))) @CordisActor
 struct FiberTests {
     struct PluginError: Error, Equatable { var message = "plugin error" }

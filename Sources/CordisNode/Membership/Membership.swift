@@ -80,6 +80,11 @@ struct Membership {
 
     /// The most standby links one member may have; a further duplicate is closed.
     static let maxStandbys = 4
+    /// The most members a node keeps in its view; names learned past it are ignored (a member list is
+    /// input from a peer: it must not make the node keep or dial without bound).
+    static let maxMembers = 1024
+    /// The most addresses kept (and dialled) per member; the rest of a longer list is ignored.
+    static let maxAddresses = 8
 
     /// This node's name.
     let name: String
@@ -146,14 +151,17 @@ struct Membership {
             lose(session, into: &directives)
         case .learned(let list):
             for member in list where member.name != name && !forgottenNames.contains(member.name) {
+                guard PeerName.isValid(member.name), members[member.name] != nil || members.count < Self.maxMembers else {
+                    continue
+                }
                 var record = members[member.name] ?? Record(name: member.name, incarnation: "", addresses: [])
                 if !record.isLinked {
                     if record.incarnation.isEmpty { record.incarnation = member.incarnation }
                     let previous = record.addresses
-                    record.addresses = member.addresses
+                    record.addresses = Array(member.addresses.prefix(Self.maxAddresses))
                     members[member.name] = record
                     superseded(previous, into: &directives)
-                    for address in member.addresses { dial(address, into: &directives) }
+                    for address in record.addresses { dial(address, into: &directives) }
                 }
             }
         case .forgotten(let member):
@@ -202,7 +210,7 @@ struct Membership {
         // services were withdrawn when its link went).
         let previous = record.addresses
         record.incarnation = incarnation
-        record.addresses = addresses
+        record.addresses = Array(addresses.prefix(Self.maxAddresses))
         record.link = link
         record.standbys = []
         members[peer] = record
