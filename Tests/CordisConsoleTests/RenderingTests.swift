@@ -32,8 +32,8 @@ struct RenderingTests {
     ]
 
     @Test("status reads entries without fibers, proxies and unreachable members, and flags problems")
-    func readsStatus() {
-        let status = ClusterStatus(json: Self.sample)
+    func readsStatus() throws {
+        let status = try ClusterStatus(json: Self.sample)
         #expect(status.nodes.map(\.name) == ["a", "b"])
         #expect(status.nodes[0].entries[1].state == nil)
         #expect(status.nodes[1].fibers[1].isProxy)
@@ -42,8 +42,8 @@ struct RenderingTests {
     }
 
     @Test("text output has no escape sequences when not on a terminal, and colours when it is")
-    func plainWhenPiped() {
-        let status = ClusterStatus(json: Self.sample)
+    func plainWhenPiped() throws {
+        let status = try ClusterStatus(json: Self.sample)
         let plain = GraphText.render(status, style: TextStyle(colored: false))
         #expect(!plain.contains("\u{1B}"))
         #expect(plain.contains("uses clock → a:clock"))
@@ -52,8 +52,8 @@ struct RenderingTests {
     }
 
     @Test("dot has one cluster per node, fibers filled by state, and a cross-node edge to the provider")
-    func dotShape() {
-        let dot = GraphDot.render(ClusterStatus(json: Self.sample))
+    func dotShape() throws {
+        let dot = try GraphDot.render(ClusterStatus(json: Self.sample))
         #expect(dot.hasPrefix("digraph cordis {"))
         #expect(dot.contains("subgraph \"cluster_a\""))
         #expect(dot.contains("subgraph \"cluster_b\""))
@@ -79,9 +79,9 @@ struct RenderingTests {
     }
 
     @Test("the watch screen fits the terminal and clips long lines without counting escapes")
-    func watchScreenFits() {
+    func watchScreenFits() throws {
         var screen = WatchScreen()
-        screen.status = ClusterStatus(json: Self.sample)
+        screen.status = try ClusterStatus(json: Self.sample)
         for index in 0 ..< 100 { screen.record("change \(index) " + String(repeating: "x", count: 200)) }
         let lines = screen.lines(width: 40, height: 12, style: TextStyle(colored: true))
         #expect(lines.count == 12)

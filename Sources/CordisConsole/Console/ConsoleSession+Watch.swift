@@ -46,7 +46,7 @@ extension ConsoleSession {
             stale = false
             Task {
                 do {
-                    sink.yield(.status(try await self.clusterStatus().1))
+                    sink.yield(.status(try await self.clusterStatus()))
                 } catch {
                     sink.yield(.failure("\(error)"))
                 }
@@ -68,7 +68,7 @@ extension ConsoleSession {
             case .resize:
                 redraw()
             case .event(let event):
-                screen.record(EventText.line(event, json: false).trimmingCharacters(in: .newlines))
+                screen.record(EventText.line(EventRecord(event)).trimmingCharacters(in: .newlines))
                 fetch()
                 redraw()
             case .status(let status):

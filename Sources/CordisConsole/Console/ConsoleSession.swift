@@ -89,10 +89,31 @@ final class ConsoleSession: Sendable {
         }
     }
 
+    /// The whole cluster's status result, seen through the node reached, pages joined.
+    func clusterStatusResult() async throws -> JSONValue {
+        StatusPaging.join(try await request("status", args: ["cluster": true]))
+    }
+
     /// The whole cluster's status, seen through the node reached.
-    func clusterStatus() async throws -> (JSONValue, ClusterStatus) {
-        let raw = StatusPaging.join(try await request("status", args: ["cluster": true]))
-        return (raw, ClusterStatus(json: raw))
+    func clusterStatus() async throws -> ClusterStatus {
+        let raw = try await clusterStatusResult()
+        return try decoded("status") { try ClusterStatus(json: raw) }
+    }
+
+    /// The model `decode` reads from a node's answer; a `ConfigError` becomes a `failed` console error
+    /// that names the node reached and every problem with its path.
+    func decoded<T>(_ what: String, _ decode: () throws -> T) throws -> T {
+        do {
+            return try decode()
+        } catch let error as ConfigError {
+            let problems = error.issues.map(\.description).joined(separator: "; ")
+            throw ConsoleError(.failed, "\(address) sent a malformed \(what): \(problems)")
+        }
+    }
+
+    /// Decodes a `T` from a node's answer (see `decoded(_:_:)`).
+    func decode<T: Decodable>(_ type: T.Type, from value: JSONValue, as what: String) throws -> T {
+        try decoded(what) { try JSONValueDecoder().decode(type, from: value) }
     }
 
     /// Runs `command`; returns the exit code.
@@ -103,11 +124,14 @@ final class ConsoleSession: Sendable {
             output.out(ConsoleArguments.usage + "\n")
             return 0
         case .status:
-            let (raw, status) = try await clusterStatus()
-            output.out(json ? raw.jsonString(.pretty) : StatusText.render(status, style: style))
+            // The JSON is printed as the node sent it, before it is read for the exit code.
+            let raw = try await clusterStatusResult()
+            if json { output.out(raw.jsonString(.pretty)) }
+            let status = try decoded("status") { try ClusterStatus(json: raw) }
+            if !json { output.out(StatusText.render(status, style: style)) }
             return status.hasProblems ? 3 : 0
         case .graph(let format):
-            let (_, status) = try await clusterStatus()
+            let status = try await clusterStatus()
             output.out(format == .dot ? GraphDot.render(status) : GraphText.render(status, style: style))
             return 0
         case .members:
@@ -115,7 +139,7 @@ final class ConsoleSession: Sendable {
             if json {
                 output.out(result.jsonString(.pretty))
             } else {
-                for member in (result["members"]?.arrayValue ?? []).compactMap(MemberStatus.init(json:)) {
+                for member in try decode([MemberStatus].self, from: result["members"] ?? .array([]), as: "member list") {
                     let reachable = member.reachable ? style.paint("reachable", "32") : style.paint("unreachable", "31")
                     output.out("\(member.name) \(reachable) \(member.addresses.joined(separator: " "))\n")
                 }
@@ -181,7 +205,7 @@ final class ConsoleSession: Sendable {
             nodes = [on]
         } else {
             let members = try await request("members")
-            nodes = (members["members"]?.arrayValue ?? []).compactMap(MemberStatus.init(json:))
+            nodes = try decode([MemberStatus].self, from: members["members"] ?? .array([]), as: "member list")
                 .filter(\.reachable).map(\.name)
         }
         var all = JSONObject()
@@ -200,7 +224,7 @@ final class ConsoleSession: Sendable {
         }
         for (node, plugins) in all {
             output.out("node \(style.bold(node))\n")
-            for plugin in (plugins.arrayValue ?? []).compactMap(CatalogPlugin.init(json:)) {
+            for plugin in try decode([CatalogPlugin].self, from: plugins, as: "catalog of \(node)") {
                 var line = "  \(style.bold(plugin.name))"
                 if !plugin.provides.isEmpty { line += " provides " + plugin.provides.joined(separator: ", ") }
                 if !plugin.injects.isEmpty { line += " injects " + plugin.injects.joined(separator: ", ") }
@@ -217,12 +241,15 @@ final class ConsoleSession: Sendable {
         var args: JSONObject = ["follow": .bool(follow), "history": true, "cluster": true]
         if let on { args["on"] = .string(on) }
         let result = try await request("subscribe", args: args)
-        for event in result["events"]?.arrayValue ?? [] {
-            output.out(EventText.line(event, json: json))
+        let history = result["events"] ?? .array([])
+        let records = try decode([EventRecord].self, from: history, as: "event history")
+        for (record, raw) in zip(records, history.arrayValue ?? []) {
+            // A recorded event is printed with --json as the node sent it.
+            output.out(json ? raw.jsonString(.compact) + "\n" : EventText.line(record))
         }
         guard follow else { return 0 }
         for await event in client.events {
-            output.out(EventText.line(event, json: json))
+            output.out(try EventText.line(EventRecord(event), json: json))
         }
         throw ConsoleError(.unavailable, "the link to \(address) closed")
     }

@@ -1,8 +1,8 @@
 import CordisJSON
 import CordisControl
 
-/// The cluster as `status` reports it, read through the shared `NodeStatus` model into values the
-/// renderers use. Unknown members are ignored; missing ones read as empty or null.
+/// The cluster as `status` reports it, decoded through the shared `NodeStatus` model into values the
+/// renderers use. Unknown members are ignored; missing ones read as empty or null (see `NodeStatus`).
 public struct ClusterStatus: Sendable, Hashable {
     /// One member.
     public struct Node: Sendable, Hashable {
@@ -83,9 +83,11 @@ public struct ClusterStatus: Sendable, Hashable {
     public var nodes: [Node]
 
     /// Reads a `status` result (one object, or pages as `ControlClient` returns them).
-    public init(json: JSONValue) {
+    ///
+    /// - Throws: `ConfigError` naming each member of the wrong JSON type, or a node without a name.
+    public init(json: JSONValue) throws {
         let joined = StatusPaging.join(json)
-        nodes = (joined["nodes"]?.arrayValue ?? []).compactMap(Self.node(from:))
+        nodes = try JSONValueDecoder().decode([NodeStatus].self, from: joined["nodes"] ?? .array([])).map(Self.node(from:))
     }
 
     /// Whether `status` must exit 3: an unreachable member, a failed fiber, or an entry with an error.
@@ -95,9 +97,8 @@ public struct ClusterStatus: Sendable, Hashable {
         }
     }
 
-    private static func node(from json: JSONValue) -> Node? {
-        guard let status = NodeStatus(json: json) else { return nil }
-        return Node(
+    private static func node(from status: NodeStatus) -> Node {
+        Node(
             name: status.name, addresses: status.addresses, reachable: status.reachable,
             unreachableReason: status.unreachable,
             entries: status.entries.map { entry in

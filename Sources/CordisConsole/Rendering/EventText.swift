@@ -6,19 +6,17 @@ import Foundation
 /// One event as a line: `2025-01-02T03:04:05.678Z a status greeter#7 [greeter] pending → active`, or
 /// as one JSON object per line with `--json`.
 public enum EventText {
-    /// The line for an event object (as in a `subscribe` result).
-    public static func line(_ event: JSONValue, json: Bool) -> String {
-        if json { return event.jsonString(.compact) + "\n" }
-        let time = event["time"]?.doubleValue ?? 0
-        let node = event["node"]?.stringValue ?? "?"
-        let kind = event["kind"]?.stringValue ?? "?"
-        let detail = event["detail"] ?? .null
-        return "\(timestamp(time)) \(node) \(describe(kind: kind, detail: detail))\n"
+    /// The text line for an event.
+    public static func line(_ record: EventRecord) -> String {
+        "\(timestamp(record.time)) \(record.node) \(describe(kind: record.kind, detail: .object(record.detail)))\n"
     }
 
-    /// The line for a pushed event.
-    public static func line(_ event: ControlEvent, json: Bool) -> String {
-        line(event.json, json: json)
+    /// The line for an event: text, or with `json` its record as one compact JSON object.
+    ///
+    /// - Throws: `EncodingError` for a time that is not finite (JSON cannot write it).
+    public static func line(_ record: EventRecord, json: Bool) throws -> String {
+        guard json else { return line(record) }
+        return try JSONValueEncoder().encode(record).jsonString(.compact) + "\n"
     }
 
     /// What happened, without the time and node.

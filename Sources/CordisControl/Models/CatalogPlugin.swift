@@ -1,9 +1,13 @@
 import CordisJSON
 
-/// One plugin in a `catalog` result: what a node can run, with its config fields.
-public struct CatalogPlugin: Sendable, Hashable {
+/// One plugin in a `catalog` result: what a node can run, with its config fields. The JSON members,
+/// in order: `name`, `injects`, `provides`, `config` (`[{"path", "type", "optional"}]`).
+///
+/// Decoding needs `name` (and `path` for a field); other missing members read as empty, `?` for a
+/// field's type, `false` for `optional`.
+public struct CatalogPlugin: Sendable, Hashable, Codable {
     /// One config field of the plugin's schema.
-    public struct Field: Sendable, Hashable {
+    public struct Field: Sendable, Hashable, Codable {
         /// The field's path in the config.
         public var path: String
         /// Its type name.
@@ -11,11 +15,32 @@ public struct CatalogPlugin: Sendable, Hashable {
         /// Whether it may be left out.
         public var optional: Bool
 
+        /// The JSON members, in the order they are written.
+        enum CodingKeys: String, CodingKey {
+            case path, type, optional
+        }
+
         /// Creates a field.
         public init(path: String, type: String, optional: Bool) {
             self.path = path
             self.type = type
             self.optional = optional
+        }
+
+        /// Decodes a field. Throws `DecodingError`.
+        public init(from decoder: any Decoder) throws {
+            let container = try ObjectKey.lenientContainer(of: decoder, keyedBy: CodingKeys.self)
+            path = try container.decode(String.self, forKey: .path)
+            type = try container.decodeIfPresent(String.self, forKey: .type) ?? "?"
+            optional = try container.decodeIfPresent(Bool.self, forKey: .optional) ?? false
+        }
+
+        /// Encodes the field.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(path, forKey: .path)
+            try container.encode(type, forKey: .type)
+            try container.encode(optional, forKey: .optional)
         }
     }
 
@@ -28,6 +53,11 @@ public struct CatalogPlugin: Sendable, Hashable {
     /// Its config fields.
     public var config: [Field]
 
+    /// The JSON members, in the order they are written.
+    enum CodingKeys: String, CodingKey {
+        case name, injects, provides, config
+    }
+
     /// Creates a plugin.
     public init(name: String, injects: [String], provides: [String], config: [Field]) {
         self.name = name
@@ -36,27 +66,21 @@ public struct CatalogPlugin: Sendable, Hashable {
         self.config = config
     }
 
-    /// The JSON object.
-    public var json: JSONValue {
-        .object([
-            "name": .string(name), "injects": .array(injects.map { .string($0) }),
-            "provides": .array(provides.map { .string($0) }),
-            "config": .array(config.map { field in
-                .object(["path": .string(field.path), "type": .string(field.type), "optional": .bool(field.optional)])
-            }),
-        ])
+    /// Decodes a plugin. Throws `DecodingError` (with `JSONValueDecoder`, `ConfigError`).
+    public init(from decoder: any Decoder) throws {
+        let container = try ObjectKey.lenientContainer(of: decoder, keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        injects = try container.decodeIfPresent([String].self, forKey: .injects) ?? []
+        provides = try container.decodeIfPresent([String].self, forKey: .provides) ?? []
+        config = try container.decodeIfPresent([Field].self, forKey: .config) ?? []
     }
 
-    /// Reads a plugin; nil without a name.
-    public init?(json: JSONValue) {
-        guard let name = json["name"]?.stringValue else { return nil }
-        self.name = name
-        injects = (json["injects"]?.arrayValue ?? []).compactMap(\.stringValue)
-        provides = (json["provides"]?.arrayValue ?? []).compactMap(\.stringValue)
-        config = (json["config"]?.arrayValue ?? []).compactMap { field in
-            field["path"]?.stringValue.map {
-                Field(path: $0, type: field["type"]?.stringValue ?? "?", optional: field["optional"]?.boolValue ?? false)
-            }
-        }
+    /// Encodes the plugin.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(injects, forKey: .injects)
+        try container.encode(provides, forKey: .provides)
+        try container.encode(config, forKey: .config)
     }
 }

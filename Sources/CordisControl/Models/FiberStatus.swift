@@ -2,23 +2,50 @@ import CordisJSON
 
 /// One fiber in a member's status: what it provides, the provider it uses for each injected service,
 /// and what a pending fiber waits for.
-public struct FiberStatus: Sendable, Hashable {
+///
+/// The JSON members, in order: `fiber`, `entry` (`null` when not Loader-made), `plugin`, `state`,
+/// `provides` (`[{"service", "realm"}]`), `injects` (an object from each injected service, in order,
+/// to its provider or `null`), `missing`, `waiting` (only when not empty: an object from a missing
+/// service to the reason its providers do not fit) and `error` (`null` when it did not fail).
+///
+/// Decoding needs `fiber`; a missing `plugin` or `state` reads as `?`, other missing members as empty
+/// or nil. A provider object needs `node` and `fiber`.
+public struct FiberStatus: Sendable, Hashable, Codable {
     /// A service a fiber provides, in a realm (nil: the root realm).
-    public struct Slot: Sendable, Hashable {
+    public struct Slot: Sendable, Hashable, Codable {
         /// The service name.
         public var service: String
         /// The realm label, nil for the root realm.
         public var realm: String?
+
+        /// The JSON members, in the order they are written.
+        enum CodingKeys: String, CodingKey {
+            case service, realm
+        }
 
         /// Creates a slot.
         public init(service: String, realm: String?) {
             self.service = service
             self.realm = realm
         }
+
+        /// Decodes a slot; needs `service`. Throws `DecodingError`.
+        public init(from decoder: any Decoder) throws {
+            let container = try ObjectKey.lenientContainer(of: decoder, keyedBy: CodingKeys.self)
+            service = try container.decode(String.self, forKey: .service)
+            realm = try container.decodeIfPresent(String.self, forKey: .realm)
+        }
+
+        /// Encodes the slot, `realm` as `null` for the root realm.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(service, forKey: .service)
+            try container.encode(realm, forKey: .realm)
+        }
     }
 
     /// The provider a fiber uses for one injected service.
-    public struct Provider: Sendable, Hashable {
+    public struct Provider: Sendable, Hashable, Codable {
         /// The node of the provider.
         public var node: String
         /// Its entry, if Loader-made.
@@ -28,12 +55,35 @@ public struct FiberStatus: Sendable, Hashable {
         /// Its realm label, nil for the root realm.
         public var realm: String?
 
+        /// The JSON members, in the order they are written.
+        enum CodingKeys: String, CodingKey {
+            case node, entry, fiber, realm
+        }
+
         /// Creates a provider reference.
         public init(node: String, entry: String?, fiber: Int, realm: String?) {
             self.node = node
             self.entry = entry
             self.fiber = fiber
             self.realm = realm
+        }
+
+        /// Decodes a provider; needs `node` and `fiber`. Throws `DecodingError`.
+        public init(from decoder: any Decoder) throws {
+            let container = try ObjectKey.lenientContainer(of: decoder, keyedBy: CodingKeys.self)
+            node = try container.decode(String.self, forKey: .node)
+            entry = try container.decodeIfPresent(String.self, forKey: .entry)
+            fiber = try container.decode(Int.self, forKey: .fiber)
+            realm = try container.decodeIfPresent(String.self, forKey: .realm)
+        }
+
+        /// Encodes the provider, `entry` and `realm` as `null` when nil.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(node, forKey: .node)
+            try container.encode(entry, forKey: .entry)
+            try container.encode(fiber, forKey: .fiber)
+            try container.encode(realm, forKey: .realm)
         }
     }
 
@@ -48,6 +98,20 @@ public struct FiberStatus: Sendable, Hashable {
         public init(service: String, provider: Provider?) {
             self.service = service
             self.provider = provider
+        }
+    }
+
+    /// Why the providers of a service a pending fiber misses do not fit.
+    public struct Mismatch: Sendable, Hashable {
+        /// The missing service.
+        public var service: String
+        /// Why its providers do not fit.
+        public var reason: String
+
+        /// Creates a mismatch.
+        public init(service: String, reason: String) {
+            self.service = service
+            self.reason = reason
         }
     }
 
@@ -66,14 +130,19 @@ public struct FiberStatus: Sendable, Hashable {
     /// What a pending fiber waits for.
     public var missing: [String]
     /// Why a missing service's providers do not fit, by service (only when there are any).
-    public var waiting: [(service: String, reason: String)]
+    public var waiting: [Mismatch]
     /// Why it failed.
     public var error: String?
+
+    /// The JSON members, in the order they are written.
+    enum CodingKeys: String, CodingKey {
+        case fiber, entry, plugin, state, provides, injects, missing, waiting, error
+    }
 
     /// Creates a fiber status.
     public init(
         fiber: Int, entry: String?, plugin: String, state: String, provides: [Slot], injects: [Injection],
-        missing: [String], waiting: [(service: String, reason: String)] = [], error: String?
+        missing: [String], waiting: [Mismatch] = [], error: String?
     ) {
         self.fiber = fiber
         self.entry = entry
@@ -86,56 +155,53 @@ public struct FiberStatus: Sendable, Hashable {
         self.error = error
     }
 
-    /// The JSON object (`waiting` only when not empty).
-    public var json: JSONValue {
-        var object: JSONObject = [
-            "fiber": .integer(fiber), "entry": entry.map { .string($0) } ?? .null, "plugin": .string(plugin),
-            "state": .string(state),
-            "provides": .array(provides.map { .object(["service": .string($0.service), "realm": $0.realm.map { .string($0) } ?? .null]) }),
-            "injects": .object(JSONObject(injects.map { injection in
-                (injection.service, injection.provider.map { provider in
-                    .object([
-                        "node": .string(provider.node), "entry": provider.entry.map { .string($0) } ?? .null,
-                        "fiber": .integer(provider.fiber), "realm": provider.realm.map { .string($0) } ?? .null,
-                    ])
-                } ?? .null)
-            })),
-            "missing": .array(missing.map { .string($0) }),
-        ]
-        if !waiting.isEmpty {
-            object["waiting"] = .object(JSONObject(waiting.map { ($0.service, .string($0.reason)) }))
-        }
-        object["error"] = error.map { .string($0) } ?? .null
-        return .object(object)
-    }
-
-    /// Reads a fiber; nil without a fiber id.
-    public init?(json: JSONValue) {
-        guard let fiber = json["fiber"]?.intValue else { return nil }
-        self.fiber = fiber
-        entry = json["entry"]?.stringValue
-        plugin = json["plugin"]?.stringValue ?? "?"
-        state = json["state"]?.stringValue ?? "?"
-        provides = (json["provides"]?.arrayValue ?? []).compactMap { slot in
-            slot["service"]?.stringValue.map { Slot(service: $0, realm: slot["realm"]?.stringValue) }
-        }
-        injects = (json["injects"]?.objectValue ?? JSONObject()).map { member in
-            let value = member.value
-            guard let node = value["node"]?.stringValue, let fiber = value["fiber"]?.intValue else {
-                return Injection(service: member.key, provider: nil)
+    /// Decodes a fiber. Throws `DecodingError` (with `JSONValueDecoder`, `ConfigError`).
+    public init(from decoder: any Decoder) throws {
+        let container = try ObjectKey.lenientContainer(of: decoder, keyedBy: CodingKeys.self)
+        fiber = try container.decode(Int.self, forKey: .fiber)
+        entry = try container.decodeIfPresent(String.self, forKey: .entry)
+        plugin = try container.decodeIfPresent(String.self, forKey: .plugin) ?? "?"
+        state = try container.decodeIfPresent(String.self, forKey: .state) ?? "?"
+        provides = try container.decodeIfPresent([Slot].self, forKey: .provides) ?? []
+        injects = []
+        if let services = try Self.object(.injects, in: container) {
+            for key in services.allKeys {
+                injects.append(Injection(service: key.stringValue, provider: try services.decodeIfPresent(Provider.self, forKey: key)))
             }
-            return Injection(service: member.key, provider: Provider(
-                node: node, entry: value["entry"]?.stringValue, fiber: fiber, realm: value["realm"]?.stringValue))
         }
-        missing = (json["missing"]?.arrayValue ?? []).compactMap(\.stringValue)
-        waiting = (json["waiting"]?.objectValue ?? JSONObject()).compactMap { member in
-            member.value.stringValue.map { (member.key, $0) }
+        missing = try container.decodeIfPresent([String].self, forKey: .missing) ?? []
+        waiting = []
+        if let services = try Self.object(.waiting, in: container) {
+            for key in services.allKeys {
+                waiting.append(Mismatch(service: key.stringValue, reason: try services.decode(String.self, forKey: key)))
+            }
         }
-        error = json["error"]?.stringValue
+        error = try container.decodeIfPresent(String.self, forKey: .error)
     }
 
-    /// Equal when their JSON is.
-    public static func == (lhs: FiberStatus, rhs: FiberStatus) -> Bool { lhs.json == rhs.json }
-    /// Hashes the JSON.
-    public func hash(into hasher: inout Hasher) { hasher.combine(json) }
+    /// The object under `key`, nil when it is missing or `null`.
+    private static func object(
+        _ key: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>
+    ) throws -> KeyedDecodingContainer<ObjectKey>? {
+        guard container.contains(key), try !container.decodeNil(forKey: key) else { return nil }
+        return try container.nestedContainer(keyedBy: ObjectKey.self, forKey: key)
+    }
+
+    /// Encodes the fiber: `entry` and `error` as `null` when nil, `waiting` only when not empty.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(fiber, forKey: .fiber)
+        try container.encode(entry, forKey: .entry)
+        try container.encode(plugin, forKey: .plugin)
+        try container.encode(state, forKey: .state)
+        try container.encode(provides, forKey: .provides)
+        var services = container.nestedContainer(keyedBy: ObjectKey.self, forKey: .injects)
+        for injection in injects { try services.encode(injection.provider, forKey: ObjectKey(injection.service)) }
+        try container.encode(missing, forKey: .missing)
+        if !waiting.isEmpty {
+            var reasons = container.nestedContainer(keyedBy: ObjectKey.self, forKey: .waiting)
+            for mismatch in waiting { try reasons.encode(mismatch.reason, forKey: ObjectKey(mismatch.service)) }
+        }
+        try container.encode(error, forKey: .error)
+    }
 }

@@ -1,7 +1,10 @@
 import CordisJSON
 
-/// One member in a `members` result, as the node reached sees it.
-public struct MemberStatus: Sendable, Hashable {
+/// One member in a `members` result, as the node reached sees it: `name`, `addresses`, `incarnation`,
+/// `self`, `reachable`, in this order.
+///
+/// Decoding needs `name`; other missing members read as empty or `false`.
+public struct MemberStatus: Sendable, Hashable, Codable {
     /// Its name.
     public var name: String
     /// The addresses it advertises.
@@ -13,6 +16,13 @@ public struct MemberStatus: Sendable, Hashable {
     /// Whether a link to it is up (always true for the node itself).
     public var reachable: Bool
 
+    /// The JSON members, in the order they are written.
+    enum CodingKeys: String, CodingKey {
+        case name, addresses, incarnation
+        case isSelf = "self"
+        case reachable
+    }
+
     /// Creates a member.
     public init(name: String, addresses: [String], incarnation: String, isSelf: Bool, reachable: Bool) {
         self.name = name
@@ -22,21 +32,23 @@ public struct MemberStatus: Sendable, Hashable {
         self.reachable = reachable
     }
 
-    /// The JSON object.
-    public var json: JSONValue {
-        .object([
-            "name": .string(name), "addresses": .array(addresses.map { .string($0) }),
-            "incarnation": .string(incarnation), "self": .bool(isSelf), "reachable": .bool(reachable),
-        ])
+    /// Decodes a member. Throws `DecodingError` (with `JSONValueDecoder`, `ConfigError`).
+    public init(from decoder: any Decoder) throws {
+        let container = try ObjectKey.lenientContainer(of: decoder, keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        addresses = try container.decodeIfPresent([String].self, forKey: .addresses) ?? []
+        incarnation = try container.decodeIfPresent(String.self, forKey: .incarnation) ?? ""
+        isSelf = try container.decodeIfPresent(Bool.self, forKey: .isSelf) ?? false
+        reachable = try container.decodeIfPresent(Bool.self, forKey: .reachable) ?? false
     }
 
-    /// Reads a member; nil without a name.
-    public init?(json: JSONValue) {
-        guard let name = json["name"]?.stringValue else { return nil }
-        self.name = name
-        addresses = (json["addresses"]?.arrayValue ?? []).compactMap(\.stringValue)
-        incarnation = json["incarnation"]?.stringValue ?? ""
-        isSelf = json["self"]?.boolValue ?? false
-        reachable = json["reachable"]?.boolValue ?? false
+    /// Encodes the member.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(addresses, forKey: .addresses)
+        try container.encode(incarnation, forKey: .incarnation)
+        try container.encode(isSelf, forKey: .isSelf)
+        try container.encode(reachable, forKey: .reachable)
     }
 }

@@ -1,9 +1,13 @@
 import CordisJSON
 
 /// One member in a `status` result: its entries and fibers, and whether it answered. The node builds
-/// it and sends `json`; a console reads it back with `init(json:)`. The JSON is the `status --json`
-/// shape, member for member and in this order.
-public struct NodeStatus: Sendable, Hashable {
+/// it and encodes it with `JSONValueEncoder`; a console decodes it back with `JSONValueDecoder`. The
+/// JSON is the `status --json` shape, member for member and in this order, with `null` for an absent
+/// incarnation or version and `unreachable` only when set.
+///
+/// Decoding needs `name`; other missing members read as empty, `false` or nil, members it does not
+/// know are ignored, and a member of the wrong JSON type is an error (`ConfigError` naming its path).
+public struct NodeStatus: Sendable, Hashable, Codable {
     /// The member's name.
     public var name: String
     /// The addresses it advertises.
@@ -21,6 +25,11 @@ public struct NodeStatus: Sendable, Hashable {
     /// Why it did not answer, when it did not.
     public var unreachable: String?
 
+    /// The JSON members, in the order they are written.
+    enum CodingKeys: String, CodingKey {
+        case name, addresses, incarnation, version, reachable, entries, fibers, unreachable
+    }
+
     /// Creates a status.
     public init(
         name: String, addresses: [String], incarnation: String?, version: String?, reachable: Bool,
@@ -36,73 +45,29 @@ public struct NodeStatus: Sendable, Hashable {
         self.unreachable = unreachable
     }
 
-    /// The JSON object (`unreachable` only when set).
-    public var json: JSONValue {
-        var object: JSONObject = [
-            "name": .string(name), "addresses": .array(addresses.map { .string($0) }),
-            "incarnation": incarnation.map { .string($0) } ?? .null, "version": version.map { .string($0) } ?? .null,
-            "reachable": .bool(reachable), "entries": .array(entries.map(\.json)), "fibers": .array(fibers.map(\.json)),
-        ]
-        if let unreachable { object["unreachable"] = .string(unreachable) }
-        return .object(object)
+    /// Decodes a member's status. Throws `DecodingError` (with `JSONValueDecoder`, `ConfigError`).
+    public init(from decoder: any Decoder) throws {
+        let container = try ObjectKey.lenientContainer(of: decoder, keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        addresses = try container.decodeIfPresent([String].self, forKey: .addresses) ?? []
+        incarnation = try container.decodeIfPresent(String.self, forKey: .incarnation)
+        version = try container.decodeIfPresent(String.self, forKey: .version)
+        reachable = try container.decodeIfPresent(Bool.self, forKey: .reachable) ?? false
+        entries = try container.decodeIfPresent([EntryStatus].self, forKey: .entries) ?? []
+        fibers = try container.decodeIfPresent([FiberStatus].self, forKey: .fibers) ?? []
+        unreachable = try container.decodeIfPresent(String.self, forKey: .unreachable)
     }
 
-    /// Reads a member's status; nil without a name. Missing members read as empty or null.
-    public init?(json: JSONValue) {
-        guard let name = json["name"]?.stringValue else { return nil }
-        self.name = name
-        addresses = (json["addresses"]?.arrayValue ?? []).compactMap(\.stringValue)
-        incarnation = json["incarnation"]?.stringValue
-        version = json["version"]?.stringValue
-        reachable = json["reachable"]?.boolValue ?? false
-        entries = (json["entries"]?.arrayValue ?? []).compactMap(EntryStatus.init(json:))
-        fibers = (json["fibers"]?.arrayValue ?? []).compactMap(FiberStatus.init(json:))
-        unreachable = json["unreachable"]?.stringValue
-    }
-}
-
-/// One Loader entry in a member's status.
-public struct EntryStatus: Sendable, Hashable {
-    /// The entry id.
-    public var id: String
-    /// Its plugin (`group` for a group).
-    public var plugin: String
-    /// Its group, nil at the top level.
-    public var parent: String?
-    /// Its own `disabled` flag.
-    public var disabled: Bool
-    /// Its fiber's state, nil without a fiber.
-    public var state: String?
-    /// Why it does not run, if it does not.
-    public var error: String?
-
-    /// Creates an entry status.
-    public init(id: String, plugin: String, parent: String?, disabled: Bool, state: String?, error: String?) {
-        self.id = id
-        self.plugin = plugin
-        self.parent = parent
-        self.disabled = disabled
-        self.state = state
-        self.error = error
-    }
-
-    /// The JSON object.
-    public var json: JSONValue {
-        .object([
-            "id": .string(id), "plugin": .string(plugin), "parent": parent.map { .string($0) } ?? .null,
-            "disabled": .bool(disabled), "state": state.map { .string($0) } ?? .null,
-            "error": error.map { .string($0) } ?? .null,
-        ])
-    }
-
-    /// Reads an entry; nil without an id.
-    public init?(json: JSONValue) {
-        guard let id = json["id"]?.stringValue else { return nil }
-        self.id = id
-        plugin = json["plugin"]?.stringValue ?? "group"
-        parent = json["parent"]?.stringValue
-        disabled = json["disabled"]?.boolValue ?? false
-        state = json["state"]?.stringValue
-        error = json["error"]?.stringValue
+    /// Encodes the status: `incarnation` and `version` as `null` when nil, `unreachable` only when set.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(addresses, forKey: .addresses)
+        try container.encode(incarnation, forKey: .incarnation)
+        try container.encode(version, forKey: .version)
+        try container.encode(reachable, forKey: .reachable)
+        try container.encode(entries, forKey: .entries)
+        try container.encode(fibers, forKey: .fibers)
+        try container.encodeIfPresent(unreachable, forKey: .unreachable)
     }
 }

@@ -45,9 +45,9 @@ extension Node {
         }
         switch request.command {
         case "status":
-            return await status(request)
+            return try await status(request)
         case "members":
-            return membersList()
+            return try membersList()
         case "forget":
             return try forget(request)
         case "subscribe":
@@ -55,13 +55,12 @@ extension Node {
         case "unsubscribe":
             return unsubscribe(request, by: session)
         case "catalog":
-            return .array(loader.plugins.map { item in
+            return try JSONValueEncoder().encode(loader.plugins.map { item in
                 CatalogPlugin(
                     name: item.name, injects: item.injects.map(\.description), provides: item.provides,
                     config: item.schema.fields.map {
                         CatalogPlugin.Field(path: $0.path, type: $0.type, optional: $0.isOptional)
-                    }
-                ).json
+                    })
             })
         case "enable", "disable":
             let id = try args.requiredString("entry")

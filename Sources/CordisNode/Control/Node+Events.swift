@@ -77,7 +77,10 @@ extension Node {
                 for member in members {
                     let question = ControlRequest(id: 0, command: "subscribe", args: ["follow": false, "cluster": false])
                     guard let answer = try? await ask(member, question, timeout: timeout) else { continue }
-                    events += (answer["events"]?.arrayValue ?? []).compactMap(ControlEvent.init(json:))
+                    // A member's malformed record is left out, as a missing answer is.
+                    events += (answer["events"]?.arrayValue ?? []).compactMap { record in
+                        (try? JSONValueDecoder().decode(EventRecord.self, from: record))?.event()
+                    }
                 }
                 events.sort { $0.time < $1.time }
             }
@@ -88,7 +91,7 @@ extension Node {
                 for member in sessions.values { subscribeUpstream(member) }
             }
         }
-        return .object(["events": .array(events.map(\.json))])
+        return .object(["events": try JSONValueEncoder().encode(events.map(EventRecord.init))])
     }
 
     /// `unsubscribe`: stops the stream of subscription `id` (the `subscribe` request's id).

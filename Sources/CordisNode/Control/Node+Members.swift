@@ -5,13 +5,13 @@ import CordisWire
 /// decommissioned member (no more dialling, gone from the view) on every reachable member.
 extension Node {
     /// Every member this node knows, itself first, with whether a link to it is up.
-    func membersList() -> JSONValue {
-        .object(["members": .array(members.filter { !control.forgottenNames.contains($0.name) }.map { member in
+    func membersList() throws -> JSONValue {
+        let list = members.filter { !control.forgottenNames.contains($0.name) }.map { member in
             MemberStatus(
                 name: member.name, addresses: member.addresses, incarnation: member.incarnation,
-                isSelf: member.name == name, reachable: member.name == name || sessions[member.name] != nil
-            ).json
-        })])
+                isSelf: member.name == name, reachable: member.name == name || sessions[member.name] != nil)
+        }
+        return .object(["members": try JSONValueEncoder().encode(list)])
     }
 
     /// Whether `address` belongs to a forgotten member (the dialler stops).

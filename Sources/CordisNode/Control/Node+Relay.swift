@@ -80,8 +80,8 @@ extension Node {
 
     /// `status`: this node's snapshot, or with `cluster: true` every member's, unreachable ones with
     /// `reachable: false` and the last snapshot seen.
-    func status(_ request: ControlRequest) async -> JSONValue {
-        let own = statusSnapshot()
+    func status(_ request: ControlRequest) async throws -> JSONValue {
+        let own = try statusSnapshot()
         control.lastStatus[name] = own
         guard request.args["cluster"]?.boolValue == true else { return .object(["nodes": .array([own])]) }
         let members = Set(memberAddresses.keys).union(sessions.keys).subtracting(control.forgottenNames)
@@ -112,24 +112,26 @@ extension Node {
                     nodes.append(node)
                     continue
                 }
-                nodes.append(unreachableStatus(member, reason: "\(member) sent no status"))
+                nodes.append(try unreachableStatus(member, reason: "\(member) sent no status"))
             case .failure(let error):
-                nodes.append(unreachableStatus(member, reason: error.message))
+                nodes.append(try unreachableStatus(member, reason: error.message))
             case nil:
-                nodes.append(unreachableStatus(member, reason: "no answer"))
+                nodes.append(try unreachableStatus(member, reason: "no answer"))
             }
         }
         return .object(["nodes": .array(nodes)])
     }
 
     /// A member that could not be asked: the last snapshot seen, marked unreachable, with the reason.
-    func unreachableStatus(_ member: String, reason: String) -> JSONValue {
-        var status = control.lastStatus[member].flatMap(NodeStatus.init(json:)) ?? NodeStatus(
+    func unreachableStatus(_ member: String, reason: String) throws -> JSONValue {
+        // A last snapshot that does not decode is replaced by what the membership knows.
+        let last = control.lastStatus[member].flatMap { try? JSONValueDecoder().decode(NodeStatus.self, from: $0) }
+        var status = last ?? NodeStatus(
             name: member, addresses: memberAddresses[member] ?? [], incarnation: memberIncarnations[member],
             version: nil, reachable: false, entries: [], fibers: [])
         status.reachable = false
         status.unreachable = reason
-        return status.json
+        return try JSONValueEncoder().encode(status)
     }
 
     /// Sends a response, in pages under the frame limit when the result is a large status.

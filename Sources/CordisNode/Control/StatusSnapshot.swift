@@ -4,9 +4,9 @@ import CordisWire
 /// The node's part of `status --json`: its entries and every fiber, with what each provides, the
 /// provider it uses for each injected service, and what a pending fiber waits for.
 extension Node {
-    /// This node's status object.
-    public func statusSnapshot() -> JSONValue {
-        nodeStatus().json
+    /// This node's status object. Throws `EncodingError` if the status cannot be written as JSON.
+    public func statusSnapshot() throws -> JSONValue {
+        try JSONValueEncoder().encode(nodeStatus())
     }
 
     /// This node's status.
@@ -31,7 +31,9 @@ extension Node {
                 FiberStatus.Injection(service: dependency.name, provider: fiber.providers[dependency.name].map(provider))
             },
             missing: missing,
-            waiting: missing.compactMap { service in mismatches[service].map { (service, $0) } },
+            waiting: missing.compactMap { service in
+                mismatches[service].map { FiberStatus.Mismatch(service: service, reason: $0) }
+            },
             error: fiber.error.map { "\($0)" })
     }
 

@@ -1,0 +1,57 @@
+import CordisJSON
+
+/// One Loader entry in a member's status: `id`, `plugin`, `parent`, `disabled`, `state`, `error`,
+/// in this order, with `null` for an absent parent, state (no fiber, as for a disabled entry) or error.
+///
+/// Decoding needs `id`; a missing `plugin` reads as `group`, other missing members as `false` or nil.
+public struct EntryStatus: Sendable, Hashable, Codable {
+    /// The entry id.
+    public var id: String
+    /// Its plugin (`group` for a group).
+    public var plugin: String
+    /// Its group, nil at the top level.
+    public var parent: String?
+    /// Its own `disabled` flag.
+    public var disabled: Bool
+    /// Its fiber's state, nil without a fiber.
+    public var state: String?
+    /// Why it does not run, if it does not.
+    public var error: String?
+
+    /// The JSON members, in the order they are written.
+    enum CodingKeys: String, CodingKey {
+        case id, plugin, parent, disabled, state, error
+    }
+
+    /// Creates an entry status.
+    public init(id: String, plugin: String, parent: String?, disabled: Bool, state: String?, error: String?) {
+        self.id = id
+        self.plugin = plugin
+        self.parent = parent
+        self.disabled = disabled
+        self.state = state
+        self.error = error
+    }
+
+    /// Decodes an entry. Throws `DecodingError` (with `JSONValueDecoder`, `ConfigError`).
+    public init(from decoder: any Decoder) throws {
+        let container = try ObjectKey.lenientContainer(of: decoder, keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        plugin = try container.decodeIfPresent(String.self, forKey: .plugin) ?? "group"
+        parent = try container.decodeIfPresent(String.self, forKey: .parent)
+        disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
+        state = try container.decodeIfPresent(String.self, forKey: .state)
+        error = try container.decodeIfPresent(String.self, forKey: .error)
+    }
+
+    /// Encodes the entry, writing `null` for each nil member.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(plugin, forKey: .plugin)
+        try container.encode(parent, forKey: .parent)
+        try container.encode(disabled, forKey: .disabled)
+        try container.encode(state, forKey: .state)
+        try container.encode(error, forKey: .error)
+    }
+}
