@@ -33,7 +33,7 @@ public struct ConsoleArguments: Sendable, Hashable {
         3 status found a problem, 64 usage, 69 no node reachable.
         """
 
-    /// Whether `text` is a valid node name or entry id (`CONTRACTS.md` §1).
+    /// Whether `text` is a valid node name or entry id.
     public static func isName(_ text: String) -> Bool {
         guard (1...64).contains(text.utf8.count) else { return false }
         return text.utf8.allSatisfy { byte in

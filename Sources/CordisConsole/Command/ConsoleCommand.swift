@@ -1,6 +1,6 @@
 import CordisJSON
 
-/// One `cordis-console` command (`CONTRACTS.md` §7), parsed from the command line.
+/// One `cordis-console` command, parsed from the command line.
 public enum ConsoleCommand: Sendable, Hashable {
     /// `status`: every node's entries and fibers.
     case status

@@ -1,4 +1,4 @@
-/// A console failure: a message for stderr (`error: …`) and the exit code (`CONTRACTS.md` §7).
+/// A console failure: a message for stderr (`error: …`) and the exit code.
 public struct ConsoleError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure it is; decides the exit code.
     public struct Code: RawRepresentable, Sendable, Hashable {

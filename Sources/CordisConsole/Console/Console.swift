@@ -4,7 +4,7 @@ import CordisWire
 import Foundation
 
 /// `cordis-console`: parses the command line, holds one link to one node, runs the command and returns
-/// the exit code (`CONTRACTS.md` §7). The node reached relays requests for the other members.
+/// the exit code. The node reached relays requests for the other members.
 public enum Console {
     /// Runs the console with `arguments` (without the program name); returns the exit code.
     public static func main(

@@ -1,7 +1,7 @@
 import CordisJSON
 
 /// Splits a `status` result (`{"nodes": [...]}`) into pages that each encode under a byte budget, and
-/// joins pages back into one result (`CONTRACTS.md` §8: large snapshots are sent in pages).
+/// joins pages back into one result (a large snapshot is sent in pages under the frame limit).
 ///
 /// A page is itself a status result; a node too large for one page appears in several consecutive
 /// pages with the same `name`, each carrying part of its `entries` and `fibers` (the other members are
