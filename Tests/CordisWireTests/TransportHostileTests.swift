@@ -362,10 +362,11 @@ struct LinkLimitTests {
         _ = await server.result
     }
 
-    @Test("a message over the frame limit fails with tooLarge and the link stays up")
-    func oversizedMessageKeepsTheLinkUp() async throws {
-        let loop = try EventLoop()
-        defer { Task { await loop.shutdown() } }
+    /// Two authenticated links over loopback TCP on `loop`: the dialling side "a" (with `clientOptions`)
+    /// and the accepting side "b".
+    static func authenticatedPair(
+        on loop: EventLoop, clientOptions: LinkOptions = LinkOptions()
+    ) async throws -> (client: Link, server: Link) {
         let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0))
         let server = Task {
             let connection = try await accept(listener)
@@ -374,9 +375,16 @@ struct LinkLimitTests {
         let client = try await withDeadline("connect") {
             try await Link.connect(
                 to: listener.address, on: loop, configuration: Self.configuration("a", secrets: Self.right),
-                options: LinkOptions(maxFrameSize: 1024))
+                options: clientOptions)
         }
-        let serverLink = try await withDeadline("server") { try await server.value }
+        return (client, try await withDeadline("server") { try await server.value })
+    }
+
+        @Test("a message over the frame limit fails with tooLarge and the link stays up")
+    func oversizedMessageKeepsTheLinkUp() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        let (client, serverLink) = try await Self.authenticatedPair(on: loop, clientOptions: LinkOptions(maxFrameSize: 1024))
         let big = WireMessage.result(RemoteResult(id: 1, value: .string(String(repeating: "x", count: 4000))))
         do {
             try await client.send(big)
@@ -397,15 +405,7 @@ struct LinkLimitTests {
     func fullLimitAfterHandshake() async throws {
         let loop = try EventLoop()
         defer { Task { await loop.shutdown() } }
-        let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0))
-        let server = Task {
-            let connection = try await accept(listener)
-            return try await Link.establish(connection, side: .responder, configuration: Self.configuration("b", secrets: Self.right))
-        }
-        let client = try await withDeadline("connect") {
-            try await Link.connect(to: listener.address, on: loop, configuration: Self.configuration("a", secrets: Self.right))
-        }
-        let serverLink = try await withDeadline("server") { try await server.value }
+        let (client, serverLink) = try await Self.authenticatedPair(on: loop)
         let big = WireMessage.result(RemoteResult(id: 1, value: .string(String(repeating: "x", count: 200_000))))
         try await client.send(big)
         for index in 0..<100 { try await client.send(.result(RemoteResult(id: index, value: 1))) }
