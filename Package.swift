@@ -123,5 +123,11 @@ let package = Package(
             name: "CordisNodeTests", dependencies: ["CordisNode", "CordisProcessTesting", "cordis-test-node"],
             swiftSettings: strict),
         .testTarget(name: "CordisConsoleTests", dependencies: ["CordisConsole", "CordisControl", "CordisWire", "CordisProcessTesting"], swiftSettings: strict),
+        // The wire protocol's specification checked against the implementation: schemas, vectors, docs, and
+        // the Python conformance client against real nodes.
+        .testTarget(
+            name: "CordisSpecTests",
+            dependencies: ["Cordis", "CordisJSON", "CordisWire", "CordisControl", "CordisNode", "CordisConsole", "CordisProcessTesting"],
+            swiftSettings: strict),
     ]
 )

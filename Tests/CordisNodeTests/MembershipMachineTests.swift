@@ -260,7 +260,8 @@ extension Membership.Event {
     /// The session the event is about (0 for events about no link).
     var session: Int {
         switch self {
-        case .handshakeCompleted(let session, _, _, _, _), .linkClosed(let session), .heartbeatMissed(let session):
+        case .handshakeCompleted(let session, _, _, _, _), .linkClosed(let session), .heartbeatMissed(let session),
+             .departed(let session):
             return session
         case .learned, .forgotten:
             return 0

@@ -52,7 +52,6 @@ struct MalformedMessageTests {
         #"{"type":"result","id":1}"#,
         #"{"type":"error","id":"x","code":"c","message":"m"}"#,
         #"{"type":"error","code":"c"}"#,
-        #"{"type":"announce","service":"s","realm":null,"interface":"I","interfaceVersion":"1","node":"bad name","fiber":1}"#,
         #"{"type":"announce","service":"s","realm":null,"interface":"I","interfaceVersion":"1","node":"b","fiber":"1"}"#,
         #"{"type":"withdraw","service":"s","node":"b"}"#,
         #"{"type":"members","members":{}}"#, #"{"type":"members","members":[1]}"#,
@@ -67,6 +66,20 @@ struct MalformedMessageTests {
     func invalidField(_ text: String) {
         let error = #expect(throws: WireError.self) { try decode(text, at: 7) }
         #expect(error?.code == .invalidField)
+        #expect(error?.messageType != nil)
+        #expect(error?.offset == 7)
+    }
+
+    @Test("a name that breaks the name rule is invalidName naming the message type", arguments: [
+        #"{"type":"announce","service":"s","realm":null,"interface":"I","interfaceVersion":"1","node":"bad name","fiber":1}"#,
+        #"{"type":"withdraw","service":"s","node":"","fiber":1}"#,
+        #"{"type":"members","members":[{"name":"a/b","addresses":[],"incarnation":"x"}]}"#,
+        #"{"type":"event","id":1,"node":"é","time":1,"kind":"entry","detail":{}}"#,
+        #"{"type":"hello","version":"1.3","role":"node","name":"a b","incarnation":"i","addresses":[],"capabilities":[],"nonce":"\#(String(repeating: "00", count: 32))","auth":"none"}"#,
+    ])
+    func invalidName(_ text: String) {
+        let error = #expect(throws: WireError.self) { try decode(text, at: 7) }
+        #expect(error?.code == .invalidName)
         #expect(error?.messageType != nil)
         #expect(error?.offset == 7)
     }

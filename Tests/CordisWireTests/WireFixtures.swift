@@ -112,6 +112,9 @@ enum WireFixtures {
             json: #"{"type":"goodbye","reason":"shutting down"}"#),
         MessageFixture(name: "goodbye without reason", message: .goodbye(reason: nil), json: #"{"type":"goodbye","reason":null}"#),
         MessageFixture(
+            name: "goodbye leaving", message: .goodbye(reason: "decommissioned", leaving: true),
+            json: #"{"type":"goodbye","reason":"decommissioned","leaving":true}"#),
+        MessageFixture(
             name: "request",
             message: .request(ControlRequest(id: 5, command: "enable", node: "b", args: ["entry": "greeter"])),
             json: #"{"type":"request","id":5,"command":"enable","node":"b","args":{"entry":"greeter"}}"#),
@@ -119,6 +122,11 @@ enum WireFixtures {
             name: "request with timeout",
             message: .request(ControlRequest(id: 6, command: "status", args: ["cluster": true], timeout: 2.5)),
             json: #"{"type":"request","id":6,"command":"status","node":null,"args":{"cluster":true},"timeout":2.5}"#),
+        MessageFixture(
+            name: "relayed request",
+            message: .request(ControlRequest(
+                id: 9, command: "disable", args: ["entry": "greeter"], timeout: 8, from: "console (uid 1000)")),
+            json: #"{"type":"request","id":9,"command":"disable","node":null,"args":{"entry":"greeter"},"timeout":8.0,"from":"console (uid 1000)"}"#),
         MessageFixture(
             name: "response page",
             message: .response(ControlResponse(id: 6, result: ["nodes": [["name": "a", "entries": [], "fibers": []]]], more: true)),

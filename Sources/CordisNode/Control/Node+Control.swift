@@ -40,7 +40,9 @@ extension Node {
     private func run(_ request: ControlRequest, by session: PeerSession) async throws -> JSONValue {
         let args = request.args
         if let target = request.node, target != name {
-            let result = try await ask(target, request, timeout: relayTimeout(for: request))
+            var relayed = request
+            relayed.from = request.from ?? changer(session, request)
+            let result = try await ask(target, relayed, timeout: relayTimeout(for: request))
             return request.command == "status" ? StatusPaging.join(result) : result
         }
         switch request.command {
@@ -65,23 +67,23 @@ extension Node {
         case "enable", "disable":
             let id = try args.requiredString("entry")
             try await loader.setDisabled(id: id, request.command == "disable")
-            audit(session, "\(request.command)d entry \(id)", entry: id)
+            audit(session, request, "\(request.command)d entry \(id)", entry: id)
             return entryResult(id)
         case "config":
             let id = try args.requiredString("entry")
             try await loader.update(id: id, config: args["config"] ?? .object(JSONObject()))
-            audit(session, "changed the config of entry \(id)", entry: id)
+            audit(session, request, "changed the config of entry \(id)", entry: id)
             return entryResult(id)
         case "add":
             let entry = try Entry(json: args["entry"] ?? .null, location: "add")
             let parent = args["parent"]?.stringValue
             try await loader.add(entry, parent: parent)
-            audit(session, "added entry \(entry.id) (\(entry.plugin ?? "group"))", entry: entry.id)
+            audit(session, request, "added entry \(entry.id) (\(entry.plugin ?? "group"))", entry: entry.id)
             return entryResult(entry.id)
         case "remove":
             let id = try args.requiredString("entry")
             try await loader.remove(id: id)
-            audit(session, "removed entry \(id)", entry: id)
+            audit(session, request, "removed entry \(id)", entry: id)
             return .object(["entry": .string(id), "removed": .bool(true)])
         case "call":
             return try await callFromConsole(args)
@@ -100,10 +102,18 @@ extension Node {
         ])
     }
 
-    private func audit(_ session: PeerSession, _ change: String, entry: String) {
-        let who = session.link.peerUID.map { "\(session.identity.name) (uid \($0))" }
+    private func audit(_ session: PeerSession, _ request: ControlRequest, _ change: String, entry: String) {
+        logger.info(
+            "\(changer(session, request)) \(change)", fields: [("CORDIS_PEER", session.identity.name), ("CORDIS_ENTRY", entry)])
+    }
+
+    /// Who made a change, for the log: the peer and its uid or address; for a request a member relayed,
+    /// the sender it names (`from`, clipped: it comes from the socket) and the member it came through.
+    private func changer(_ session: PeerSession, _ request: ControlRequest) -> String {
+        let peer = session.link.peerUID.map { "\(session.identity.name) (uid \($0))" }
             ?? "\(session.identity.name) (\(session.link.connection.origin))"
-        logger.info("\(who) \(change)", fields: [("CORDIS_PEER", session.identity.name), ("CORDIS_ENTRY", entry)])
+        guard session.role == .node, let from = request.from else { return peer }
+        return "\(BoundedText.clip(from, limit: 160)) via \(session.identity.name)"
     }
 
     private func callFromConsole(_ args: JSONObject) async throws -> JSONValue {

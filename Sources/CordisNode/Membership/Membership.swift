@@ -54,6 +54,9 @@ struct Membership {
         case learned([Member])
         /// An operator forgot a member: no more dialling, gone from the view.
         case forgotten(name: String)
+        /// The member on this link said it leaves the cluster (`goodbye` with `leaving`): it is dropped
+        /// from the view (not forgotten: it may join again).
+        case departed(session: Int)
     }
 
     /// What the node must do.
@@ -164,6 +167,18 @@ struct Membership {
                     for address in record.addresses { dial(address, into: &directives) }
                 }
             }
+        case .departed(let session):
+            guard let owner = linkOwners[session], let record = members[owner], record.link?.session == session else {
+                break
+            }
+            for standby in record.standbys {
+                linkOwners[standby.session] = nil
+                directives.append(.close(session: standby.session, reason: "\(owner) left the cluster"))
+            }
+            linkOwners[session] = nil
+            members[owner] = nil
+            directives.append(.withdrawAll(member: owner, incarnation: record.incarnation))
+            superseded(record.addresses, into: &directives)
         case .forgotten(let member):
             forgottenNames.insert(member)
             let addresses = members[member]?.addresses ?? []

@@ -258,7 +258,7 @@ public final class Node {
         return HandshakeConfiguration(identity: identity, secrets: configuration.secrets) { peer in
             if peer.role == .node, let incarnation = live.incarnation(of: peer.name), incarnation != peer.incarnation {
                 return Rejection(
-                    code: "duplicate-name",
+                    code: "nameTaken",
                     reason: "a live member is named \(peer.name) (incarnation \(incarnation))")
             }
             return nil
@@ -402,7 +402,7 @@ public final class Node {
                 guard let session = links.removeValue(forKey: id) else { continue }
                 logger.warn(
                     "refused a link from \(session.identity.name): \(reason)", fields: [("CORDIS_PEER", session.identity.name)])
-                session.link.close(reason: "duplicate-name: \(reason)")
+                session.link.close(reason: "nameTaken: \(reason)")
             case .closeDuplicate(let id, let member):
                 guard let session = links.removeValue(forKey: id) else { continue }
                 logger.debug("closed a duplicate link to \(member)", fields: [("CORDIS_PEER", member)])
@@ -519,8 +519,14 @@ public final class Node {
             completeRelay(response, from: session)
         case .event(let event):
             forwardEvent(event, from: session)
-        case .goodbye(let reason):
+        case .goodbye(let reason, let leaving):
             logger.info("\(session.identity.name) said goodbye: \(reason ?? "")")
+            // A member that leaves the cluster is dropped from the view at once (not forgotten: it may
+            // join again); a plain goodbye (a node stopping, perhaps to restart) keeps it listed.
+            if leaving {
+                logger.info("\(session.identity.name) left the cluster", fields: [("CORDIS_PEER", session.identity.name)])
+                carryOut(membership.receive(.departed(session: session.id)))
+            }
         default:
             break
         }

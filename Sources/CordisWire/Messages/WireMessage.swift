@@ -36,8 +36,9 @@ public enum WireMessage: Sendable, Hashable {
     case error(RemoteError)
     /// The caller no longer wants the answer to call `id`.
     case cancel(id: Int)
-    /// The sender is closing the link in an orderly way.
-    case goodbye(reason: String?)
+    /// The sender is closing the link in an orderly way; `leaving` (protocol 1.3) says a member is leaving
+    /// the cluster, so the receiver drops it from its view instead of waiting for it to come back.
+    case goodbye(reason: String?, leaving: Bool = false)
     /// A console's control request.
     case request(ControlRequest)
     /// A node's answer to a control request.

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""A Cordis console in Python, from docs/wire-protocol.md alone: reads status and drives a change.
+
+    console.py ADDR [--secret-file FILE] status            print every node's status as JSON
+    console.py ADDR [--secret-file FILE] check NODE:ENTRY  the conformance run (below)
+
+`check` connects as a console, reads `status` (cluster-wide), `members` and `catalog`, follows the
+event stream, disables and re-enables ENTRY on NODE (relayed when NODE is another member), sees both
+changes as events, and checks the link-level rules: an unknown message type is answered with an
+`error` and the link stays up; an unknown command and a bad request are answered with their codes.
+Every check prints one `ok:` line; the first that fails prints `FAIL:` and exits 1.
+"""
+
+import argparse
+import json
+import sys
+
+import cordis_wire as wire
+
+
+def fail(text):
+    print("FAIL: " + text, flush=True)
+    sys.exit(1)
+
+
+def check(condition, text):
+    if not condition:
+        fail(text)
+    print("ok: " + text, flush=True)
+
+
+def expect_keys(value, keys, what):
+    check(isinstance(value, dict) and set(keys) <= set(value), "%s has %s" % (what, ", ".join(sorted(keys))))
+
+
+def run_check(link, reference):
+    node, _, entry = reference.partition(":")
+    requests = wire.Requests(link)
+    peer = link.peer
+    check(peer["role"] == "node" and peer["version"].startswith("1."), "the node speaks protocol 1.x as a node")
+    check("remote-services" in peer["capabilities"], "the node names the remote-services capability")
+
+    status = requests.request("status", {"cluster": True})
+    check("result" in status, "status answers a result")
+    nodes = [item for page in status["pages"] for item in page["nodes"]]
+    check(len(nodes) >= 1 and nodes[0]["name"] == peer["name"], "status lists the node reached first")
+    for item in nodes:
+        expect_keys(item, {"name", "addresses", "incarnation", "version", "reachable", "entries", "fibers"},
+                    "node %s" % item["name"])
+        for fiber in item["fibers"]:
+            expect_keys(fiber, {"fiber", "entry", "plugin", "state", "provides", "injects", "missing", "error"},
+                        "fiber %s:#%s" % (item["name"], fiber["fiber"]))
+    check(any(item["name"] == node for item in nodes), "status lists %s" % node)
+
+    members = requests.request("members")
+    listed = members["result"]["members"]
+    check(listed[0]["self"] is True and listed[0]["name"] == peer["name"], "members lists the node reached first")
+    for member in listed:
+        expect_keys(member, {"name", "addresses", "incarnation", "self", "reachable"}, "member %s" % member["name"])
+
+    catalog = requests.request("catalog", node=node)
+    check(isinstance(catalog["result"], list) and all("name" in p for p in catalog["result"]),
+          "catalog is an array of plugins")
+
+    follow = requests.request("subscribe", {"follow": True, "history": False})
+    subscription = requests.next_id
+    check(follow["result"] == {"events": []}, "subscribe without history answers no events")
+
+    disabled = requests.request("disable", {"entry": entry}, node=node)
+    check(disabled.get("result") == {"entry": entry, "state": None, "disabled": True, "error": None},
+          "disable answers the entry with state null")
+
+    def entry_event(change):
+        def matches(message):
+            return (message.get("type") == "event" and message.get("id") == subscription
+                    and message.get("node") == node and message.get("kind") == "entry"
+                    and message["detail"].get("entry") == entry and message["detail"].get("change") == change)
+        return matches
+
+    def seen(change):
+        if any(entry_event(change)(event) for event in requests.events):
+            return True
+        link.wait_for(entry_event(change), timeout=10, on_other=requests._other)
+        return True
+
+    check(seen("disabled"), "the disable comes back as an entry event of the subscription")
+    enabled = requests.request("enable", {"entry": entry}, node=node)
+    result = enabled.get("result", {})
+    check(result.get("entry") == entry and result.get("disabled") is False, "enable answers the entry")
+    check(seen("enabled"), "the enable comes back as an entry event")
+
+    unsubscribed = requests.request("unsubscribe", {"id": subscription})
+    check(unsubscribed.get("result") == {"unsubscribed": True}, "unsubscribe answers unsubscribed: true")
+
+    unknown = requests.request("no-such-command")
+    check(unknown.get("code") == "unknown-command" and "message" in unknown, "an unknown command is unknown-command")
+    bad = requests.request("enable", {})
+    check(bad.get("code") == "bad-request", "a request without its argument is bad-request")
+    missing = requests.request("enable", {"entry": "no-such-entry"})
+    check(missing.get("code") == "rejected", "an unknown entry is rejected")
+    stranger = requests.request("status", node="no-such-member")
+    check(stranger.get("code") == "unknown-member", "a request for an unknown member is unknown-member")
+
+    link.send({"type": "conformance-probe", "id": 1})
+    reply = link.wait_for(lambda m: m.get("type") == "error", timeout=10, on_other=requests._other)
+    check(reply.get("code") == "unknownType" and reply.get("id") is None,
+          "an unknown message type is answered with an error of code unknownType, without id")
+    link.send({"type": "ping", "id": 4242})
+    pong = link.receive(timeout=10, answer_pings=True)
+    while pong is not None and not (pong.get("type") == "pong" and pong.get("id") == 4242):
+        pong = link.receive(timeout=10, answer_pings=True)
+    check(pong is not None, "the link stays up after the unknown type: our ping is answered")
+    print("info: %d heartbeats answered" % link.pings_answered, flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("address")
+    parser.add_argument("--secret-file")
+    parser.add_argument("command", choices=["status", "check"])
+    parser.add_argument("reference", nargs="?")
+    options = parser.parse_args()
+    secret = wire.read_secret(options.secret_file) if options.secret_file else None
+    try:
+        link = wire.connect(options.address, "console", "py-console", secret=secret)
+    except (OSError, wire.ProtocolError) as error:
+        print("error: %s" % error, file=sys.stderr)
+        return 69
+    try:
+        if options.command == "status":
+            response = wire.Requests(link).request("status", {"cluster": True})
+            if "result" not in response:
+                print("error: %s" % response.get("message"), file=sys.stderr)
+                return 1
+            print(json.dumps({"nodes": [n for page in response["pages"] for n in page["nodes"]]}, indent=2))
+        else:
+            if not options.reference or ":" not in options.reference:
+                parser.error("check needs NODE:ENTRY")
+            run_check(link, options.reference)
+            print("conformance: console checks passed", flush=True)
+    except wire.ProtocolError as error:
+        fail(str(error))
+    finally:
+        link.close("done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
