@@ -6,14 +6,18 @@
 
 `check` connects as a console, reads `status` (cluster-wide), `members` and `catalog`, follows the
 event stream, disables and re-enables ENTRY on NODE (relayed when NODE is another member), sees both
-changes as events, and checks the link-level rules: an unknown message type is answered with an
-`error` and the link stays up; an unknown command and a bad request are answered with their codes.
+changes as events, and checks the link-level rules: heartbeats; an unknown message type is answered
+with an `error` and the link stays up; an unknown command and a bad request are answered with their
+codes; a framing error is an `error` even in the handshake, a malformed hello a `reject`, a malformed
+message after the handshake an `error` without id and the close; with `--silence S`, a link silent for
+S seconds (more than the node's heartbeat timeout) is closed with a `goodbye`.
 Every check prints one `ok:` line; the first that fails prints `FAIL:` and exits 1.
 """
 
 import argparse
 import json
 import sys
+import time
 
 import cordis_wire as wire
 
@@ -110,7 +114,67 @@ def run_check(link, reference):
     while pong is not None and not (pong.get("type") == "pong" and pong.get("id") == 4242):
         pong = link.receive(timeout=10, answer_pings=True)
     check(pong is not None, "the link stays up after the unknown type: our ping is answered")
-    print("info: %d heartbeats answered" % link.pings_answered, flush=True)
+    deadline = time.monotonic() + 10
+    while link.pings_answered == 0 and time.monotonic() < deadline:
+        message = link.receive(timeout=deadline - time.monotonic())
+        if message is not None:
+            requests._other(message)
+    check(link.pings_answered > 0, "the node pings the console's link; %d pings answered with a pong" % link.pings_answered)
+
+
+def run_link_rules(address, secret, silence):
+    """The link-level rules of the specification's section 12, each on a link of its own."""
+    # A framing error is answered with an error (not a reject), even during the handshake.
+    raw = wire.Link(wire.dial(address), peer=None)
+    raw.sock.sendall(b"\x00\x00\x00\x00")
+    answer = json.loads(raw._read_payload(time.monotonic() + 10, wire.MAX_HANDSHAKE_FRAME))
+    check(answer.get("type") == "error" and answer.get("code") == "badLength" and "id" not in answer,
+          "a zero-length frame in the handshake is answered with an error of code badLength")
+    check(closes(raw), "and the link closes")
+    # A hello that is not JSON is refused with a reject naming the JSON problem.
+    raw = wire.Link(wire.dial(address), peer=None)
+    raw._write_payload(b'{"type":"hello",')
+    answer = json.loads(raw._read_payload(time.monotonic() + 10, wire.MAX_HANDSHAKE_FRAME))
+    check(answer.get("type") == "reject" and answer.get("code") == "malformedJSON",
+          "a hello that is not JSON is refused with a reject of code malformedJSON")
+    check(closes(raw), "and the link closes")
+    # A hello with a version written with a leading zero is refused.
+    raw = wire.Link(wire.dial(address), peer=None)
+    raw.send({"type": "hello", "version": "01.3", "role": "console", "name": "py-console", "incarnation": "x",
+              "addresses": [], "capabilities": [], "nonce": "00" * 32, "auth": "none" if secret is None else "hmac-sha256"})
+    answer = json.loads(raw._read_payload(time.monotonic() + 10, wire.MAX_HANDSHAKE_FRAME))
+    check(answer.get("type") == "reject" and answer.get("code") == "invalidField",
+          "a version written 01.3 is refused with invalidField")
+    # After the handshake, a frame that does not decode is fatal: an error without id, then the close.
+    link = wire.connect(address, "console", "py-console", secret=secret)
+    link.send({"type": "cancel", "id": "not an integer"})
+    answer = link.wait_for(lambda m: m.get("type") == "error", timeout=10)
+    check(answer.get("code") == "invalidField" and answer.get("id") is None,
+          "after the handshake a malformed message is answered with an error of code invalidField, without id")
+    check(closes(link), "and the link closes")
+    if silence:
+        # A link that sends nothing is closed once the heartbeat timeout passed.
+        link = wire.connect(address, "console", "py-console", secret=secret)
+        time.sleep(silence)
+        goodbye = link.receive(timeout=10, answer_pings=False)
+        while goodbye is not None and goodbye.get("type") == "ping":
+            goodbye = link.receive(timeout=10, answer_pings=False)
+        check(goodbye is not None and goodbye.get("type") == "goodbye"
+              and "no heartbeat" in (goodbye.get("reason") or ""),
+              "a console silent for %.1f s is closed with goodbye: %s" % (silence, goodbye and goodbye.get("reason")))
+        check(closes(link), "and the link closes")
+
+
+def closes(link):
+    """Whether the peer closes the link within 10 s (anything it still sends is read and dropped)."""
+    try:
+        while link.receive(timeout=10, answer_pings=False) is not None:
+            pass
+        return False
+    except wire.ProtocolError as error:
+        return error.code == "closed"
+    except OSError:
+        return True
 
 
 def main():
@@ -119,6 +183,8 @@ def main():
     parser.add_argument("--secret-file")
     parser.add_argument("command", choices=["status", "check"])
     parser.add_argument("reference", nargs="?")
+    parser.add_argument("--silence", type=float, default=0,
+                        help="also check that a link silent for this many seconds is closed (more than the node's heartbeat timeout)")
     options = parser.parse_args()
     secret = wire.read_secret(options.secret_file) if options.secret_file else None
     try:
@@ -137,6 +203,7 @@ def main():
             if not options.reference or ":" not in options.reference:
                 parser.error("check needs NODE:ENTRY")
             run_check(link, options.reference)
+            run_link_rules(options.address, secret, options.silence)
             print("conformance: console checks passed", flush=True)
     except wire.ProtocolError as error:
         fail(str(error))
