@@ -103,7 +103,7 @@ let package = Package(
         .target(name: "CordisWire", dependencies: ["CordisJSON", "CordisCalls", "COpenSSL", "CCordisShim", "CordisFiles"], swiftSettings: strict),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "CordisControl", dependencies: ["CordisJSON", "CordisWire"], swiftSettings: strict),
-        .target(name: "CordisNode", dependencies: ["Cordis", "CordisJSON", "CordisWire", "CordisControl", "CSystemd"], swiftSettings: strict),
+        .target(name: "CordisNode", dependencies: ["Cordis", "CordisJSON", "CordisWire", "CordisControl", "CSystemd", "CordisFiles"], swiftSettings: strict),
         .executableTarget(name: "cordis-node", dependencies: ["CordisNode"], swiftSettings: strict),
         .target(name: "CordisConsole", dependencies: ["CordisControl", "CordisWire", "CordisJSON"], swiftSettings: strict),
         .executableTarget(name: "cordis-console", dependencies: ["CordisConsole"], swiftSettings: strict),

@@ -43,6 +43,10 @@ final class ControlState {
     var forgottenNames: Set<String> = []
     var forgottenAddresses: Set<String> = []
     var eventListeners: [EffectHandle] = []
+    /// The operators file in force (readable from the event loop's handshakes).
+    let operators = OperatorTable(nil)
+    /// Each console's operator identity, by session id (worked out once per link).
+    var operatorOfSession: [Int: OperatorIdentity] = [:]
 
     /// Remembers a local event, dropping the oldest past `historyLimit`.
     func remember(_ event: ControlEvent) {

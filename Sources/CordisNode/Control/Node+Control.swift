@@ -39,8 +39,13 @@ extension Node {
 
     private func run(_ request: ControlRequest, by session: PeerSession) async throws -> JSONValue {
         let args = request.args
+        // Checked here by this node's operators file, and again by the member a request is relayed to.
+        let requester = requester(of: request, from: session)
+        try authorize(request, by: requester, from: session)
         if let target = request.node, target != name {
-            let result = try await ask(target, request, timeout: relayTimeout(for: request))
+            var relayed = request
+            relayed.operator = requester?.relayed
+            let result = try await ask(target, relayed, timeout: relayTimeout(for: request))
             return request.command == "status" ? StatusPaging.join(result) : result
         }
         switch request.command {
@@ -49,7 +54,9 @@ extension Node {
         case "members":
             return try membersList()
         case "forget":
-            return try forget(request)
+            let result = try forget(request, by: requester)
+            audit(session, requester, describe(request), entry: nil)
+            return result
         case "subscribe":
             return try await subscribe(request, by: session)
         case "unsubscribe":
@@ -65,23 +72,23 @@ extension Node {
         case "enable", "disable":
             let id = try args.requiredString("entry")
             try await loader.setDisabled(id: id, request.command == "disable")
-            audit(session, "\(request.command)d entry \(id)", entry: id)
+            audit(session, requester, describe(request), entry: id)
             return entryResult(id)
         case "config":
             let id = try args.requiredString("entry")
             try await loader.update(id: id, config: args["config"] ?? .object(JSONObject()))
-            audit(session, "changed the config of entry \(id)", entry: id)
+            audit(session, requester, describe(request), entry: id)
             return entryResult(id)
         case "add":
             let entry = try Entry(json: args["entry"] ?? .null, location: "add")
             let parent = args["parent"]?.stringValue
             try await loader.add(entry, parent: parent)
-            audit(session, "added entry \(entry.id) (\(entry.plugin ?? "group"))", entry: entry.id)
+            audit(session, requester, "add entry \(entry.id) (\(entry.plugin ?? "group"))", entry: entry.id)
             return entryResult(entry.id)
         case "remove":
             let id = try args.requiredString("entry")
             try await loader.remove(id: id)
-            audit(session, "removed entry \(id)", entry: id)
+            audit(session, requester, describe(request), entry: id)
             return .object(["entry": .string(id), "removed": .bool(true)])
         case "call":
             return try await callFromConsole(args)
@@ -98,12 +105,6 @@ extension Node {
             "disabled": .bool(status?.disabled ?? false),
             "error": status?.error.map { .string($0) } ?? .null,
         ])
-    }
-
-    private func audit(_ session: PeerSession, _ change: String, entry: String) {
-        let who = session.link.peerUID.map { "\(session.identity.name) (uid \($0))" }
-            ?? "\(session.identity.name) (\(session.link.connection.origin))"
-        logger.info("\(who) \(change)", fields: [("CORDIS_PEER", session.identity.name), ("CORDIS_ENTRY", entry)])
     }
 
     private func callFromConsole(_ args: JSONObject) async throws -> JSONValue {

@@ -8,6 +8,7 @@ import Foundation
 extension Node {
     /// Starts recording this node's changes (called once from `start()`).
     func startEventStream() throws {
+        control.operators.replace(with: configuration.security.operators)
         let status = try context.on(.status) { [weak self] change in
             self?.fiberEvent(change)
         }

@@ -109,7 +109,7 @@ extension WireMessage {
                 id: try fields.integer("id"), command: try fields.string("command"),
                 node: try fields.optionalString("node"),
                 args: object["args"] == nil ? JSONObject() : try fields.object("args"),
-                timeout: object["timeout"]?.doubleValue))
+                timeout: object["timeout"]?.doubleValue, operator: try fields.requestOperator()))
         case "response":
             let id = try fields.integer("id")
             if object["result"] != nil {
@@ -238,6 +238,26 @@ struct MessageFields {
             version: version, role: PeerRole(rawValue: try string("role")), name: try name("name"),
             incarnation: try incarnation("incarnation"), addresses: try strings("addresses"),
             capabilities: try strings("capabilities"))
+    }
+
+    /// The optional `operator` of a relayed request, bounded (`RequestOperator`'s limits).
+    func requestOperator() throws(WireError) -> RequestOperator? {
+        guard let value = object["operator"], !value.isNull else { return nil }
+        guard case .object(let member) = value else {
+            throw invalid("operator", "must be an object, not \(value.kindName)")
+        }
+        let inner = MessageFields(object: member, type: type, offset: offset, path: path + "operator.")
+        let name = try inner.string("name")
+        let identities = try inner.strings("identities")
+        let limit = RequestOperator.maximumTextLength
+        guard !name.isEmpty, name.utf8.count <= limit else { throw inner.invalid("name", "must be 1–\(limit) bytes") }
+        guard identities.count <= RequestOperator.maximumIdentities else {
+            throw inner.invalid("identities", "must hold at most \(RequestOperator.maximumIdentities) identities")
+        }
+        for (index, identity) in identities.enumerated() where identity.isEmpty || identity.utf8.count > limit {
+            throw inner.invalid("identities[\(index)]", "must be 1–\(limit) bytes")
+        }
+        return RequestOperator(name: name, identities: identities)
     }
 
     func provider() throws(WireError) -> ServiceProvider {

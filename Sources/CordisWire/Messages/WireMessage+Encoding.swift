@@ -79,6 +79,12 @@ extension WireMessage {
                 json.key("timeout")
                 JSONSerializer.append(.double(timeout), to: &json.buffer)
             }
+            if let requester = request.operator {
+                json.key("operator")
+                JSONSerializer.append(
+                    .object(["name": .string(requester.name), "identities": .array(requester.identities.map { .string($0) })]),
+                    to: &json.buffer)
+            }
         case .response(let response):
             json.integer("id", response.id)
             if let result = response.result {
