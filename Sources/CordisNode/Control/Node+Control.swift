@@ -92,6 +92,8 @@ extension Node {
             return .object(["entry": .string(id), "removed": .bool(true)])
         case "call":
             return try await callFromConsole(args)
+        case "apply":
+            return try await applySignedTree(request, by: requester, from: session)
         default:
             throw ControlError("unknown-command", "unknown command \"\(request.command)\"")
         }

@@ -157,6 +157,7 @@ extension Node {
         } catch {
             logger.error("operators reload refused, the previous operators stay in force: \(error)")
         }
+        reloadTrustedKeys()
         if configuration.security.requireSignedTrees {
             logger.warn(
                 "reload of the entries file refused: \(name) accepts only signed trees (--require-signed-trees)",
