@@ -102,10 +102,11 @@ let package = Package(
         .target(name: "CCordisShim", cSettings: [.define("_GNU_SOURCE")]),
         .target(name: "CordisWire", dependencies: ["CordisJSON", "CordisCalls", "COpenSSL", "CCordisShim", "CordisFiles"], swiftSettings: strict),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "CordisSigning", dependencies: ["COpenSSL", "CordisJSON", "CordisFiles"], swiftSettings: strict),
         .target(name: "CordisControl", dependencies: ["CordisJSON", "CordisWire"], swiftSettings: strict),
-        .target(name: "CordisNode", dependencies: ["Cordis", "CordisJSON", "CordisWire", "CordisControl", "CSystemd"], swiftSettings: strict),
+        .target(name: "CordisNode", dependencies: ["Cordis", "CordisJSON", "CordisWire", "CordisControl", "CSystemd", "CordisFiles", "CordisSigning"], swiftSettings: strict),
         .executableTarget(name: "cordis-node", dependencies: ["CordisNode"], swiftSettings: strict),
-        .target(name: "CordisConsole", dependencies: ["CordisControl", "CordisWire", "CordisJSON"], swiftSettings: strict),
+        .target(name: "CordisConsole", dependencies: ["CordisControl", "CordisWire", "CordisJSON", "CordisSigning"], swiftSettings: strict),
         .executableTarget(name: "cordis-console", dependencies: ["CordisConsole"], swiftSettings: strict),
         .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire", "CordisNode"], swiftSettings: strict),
         .executableTarget(name: "custom-node", dependencies: ["Cordis", "CordisNode"], path: "Examples/CustomNode", swiftSettings: strict),
@@ -129,5 +130,6 @@ let package = Package(
             name: "CordisSpecTests",
             dependencies: ["Cordis", "CordisJSON", "CordisWire", "CordisControl", "CordisNode", "CordisConsole", "CordisProcessTesting"],
             swiftSettings: strict),
+        .testTarget(name: "CordisSigningTests", dependencies: ["CordisSigning", "CordisJSON"], swiftSettings: strict),
     ]
 )

@@ -42,7 +42,7 @@ struct ClusterWithdrawalTests {
             #expect(finished < stopped)
             #expect(!bText.contains("went ahead without acknowledgements"))
             // The change is logged with who made it.
-            #expect(await b.waitForLine(containing: "test-console (uid \(getuid())) disabled entry clock"))
+            #expect(await b.waitForLine(containing: "via console test-console (uid \(getuid())): disable entry clock"))
 
             // Return: the clock comes back, so does the greeter.
             _ = try await bConsole.request("enable", args: ["entry": "clock"])

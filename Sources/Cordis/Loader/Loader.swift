@@ -252,7 +252,7 @@ public final class Loader {
 
     /// Validates, saves and applies a tree made by `edit` from the current one. `edit` returns the new
     /// tree and the ids whose plugin and config must be valid (the entries the change starts).
-    private func change(_ edit: @escaping @CordisActor (EntryTree) throws -> (EntryTree, [String])) async throws {
+    func change(_ edit: @escaping @CordisActor (EntryTree) throws -> (EntryTree, [String])) async throws {
         try await serialized {
             guard self.isRunning else {
                 throw LoaderError(.notRunning, "the loader is not running: call start() first")

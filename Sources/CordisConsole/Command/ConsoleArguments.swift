@@ -29,6 +29,8 @@ public struct ConsoleArguments: Sendable, Hashable {
           remove NODE:ENTRY
           call SERVICE METHOD [JSON-ARGS] [--realm LABEL]
           forget NODE                 drop a decommissioned member from the cluster's view
+          sign --key FILE --node NODE [--version N] [--expires DURATION] TREE.json   print a signed tree
+          apply SIGNED.json           send a signed tree to the node it names
         --node defaults to $CORDIS_CONSOLE_NODE. Exit codes: 0 ok, 1 rejected or failed,
         3 status found a problem, 64 usage, 69 no node reachable.
         """
@@ -51,7 +53,7 @@ public struct ConsoleArguments: Sendable, Hashable {
         var options: [String: [String]] = [:]
         var flags: Set<String> = []
         let valued: Set<String> = ["--node", "--secret-file", "--timeout", "--format", "--on", "--parent", "--id",
-                                   "--plugin", "--config", "--isolate", "--realm"]
+                                   "--plugin", "--config", "--isolate", "--realm", "--key", "--version", "--expires"]
         let boolean: Set<String> = ["--json", "--follow", "--disabled", "--help", "-h"]
         while let word = words.next() {
             if word == "--" {
@@ -84,7 +86,9 @@ public struct ConsoleArguments: Sendable, Hashable {
             guard values.count == 1 else { throw ConsoleError(.usage, "\(name) given more than once") }
             return values[0]
         }
-        node = try single("--node") ?? environment["CORDIS_CONSOLE_NODE"].flatMap { $0.isEmpty ? nil : $0 }
+        // `sign --node NODE` names the node the tree is for; sign reaches no node.
+        let signing = positional.first == "sign"
+        node = signing ? nil : try single("--node") ?? environment["CORDIS_CONSOLE_NODE"].flatMap { $0.isEmpty ? nil : $0 }
         secretFile = try single("--secret-file")
         if let text = try single("--timeout") {
             guard let seconds = Double(text) else {
@@ -158,6 +162,23 @@ public struct ConsoleArguments: Sendable, Hashable {
             allowed.insert("--realm")
             let args = try rest.count == 3 ? Self.callArguments(rest[2]) : JSONObject()
             command = .call(service: rest[0], method: rest[1], args: args, realm: try single("--realm"))
+        case "sign":
+            try expect(1, "--key FILE --node NODE [--version N] [--expires DURATION] TREE.json")
+            allowed.formUnion(["--key", "--version", "--expires"])
+            guard let key = try single("--key") else { throw ConsoleError(.usage, "sign needs --key FILE (a PEM Ed25519 private key)") }
+            guard let target = try Self.nodeName(single("--node")) else { throw ConsoleError(.usage, "sign needs --node NODE") }
+            var version: Int64?
+            if let text = try single("--version") {
+                guard let number = Int64(text), number > 0 else {
+                    throw ConsoleError(.usage, "--version must be a positive integer, not \"\(text)\"")
+                }
+                version = number
+            }
+            let expires = try Self.duration(try single("--expires") ?? "7d")
+            command = .sign(key: key, node: target, version: version, expires: expires, tree: rest[0])
+        case "apply":
+            try expect(1, "SIGNED.json")
+            command = .apply(rest[0])
         default:
             throw ConsoleError(.usage, "unknown command \"\(name)\"")
         }
@@ -165,6 +186,22 @@ public struct ConsoleArguments: Sendable, Hashable {
         if let option = stray.sorted().first {
             throw ConsoleError(.usage, "\(option) does not apply to \(name)")
         }
+    }
+
+    /// A duration: a whole number with `s`, `m`, `h` or `d` (`7d`, `12h`), or plain seconds; at most
+    /// ten years.
+    static func duration(_ text: String) throws(ConsoleError) -> Double {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        var digits = Substring(text)
+        var unit = 1.0
+        if let last = text.last, let scale = units[last] {
+            digits = text.dropLast()
+            unit = scale
+        }
+        guard let count = UInt32(digits), count > 0, Double(count) * unit <= 10 * 365 * 86_400 else {
+            throw ConsoleError(.usage, "--expires must be a duration like 7d, 12h, 30m or 90s (at most ten years), not \"\(text)\"")
+        }
+        return Double(count) * unit
     }
 
     private static func nodeName(_ text: String?) throws(ConsoleError) -> String? {

@@ -26,6 +26,11 @@ public enum ConsoleCommand: Sendable, Hashable {
     case forget(String)
     /// `members`: the cluster as the node reached sees it.
     case members
+    /// `sign --key FILE --node NODE [--version N] [--expires DURATION] TREE.json`: prints a signed tree
+    /// (nothing is sent). `expires` is in seconds from now; `version` nil means now in milliseconds.
+    case sign(key: String, node: String, version: Int64?, expires: Double, tree: String)
+    /// `apply SIGNED.json`: sends a signed tree to the node it names.
+    case apply(String)
     /// `--help`.
     case help
 

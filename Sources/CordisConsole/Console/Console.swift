@@ -23,6 +23,10 @@ public enum Console {
             return 0
         }
         do {
+            if case .sign(let key, let node, let version, let expires, let tree) = parsed.command {
+                return try SignedTreeCommands.sign(
+                    key: key, node: node, version: version, expires: expires, tree: tree, output: output)
+            }
             let session = try await ConsoleSession.open(parsed)
             let code: Int32
             do {

@@ -176,6 +176,10 @@ final class ConsoleSession: Sendable {
             let result = try await self.request("call", args: request)
             output.out(result.jsonString(json ? .pretty : .compact) + (json ? "" : "\n"))
             return 0
+        case .sign:
+            throw ConsoleError(.usage, "sign reaches no node")
+        case .apply(let path):
+            return try await apply(path, output: output)
         case .forget(let member):
             let result = try await request("forget", args: ["member": .string(member)])
             output.out(json ? result.jsonString(.pretty) : "\(member) forgotten\n")

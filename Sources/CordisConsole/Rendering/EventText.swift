@@ -29,6 +29,12 @@ public enum EventText {
             var text = "status \(plugin)\(fiber)\(entry) \(detail["from"]?.stringValue ?? "?") → \(detail["to"]?.stringValue ?? "?")"
             if let error = detail["error"]?.stringValue { text += " (\(error))" }
             return text
+        case "change":
+            let who = detail["operator"]?.stringValue ?? "?"
+            let peer = detail["peer"]?.stringValue ?? "?"
+            var text = "change by \(who) via \(peer): \(detail["change"]?.stringValue ?? "?") \(detail["outcome"]?.stringValue ?? "?")"
+            if let reason = detail["reason"]?.stringValue { text += " (\(reason))" }
+            return text
         case "entry":
             return "entry \(detail["entry"]?.stringValue ?? "?") \(detail["change"]?.stringValue ?? "?")"
         default:

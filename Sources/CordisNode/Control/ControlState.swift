@@ -1,4 +1,5 @@
 import Cordis
+import CordisSigning
 import CordisWire
 
 /// What a node's control API keeps between requests: relays waiting for a member's answer, event
@@ -43,6 +44,14 @@ final class ControlState {
     var forgottenNames: Set<String> = []
     var forgottenAddresses: Set<String> = []
     var eventListeners: [EffectHandle] = []
+    /// The operators file in force (readable from the event loop's handshakes).
+    let operators = OperatorTable(nil)
+    /// Each console's operator identity, by session id (worked out once per link).
+    var operatorOfSession: [Int: OperatorIdentity] = [:]
+    /// The keys whose signed trees this node applies (re-read on SIGHUP).
+    var trustedKeys: TrustedKeys?
+    /// Whether a signed tree is being applied (one at a time, so two cannot pass the freshness check together).
+    var applyingSignedTree = false
 
     /// Remembers a local event, dropping the oldest past `historyLimit`.
     func remember(_ event: ControlEvent) {

@@ -39,9 +39,12 @@ extension Node {
 
     private func run(_ request: ControlRequest, by session: PeerSession) async throws -> JSONValue {
         let args = request.args
+        // Checked here by this node's operators file, and again by the member a request is relayed to.
+        let requester = requester(of: request, from: session)
+        try authorize(request, by: requester, from: session)
         if let target = request.node, target != name {
             var relayed = request
-            relayed.from = request.from ?? changer(session, request)
+            relayed.operator = requester?.relayed
             let result = try await ask(target, relayed, timeout: relayTimeout(for: request))
             return request.command == "status" ? StatusPaging.join(result) : result
         }
@@ -51,7 +54,9 @@ extension Node {
         case "members":
             return try membersList()
         case "forget":
-            return try forget(request)
+            let result = try forget(request, by: requester)
+            audit(session, requester, describe(request), entry: nil)
+            return result
         case "subscribe":
             return try await subscribe(request, by: session)
         case "unsubscribe":
@@ -67,26 +72,28 @@ extension Node {
         case "enable", "disable":
             let id = try args.requiredString("entry")
             try await loader.setDisabled(id: id, request.command == "disable")
-            audit(session, request, "\(request.command)d entry \(id)", entry: id)
+            audit(session, requester, describe(request), entry: id)
             return entryResult(id)
         case "config":
             let id = try args.requiredString("entry")
             try await loader.update(id: id, config: args["config"] ?? .object(JSONObject()))
-            audit(session, request, "changed the config of entry \(id)", entry: id)
+            audit(session, requester, describe(request), entry: id)
             return entryResult(id)
         case "add":
             let entry = try Entry(json: args["entry"] ?? .null, location: "add")
             let parent = args["parent"]?.stringValue
             try await loader.add(entry, parent: parent)
-            audit(session, request, "added entry \(entry.id) (\(entry.plugin ?? "group"))", entry: entry.id)
+            audit(session, requester, "add entry \(entry.id) (\(entry.plugin ?? "group"))", entry: entry.id)
             return entryResult(entry.id)
         case "remove":
             let id = try args.requiredString("entry")
             try await loader.remove(id: id)
-            audit(session, request, "removed entry \(id)", entry: id)
+            audit(session, requester, describe(request), entry: id)
             return .object(["entry": .string(id), "removed": .bool(true)])
         case "call":
             return try await callFromConsole(args)
+        case "apply":
+            return try await applySignedTree(request, by: requester, from: session)
         default:
             throw ControlError("unknown-command", "unknown command \"\(request.command)\"")
         }
@@ -100,20 +107,6 @@ extension Node {
             "disabled": .bool(status?.disabled ?? false),
             "error": status?.error.map { .string($0) } ?? .null,
         ])
-    }
-
-    private func audit(_ session: PeerSession, _ request: ControlRequest, _ change: String, entry: String) {
-        logger.info(
-            "\(changer(session, request)) \(change)", fields: [("CORDIS_PEER", session.identity.name), ("CORDIS_ENTRY", entry)])
-    }
-
-    /// Who made a change, for the log: the peer and its uid or address; for a request a member relayed,
-    /// the sender it names (`from`, clipped: it comes from the socket) and the member it came through.
-    private func changer(_ session: PeerSession, _ request: ControlRequest) -> String {
-        let peer = session.link.peerUID.map { "\(session.identity.name) (uid \($0))" }
-            ?? "\(session.identity.name) (\(session.link.connection.origin))"
-        guard session.role == .node, let from = request.from else { return peer }
-        return "\(BoundedText.clip(from, limit: 160)) via \(session.identity.name)"
     }
 
     private func callFromConsole(_ args: JSONObject) async throws -> JSONValue {

@@ -29,7 +29,7 @@ extension Node {
     ///
     /// - Throws: `ControlError` `rejected` when the member is linked (stop it first), is this node, or
     ///   is not known.
-    func forget(_ request: ControlRequest) throws -> JSONValue {
+    func forget(_ request: ControlRequest, by requester: OperatorIdentity?) throws -> JSONValue {
         let member = try request.args.requiredString("member")
         guard member != name else { throw ControlError("rejected", "\(name) cannot forget itself") }
         if sessions[member] != nil {
@@ -47,7 +47,8 @@ extension Node {
         if request.args["propagate"]?.boolValue != false {
             for session in sessions.values {
                 session.send(.request(ControlRequest(
-                    id: 0, command: "forget", args: ["member": .string(member), "propagate": false])))
+                    id: 0, command: "forget", args: ["member": .string(member), "propagate": false],
+                    operator: requester?.relayed)))
             }
         }
         return .object(["forgotten": .string(member), "addresses": .array(addresses.sorted().map { .string($0) })])

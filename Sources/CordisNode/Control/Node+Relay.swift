@@ -75,6 +75,7 @@ extension Node {
         }
         control.subscribers.removeAll { $0.session === session }
         control.inFlight[session.id] = nil
+        control.operatorOfSession[session.id] = nil
         endUnusedUpstream()
     }
 

@@ -279,7 +279,7 @@ public final class Node {
             }
             nextHandshake += 1
             let id = nextHandshake
-            let configuration = handshakeConfiguration()
+            let configuration = admittingConsoles(handshakeConfiguration(), on: connection)
             let options = linkOptions
             handshakes[id] = Task { [weak self] in
                 do {
@@ -478,7 +478,7 @@ public final class Node {
         if session.role == .console {
             switch message {
             case .request(let request): serve(request, from: session)
-            case .call(let call): serve(call, from: session)
+            case .call(let call): serveConsoleCall(call, from: session)
             case .cancel(let id): session.cancelServing(id)
             case .goodbye, .error: break
             default: session.drop(message, because: "a console sends requests, calls and cancels only")

@@ -37,6 +37,8 @@ public struct NodeConfiguration: Sendable {
     /// How many connections all listeners together may hold (shared out between them); `NodeRunner` sets
     /// it from the descriptor limit (`DescriptorBudget`).
     public var connectionBudget = 1024
+    /// Operators and roles, trusted signing keys, and whether only signed trees may change the node.
+    public var security = NodeSecurity()
 
     /// A configuration with the defaults of `cordis-node`'s flags.
     public init(

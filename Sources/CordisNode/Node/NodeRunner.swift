@@ -145,12 +145,7 @@ public enum NodeRunner {
         for await signal in signals.stream {
             if signal == SIGHUP {
                 _ = try? notifier.reloading()
-                do {
-                    try await node.loader.reload()
-                    logger.info("reloaded \(options.entriesFile)")
-                } catch {
-                    logger.error("reload refused, still running as before: \(error)")
-                }
+                await node.reloadOnSignal()
                 _ = try? notifier.ready()
                 continue
             }
@@ -196,6 +191,7 @@ public enum NodeRunner {
             maxFrameSize: options.maxFrameSize)
         configuration.incarnation = UUID().uuidString.lowercased()
         configuration.allowsInsecureTCP = options.insecure
+        configuration.security = try NodeSecurity(options)
         return configuration
     }
 

@@ -19,6 +19,9 @@ enum NodeFlag: String, CaseIterable, Sendable {
     case maxFrame = "max-frame"
     case logLevel = "log-level"
     case config
+    case operators
+    case trustedKeys = "trusted-keys"
+    case requireSignedTrees = "require-signed-trees"
     case version
     case help
 
@@ -50,6 +53,7 @@ enum NodeFlag: String, CaseIterable, Sendable {
         switch self {
         case .listen, .advertise, .peer, .secretFile, .allowUID: return .repeated
         case .insecure: return .toggle
+        case .requireSignedTrees: return .toggle
         case .version, .help: return .action
         default: return .single
         }
@@ -60,6 +64,7 @@ enum NodeFlag: String, CaseIterable, Sendable {
         switch self {
         case .name: return "NAME"
         case .entries, .secretFile, .config: return "FILE"
+        case .operators, .trustedKeys: return "FILE"
         case .listen, .advertise, .peer: return "ADDR"
         case .socketGroup: return "GROUP"
         case .allowUID: return "UID"
@@ -67,6 +72,7 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .maxFrame: return "BYTES"
         case .logLevel: return "LEVEL"
         case .insecure, .version, .help: return nil
+        case .requireSignedTrees: return nil
         }
     }
 
@@ -96,6 +102,9 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .maxFrame: return "the largest frame in bytes, from 65536 (64 KiB) to 67108864 (64 MiB)"
         case .logLevel: return "the least severe level logged: error, warn, info or debug"
         case .config: return "read settings from a JSON object keyed by these flag names without dashes; flags override it"
+        case .operators: return "a JSON object from operator identity (NAME, uid:N, user:NAME, group:NAME, cluster) to role (viewer, operator, admin); unlisted consoles are refused; re-read on SIGHUP"
+        case .trustedKeys: return "a PEM file of the Ed25519 public keys whose signed plugin trees this node applies"
+        case .requireSignedTrees: return "refuse every unsigned change from consoles and SIGHUP; only signed trees change the node"
         case .version: return "print the version and exit"
         case .help: return "print this help and exit"
         }
@@ -115,6 +124,9 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .maxFrame: return "\(NodeOptions.defaultMaxFrameSize) (4 MiB)"
         case .logLevel: return NodeOptions.defaultLogLevel.description
         case .name, .entries, .config, .version, .help: return nil
+        case .operators: return "none: every accepted console is admin"
+        case .trustedKeys: return "none: signed trees are refused"
+        case .requireSignedTrees: return "off"
         }
     }
 

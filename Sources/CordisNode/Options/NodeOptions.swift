@@ -64,6 +64,12 @@ public struct NodeOptions: Sendable, Hashable {
     public var logLevel: LogLevel
     /// The config file the settings were read from (`--config`), if any.
     public var configFile: String?
+    /// The operators file (`--operators`): identities and their roles, re-read on SIGHUP.
+    public var operatorsFile: String?
+    /// The PEM file of trusted Ed25519 public keys for signed plugin trees (`--trusted-keys`).
+    public var trustedKeysFile: String?
+    /// Whether only signed trees may change the node (`--require-signed-trees`).
+    public var requireSignedTrees = false
 
     /// Options with the given values and the defaults for the rest; nothing is validated.
     public init(

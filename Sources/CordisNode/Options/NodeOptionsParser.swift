@@ -76,7 +76,7 @@ public struct NodeOptionsParser: Sendable {
                 throw NodeOptionsError(.unexpectedValue, "\(flag.spelling) takes no value")
             case .toggle:
                 guard let inlineValue else {
-                    settings.insecure = true
+                    try Self.apply(flag, "true", to: &settings)
                     continue
                 }
                 try Self.apply(flag, inlineValue, to: &settings)

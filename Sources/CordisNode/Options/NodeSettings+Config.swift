@@ -54,6 +54,13 @@ extension NodeSettings {
         case .shutdownTimeout: shutdownTimeout = try Self.seconds(json, key)
         case .maxFrame:
             maxFrameSize = try Self.integer(json, key, rule: SettingSyntax.frameRule, SettingSyntax.frameSize)
+        case .operators: operators = try Self.string(json, key, SettingSyntax.path)
+        case .trustedKeys: trustedKeys = try Self.string(json, key, SettingSyntax.path)
+        case .requireSignedTrees:
+            guard case .bool(let value) = json else {
+                throw .wrongType(path: key, expected: "true or false", found: json.kindName)
+            }
+            requireSignedTrees = value
         case .config, .version, .help:
             break
         }

@@ -21,6 +21,9 @@ struct NodeSettings: Sendable {
     var maxFrameSize: Int?
     var logLevel: LogLevel?
     var config: String?
+    var operators: String?
+    var trustedKeys: String?
+    var requireSignedTrees: Bool?
 
     /// Whether this source set `flag` at all.
     func has(_ flag: NodeFlag) -> Bool {
@@ -42,6 +45,9 @@ struct NodeSettings: Sendable {
         case .maxFrame: return maxFrameSize != nil
         case .logLevel: return logLevel != nil
         case .config: return config != nil
+        case .operators: return operators != nil
+        case .trustedKeys: return trustedKeys != nil
+        case .requireSignedTrees: return requireSignedTrees != nil
         case .version, .help: return false
         }
     }
@@ -66,6 +72,9 @@ struct NodeSettings: Sendable {
         case .maxFrame: maxFrameSize = try SettingSyntax.frameSize(text)
         case .logLevel: logLevel = try SettingSyntax.logLevel(text)
         case .config: config = try SettingSyntax.path(text)
+        case .operators: operators = try SettingSyntax.path(text)
+        case .trustedKeys: trustedKeys = try SettingSyntax.path(text)
+        case .requireSignedTrees: requireSignedTrees = try SettingSyntax.toggle(text)
         case .version, .help: break
         }
     }
@@ -89,7 +98,10 @@ struct NodeSettings: Sendable {
             shutdownTimeout: shutdownTimeout ?? base.shutdownTimeout,
             maxFrameSize: maxFrameSize ?? base.maxFrameSize,
             logLevel: logLevel ?? base.logLevel,
-            config: config ?? base.config)
+            config: config ?? base.config,
+            operators: operators ?? base.operators,
+            trustedKeys: trustedKeys ?? base.trustedKeys,
+            requireSignedTrees: requireSignedTrees ?? base.requireSignedTrees)
     }
 
     /// The options these settings make, with defaults for what is unset, once every rule holds.
@@ -119,6 +131,9 @@ struct NodeSettings: Sendable {
         options.shutdownTimeout = shutdownTimeout ?? NodeOptions.defaultShutdownTimeout
         options.maxFrameSize = maxFrameSize ?? NodeOptions.defaultMaxFrameSize
         options.logLevel = logLevel ?? NodeOptions.defaultLogLevel
+        options.operatorsFile = operators
+        options.trustedKeysFile = trustedKeys
+        options.requireSignedTrees = requireSignedTrees ?? false
         try Self.check(options)
         return options
     }
@@ -162,6 +177,10 @@ struct NodeSettings: Sendable {
                 throw NodeOptionsError(
                     .conflict, "--advertise \(address) has port 0; advertise the port other nodes dial")
             }
+        }
+        if options.requireSignedTrees, options.trustedKeysFile == nil {
+            throw NodeOptionsError(
+                .conflict, "--require-signed-trees needs --trusted-keys FILE: the keys whose signed trees the node applies")
         }
         for address in options.peers where address.tcpPort == 0 {
             throw NodeOptionsError(.conflict, "--peer \(address) has port 0; give the port the peer listens on")

@@ -6,6 +6,7 @@ public enum NodeUsage {
             ("Required", [.name, .entries]),
             ("Links", [.listen, .advertise, .peer]),
             ("Security", [.secretFile, .insecure, .socketGroup, .allowUID]),
+            ("Operators and signed trees", [.operators, .trustedKeys, .requireSignedTrees]),
             ("Timing", [.heartbeatInterval, .heartbeatTimeout, .callTimeout, .withdrawTimeout, .shutdownTimeout]),
             ("Other", [.maxFrame, .logLevel, .config, .version, .help]),
         ]
@@ -16,6 +17,7 @@ public enum NodeUsage {
             "         [--heartbeat-interval S] [--heartbeat-timeout S] [--call-timeout S] [--withdraw-timeout S]",
             "         [--shutdown-timeout S] [--max-frame BYTES] [--log-level error|warn|info|debug]",
             "         [--config FILE] [--version] [--help]",
+            "         [--operators FILE] [--trusted-keys FILE] [--require-signed-trees]",
             "",
             "Runs one Cordis node: its plugin tree from the entries file, linked to its peers.",
             "Flags take --flag VALUE or --flag=VALUE; durations are seconds (decimals allowed);",

@@ -15,22 +15,21 @@ public struct ControlRequest: Sendable, Hashable {
     /// How long the sender waits for the answer, in seconds; a node bounds what it relays to other
     /// members by it. Nil: the node's default (10 s).
     public var timeout: Double?
-    /// On a request a node relays to another member (protocol 1.3): who sent it to the relaying node, as
-    /// that node names it in its own log (`console (uid 1000)`), so the member that runs a change logs
-    /// who made it. Nil on a console's own request.
-    public var from: String?
+    /// Who asked, when a node relays the request for a console (`operator` on the wire); nil from a
+    /// console itself, whose link says who it is.
+    public var `operator`: RequestOperator?
 
     /// Creates a request.
     public init(
         id: Int, command: String, node: String? = nil, args: JSONObject = JSONObject(), timeout: Double? = nil,
-        from: String? = nil
+        operator: RequestOperator? = nil
     ) {
         self.id = id
         self.command = command
         self.node = node
         self.args = args
         self.timeout = timeout
-        self.from = from
+        self.operator = `operator`
     }
 }
 

@@ -103,13 +103,13 @@ extension WireMessage {
                 id: try fields.optionalInteger("id"), code: try fields.string("code"),
                 message: try fields.string("message")))
         case "goodbye":
-            self = .goodbye(reason: try fields.optionalString("reason"), leaving: try fields.optionalBool("leaving") ?? false)
+            self = .goodbye(reason: try fields.optionalString("reason"))
         case "request":
             self = .request(ControlRequest(
                 id: try fields.integer("id"), command: try fields.string("command"),
                 node: try fields.optionalString("node"),
                 args: object["args"] == nil ? JSONObject() : try fields.object("args"),
-                timeout: object["timeout"]?.doubleValue, from: try fields.optionalString("from")))
+                timeout: object["timeout"]?.doubleValue, operator: try fields.requestOperator()))
         case "response":
             let id = try fields.integer("id")
             if object["result"] != nil {
@@ -178,13 +178,6 @@ struct MessageFields {
         return try integer(key)
     }
 
-    /// A boolean, or nil when the member is absent or null.
-    func optionalBool(_ key: String) throws(WireError) -> Bool? {
-        guard let value = object[key], !value.isNull else { return nil }
-        guard case .bool(let bool) = value else { throw invalid(key, "must be a boolean, not \(value.kindName)") }
-        return bool
-    }
-
     func array(_ key: String) throws(WireError) -> [JSONValue] {
         let value = try value(key)
         guard case .array(let array) = value else { throw invalid(key, "must be an array, not \(value.kindName)") }
@@ -218,11 +211,7 @@ struct MessageFields {
 
     func name(_ key: String) throws(WireError) -> String {
         let name = try string(key)
-        guard PeerName.isValid(name) else {
-            throw WireError(
-                .invalidName, "member \"\(path)\(key)\" must be 1–64 characters of A-Z a-z 0-9 . _ -", offset: offset,
-                messageType: type)
-        }
+        guard PeerName.isValid(name) else { throw invalid(key, "must be 1–64 characters of A-Z a-z 0-9 . _ -") }
         return name
     }
 
@@ -249,6 +238,26 @@ struct MessageFields {
             version: version, role: PeerRole(rawValue: try string("role")), name: try name("name"),
             incarnation: try incarnation("incarnation"), addresses: try strings("addresses"),
             capabilities: try strings("capabilities"))
+    }
+
+    /// The optional `operator` of a relayed request, bounded (`RequestOperator`'s limits).
+    func requestOperator() throws(WireError) -> RequestOperator? {
+        guard let value = object["operator"], !value.isNull else { return nil }
+        guard case .object(let member) = value else {
+            throw invalid("operator", "must be an object, not \(value.kindName)")
+        }
+        let inner = MessageFields(object: member, type: type, offset: offset, path: path + "operator.")
+        let name = try inner.string("name")
+        let identities = try inner.strings("identities")
+        let limit = RequestOperator.maximumTextLength
+        guard !name.isEmpty, name.utf8.count <= limit else { throw inner.invalid("name", "must be 1–\(limit) bytes") }
+        guard identities.count <= RequestOperator.maximumIdentities else {
+            throw inner.invalid("identities", "must hold at most \(RequestOperator.maximumIdentities) identities")
+        }
+        for (index, identity) in identities.enumerated() where identity.isEmpty || identity.utf8.count > limit {
+            throw inner.invalid("identities[\(index)]", "must be 1–\(limit) bytes")
+        }
+        return RequestOperator(name: name, identities: identities)
     }
 
     func provider() throws(WireError) -> ServiceProvider {

@@ -67,12 +67,8 @@ extension WireMessage {
             if let id = error.id { json.integer("id", id) }
             json.string("code", error.code)
             json.string("message", error.message)
-        case .goodbye(let reason, let leaving):
+        case .goodbye(let reason):
             json.optionalString("reason", reason)
-            if leaving {
-                json.key("leaving")
-                JSONSerializer.append(.bool(true), to: &json.buffer)
-            }
         case .request(let request):
             json.integer("id", request.id)
             json.string("command", request.command)
@@ -83,7 +79,12 @@ extension WireMessage {
                 json.key("timeout")
                 JSONSerializer.append(.double(timeout), to: &json.buffer)
             }
-            if let from = request.from { json.string("from", from) }
+            if let requester = request.operator {
+                json.key("operator")
+                JSONSerializer.append(
+                    .object(["name": .string(requester.name), "identities": .array(requester.identities.map { .string($0) })]),
+                    to: &json.buffer)
+            }
         case .response(let response):
             json.integer("id", response.id)
             if let result = response.result {

@@ -1,0 +1,174 @@
+import Cordis
+import CordisWire
+import Foundation
+
+/// Operators and roles: who a console is, what its role lets it do, the refusal of a console the
+/// operators file does not list (at the handshake), and the audit of every change, applied or refused.
+extension Node {
+    /// The operators file in force (replaced on SIGHUP by `reloadOperators()`).
+    public var operatorTable: OperatorTable { control.operators }
+
+    /// Wraps `configuration` so that, when an operators file is in force, a console it does not list
+    /// is refused at the handshake (it learns only that it is not admitted). `connection` gives the
+    /// peer's Unix credentials.
+    func admittingConsoles(_ configuration: HandshakeConfiguration, on connection: Connection) -> HandshakeConfiguration {
+        var wrapped = configuration
+        let earlier = configuration.admit
+        let table = control.operators
+        let credentials = connection.credentials
+        let provesSecret = configuration.secrets != nil
+        let logger = self.throttle
+        wrapped.admit = { peer in
+            if let refusal = earlier?(peer) { return refusal }
+            guard peer.role == .console, table.file != nil else { return nil }
+            let identity = OperatorIdentity(credentials: credentials, provedSecret: provesSecret)
+            guard table.role(of: identity) == nil else { return nil }
+            logger.log(
+                .warn, kind: "operatorRefused",
+                "refused console \(peer.name) (\(identity.name), \(connection.origin)): not listed in the operators file",
+                fields: [("CORDIS_OPERATOR", identity.name), ("CORDIS_PEER", peer.name)])
+            return Rejection(code: WireError.Code.notAdmitted.rawValue, reason: "this console is not admitted here")
+        }
+        return wrapped
+    }
+
+    /// The operator behind a request: the console's own identity, or the one a member relayed. Nil for
+    /// a member's own request (a status question, an event subscription), which members may always make.
+    func requester(of request: ControlRequest, from session: PeerSession) -> OperatorIdentity? {
+        if session.role == .console {
+            if let known = control.operatorOfSession[session.id] { return known }
+            let identity = OperatorIdentity(
+                credentials: session.link.connection.credentials, provedSecret: session.link.handshake.isAuthenticated)
+            control.operatorOfSession[session.id] = identity
+            return identity
+        }
+        return request.operator.map(OperatorIdentity.init)
+    }
+
+    /// Checks that `requester` may run `request` here, by this node's operators file and
+    /// `--require-signed-trees`; a refused change is logged and published like an applied one.
+    ///
+    /// - Throws: `ControlError` `forbidden` (`disable needs the operator role; you are viewer`).
+    func authorize(_ request: ControlRequest, by requester: OperatorIdentity?, from session: PeerSession) throws {
+        let command = request.command
+        guard let needed = OperatorRole.required(for: command) else { return }
+        let isChange = needed > .viewer && command != "call"
+        let runsHere = request.node == nil || request.node == name
+        if let requester {
+            guard let role = control.operators.role(of: requester) else {
+                let message = "\(requester.name) is not listed in the operators file of \(name)"
+                if isChange { audit(session, requester, describe(request), entry: request.args["entry"]?.stringValue, refused: message) }
+                throw ControlError("forbidden", message)
+            }
+            guard role >= needed else {
+                let message = "\(OperatorRole.spoken(command)) needs the \(needed) role; you are \(role)"
+                if isChange { audit(session, requester, describe(request), entry: request.args["entry"]?.stringValue, refused: message) }
+                throw ControlError("forbidden", message)
+            }
+        }
+        if runsHere, configuration.security.requireSignedTrees, Self.unsignedChanges.contains(command) {
+            let message = "\(name) accepts only signed trees (--require-signed-trees): \(command) is refused; apply a signed tree instead"
+            audit(session, requester, describe(request), entry: request.args["entry"]?.stringValue, refused: message)
+            throw ControlError("forbidden", message)
+        }
+    }
+
+    /// The commands that change the entries without a signature.
+    static let unsignedChanges: Set<String> = ["enable", "disable", "config", "add", "remove"]
+
+    /// A change as the audit log words it.
+    func describe(_ request: ControlRequest) -> String {
+        let entry = request.args["entry"]?.stringValue ?? request.args["entry"]?["id"]?.stringValue ?? "?"
+        switch request.command {
+        case "enable": return "enable entry \(entry)"
+        case "disable": return "disable entry \(entry)"
+        case "config": return "change the config of entry \(entry)"
+        case "add": return "add entry \(entry)"
+        case "remove": return "remove entry \(entry)"
+        case "forget": return "forget member \(request.args["member"]?.stringValue ?? "?")"
+        case "apply": return "apply a signed tree"
+        default: return request.command
+        }
+    }
+
+    /// Logs a change (`CORDIS_OPERATOR`, `CORDIS_PEER`) and publishes it as a `change` event with
+    /// the operator, the peer it came through, what changed, and `refused` with the reason when it
+    /// was refused.
+    func audit(_ session: PeerSession, _ requester: OperatorIdentity?, _ change: String, entry: String?, refused: String? = nil) {
+        let who = requester?.name ?? "member \(session.identity.name)"
+        let peer: String
+        if session.role == .node {
+            peer = "member \(session.identity.name)"
+        } else if let uid = session.link.peerUID {
+            peer = "console \(session.identity.name) (uid \(uid))"
+        } else {
+            peer = "console \(session.identity.name) (\(session.link.connection.origin))"
+        }
+        var fields: [(String, String)] = [("CORDIS_OPERATOR", who), ("CORDIS_PEER", session.identity.name)]
+        if let entry { fields.append(("CORDIS_ENTRY", entry)) }
+        if let refused {
+            logger.warn("refused: \(who) via \(peer): \(change): \(refused)", fields: fields)
+        } else {
+            logger.info("\(who) via \(peer): \(change)", fields: fields)
+        }
+        var detail = JSONObject()
+        detail["operator"] = .string(who)
+        detail["peer"] = .string(peer)
+        detail["change"] = .string(change)
+        if let entry { detail["entry"] = .string(entry) }
+        detail["outcome"] = .string(refused == nil ? "applied" : "refused")
+        if let refused { detail["reason"] = .string(refused) }
+        publish(kind: "change", detail: detail)
+    }
+
+    /// A call a console sent as a `call` message (not through a `call` request): served when its role
+    /// is `operator` or higher, else answered with a `forbidden` error.
+    func serveConsoleCall(_ call: RemoteCall, from session: PeerSession) {
+        let requester = requester(of: ControlRequest(id: 0, command: "call"), from: session)
+        let role = requester.flatMap { control.operators.role(of: $0) }
+        guard let role, role >= .operator else {
+            let message = role.map { "call needs the operator role; you are \($0)" }
+                ?? "\(requester?.name ?? "this console") is not listed in the operators file of \(name)"
+            session.send(RemoteCallError(RemoteCallError.Code(rawValue: "forbidden"), message).reply(to: call.id))
+            return
+        }
+        serve(call, from: session)
+    }
+
+    /// Re-reads the operators file (SIGHUP). A file that cannot be read or parsed is refused and the
+    /// one in force stays.
+    ///
+    /// - Throws: `OperatorsFileError`.
+    public func reloadOperators() throws {
+        guard let path = configuration.security.operatorsFile else { return }
+        let file = try OperatorsFile.load(path: path)
+        control.operators.replace(with: file)
+        logger.info("reloaded the operators file \(path) (\(file.roles.count) identities)")
+    }
+}
+
+extension Node {
+    /// SIGHUP: re-reads the operators file, then the entries file (refused, and logged, under
+    /// `--require-signed-trees`, where only signed trees change the node). Whatever cannot be read
+    /// is refused and logged; the node keeps running as it was.
+    public func reloadOnSignal() async {
+        do {
+            try reloadOperators()
+        } catch {
+            logger.error("operators reload refused, the previous operators stay in force: \(error)")
+        }
+        reloadTrustedKeys()
+        if configuration.security.requireSignedTrees {
+            logger.warn(
+                "reload of the entries file refused: \(name) accepts only signed trees (--require-signed-trees)",
+                fields: [("CORDIS_OPERATOR", "signal")])
+            return
+        }
+        do {
+            try await loader.reload()
+            logger.info("reloaded the entries file")
+        } catch {
+            logger.error("reload refused, still running as before: \(error)")
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Cordis
+import CordisSigning
+import CordisWire
+import Foundation
+
+/// `apply`: a signed plugin tree, checked rule by rule (shape, size, signature by a trusted key, node
+/// name, validity window, freshness, then the entries through the Loader's own validation) and
+/// reconciled in one change; its version is then recorded beside the entries file.
+extension Node {
+    /// Applies the signed tree in `request.args["envelope"]`.
+    ///
+    /// - Throws: `ControlError` `rejected` whose message names the rule broken
+    ///   (`signed tree refused (freshness): …`); nothing changed then.
+    func applySignedTree(_ request: ControlRequest, by requester: OperatorIdentity?, from session: PeerSession) async throws -> JSONValue {
+        guard !control.applyingSignedTree else {
+            throw ControlError("busy", "another signed tree is being applied on \(name); try again")
+        }
+        control.applyingSignedTree = true
+        defer { control.applyingSignedTree = false }
+        let security = configuration.security
+        do {
+            guard let trusted = control.trustedKeys, let applied = security.appliedVersion else {
+                throw SignedTreeError(.signature, "\(name) trusts no signing key (start it with --trusted-keys FILE)")
+            }
+            let envelope = try SignedTree(json: request.args["envelope"] ?? .null)
+            let payload = try envelope.verify(
+                trusted: trusted, node: name, now: Date().timeIntervalSince1970, lastVersion: try applied.read())
+            let tree: EntryTree
+            do {
+                tree = try EntryTree(json: .object(["version": 1, "entries": .array(payload.entries)]))
+            } catch {
+                throw SignedTreeError(.content, "\(error)")
+            }
+            do {
+                try await loader.replace(with: tree)
+            } catch let error as LoaderError where error.code != .saveFailed && error.code != .notRunning {
+                throw SignedTreeError(.content, error.message)
+            }
+            let change = "apply signed tree version \(payload.version) (key \(envelope.keyID), \(tree.allEntries.count) entries)"
+            var result: JSONObject = [
+                "node": .string(name), "version": .integer(payload.version), "keyId": .string(envelope.keyID),
+                "entries": .integer(tree.allEntries.count),
+            ]
+            do {
+                try applied.write(payload.version, keyID: envelope.keyID, at: Int64(Date().timeIntervalSince1970))
+            } catch {
+                logger.error("\(change) applied, but its version was not recorded: \(error)")
+                result["warning"] = .string(error.description)
+            }
+            audit(session, requester, change, entry: nil)
+            return .object(result)
+        } catch let error as SignedTreeError {
+            audit(session, requester, "apply a signed tree", entry: nil, refused: error.description)
+            throw ControlError("rejected", error.description)
+        } catch let error as LoaderError {
+            audit(session, requester, "apply a signed tree", entry: nil, refused: error.message)
+            throw error
+        }
+    }
+
+    /// SIGHUP: re-reads the trusted keys; a file that cannot be read leaves the keys in force.
+    func reloadTrustedKeys() {
+        guard let path = configuration.security.trustedKeysFile else { return }
+        do {
+            control.trustedKeys = try TrustedKeys.load(path: path)
+            logger.info("reloaded the trusted keys \(path)")
+        } catch {
+            logger.error("trusted keys reload refused, the previous keys stay in force: \(error)")
+        }
+    }
+}

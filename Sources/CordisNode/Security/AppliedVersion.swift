@@ -1,0 +1,70 @@
+import CordisFiles
+import CordisJSON
+import CordisSigning
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The version of the last signed tree a node applied, kept durably in a file beside its entries file
+/// (`ENTRIES.signed-version`: `{"version": N, "keyId": "…", "appliedAt": "…"}`), so a replayed older
+/// tree is refused even after a restart. Written atomically (temporary file, fsync, rename, fsync of
+/// the folder).
+public struct AppliedVersion: Sendable {
+    /// The file.
+    public let path: String
+
+    /// The file beside the entries file `entriesFile`.
+    public init(besideEntries entriesFile: String) {
+        path = entriesFile + ".signed-version"
+    }
+
+    /// The last version applied; 0 when none was.
+    ///
+    /// - Throws: `SignedTreeError` `.freshness` when the file exists but cannot be read: every signed
+    ///   tree is then refused rather than a replay risked.
+    public func read() throws(SignedTreeError) -> Int64 {
+        let file: RegularFile?
+        do {
+            file = try RegularFile.read(path, maxSize: 4096)
+        } catch {
+            throw SignedTreeError(.freshness, "cannot read the last applied version: \(error)")
+        }
+        guard let file else { return 0 }
+        guard let value = try? JSONParser().parse(file.bytes), let version = value["version"]?.int64Value, version >= 0 else {
+            throw SignedTreeError(.freshness, "\(path) does not hold the last applied version; fix or remove it")
+        }
+        return version
+    }
+
+    /// Records `version` (signed by `keyID`) as the last applied.
+    ///
+    /// - Throws: `SignedTreeError` `.freshness` when it cannot be written durably.
+    public func write(_ version: Int64, keyID: String, at seconds: Int64) throws(SignedTreeError) {
+        let object: JSONObject = [
+            "version": .integer(version), "keyId": .string(keyID), "appliedAt": .string(RFC3339.format(seconds)),
+        ]
+        let bytes = Array((JSONValue.object(object).jsonString(.compact) + "\n").utf8)
+        let folder = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
+        let temporary = path + ".tmp.\(getpid())"
+        func failure(_ what: String) -> SignedTreeError {
+            let reason = strerror(errno).map { String(cString: $0) } ?? "errno \(errno)"
+            unlink(temporary)
+            return SignedTreeError(.freshness, "cannot record the applied version in \(path): \(what): \(reason)")
+        }
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw failure("open") }
+        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        guard written == bytes.count, fsync(descriptor) == 0 else {
+            close(descriptor)
+            throw failure("write")
+        }
+        close(descriptor)
+        guard rename(temporary, path) == 0 else { throw failure("rename") }
+        let directory = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
+    }
+}

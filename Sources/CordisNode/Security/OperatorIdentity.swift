@@ -1,0 +1,92 @@
+import CordisWire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who a console is, as the node that accepted its link sees it: a name for logs and events and every
+/// identity an operators file may list it under.
+///
+/// - On a Unix socket: the peer's user (`uid:N`, and `user:NAME` when the name is known) and its
+///   groups (`group:NAME`, primary and supplementary), from the kernel's peer credentials; and
+///   `cluster` too when it proved the cluster secret.
+/// - On TCP with the cluster secret: `cluster`.
+/// - On TCP under `--insecure`: no identity at all (an operators file cannot admit it).
+/// - Under TLS (later): the operator name of its certificate.
+public struct OperatorIdentity: Sendable, Hashable, CustomStringConvertible {
+    /// The name shown in logs and events: the user's name (else `uid:N`), the certificate's name, or
+    /// `cluster`; `anonymous` for an unauthenticated TCP console.
+    public var name: String
+    /// The identities an operators file is matched against.
+    public var identities: [String]
+
+    /// The identity of a relayed request's operator.
+    public init(name: String, identities: [String]) {
+        self.name = name
+        self.identities = identities
+    }
+
+    /// The identity of a console link from its Unix peer credentials (nil on TCP), whether it proved
+    /// the cluster secret, and its certificate's operator name (nil without TLS).
+    public init(credentials: PeerCredentials?, provedSecret: Bool, certificateName: String? = nil) {
+        var identities: [String] = []
+        var name: String?
+        if let certificateName {
+            identities.append(certificateName)
+            name = certificateName
+        }
+        if let credentials {
+            identities.append("uid:\(credentials.uid)")
+            let user = Self.userName(credentials.uid)
+            if let user { identities.append("user:\(user)") }
+            name = name ?? user ?? "uid:\(credentials.uid)"
+            var seen: Set<UInt32> = []
+            for gid in [credentials.gid] + credentials.groups where seen.insert(gid).inserted {
+                if let group = Self.groupName(gid) { identities.append("group:\(group)") }
+            }
+        }
+        if provedSecret {
+            identities.append("cluster")
+            name = name ?? "cluster"
+        }
+        self.name = name ?? "anonymous"
+        self.identities = identities
+    }
+
+    /// The identity carried in a relayed request.
+    public init(_ relayed: RequestOperator) {
+        self.init(name: relayed.name, identities: relayed.identities)
+    }
+
+    /// The form a relayed request carries.
+    public var relayed: RequestOperator { RequestOperator(name: name, identities: identities) }
+
+    /// `name`.
+    public var description: String { name }
+
+    /// The user name of `uid` from the password database (thread-safe lookup), or nil.
+    static func userName(_ uid: UInt32) -> String? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let status = buffer.withUnsafeMutableBufferPointer { storage in
+            guard let base = storage.baseAddress else { return Int32(ERANGE) }
+            return getpwuid_r(uid, &entry, base, storage.count, &result)
+        }
+        guard status == 0, result != nil, let name = entry.pw_name else { return nil }
+        return String(cString: name)
+    }
+
+    /// The group name of `gid` from the group database (thread-safe lookup), or nil.
+    static func groupName(_ gid: UInt32) -> String? {
+        var entry = group()
+        var result: UnsafeMutablePointer<group>?
+        var buffer = [CChar](repeating: 0, count: 16384)
+        let status = buffer.withUnsafeMutableBufferPointer { storage in
+            guard let base = storage.baseAddress else { return Int32(ERANGE) }
+            return getgrgid_r(gid, &entry, base, storage.count, &result)
+        }
+        guard status == 0, result != nil, let name = entry.gr_name else { return nil }
+        return String(cString: name)
+    }
+}
