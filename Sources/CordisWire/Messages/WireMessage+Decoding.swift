@@ -103,7 +103,7 @@ extension WireMessage {
                 id: try fields.optionalInteger("id"), code: try fields.string("code"),
                 message: try fields.string("message")))
         case "goodbye":
-            self = .goodbye(reason: try fields.optionalString("reason"))
+            self = .goodbye(reason: try fields.optionalString("reason"), leaving: try fields.optionalBool("leaving") ?? false)
         case "request":
             self = .request(ControlRequest(
                 id: try fields.integer("id"), command: try fields.string("command"),
@@ -178,6 +178,13 @@ struct MessageFields {
         return try integer(key)
     }
 
+    /// A boolean, or nil when the member is absent or null.
+    func optionalBool(_ key: String) throws(WireError) -> Bool? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard case .bool(let bool) = value else { throw invalid(key, "must be a boolean, not \(value.kindName)") }
+        return bool
+    }
+
     func array(_ key: String) throws(WireError) -> [JSONValue] {
         let value = try value(key)
         guard case .array(let array) = value else { throw invalid(key, "must be an array, not \(value.kindName)") }
@@ -211,7 +218,11 @@ struct MessageFields {
 
     func name(_ key: String) throws(WireError) -> String {
         let name = try string(key)
-        guard PeerName.isValid(name) else { throw invalid(key, "must be 1–64 characters of A-Z a-z 0-9 . _ -") }
+        guard PeerName.isValid(name) else {
+            throw WireError(
+                .invalidName, "member \"\(path)\(key)\" must be 1–64 characters of A-Z a-z 0-9 . _ -", offset: offset,
+                messageType: type)
+        }
         return name
     }
 

@@ -67,8 +67,12 @@ extension WireMessage {
             if let id = error.id { json.integer("id", id) }
             json.string("code", error.code)
             json.string("message", error.message)
-        case .goodbye(let reason):
+        case .goodbye(let reason, let leaving):
             json.optionalString("reason", reason)
+            if leaving {
+                json.key("leaving")
+                JSONSerializer.append(.bool(true), to: &json.buffer)
+            }
         case .request(let request):
             json.integer("id", request.id)
             json.string("command", request.command)
