@@ -78,7 +78,7 @@ struct ConformanceTests {
             #expect(await b.waitForLine(containing: "linked to a"))
 
             let run = try await ProgramRun.python([
-                "conformance/console.py", "unix:\(folder.path("a.sock"))", "check", "b:counter", "--silence", "4",
+                "conformance/console.py", "unix:\(folder.path("a.sock"))", "check", "b:counter", "--counter", "--silence", "4",
             ])
             #expect(run.status == 0, "\(run.output)")
             #expect(run.output.contains("conformance: console checks passed"), "\(run.output)")
@@ -143,17 +143,22 @@ struct ConformanceTests {
         }
     }
 
-    @Test("with the cluster secret the Python console authenticates and reads sealed frames; another secret is refused")
+    @Test("with the cluster secret the Python provider and console authenticate and use sealed frames; another secret is refused")
     func pythonConsoleAuthenticates() async throws {
         try await Self.withNodes { nodes in
             let folder = nodes.folder
             try folder.write("secret", "0123456789abcdef0123456789abcdef-one\n")
             try folder.write("other", "0123456789abcdef0123456789abcdef-two\n")
             for file in ["secret", "other"] { chmod(folder.path(file), 0o600) }
-            _ = try await nodes.start(
-                "a", entries: #"[{"id": "counter", "plugin": "counter"}]"#, extra: ["--secret-file", folder.path("secret")])
+            let a = try await nodes.start(
+                "a", entries: #"[{"id": "badge", "plugin": "badge"}]"#, extra: ["--secret-file", folder.path("secret")])
             let address = "unix:\(folder.path("a.sock"))"
-            let run = try await ProgramRun.python(["conformance/console.py", address, "--secret-file", folder.path("secret"), "check", "a:counter"])
+            let provider = try await ProgramRun.python([
+                "conformance/provider.py", address, "--secret-file", folder.path("secret"), "--name", "py",
+            ])
+            #expect(provider.status == 0, "\(provider.output)")
+            #expect(await a.waitForLine(containing: "badge removed, counter at 0"))
+            let run = try await ProgramRun.python(["conformance/console.py", address, "--secret-file", folder.path("secret"), "check", "a:badge"])
             #expect(run.status == 0, "\(run.output)")
             #expect(run.output.contains("conformance: console checks passed"), "\(run.output)")
             let refused = try await ProgramRun.python(["conformance/console.py", address, "--secret-file", folder.path("other"), "status"])
