@@ -3,6 +3,7 @@ import CordisJSON
 import CordisProcessTesting
 import CordisWire
 import Foundation
+import Synchronization
 import Testing
 
 /// The Python conformance client (`conformance/`), written from the docs alone, against real
@@ -12,9 +13,8 @@ struct ConformanceTests {
     static let timing = ["--heartbeat-interval", "0.2", "--heartbeat-timeout", "3"]
 
     /// The nodes a test started, stopped (killed, by pid) when it ends however it ends.
-    final class Nodes: @unchecked Sendable {
-        // Only the test's own task touches `started`.
-        private var started: [NodeProcess] = []
+    final class Nodes: Sendable {
+        private let started = Mutex<[NodeProcess]>([])
         let folder: TestFolder
 
         init(_ folder: TestFolder) { self.folder = folder }
@@ -22,13 +22,16 @@ struct ConformanceTests {
         /// Starts `cordis-node NAME` on a socket in the folder with `entries`, dialling `peers`.
         func start(_ name: String, entries: String, peers: [String] = [], extra: [String] = []) async throws -> NodeProcess {
             let process = try await ConformanceTests.node(name, in: folder, entries: entries, peers: peers, extra: extra)
-            started.append(process)
+            started.withLock { $0.append(process) }
             return process
         }
 
         func stopAll() async {
-            for process in started { await process.stop() }
-            started.removeAll()
+            let processes = started.withLock { list in
+                defer { list.removeAll() }
+                return list
+            }
+            for process in processes { await process.stop() }
         }
     }
 
