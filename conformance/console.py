@@ -10,7 +10,8 @@ changes as events, and checks the link-level rules: heartbeats; an unknown messa
 with an `error` and the link stays up; an unknown command and a bad request are answered with their
 codes; a framing error is an `error` even in the handshake, a malformed hello a `reject`, a malformed
 message after the handshake an `error` without id and the close; with `--silence S`, a link silent for
-S seconds (more than the node's heartbeat timeout) is closed with a `goodbye`.
+S seconds (more than the node's heartbeat timeout) is closed with a `goodbye`; with `--counter` (NODE
+runs the built-in counter), calls through the control API and their error codes.
 Every check prints one `ok:` line; the first that fails prints `FAIL:` and exits 1.
 """
 
@@ -37,7 +38,7 @@ def expect_keys(value, keys, what):
     check(isinstance(value, dict) and set(keys) <= set(value), "%s has %s" % (what, ", ".join(sorted(keys))))
 
 
-def run_check(link, reference):
+def run_check(link, reference, counter=False):
     node, _, entry = reference.partition(":")
     requests = wire.Requests(link)
     peer = link.peer
@@ -104,6 +105,25 @@ def run_check(link, reference):
     check(missing.get("code") == "rejected", "an unknown entry is rejected")
     stranger = requests.request("status", node="no-such-member")
     check(stranger.get("code") == "unknown-member", "a request for an unknown member is unknown-member")
+
+    forget_self = requests.request("forget", {"member": peer["name"]})
+    check(forget_self.get("code") == "rejected", "forget of the node reached is rejected")
+    if node != peer["name"]:
+        forget_linked = requests.request("forget", {"member": node})
+        check(forget_linked.get("code") == "rejected", "forget of a linked member is rejected")
+
+    if counter:
+        value = requests.request("call", {"service": "counter", "method": "value"}, node=node)
+        check(isinstance(value.get("result"), int), "call counter.value on %s answers an integer" % node)
+        added = requests.request("call", {"service": "counter", "method": "add", "args": {"_0": 2}}, node=node)
+        check(added.get("result") == value["result"] + 2, "call counter.add(2) answers the new value")
+        requests.request("call", {"service": "counter", "method": "add", "args": {"_0": -2}}, node=node)
+        wrong = requests.request("call", {"service": "counter", "method": "add", "args": {"_0": "two"}}, node=node)
+        check(wrong.get("code") == "invalid-arguments", "an argument of the wrong type is invalid-arguments")
+        unknown_method = requests.request("call", {"service": "counter", "method": "reset"}, node=node)
+        check(unknown_method.get("code") == "unknown-method", "an unknown method is unknown-method")
+        no_service = requests.request("call", {"service": "no-such-service", "method": "x"}, node=node)
+        check(no_service.get("code") == "rejected", "a service that is not remote-capable is rejected")
 
     link.send({"type": "conformance-probe", "id": 1})
     reply = link.wait_for(lambda m: m.get("type") == "error", timeout=10, on_other=requests._other)
@@ -183,6 +203,8 @@ def main():
     parser.add_argument("--secret-file")
     parser.add_argument("command", choices=["status", "check"])
     parser.add_argument("reference", nargs="?")
+    parser.add_argument("--counter", action="store_true",
+                        help="NODE runs the built-in counter: also check calls through the control API")
     parser.add_argument("--silence", type=float, default=0,
                         help="also check that a link silent for this many seconds is closed (more than the node's heartbeat timeout)")
     options = parser.parse_args()
@@ -202,7 +224,7 @@ def main():
         else:
             if not options.reference or ":" not in options.reference:
                 parser.error("check needs NODE:ENTRY")
-            run_check(link, options.reference)
+            run_check(link, options.reference, counter=options.counter)
             run_link_rules(options.address, secret, options.silence)
             print("conformance: console checks passed", flush=True)
     except wire.ProtocolError as error:

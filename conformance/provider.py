@@ -9,11 +9,13 @@ It links to the node at ADDR as a member (role `node`, no addresses of its own),
 until the counter reaches N (default 1: the consumer's `add(1)`), withdraws it, keeps serving while
 the node's consumers unload (their disposers may still call), waits for the `withdrawAck`, and
 leaves with `goodbye` and `leaving: true`. On the way it checks that a second life under its name is
-refused with `nameTaken`. It exits 0 when the counter is back at 0.
+refused with `nameTaken`, and that an announcement of another interface version makes no proxy (the
+consumer's `status` says why in `waiting`). It exits 0 when the counter is back at 0.
 """
 
 import argparse
 import sys
+import time
 
 import cordis_wire as wire
 
@@ -45,10 +47,39 @@ def main():
             return 1
     print("ok: a second life under the same name is refused with nameTaken", flush=True)
 
-    provider = {"service": "counter", "realm": None, "node": options.name, "fiber": 1, "life": 1}
+    # An announcement of another interface version makes no proxy: the consumer stays pending, and status
+    # says why in its fiber's `waiting` map. Its withdrawal is acknowledged at once.
+    stale = {"type": "announce", "service": "counter", "realm": None, "interface": "CounterAPI",
+             "interfaceVersion": wire.interface_version(["add(_:Int)->Int"]), "node": options.name,
+             "fiber": 1, "life": 1}
+    link.send(stale)
+    console = wire.connect(options.address, "console", options.name + "-console", secret=secret)
+    requests = wire.Requests(console)
+    deadline = time.monotonic() + options.timeout
+    waiting = None
+    while waiting is None and time.monotonic() < deadline:
+        served = link.receive(timeout=0.05)
+        if served is not None and served.get("type") == "call":
+            print("FAIL: the node called a provider of another interface version", flush=True)
+            return 1
+        status = requests.request("status")
+        for fiber in status["pages"][0]["nodes"][0]["fibers"]:
+            if "counter" in fiber.get("waiting", {}):
+                waiting = fiber["waiting"]["counter"]
+    console.close("done")
+    if waiting is None or stale["interfaceVersion"] not in waiting:
+        print("FAIL: no consumer waits for counter with the mismatch as its reason (%r)" % waiting, flush=True)
+        return 1
+    print("ok: another interface version makes no proxy; status says why: %s" % waiting, flush=True)
+    withdraw = {"type": "withdraw", "service": "counter", "realm": None, "node": options.name, "fiber": 1, "life": 1}
+    link.send(withdraw)
+    link.wait_for(lambda m: m.get("type") == "withdrawAck" and m.get("life") == 1, timeout=options.timeout)
+    print("ok: the withdrawal of a provider without a proxy is acknowledged at once", flush=True)
+
+    provider = {"service": "counter", "realm": None, "node": options.name, "fiber": 1, "life": 2}
     announce = {"type": "announce", "service": "counter", "realm": None, "interface": "CounterAPI",
                 "interfaceVersion": wire.interface_version(COUNTER_SIGNATURES), "node": options.name,
-                "fiber": 1, "life": 1}
+                "fiber": 1, "life": 2}
     link.send(announce)
     state = {"value": 0, "calls": 0}
 

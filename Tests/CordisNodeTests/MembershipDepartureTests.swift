@@ -12,7 +12,8 @@ struct MembershipDepartureTests {
             == [.adopt(session: 1, member: "a"), .dial("unix:/tmp/a.sock")])
         #expect(view.receive(MembershipMachineTests.handshake(2, .responder, "a", "a1")) == [.keepStandby(session: 2, member: "a")])
         #expect(view.receive(.departed(session: 1)) == [
-            .close(session: 2, reason: "a left the cluster"), .withdrawAll(member: "a", incarnation: "a1"),
+            .close(session: 2, reason: "a left the cluster"), .close(session: 1, reason: "a left the cluster"),
+            .withdrawAll(member: "a", incarnation: "a1"),
             .stopDialling("unix:/tmp/a.sock"),
         ])
         #expect(view.members["a"] == nil)
@@ -37,6 +38,8 @@ struct MembershipDepartureTests {
         var view = Membership(name: "b", ownAddresses: [], seeds: ["unix:/tmp/a.sock"])
         #expect(view.start() == [.dial("unix:/tmp/a.sock")])
         _ = view.receive(MembershipMachineTests.handshake(1, .initiator, "a", "a1", addresses: ["unix:/tmp/a.sock"]))
-        #expect(view.receive(.departed(session: 1)) == [.withdrawAll(member: "a", incarnation: "a1")])
+        #expect(view.receive(.departed(session: 1)) == [
+            .close(session: 1, reason: "a left the cluster"), .withdrawAll(member: "a", incarnation: "a1"),
+        ])
     }
 }

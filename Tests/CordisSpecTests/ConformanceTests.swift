@@ -3,6 +3,7 @@ import CordisJSON
 import CordisProcessTesting
 import CordisWire
 import Foundation
+import Synchronization
 import Testing
 
 /// The Python conformance client (`conformance/`), written from the docs alone, against real
@@ -12,9 +13,8 @@ struct ConformanceTests {
     static let timing = ["--heartbeat-interval", "0.2", "--heartbeat-timeout", "3"]
 
     /// The nodes a test started, stopped (killed, by pid) when it ends however it ends.
-    final class Nodes: @unchecked Sendable {
-        // Only the test's own task touches `started`.
-        private var started: [NodeProcess] = []
+    final class Nodes: Sendable {
+        private let started = Mutex<[NodeProcess]>([])
         let folder: TestFolder
 
         init(_ folder: TestFolder) { self.folder = folder }
@@ -22,13 +22,16 @@ struct ConformanceTests {
         /// Starts `cordis-node NAME` on a socket in the folder with `entries`, dialling `peers`.
         func start(_ name: String, entries: String, peers: [String] = [], extra: [String] = []) async throws -> NodeProcess {
             let process = try await ConformanceTests.node(name, in: folder, entries: entries, peers: peers, extra: extra)
-            started.append(process)
+            started.withLock { $0.append(process) }
             return process
         }
 
         func stopAll() async {
-            for process in started { await process.stop() }
-            started.removeAll()
+            let processes = started.withLock { list in
+                defer { list.removeAll() }
+                return list
+            }
+            for process in processes { await process.stop() }
         }
     }
 
@@ -78,7 +81,7 @@ struct ConformanceTests {
             #expect(await b.waitForLine(containing: "linked to a"))
 
             let run = try await ProgramRun.python([
-                "conformance/console.py", "unix:\(folder.path("a.sock"))", "check", "b:counter", "--silence", "4",
+                "conformance/console.py", "unix:\(folder.path("a.sock"))", "check", "b:counter", "--counter", "--silence", "4",
             ])
             #expect(run.status == 0, "\(run.output)")
             #expect(run.output.contains("conformance: console checks passed"), "\(run.output)")
@@ -143,17 +146,22 @@ struct ConformanceTests {
         }
     }
 
-    @Test("with the cluster secret the Python console authenticates and reads sealed frames; another secret is refused")
+    @Test("with the cluster secret the Python provider and console authenticate and use sealed frames; another secret is refused")
     func pythonConsoleAuthenticates() async throws {
         try await Self.withNodes { nodes in
             let folder = nodes.folder
             try folder.write("secret", "0123456789abcdef0123456789abcdef-one\n")
             try folder.write("other", "0123456789abcdef0123456789abcdef-two\n")
             for file in ["secret", "other"] { chmod(folder.path(file), 0o600) }
-            _ = try await nodes.start(
-                "a", entries: #"[{"id": "counter", "plugin": "counter"}]"#, extra: ["--secret-file", folder.path("secret")])
+            let a = try await nodes.start(
+                "a", entries: #"[{"id": "badge", "plugin": "badge"}]"#, extra: ["--secret-file", folder.path("secret")])
             let address = "unix:\(folder.path("a.sock"))"
-            let run = try await ProgramRun.python(["conformance/console.py", address, "--secret-file", folder.path("secret"), "check", "a:counter"])
+            let provider = try await ProgramRun.python([
+                "conformance/provider.py", address, "--secret-file", folder.path("secret"), "--name", "py",
+            ])
+            #expect(provider.status == 0, "\(provider.output)")
+            #expect(await a.waitForLine(containing: "badge removed, counter at 0"))
+            let run = try await ProgramRun.python(["conformance/console.py", address, "--secret-file", folder.path("secret"), "check", "a:badge"])
             #expect(run.status == 0, "\(run.output)")
             #expect(run.output.contains("conformance: console checks passed"), "\(run.output)")
             let refused = try await ProgramRun.python(["conformance/console.py", address, "--secret-file", folder.path("other"), "status"])

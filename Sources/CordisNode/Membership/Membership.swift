@@ -177,6 +177,8 @@ struct Membership {
             }
             linkOwners[session] = nil
             members[owner] = nil
+            // The member closes the link after its goodbye; one that keeps it open is closed here.
+            directives.append(.close(session: session, reason: "\(owner) left the cluster"))
             directives.append(.withdrawAll(member: owner, incarnation: record.incarnation))
             superseded(record.addresses, into: &directives)
         case .forgotten(let member):

@@ -37,8 +37,8 @@ struct ProgramRun: Sendable {
                 return
             }
             let pid = process.processIdentifier
-            Task {
-                try? await Task.sleep(for: deadline)
+            let seconds = Double(deadline.components.seconds) + Double(deadline.components.attoseconds) * 1e-18
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
                 if completion.finish(-1) { kill(pid, SIGKILL) }
             }
         }
