@@ -51,4 +51,20 @@ struct ConsoleArgumentsTests {
             #expect(error.exitCode == 64)
         }
     }
+
+    @Test("sign takes --key, --node (the node the tree is for, not one to reach), --version and --expires; apply takes a file")
+    func signAndApply() throws {
+        let sign = try ConsoleArguments(
+            parsing: ["sign", "--key", "k.pem", "--node", "a", "--version", "9", "--expires", "12h", "tree.json"],
+            environment: ["CORDIS_CONSOLE_NODE": "unix:/x.sock"])
+        #expect(sign.command == .sign(key: "k.pem", node: "a", version: 9, expires: 43_200, tree: "tree.json"))
+        #expect(sign.node == nil)
+        let defaults = try ConsoleArguments(parsing: ["sign", "--key", "k.pem", "--node", "a", "t.json"])
+        #expect(defaults.command == .sign(key: "k.pem", node: "a", version: nil, expires: 7 * 86_400, tree: "t.json"))
+        #expect(throws: ConsoleError.self) { try ConsoleArguments(parsing: ["sign", "--node", "a", "t.json"]) }
+        #expect(throws: ConsoleError.self) { try ConsoleArguments(parsing: ["sign", "--key", "k", "--node", "a", "--expires", "-1d", "t"]) }
+        #expect(throws: ConsoleError.self) { try ConsoleArguments(parsing: ["sign", "--key", "k", "--node", "a", "--version", "0", "t"]) }
+        #expect(try ConsoleArguments(parsing: ["apply", "s.json"]).command == .apply("s.json"))
+        #expect(throws: ConsoleError.self) { try ConsoleArguments(parsing: ["apply"]) }
+    }
 }

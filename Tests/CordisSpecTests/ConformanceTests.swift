@@ -85,9 +85,10 @@ struct ConformanceTests {
             ])
             #expect(run.status == 0, "\(run.output)")
             #expect(run.output.contains("conformance: console checks passed"), "\(run.output)")
-            // The change ran on b, which logs the console that sent it, not only the member that relayed it.
-            #expect(await b.waitForLine(containing: "py-console (uid \(getuid())) via a disabled entry counter", timeout: .seconds(10)))
-            #expect(await b.waitForLine(containing: "py-console (uid \(getuid())) via a enabled entry counter", timeout: .seconds(10)))
+            // The change ran on b, which logs the operator behind the console, not only the member that relayed it.
+            let me = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "uid:\(getuid())"
+            #expect(await b.waitForLine(containing: "\(me) via member a: disable entry counter", timeout: .seconds(10)))
+            #expect(await b.waitForLine(containing: "\(me) via member a: enable entry counter", timeout: .seconds(10)))
         }
     }
 
