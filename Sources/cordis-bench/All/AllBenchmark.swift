@@ -11,20 +11,22 @@ import Foundation
 /// and highest run) is printed next to it (`spread` in JSON). The groups are `core`, `loader`, `codec`,
 /// `calls` (remote call latency and throughput node to node, raw echo floor, Unix socket and
 /// authenticated TCP, pinned to CPU 0 and unpinned), `cluster` (remote withdrawal, failure detection,
-/// idle memory) and `start` (a cluster of 8 nodes with 1,000 fibers each). `--quick` is a smoke run
+/// idle memory) and `start` (a cluster of 8 nodes with 1,000 fibers each); `profile` (not run unless
+/// named) is a bare call loop for instruction counts. `--iterations N` sets the calls per series. `--quick` is a smoke run
 /// with small sizes: its figures are not comparable with a full run.
 @CordisActor
 enum AllBenchmark {
-    nonisolated static let groups = ["core", "loader", "codec", "calls", "cluster", "start"]
+    nonisolated static let groups = ["core", "loader", "codec", "calls", "cluster", "start", "profile"]
 
     /// The settings of one run.
     struct Settings {
         var quick = false
         var json = false
         var rounds = 3
-        var only: Set<String> = Set(AllBenchmark.groups)
+        var only: Set<String> = Set(AllBenchmark.groups).subtracting(["profile"])
+        var iterations: Int?
 
-        var callIterations: Int { quick ? 300 : 5_000 }
+        var callIterations: Int { iterations ?? (quick ? 300 : 5_000) }
         var throughputSeconds: Double { quick ? 0.3 : 2 }
         var toggles: Int { quick ? 3 : 20 }
         var clusterNodes: Int { quick ? 3 : 8 }
@@ -49,13 +51,19 @@ enum AllBenchmark {
             switch arguments[index] {
             case "--quick": settings.quick = true
             case "--json": settings.json = true
-            case "--rounds", "--only":
+            case "--rounds", "--only", "--iterations":
                 guard index + 1 < arguments.count else {
                     WireLatencyBench.printError("\(arguments[index]) needs a value")
                     return 64
                 }
                 let value = arguments[index + 1]
-                if arguments[index] == "--rounds" {
+                if arguments[index] == "--iterations" {
+                    guard let iterations = Int(value), (1...10_000_000).contains(iterations) else {
+                        WireLatencyBench.printError("--iterations needs a number from 1 to 10000000")
+                        return 64
+                    }
+                    settings.iterations = iterations
+                } else if arguments[index] == "--rounds" {
                     guard let rounds = Int(value), (1...100).contains(rounds) else {
                         WireLatencyBench.printError("--rounds needs a number from 1 to 100")
                         return 64
@@ -97,6 +105,7 @@ enum AllBenchmark {
             if settings.only.contains("calls") { try await calls(settings, into: &samples) }
             if settings.only.contains("cluster") { try await cluster(settings, into: &samples) }
             if settings.only.contains("start") { try await start(settings, into: &samples) }
+            if settings.only.contains("profile") { try await profile(settings, into: &samples) }
         }
         return samples
     }
@@ -165,6 +174,21 @@ enum AllBenchmark {
                 await pair.finish()
             }
         }
+    }
+
+    /// Only node-to-node calls over a Unix socket, unpinned, `--iterations` of them: the workload to
+    /// count instructions of under callgrind (run it with two counts; the difference is the cost of
+    /// the extra calls in node A, this process). With `CORDIS_BENCH_PEER=unix:PATH` it calls the node B
+    /// already listening there (started under a tool) instead of starting one.
+    static func profile(_ settings: Settings, into samples: inout Samples) async throws {
+        let folder = try WireLatencyBench.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let external = ProcessInfo.processInfo.environment["CORDIS_BENCH_PEER"]
+        let pair = try await ClusterBenchmark.Pair.start(folder: folder, pinned: false, external: external)
+        let call = WireLatencyBench.Series(
+            placement: "", socket: "uds", kind: "call", samples: try await pair.callRoundTrips(settings.callIterations))
+        samples.add("profile_call_uds_p50_us", call.p50)
+        await pair.finish()
     }
 
     /// Remote withdrawal, failure detection (kill and SIGSTOP) and an idle node's memory, unpinned.

@@ -116,8 +116,12 @@ enum ClusterBenchmark {
             return process
         }
 
-        static func start(folder: String, pinned: Bool, tcp: Bool = false, reuse previous: Pair? = nil) async throws -> Pair {
-            let child = try spawnB(folder: folder, pinned: pinned, tcp: tcp)
+        /// Starts node A in this process and B as a child, or uses the B already listening on `external`
+        /// (a Unix socket address; for profiling B under a tool).
+        static func start(
+            folder: String, pinned: Bool, tcp: Bool = false, reuse previous: Pair? = nil, external: String? = nil
+        ) async throws -> Pair {
+            let child = external == nil ? try spawnB(folder: folder, pinned: pinned, tcp: tcp) : Process()
             if let previous {
                 previous.child = child
                 try await previous.awaitConsumer(.active, within: .seconds(20))
@@ -133,7 +137,7 @@ enum ClusterBenchmark {
             }
             let configuration = NodeConfiguration(
                 name: "a", listen: [try Address(parsing: "unix:\(folder)/a.sock")],
-                peers: [try Address(parsing: try addressOfB(folder: folder, tcp: tcp))], secrets: secrets)
+                peers: [try Address(parsing: try external ?? addressOfB(folder: folder, tcp: tcp))], secrets: secrets)
             let context = Context(logLevel: .error)
             let node = try Node(
                 configuration: configuration, catalog: catalog, remoteServices: BuiltinCatalog.remoteServices,
