@@ -117,9 +117,12 @@ public final class EventLoop: Sendable {
     }
 
     /// The spin of a loop created without one: `CORDIS_LOOP_SPIN_US` microseconds (0 to 10,000) when
-    /// set, else none.
+    /// set, else 20 µs (measured: a remote call's p50 about 15% lower, pinned and unpinned, for no
+    /// more CPU per call; an idle loop does not spin).
     public static let defaultSpin: Duration = {
-        guard let text = ProcessInfo.processInfo.environment["CORDIS_LOOP_SPIN_US"], let value = Int(text) else { return .zero }
+        guard let text = ProcessInfo.processInfo.environment["CORDIS_LOOP_SPIN_US"], let value = Int(text) else {
+            return .microseconds(20)
+        }
         return .microseconds(max(0, min(value, 10_000)))
     }()
 

@@ -198,6 +198,7 @@ enum AllBenchmark {
         let pair = try await ClusterBenchmark.Pair.start(folder: folder, pinned: false)
         try await Task.sleep(for: .milliseconds(300))
         samples.add("node_rss_idle_mb", pair.childResidentMB())
+        samples.add("node_pss_idle_mb", ProcessProbe.proportionalMB(pid: pair.child.processIdentifier))
         let toggles = try await pair.disableUntilPending(settings.toggles).sorted()
         samples.add("withdraw_remote_p50_ms", toggles[toggles.count / 2] * 1000)
         samples.add("withdraw_remote_p99_ms", toggles[min(toggles.count - 1, toggles.count * 99 / 100)] * 1000)

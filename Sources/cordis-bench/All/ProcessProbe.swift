@@ -17,6 +17,17 @@ enum ProcessProbe {
         return 0
     }
 
+    /// The proportional set size of process `pid` in MB (`Pss` in `/proc/PID/smaps_rollup`: shared
+    /// library pages divided among the processes that map them), 0 when unreadable.
+    static func proportionalMB(pid: Int32) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix("Pss:") {
+            let fields = line.split(separator: " ")
+            if fields.count >= 2, let kilobytes = Double(fields[1]) { return kilobytes / 1024 }
+        }
+        return 0
+    }
+
     /// CPU seconds (user + system) process `pid` used so far (`/proc/PID/stat`), 0 when unreadable.
     static func cpuSeconds(pid: Int32) -> Double {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
