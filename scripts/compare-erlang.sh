@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 # shellcheck source=scripts/packages.sh
 source scripts/packages.sh
-ensure_packages erlang-base
+ensure_packages erlang-base python3
 
 rounds="${1:-3}"
 iterations="${CORDIS_COMPARE_ITERATIONS:-5000}"
