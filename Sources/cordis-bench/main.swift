@@ -5,7 +5,7 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 let json = arguments.contains("--json")
 let commands = arguments.filter { !$0.hasPrefix("--") }
-let usage = "usage: cordis-bench core [--quick] [--json] | loader [--json] | wire [--iterations N] [--json] | codec [--json] | cluster [--iterations N] [--json] | node [--quick] [--json]"
+let usage = "usage: cordis-bench all [--quick] [--json] [--rounds N] [--only GROUP,...] | core [--quick] [--json] | loader [--json] | wire [--iterations N] [--json] | codec [--json] | cluster [--iterations N] [--json] | node [--quick] [--json]"
 
 /// Prints a report as aligned text or JSON.
 func report(_ name: String, _ rows: [[String: Double]], ratios: [String: Double]) {
@@ -44,6 +44,8 @@ func runCore(quick: Bool) async throws {
 }
 
 switch commands.first {
+case "all":
+    exit(await AllBenchmark.main(arguments: Array(arguments.drop { $0 != "all" }.dropFirst())))
 case "core":
     try await runCore(quick: arguments.contains("--quick"))
 case "loader":

@@ -78,7 +78,10 @@ public final class PendingCalls: Sendable {
     /// - Throws: `RemoteCallError` (`overloaded`, `withdrawn`, `timeout`, `cancelled`, or the code of the
     ///   peer's `error` reply), `CancellationError` when the calling task is cancelled, or whatever
     ///   `send` throws for the `call` (then nothing was sent).
-    public func call(
+    ///
+    /// It runs on the caller's executor (`nonisolated(nonsending)`): a caller on `CordisActor` stays
+    /// there while it sends and when it is resumed, with no hop to the default pool and back.
+    public nonisolated(nonsending) func call(
         _ request: CallRequest, timeout: Duration? = nil, send: @escaping @Sendable (WireMessage) throws -> Void
     ) async throws -> JSONValue {
         let id = try reserve(send: send)

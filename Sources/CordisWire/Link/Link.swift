@@ -20,8 +20,6 @@ public final class Link: Sendable {
 
     private struct Receiving {
         var phase: Phase
-        var decoded: [WireMessage] = []
-        var decodedHead = 0
         var lastHeard = ContinuousClock.now
     }
 
@@ -173,7 +171,9 @@ public final class Link: Sendable {
 
     /// Sends `message` without suspending (callable on the loop thread). Same errors as `send`.
     public func enqueue(_ message: WireMessage) throws(TransportError) {
-        try sending.withLock { (state: inout Sending) throws(TransportError) in
+        // Sealed and put in line under the lock, so sequence numbers follow the byte stream; written
+        // after it (the socket write never runs under a lock).
+        let claim = try sending.withLock { (state: inout Sending) throws(TransportError) -> Connection.WriteClaim? in
             guard !state.closed, state.codec != nil else {
                 throw connection.closeError ?? TransportError(.closed, "link on connection \(connection.id) is closed")
             }
@@ -183,20 +183,21 @@ public final class Link: Sendable {
             } catch {
                 throw TransportError(.tooLarge, "cannot send \(message.type): \(error.message)")
             }
-            try connection.enqueueFramed(buffer)
+            return try connection.stage(buffer)
         }
+        if let claim { connection.write(claim) }
     }
 
     /// Closes the link in order: sends `goodbye` with `reason`, flushes, closes. Idempotent.
     public func close(reason: String? = nil) {
-        sending.withLock { state in
-            guard !state.closed else { return }
+        let claim = sending.withLock { state -> Connection.WriteClaim? in
+            guard !state.closed else { return nil }
             state.closed = true
             var buffer: [UInt8] = []
-            if (try? state.codec?.append(.goodbye(reason: reason), to: &buffer)) != nil, !buffer.isEmpty {
-                try? connection.enqueueFramed(buffer)
-            }
+            guard (try? state.codec?.append(.goodbye(reason: reason), to: &buffer)) != nil, !buffer.isEmpty else { return nil }
+            return (try? connection.stage(buffer)) ?? nil
         }
+        if let claim { connection.write(claim) }
         connection.close()
     }
 
@@ -205,22 +206,15 @@ public final class Link: Sendable {
         await connection.closed()
     }
 
-    /// The decoded message matching the frame token the consumer just took.
-    func takeDecoded() throws -> WireMessage {
-        let message = receiving.withLock { state -> WireMessage? in
-            guard state.decodedHead < state.decoded.count else { return nil }
-            let message = state.decoded[state.decodedHead]
-            state.decodedHead += 1
-            if state.decodedHead == state.decoded.count {
-                state.decoded.removeAll(keepingCapacity: true)
-                state.decodedHead = 0
-            }
-            return message
+    /// The next message from the connection's queue; nil at the end.
+    func nextMessage() async throws -> WireMessage? {
+        switch try await connection.nextItem() {
+        case .message(let message)?: return message
+        case nil: return nil
+        case .frame?:
+            // Every frame after the handshake passes the link's filter, which queues messages only.
+            throw TransportError(.protocolViolation, "link on connection \(connection.id) received an undecoded frame")
         }
-        guard let message else {
-            throw TransportError(.protocolViolation, "link on connection \(connection.id) lost track of a message")
-        }
-        return message
     }
 
     // MARK: Loop thread
@@ -270,8 +264,7 @@ public final class Link: Sendable {
                     case .unknown(let type, _):
                         return .answer(WireMessage.unknownTypeReply(to: type))
                     default:
-                        state.decoded.append(message)
-                        return .verdict(.deliver(payload))
+                        return .verdict(.decoded(message))
                     }
                 } catch {
                     state.phase = .finished

@@ -2,7 +2,7 @@
 /// at a time.
 ///
 /// Heartbeats (`ping`) and messages of unknown type are answered on the loop thread and never appear
-/// here. Its buffer is the connection's bounded inbound queue: a consumer that stops iterating makes
+/// here. Its buffer is the connection's bounded inbound queue, holding each message once, decoded: a consumer that stops iterating makes
 /// the link stop reading, never drop. It ends (nil) after an orderly close and throws the reason
 /// otherwise (a `TransportError`).
 public struct LinkMessages: AsyncSequence, Sendable {
@@ -16,17 +16,15 @@ public struct LinkMessages: AsyncSequence, Sendable {
     /// The iterator; `next()` suspends until a message arrives or the link ends.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let link: Link
-        var frames: InboundFrames.AsyncIterator
 
         /// The next message, or nil after an orderly close.
         public mutating func next() async throws -> WireMessage? {
-            guard try await frames.next() != nil else { return nil }
-            return try link.takeDecoded()
+            try await link.nextMessage()
         }
     }
 
     /// An iterator over the link's messages.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(link: link, frames: link.connection.frames.makeAsyncIterator())
+        AsyncIterator(link: link)
     }
 }

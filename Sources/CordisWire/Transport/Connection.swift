@@ -8,38 +8,55 @@ import Glibc
 /// One stream socket carrying length-prefixed frames, driven by an `EventLoop`.
 ///
 /// Inbound frames are read and split on the loop thread, passed through the filter of the `Link`
-/// that owns the connection (handshake, then frame authentication), and queued for the single
-/// consumer of `frames`. Until its `Link` completes the handshake the connection keeps the handshake
-/// bounds of its `ConnectionLimits`; use a connection through `Link`. The queue is bounded: when it is full the
-/// connection stops reading its socket until the consumer drains it, so the peer's writes block and
-/// nothing is lost. `enqueue(_:)`/`send(_:)` may be called from any thread; bytes that fit in the
-/// socket are written at once, the rest wait in a bounded buffer, and passing that bound closes the
-/// connection with `outboundBufferFull`. A frame over `maxFrameSize` is answered with a best-effort
-/// error frame, then the connection closes.
+/// that owns the connection (handshake, then frame authentication and decoding), and queued for the
+/// single consumer of `frames` (or of the link's `messages`). Until its `Link` completes the handshake
+/// the connection keeps the handshake bounds of its `ConnectionLimits`; use a connection through
+/// `Link`. The queue is bounded: when it is full the connection stops reading its socket until the
+/// consumer drains it, so the peer's writes block and nothing is lost. `enqueue(_:)`/`send(_:)` may be
+/// called from any thread: the sender writes at once when no other write is under way (outside any
+/// lock), the rest wait in a bounded buffer that the writer in progress, or the loop once the socket
+/// drains, writes in order; passing that bound closes the connection with `outboundBufferFull`. A
+/// frame over `maxFrameSize` is answered with a best-effort error frame, then the connection closes.
 public final class Connection: Sendable {
-    enum Phase {
-        case open
-        /// Orderly close: flushing, then half-closed, discarding input until EOF or the drain deadline.
-        case closing
+    /// Where the connection is in its life. The socket is open in every phase but `closed`.
+    enum Phase: Equatable {
+        /// Open, under the handshake bounds.
+        case handshaking
+        /// Open, under the full bounds (`markEstablished()` was called).
+        case established
+        /// Orderly close: no more sends; flushing what is buffered, then half-closed, discarding
+        /// input until the peer's EOF or the drain deadline.
+        case draining(halfClosed: Bool)
+        /// Closing at once: buffered output is dropped; the loop closes the socket next.
+        case aborting
+        /// The socket is closed.
         case closed
+
+        var isOpen: Bool { self == .handshaking || self == .established }
     }
 
     struct State {
         var fd: Int32
-        var phase = Phase.open
-        var established = false
+        var phase = Phase.handshaking
+        /// Bytes waiting to be written, in order, behind those a writer holds.
         var outbound: [UInt8] = []
-        var outboundStart = 0
+        /// A thread is writing outside the lock; the bytes it holds come before `outbound`.
+        var writing = false
+        var held = 0
+        /// The socket was full: the loop writes `outbound` when it becomes writable.
+        var awaitingWritable = false
+        /// The loop must close the socket once the writer in progress is done.
+        var closeAfterWrite = false
         var watched = true
         var interest: UInt32
-        var inbound: [[UInt8]] = []
+        var inbound: [(item: InboundItem, bytes: Int)] = []
         var inboundHead = 0
         var inboundBytes = 0
         var readPaused = false
-        var writeShut = false
-        var waiter: CheckedContinuation<[UInt8]?, any Error>?
+        var waiter: CheckedContinuation<InboundItem?, any Error>?
         var decoder: FrameDecoder
         var filter: FrameFilter?
+        var streamFilter: (any StreamFilter)?
         var closeError: TransportError?
         var deadlineTimer: UInt64?
         var drainTimer: UInt64?
@@ -54,15 +71,15 @@ public final class Connection: Sendable {
         /// True once `setMaxFrameSize` chose the frame limit (establishing then leaves it alone).
         var frameSizeChosen = false
 
-        var pendingOutbound: Int { outbound.count - outboundStart }
+        var pendingOutbound: Int { held + outbound.count }
         var queuedFrames: Int { inbound.count - inboundHead }
 
-        mutating func popFrame() -> [UInt8]? {
+        mutating func popItem() -> InboundItem? {
             guard inboundHead < inbound.count else { return nil }
-            let frame = inbound[inboundHead]
-            inbound[inboundHead] = []
+            let (item, bytes) = inbound[inboundHead]
+            inbound[inboundHead] = (.frame([]), 0)
             inboundHead += 1
-            inboundBytes -= frame.count
+            inboundBytes -= bytes
             if inboundHead == inbound.count {
                 inbound.removeAll(keepingCapacity: true)
                 inboundHead = 0
@@ -70,8 +87,14 @@ public final class Connection: Sendable {
                 inbound.removeSubrange(0..<inboundHead)
                 inboundHead = 0
             }
-            return frame
+            return item
         }
+    }
+
+    /// A write claimed under the lock, to run outside it.
+    package struct WriteClaim {
+        let fd: Int32
+        let bytes: [UInt8]
     }
 
     /// A number naming this connection in events and logs, unique within its loop.
@@ -160,20 +183,53 @@ public final class Connection: Sendable {
     /// Throws `tooLarge` (the connection stays up) when the bytes are more than the whole outbound
     /// buffer, otherwise the errors of `send(_:)`.
     package func enqueueFramed(_ framed: [UInt8]) throws(TransportError) {
-        guard framed.count <= limits.outboundBufferBytes else {
+        if let claim = try stage(framed) { write(claim) }
+    }
+
+    /// Puts framed bytes in line to be sent, under the lock and without a syscall. Returns a claim
+    /// when the caller is the one to write them (no write under way): it must then call
+    /// `write(_:)`, outside any lock. Callers that order their sends under a lock of their own (the
+    /// sequence numbers of a `Link`) stage under it and write after releasing it. `bypassLimit` is for
+    /// this side's last word (an error notice before closing) and for the stream filter's own bytes,
+    /// which `raw` keeps from passing through the filter again.
+    package func stage(_ framed: [UInt8], bypassLimit: Bool = false, raw: Bool = false) throws(TransportError) -> WriteClaim? {
+        guard bypassLimit || framed.count <= limits.outboundBufferBytes else {
             throw TransportError(
                 .tooLarge,
                 "connection \(id): \(framed.count) bytes are more than the outbound limit of \(limits.outboundBufferBytes) bytes")
         }
-        let failure: TransportError? = state.withLock { state in
-            guard state.phase == .open, state.fd >= 0 else {
-                return state.closeError ?? TransportError(.closed, "connection \(id) is closed")
+        let outcome = state.withLock { state -> Result<WriteClaim?, TransportError> in
+            guard state.phase.isOpen || bypassLimit, state.fd >= 0, state.phase != .aborting else {
+                return .failure(state.closeError ?? TransportError(.closed, "connection \(id) is closed"))
             }
-            return append(framed, to: &state, bypassLimit: false)
+            var bytes = framed
+            if !raw, let filter = state.streamFilter {
+                do throws(TransportError) {
+                    bytes = try filter.outbound(framed)
+                } catch {
+                    return .failure(error)
+                }
+            }
+            if state.writing || state.awaitingWritable {
+                if !bypassLimit && state.pendingOutbound + bytes.count > limits.outboundBufferBytes {
+                    return .failure(TransportError(
+                        .outboundBufferFull,
+                        "connection \(id): the peer is not reading; \(state.pendingOutbound + bytes.count) bytes waiting "
+                            + "exceed the outbound limit of \(limits.outboundBufferBytes) bytes"))
+                }
+                state.outbound.append(contentsOf: bytes)
+                return .success(nil)
+            }
+            state.writing = true
+            state.held = bytes.count
+            return .success(WriteClaim(fd: state.fd, bytes: bytes))
         }
-        if let failure {
-            if failure.code == .outboundBufferFull || failure.code == .connectionReset { abort(failure) }
-            throw failure
+        switch outcome {
+        case .success(let claim):
+            return claim
+        case .failure(let error):
+            if error.code == .outboundBufferFull { abort(error) }
+            throw error
         }
     }
 
@@ -183,7 +239,13 @@ public final class Connection: Sendable {
     /// order, so a filter installed right after accepting sees every frame (do not consume the
     /// connection's frames before installing it). Takes effect on the loop thread.
     package func setFilter(_ filter: FrameFilter?) {
-        if loop.inLoopThread { installFilter(filter) } else { loop.execute { [self] in installFilter(filter) } }
+        onLoop { [self] in installFilter(filter) }
+    }
+
+    /// Installs the stream filter (see `StreamFilter`); call it before any byte is sent or read, on
+    /// the loop thread or before the connection is handed out.
+    package func setStreamFilter(_ filter: (any StreamFilter)?) {
+        state.withLock { $0.streamFilter = filter }
     }
 
     private func installFilter(_ filter: FrameFilter?) {
@@ -194,23 +256,36 @@ public final class Connection: Sendable {
             state.filter = filter
             guard filter != nil, state.waiter == nil else { return [] }
             var pending: [[UInt8]] = []
-            while let frame = state.popFrame() { pending.append(frame) }
+            while let item = state.popItem() {
+                if case .frame(let payload) = item { pending.append(payload) }
+            }
             return pending
         }
         guard let filter, !pending.isEmpty else { return }
-        var delivered: [[UInt8]] = []
+        var delivered: [(InboundItem, Int)] = []
         for payload in pending {
-            switch filter(payload) {
-            case .deliver(let output): delivered.append(output)
-            case .consume: break
-            case .reply(let output): try? enqueue(output)
-            case .close(let error):
+            if !apply(filter, to: payload, into: &delivered) {
                 queue(delivered)
-                close(reason: error)
                 return
             }
         }
         queue(delivered)
+    }
+
+    /// Runs `filter` on one payload; false when the filter closed the connection.
+    private func apply(_ filter: FrameFilter, to payload: [UInt8], into delivered: inout [(InboundItem, Int)]) -> Bool {
+        switch filter(payload) {
+        case .deliver(let output): delivered.append((.frame(output), output.count))
+        case .decoded(let message): delivered.append((.message(message), payload.count))
+        case .consume: break
+        case .reply(let output): try? enqueue(output)
+        case .close(let error):
+            queue(delivered)
+            delivered = []
+            close(reason: error)
+            return false
+        }
+        return true
     }
 
     /// Changes the largest inbound frame accepted from now on.
@@ -225,30 +300,31 @@ public final class Connection: Sendable {
     /// bounds (the frame size to `maxFrameSize` unless `setMaxFrameSize` chose one, the inbound
     /// queue to `inboundQueueFrames` and `inboundQueueBytes`).
     package func markEstablished() {
-        let (timer, callbacks) = state.withLock { state -> (UInt64?, [@Sendable () -> Void]) in
-            guard !state.established else { return (nil, []) }
-            state.established = true
+        let (timer, callbacks, resume) = state.withLock { state -> (UInt64?, [@Sendable () -> Void], Bool) in
+            guard state.phase == .handshaking else { return (nil, [], false) }
+            state.phase = .established
             state.queueFrames = limits.inboundQueueFrames
             state.queueBytes = limits.inboundQueueBytes
             if !state.frameSizeChosen { state.decoder.maxFrameSize = limits.maxFrameSize }
-            resumeReadingIfDrained(&state)
+            let resume = resumeReadingIfDrained(&state)
             let callbacks = state.establishedCallbacks
             state.establishedCallbacks = []
             defer { state.deadlineTimer = nil }
-            return (state.deadlineTimer, callbacks)
+            return (state.deadlineTimer, callbacks, resume)
         }
+        if resume { refreshInterest() }
         if let timer { loop.cancelTimer(timer) }
         for callback in callbacks { callback() }
     }
 
-    /// True once `markEstablished()` was called.
-    package var isEstablished: Bool { state.withLock { $0.established } }
+    /// True while the connection is open and `markEstablished()` was called.
+    package var isEstablished: Bool { state.withLock { $0.phase == .established } }
 
     /// Calls `callback` once the connection is marked established (never when it closes first).
     func whenEstablished(_ callback: @escaping @Sendable () -> Void) {
         let now = state.withLock { state -> Bool in
-            if state.established { return true }
-            if state.phase == .closed && state.fd < 0 { return false }
+            if state.phase == .established { return true }
+            guard state.phase == .handshaking else { return false }
             state.establishedCallbacks.append(callback)
             return false
         }
@@ -261,30 +337,16 @@ public final class Connection: Sendable {
     /// Frames already queued stay readable. `reason` (when given) is what `frames` throws at its end and
     /// what `closed()` returns; nil means an orderly close. Idempotent.
     public func close(reason: TransportError? = nil) {
-        let starts = state.withLock { state -> Bool in
-            guard state.phase == .open else { return false }
-            state.phase = .closing
-            state.closeError = reason
-            return true
-        }
-        guard starts else { return }
-        if loop.inLoopThread { beginClosing() } else { loop.execute { [self] in beginClosing() } }
+        shut(.orderly, reason)
     }
 
     /// Closes at once with `error`, dropping whatever waits to be written. Idempotent.
     public func abort(_ error: TransportError) {
-        let starts = state.withLock { state -> Bool in
-            guard state.phase != .closed else { return false }
-            state.phase = .closed
-            if state.closeError == nil { state.closeError = error }
-            return true
-        }
-        guard starts else { return }
-        if loop.inLoopThread { finishClose() } else { loop.execute { [self] in finishClose() } }
+        shut(.immediate, error)
     }
 
     /// True once `close` or `abort` was called or the peer went away.
-    public var isClosed: Bool { state.withLock { $0.phase != .open } }
+    public var isClosed: Bool { state.withLock { !$0.phase.isOpen } }
 
     /// Why the connection closed: nil while open or after an orderly close.
     public var closeError: TransportError? { state.withLock { $0.closeError } }
@@ -293,7 +355,7 @@ public final class Connection: Sendable {
     public func closed() async -> TransportError? {
         await withCheckedContinuation { continuation in
             let done = state.withLock { state -> TransportError?? in
-                if state.phase == .closed && state.fd < 0 { return .some(state.closeError) }
+                if state.phase == .closed { return .some(state.closeError) }
                 state.closeWaiters.append(continuation)
                 return nil
             }
@@ -304,7 +366,7 @@ public final class Connection: Sendable {
     /// Calls `callback` once the socket is closed (at once when it already is), on the loop thread.
     public func whenClosed(_ callback: @escaping @Sendable (TransportError?) -> Void) {
         let done = state.withLock { state -> TransportError?? in
-            if state.phase == .closed && state.fd < 0 { return .some(state.closeError) }
+            if state.phase == .closed { return .some(state.closeError) }
             state.closeCallbacks.append(callback)
             return nil
         }
@@ -315,12 +377,12 @@ public final class Connection: Sendable {
     package var framesReceived: Int { state.withLock { $0.framesReceived } }
 
     /// How far the peer got, for shedding the slowest first: frames read, then whether any byte
-    /// arrived (read into a partial frame, or waiting in the socket).
+    /// arrived (read into a partial frame, or waiting in the socket). On the loop thread.
     var progress: (frames: Int, bytes: Bool) {
-        state.withLock { state in
-            let waiting = state.fd >= 0 && ccordis_unread_bytes(state.fd) > 0
-            return (state.framesReceived, state.bytesReceived > 0 || waiting)
-        }
+        let (fd, frames, bytes) = state.withLock { ($0.fd, $0.framesReceived, $0.bytesReceived) }
+        // Only the loop thread closes the socket, so `fd` stays valid here outside the lock.
+        let waiting = fd >= 0 && ccordis_unread_bytes(fd) > 0
+        return (frames, bytes > 0 || waiting)
     }
 
     /// The number of bytes waiting to be written.
@@ -331,17 +393,18 @@ public final class Connection: Sendable {
 
     // MARK: Consumer side
 
-    /// The next inbound payload; nil at the end after an orderly close; throws the close error.
-    func nextFrame() async throws -> [UInt8]? {
-        if let ready = try takeReady() { return ready.frame }
+    /// The next inbound item; nil at the end after an orderly close; throws the close error.
+    func nextItem() async throws -> InboundItem? {
+        if let ready = try takeReady() { return ready.item }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
-                let outcome = state.withLock { state -> Result<[UInt8]??, any Error> in
-                    if let frame = state.popFrame() {
-                        resumeReadingIfDrained(&state)
-                        return .success(.some(frame))
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<InboundItem?, any Error>) in
+                var resume = false
+                let outcome = state.withLock { state -> Result<InboundItem??, any Error> in
+                    if let item = state.popItem() {
+                        resume = resumeReadingIfDrained(&state)
+                        return .success(.some(item))
                     }
-                    if state.phase != .open {
+                    if !state.phase.isOpen {
                         if let error = state.closeError { return .failure(error) }
                         return .success(.some(nil))
                     }
@@ -352,8 +415,9 @@ public final class Connection: Sendable {
                     state.waiter = continuation
                     return .success(nil)
                 }
+                if resume { refreshInterest() }
                 switch outcome {
-                case .success(.some(let frame)): continuation.resume(returning: frame)
+                case .success(.some(let item)): continuation.resume(returning: item)
                 case .success(.none): break
                 case .failure(let error): continuation.resume(throwing: error)
                 }
@@ -367,73 +431,162 @@ public final class Connection: Sendable {
         }
     }
 
-    private struct Ready { var frame: [UInt8]? }
+    /// The next inbound frame payload (see `frames`).
+    func nextFrame() async throws -> [UInt8]? {
+        switch try await nextItem() {
+        case .frame(let payload)?: return payload
+        case .message(let message)?: return message.encoded
+        case nil: return nil
+        }
+    }
 
-    /// A frame or the end without suspending, or nil when the consumer must wait.
+    private struct Ready { var item: InboundItem? }
+
+    /// An item or the end without suspending, or nil when the consumer must wait.
     private func takeReady() throws -> Ready? {
+        var resume = false
         let outcome = state.withLock { state -> Result<Ready?, TransportError> in
-            if let frame = state.popFrame() {
-                resumeReadingIfDrained(&state)
-                return .success(Ready(frame: frame))
+            if let item = state.popItem() {
+                resume = resumeReadingIfDrained(&state)
+                return .success(Ready(item: item))
             }
-            if state.phase != .open {
+            if !state.phase.isOpen {
                 if let error = state.closeError { return .failure(error) }
-                return .success(Ready(frame: nil))
+                return .success(Ready(item: nil))
             }
             return .success(nil)
         }
+        if resume { refreshInterest() }
         return try outcome.get()
     }
 
-    private func resumeReadingIfDrained(_ state: inout State) {
+    /// Clears the read pause once the queue drained to half its bounds; true when the epoll interest
+    /// must then be brought up to date (on the loop, see `refreshInterest`).
+    private func resumeReadingIfDrained(_ state: inout State) -> Bool {
         guard state.readPaused, state.queuedFrames <= state.queueFrames / 2,
             state.inboundBytes <= state.queueBytes / 2
-        else { return }
+        else { return false }
         state.readPaused = false
-        updateInterest(&state)
+        return true
+    }
+
+    // MARK: Writing
+
+    /// Writes a claim's bytes, then whatever was staged meanwhile, outside the lock. A full socket
+    /// leaves the rest to the loop (which writes it when the socket drains); the connection is
+    /// aborted when the socket fails.
+    package func write(_ claim: WriteClaim) {
+        var bytes = claim.bytes
+        let fd = claim.fd
+        while true {
+            var start = 0
+            var failure: Int32?
+            while start < bytes.count {
+                let written = bytes.withUnsafeBytes { buffer in
+                    ccordis_send(fd, buffer.baseAddress.map { $0 + start }, buffer.count - start)
+                }
+                if written > 0 {
+                    start += written
+                    continue
+                }
+                let number = errno
+                if written < 0 && number == EINTR { continue }
+                if written < 0 && (number == EAGAIN || number == EWOULDBLOCK) { break }
+                failure = number
+                break
+            }
+            enum Next { case more([UInt8]), wait, done(closeNow: Bool, flushOnLoop: Bool) }
+            let next = state.withLock { state -> Next in
+                if failure == nil && start < bytes.count && state.phase != .aborting {
+                    // The socket is full: the rest goes first in line; the loop writes it later.
+                    state.outbound.insert(contentsOf: bytes[start...], at: 0)
+                    state.held = 0
+                    state.writing = false
+                    state.awaitingWritable = true
+                    return .wait
+                }
+                if failure == nil && !state.outbound.isEmpty && state.phase != .aborting {
+                    var more: [UInt8] = []
+                    swap(&more, &state.outbound)
+                    state.held = more.count
+                    return .more(more)
+                }
+                state.writing = false
+                state.held = 0
+                let closeNow = state.closeAfterWrite
+                state.closeAfterWrite = false
+                // An orderly close half-closes once everything is written: the loop does it.
+                let flushOnLoop: Bool
+                if case .draining(halfClosed: false) = state.phase { flushOnLoop = true } else { flushOnLoop = false }
+                return .done(closeNow: closeNow, flushOnLoop: flushOnLoop)
+            }
+            switch next {
+            case .more(let more):
+                bytes = more
+                continue
+            case .wait:
+                refreshInterest()
+                return
+            case .done(let closeNow, let flushOnLoop):
+                if let failure {
+                    abort(TransportError(.connectionReset, "cannot write to connection \(id)", errno: failure))
+                }
+                if closeNow { onLoop { [self] in finishClose() } }
+                if flushOnLoop { onLoop { [self] in writable() } }
+                return
+            }
+        }
+    }
+
+    /// On the loop thread, when the socket drained (or an orderly close wants its half-close): writes
+    /// what waits unless a writer is at it, and half-closes a draining connection once all is out.
+    private func writable() {
+        enum Step { case none, write(WriteClaim), halfClose(Int32) }
+        let step = state.withLock { state -> Step in
+            guard state.fd >= 0, state.phase != .aborting, state.phase != .closed, !state.writing else { return .none }
+            state.awaitingWritable = false
+            if !state.outbound.isEmpty {
+                var bytes: [UInt8] = []
+                swap(&bytes, &state.outbound)
+                state.writing = true
+                state.held = bytes.count
+                return .write(WriteClaim(fd: state.fd, bytes: bytes))
+            }
+            updateInterest(&state)
+            if case .draining(halfClosed: false) = state.phase {
+                state.phase = .draining(halfClosed: true)
+                return .halfClose(state.fd)
+            }
+            return .none
+        }
+        switch step {
+        case .none: break
+        case .write(let claim): write(claim)
+        case .halfClose(let fd):
+            // Only the loop thread closes the socket, so `fd` is still this connection's.
+            _ = ccordis_shutdown_write(fd)
+        }
     }
 
     // MARK: Loop side
 
-    /// Appends framed bytes to the outbound buffer, writing at once when nothing waits. Returns an
-    /// error instead of throwing so the caller can act on it outside the lock.
-    private func append(_ framed: [UInt8], to state: inout State, bypassLimit: Bool) -> TransportError? {
-        var start = 0
-        if state.pendingOutbound == 0 {
-            let written = framed.withUnsafeBytes { ccordis_send(state.fd, $0.baseAddress, $0.count) }
-            if written == framed.count { return nil }
-            if written < 0 {
-                let number = errno
-                guard number == EAGAIN || number == EWOULDBLOCK || number == EINTR else {
-                    return TransportError(.connectionReset, "cannot write to connection \(id)", errno: number)
-                }
-            } else {
-                start = written
-            }
-        }
-        let remaining = framed.count - start
-        if !bypassLimit && state.pendingOutbound + remaining > limits.outboundBufferBytes {
-            return TransportError(
-                .outboundBufferFull,
-                "connection \(id): the peer is not reading; \(state.pendingOutbound + remaining) bytes waiting "
-                    + "exceed the outbound limit of \(limits.outboundBufferBytes) bytes")
-        }
-        if state.outboundStart > 0 && state.outboundStart * 2 >= state.outbound.count {
-            state.outbound.removeSubrange(0..<state.outboundStart)
-            state.outboundStart = 0
-        }
-        state.outbound.append(contentsOf: framed[start...])
-        updateInterest(&state)
-        return nil
+    /// Runs `body` on the loop thread: at once when already there.
+    private func onLoop(_ body: @escaping @Sendable () -> Void) {
+        if loop.inLoopThread { body() } else { loop.execute(body) }
+    }
+
+    /// Brings the epoll registration up to date, on the loop thread.
+    private func refreshInterest() {
+        onLoop { [self] in state.withLock { updateInterest(&$0) } }
     }
 
     /// Brings the epoll registration in line with the state: read unless paused or closed, write
-    /// while bytes wait.
+    /// while bytes wait for the socket. Loop thread only (epoll calls, never on a sender's thread).
     private func updateInterest(_ state: inout State) {
         guard state.fd >= 0 else { return }
         var desired: UInt32 = 0
-        if state.phase != .closed && !state.readPaused { desired |= CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP }
-        if state.pendingOutbound > 0 { desired |= CCORDIS_EVENT_WRITE }
+        if state.phase != .aborting && !state.readPaused { desired |= CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP }
+        if state.awaitingWritable { desired |= CCORDIS_EVENT_WRITE }
         if desired == 0 {
             // Unwatched entirely, so a hang-up cannot spin the loop while reading is paused.
             if state.watched {
@@ -454,8 +607,8 @@ public final class Connection: Sendable {
     private func readable(scratch: UnsafeMutableRawBufferPointer) {
         for _ in 0..<4 {
             let (fd, discarding) = state.withLock { state -> (Int32, Bool) in
-                guard state.phase != .closed, !state.readPaused else { return (-1, false) }
-                return (state.fd, state.phase == .closing)
+                guard state.phase != .aborting, state.phase != .closed, !state.readPaused else { return (-1, false) }
+                return (state.fd, !state.phase.isOpen)
             }
             guard fd >= 0 else { return }
             let count = read(fd, scratch.baseAddress, scratch.count)
@@ -480,9 +633,22 @@ public final class Connection: Sendable {
     private func take(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var frames: [[UInt8]] = []
         var failure: WireError?
+        var streamFailure: TransportError?
+        var reply: [UInt8] = []
         let filter = state.withLock { state -> FrameFilter? in
-            state.decoder.feed(bytes)
             state.bytesReceived &+= bytes.count
+            if let streamFilter = state.streamFilter {
+                do throws(TransportError) {
+                    let (plain, answer) = try streamFilter.inbound(bytes)
+                    reply = answer
+                    plain.withUnsafeBytes { state.decoder.feed($0) }
+                } catch {
+                    streamFailure = error
+                    return nil
+                }
+            } else {
+                state.decoder.feed(bytes)
+            }
             do throws(WireError) {
                 while let frame = try state.decoder.next() {
                     frames.append(frame.payload)
@@ -493,22 +659,19 @@ public final class Connection: Sendable {
             }
             return state.filter
         }
-        var delivered: [[UInt8]] = []
+        if let streamFailure {
+            abort(streamFailure)
+            return false
+        }
+        if !reply.isEmpty, let claim = try? stage(reply, bypassLimit: true, raw: true) { write(claim) }
+        var delivered: [(InboundItem, Int)] = []
         delivered.reserveCapacity(frames.count)
         for payload in frames {
             guard let filter else {
-                delivered.append(payload)
+                delivered.append((.frame(payload), payload.count))
                 continue
             }
-            switch filter(payload) {
-            case .deliver(let output): delivered.append(output)
-            case .consume: break
-            case .reply(let output): try? enqueue(output)
-            case .close(let error):
-                queue(delivered)
-                close(reason: error)
-                return false
-            }
+            if !apply(filter, to: payload, into: &delivered) { return false }
         }
         let keepReading = queue(delivered)
         if let failure {
@@ -518,33 +681,33 @@ public final class Connection: Sendable {
         return keepReading
     }
 
-    /// Queues frames for the consumer and hands one to a waiting consumer; false when the queue is
-    /// full (reading paused).
+    /// Queues items for the consumer and hands one to a waiting consumer; false when the queue is
+    /// full (reading paused). On the loop thread.
     @discardableResult
-    private func queue(_ payloads: [[UInt8]]) -> Bool {
-        guard !payloads.isEmpty else { return true }
-        let (waiter, frame, paused) = state.withLock {
-            state -> (CheckedContinuation<[UInt8]?, any Error>?, [UInt8]?, Bool) in
-            guard state.phase == .open else { return (nil, nil, true) }
-            for payload in payloads {
-                state.inbound.append(payload)
-                state.inboundBytes += payload.count
+    private func queue(_ items: [(InboundItem, Int)]) -> Bool {
+        guard !items.isEmpty else { return true }
+        let (waiter, item, paused) = state.withLock {
+            state -> (CheckedContinuation<InboundItem?, any Error>?, InboundItem?, Bool) in
+            guard state.phase.isOpen else { return (nil, nil, true) }
+            for (item, bytes) in items {
+                state.inbound.append((item, bytes))
+                state.inboundBytes += bytes
             }
-            var handed: [UInt8]?
+            var handed: InboundItem?
             let waiter = state.waiter
             if waiter != nil {
                 state.waiter = nil
-                handed = state.popFrame()
+                handed = state.popItem()
             }
             if state.queuedFrames >= state.queueFrames || state.inboundBytes >= state.queueBytes {
                 state.readPaused = true
-                updateInterest(&state)
             } else {
-                resumeReadingIfDrained(&state)
+                _ = resumeReadingIfDrained(&state)
             }
+            updateInterest(&state)
             return (waiter, handed, state.readPaused)
         }
-        if let waiter { waiter.resume(returning: frame) }
+        if let waiter { waiter.resume(returning: item) }
         return !paused
     }
 
@@ -556,17 +719,14 @@ public final class Connection: Sendable {
             RemoteError(id: nil, code: failure.code.rawValue, message: BoundedText.clip(failure.message))).encoded
         var framed: [UInt8] = []
         try? FrameEncoder(maxFrameSize: Int.max).append(payload: notice, to: &framed)
-        state.withLock { state in
-            guard state.phase == .open, state.fd >= 0 else { return }
-            _ = append(framed, to: &state, bypassLimit: true)
-        }
+        if let claim = try? stage(framed, bypassLimit: true) { write(claim) }
         close(reason: error)
     }
 
-    /// The peer closed its side.
+    /// The peer closed its side: the partial frame left (if any) is the close reason.
     private func peerClosed() {
         let failure = state.withLock { state -> TransportError? in
-            guard state.phase == .open else { return nil }
+            guard state.phase.isOpen else { return nil }
             do throws(WireError) {
                 try state.decoder.finish()
                 return nil
@@ -574,58 +734,48 @@ public final class Connection: Sendable {
                 return TransportError(.connectionReset, "connection \(id): \(error.message)")
             }
         }
-        let closing = state.withLock { state -> Bool in
-            if state.phase != .closed {
-                state.phase = .closed
-                if state.closeError == nil { state.closeError = failure }
-            }
-            return true
-        }
-        if closing { finishClose() }
+        shut(.peerGone, failure)
     }
 
-    private func writable() {
-        let failure = state.withLock { state -> TransportError? in
-            guard state.fd >= 0, state.phase != .closed else { return nil }
-            while state.pendingOutbound > 0 {
-                let written = state.outbound.withUnsafeBytes { buffer in
-                    ccordis_send(state.fd, buffer.baseAddress! + state.outboundStart, state.pendingOutbound)
-                }
-                if written > 0 {
-                    state.outboundStart += written
-                    continue
-                }
-                let number = errno
-                if written < 0 && number == EINTR { continue }
-                if written < 0 && (number == EAGAIN || number == EWOULDBLOCK) { break }
-                return TransportError(.connectionReset, "cannot write to connection \(id)", errno: number)
+    private enum Shutdown {
+        /// `close(reason:)`: flush, half-close, drain.
+        case orderly
+        /// `abort(_:)`: drop what is buffered, close now.
+        case immediate
+        /// The peer's EOF, or the drain deadline: close now, keeping an earlier reason.
+        case peerGone
+    }
+
+    /// The one way a connection closes: moves the phase on under the lock, then finishes on the loop.
+    private func shut(_ how: Shutdown, _ reason: TransportError?) {
+        let next = state.withLock { state -> Phase? in
+            switch (how, state.phase) {
+            case (_, .closed), (_, .aborting):
+                return nil
+            case (.orderly, .draining):
+                return nil
+            case (.orderly, _):
+                state.phase = .draining(halfClosed: false)
+                state.closeError = reason
+            case (.immediate, _), (.peerGone, _):
+                state.phase = .aborting
+                if state.closeError == nil { state.closeError = reason }
             }
-            if state.pendingOutbound == 0 {
-                state.outbound.removeAll(keepingCapacity: state.outbound.capacity <= 64 * 1024)
-                state.outboundStart = 0
-                if state.phase == .closing && !state.writeShut {
-                    _ = ccordis_shutdown_write(state.fd)
-                    state.writeShut = true
-                }
-            }
-            updateInterest(&state)
-            return nil
+            return state.phase
         }
-        if let failure { abort(failure) }
+        guard let next else { return }
+        if next == .aborting {
+            onLoop { [self] in finishClose() }
+        } else {
+            onLoop { [self] in beginDraining() }
+        }
     }
 
     /// On the loop thread: flush, half-close, arm the drain deadline; wakes a waiting consumer.
-    private func beginClosing() {
-        let waiter = state.withLock { state -> CheckedContinuation<[UInt8]?, any Error>? in
-            guard state.phase == .closing else { return nil }
-            state.drainTimer = loop.schedule(after: limits.drainTimeout) { [self] in
-                let now = self.state.withLock { state -> Bool in
-                    guard state.phase != .closed else { return false }
-                    state.phase = .closed
-                    return true
-                }
-                if now { finishClose() }
-            }
+    private func beginDraining() {
+        let waiter = state.withLock { state -> CheckedContinuation<InboundItem?, any Error>? in
+            guard case .draining = state.phase else { return nil }
+            state.drainTimer = loop.schedule(after: limits.drainTimeout) { [self] in shut(.peerGone, nil) }
             state.readPaused = false
             updateInterest(&state)
             defer { state.waiter = nil }
@@ -639,10 +789,19 @@ public final class Connection: Sendable {
         }
     }
 
-    /// On the loop thread: closes the socket and tells everyone waiting.
+    /// On the loop thread: closes the socket (after a write under way) and tells everyone waiting.
     private func finishClose() {
-        let taken = state.withLock { state -> (Int32, [UInt64], CheckedContinuation<[UInt8]?, any Error>?, [CheckedContinuation<TransportError?, Never>], [@Sendable (TransportError?) -> Void], TransportError?)? in
+        typealias Taken = (
+            Int32, [UInt64], CheckedContinuation<InboundItem?, any Error>?, [CheckedContinuation<TransportError?, Never>],
+            [@Sendable (TransportError?) -> Void], TransportError?
+        )
+        let taken = state.withLock { state -> Taken? in
             guard state.fd >= 0 else { return nil }
+            if state.writing {
+                // A sender is in `send(2)` on this descriptor: it calls back when done.
+                state.closeAfterWrite = true
+                return nil
+            }
             let fd = state.fd
             state.fd = -1
             state.phase = .closed
@@ -650,12 +809,13 @@ public final class Connection: Sendable {
             state.deadlineTimer = nil
             state.drainTimer = nil
             state.outbound = []
-            state.outboundStart = 0
+            state.awaitingWritable = false
             // Release what the connection holds whatever its consumer is doing: the filter (which
-            // may hold the link that holds this connection) and the partial frame being read. Frames
+            // may hold the link that holds this connection) and the partial frame being read. Items
             // already queued stay readable; the queue is bounded, and the listener drops a closed
             // connection nobody took.
             state.filter = nil
+            state.streamFilter = nil
             state.decoder = FrameDecoder(maxFrameSize: state.decoder.maxFrameSize)
             state.establishedCallbacks = []
             let waiter = state.waiter
@@ -677,10 +837,10 @@ public final class Connection: Sendable {
         loop.report(TransportEvent(.connectionClosed, text, connectionID: id, credentials: credentials, error: reason))
     }
 
-    /// Hands a waiting consumer a queued frame, or the end of the sequence.
-    private func resumeAtEnd(_ waiter: CheckedContinuation<[UInt8]?, any Error>) {
-        let outcome = state.withLock { state -> Result<[UInt8]?, any Error> in
-            if let frame = state.popFrame() { return .success(frame) }
+    /// Hands a waiting consumer a queued item, or the end of the sequence.
+    private func resumeAtEnd(_ waiter: CheckedContinuation<InboundItem?, any Error>) {
+        let outcome = state.withLock { state -> Result<InboundItem?, any Error> in
+            if let item = state.popItem() { return .success(item) }
             if let error = state.closeError { return .failure(error) }
             return .success(nil)
         }

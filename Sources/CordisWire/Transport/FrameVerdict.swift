@@ -3,6 +3,9 @@ package enum FrameVerdict: Sendable {
     /// Queue this payload (the frame's, or a transformed one such as the payload without its MAC)
     /// for the consumer.
     case deliver([UInt8])
+    /// Queue this message, decoded from the frame, for the consumer (a `Link` decodes each frame
+    /// once, on the loop thread; the queue holds the message, never the frame too).
+    case decoded(WireMessage)
     /// The filter handled the frame (for example answered a heartbeat); nothing is queued.
     case consume
     /// Send this payload back as a frame and queue nothing.

@@ -62,16 +62,38 @@ enum ClusterBenchmark {
         var child: Process
         let folder: String
         let pinned: Bool
+        let tcp: Bool
 
-        private init(node: Node, consumer: Fiber, child: Process, folder: String, pinned: Bool) {
+        private init(node: Node, consumer: Fiber, child: Process, folder: String, pinned: Bool, tcp: Bool) {
             self.node = node
             self.consumer = consumer
             self.child = child
             self.folder = folder
             self.pinned = pinned
+            self.tcp = tcp
         }
 
-        static func spawnB(folder: String, pinned: Bool) throws -> Process {
+        /// B's listening address: a Unix socket in `folder`, or a TCP loopback port chosen once.
+        static func addressOfB(folder: String, tcp: Bool) throws -> String {
+            guard tcp else { return "unix:\(folder)/b.sock" }
+            let portFile = "\(folder)/b.port"
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8) { return "tcp:127.0.0.1:\(text)" }
+            let port = try ProcessProbe.freeTCPPort()
+            try String(port).write(toFile: portFile, atomically: true, encoding: .utf8)
+            return "tcp:127.0.0.1:\(port)"
+        }
+
+        /// The secret file of a TCP pair (created once, readable by the owner only).
+        static func secretFile(folder: String) throws -> String {
+            let path = "\(folder)/secret"
+            if !FileManager.default.fileExists(atPath: path) {
+                let text = String((0..<48).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement() ?? "x" })
+                _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+            }
+            return path
+        }
+
+        static func spawnB(folder: String, pinned: Bool, tcp: Bool = false) throws -> Process {
             let entries = "\(folder)/b.json"
             if !FileManager.default.fileExists(atPath: entries) {
                 try #"{"version":1,"entries":[{"id":"clock","plugin":"clock"}]}"#.write(
@@ -79,7 +101,8 @@ enum ClusterBenchmark {
             }
             let node = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
                 .deletingLastPathComponent().appendingPathComponent("cordis-node").path
-            let arguments = ["--name", "b", "--entries", entries, "--listen", "unix:\(folder)/b.sock", "--log-level", "warn"]
+            var arguments = ["--name", "b", "--entries", entries, "--listen", try addressOfB(folder: folder, tcp: tcp), "--log-level", "warn"]
+            if tcp { arguments += ["--secret-file", try secretFile(folder: folder)] }
             let process = Process()
             if pinned {
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
@@ -93,8 +116,12 @@ enum ClusterBenchmark {
             return process
         }
 
-        static func start(folder: String, pinned: Bool, reuse previous: Pair? = nil) async throws -> Pair {
-            let child = try spawnB(folder: folder, pinned: pinned)
+        /// Starts node A in this process and B as a child, or uses the B already listening on `external`
+        /// (a Unix socket address; for profiling B under a tool).
+        static func start(
+            folder: String, pinned: Bool, tcp: Bool = false, reuse previous: Pair? = nil, external: String? = nil
+        ) async throws -> Pair {
+            let child = external == nil ? try spawnB(folder: folder, pinned: pinned, tcp: tcp) : Process()
             if let previous {
                 previous.child = child
                 try await previous.awaitConsumer(.active, within: .seconds(20))
@@ -103,9 +130,14 @@ enum ClusterBenchmark {
             var catalog = PluginCatalog()
             catalog.register(name: "consumer", inject: [Dependency(ClockServiceKey.self)]) { _ in }
             let store = InMemoryEntryStore(EntryTree(entries: [Entry(id: "consumer", plugin: "consumer")]))
+            var secrets: ClusterSecrets?
+            if tcp {
+                let text = try String(contentsOfFile: try secretFile(folder: folder), encoding: .utf8)
+                secrets = try ClusterSecrets(proving: ClusterSecret(bytes: Array(text.utf8), source: "bench"))
+            }
             let configuration = NodeConfiguration(
                 name: "a", listen: [try Address(parsing: "unix:\(folder)/a.sock")],
-                peers: [try Address(parsing: "unix:\(folder)/b.sock")])
+                peers: [try Address(parsing: try external ?? addressOfB(folder: folder, tcp: tcp))], secrets: secrets)
             let context = Context(logLevel: .error)
             let node = try Node(
                 configuration: configuration, catalog: catalog, remoteServices: BuiltinCatalog.remoteServices,
@@ -114,7 +146,7 @@ enum ClusterBenchmark {
             guard let consumer = node.loader.fiber(for: "consumer") else {
                 throw BenchmarkError("the consumer entry has no fiber")
             }
-            let pair = Pair(node: node, consumer: consumer, child: child, folder: folder, pinned: pinned)
+            let pair = Pair(node: node, consumer: consumer, child: child, folder: folder, pinned: pinned, tcp: tcp)
             try await pair.awaitConsumer(.active, within: .seconds(20))
             return pair
         }
@@ -146,6 +178,35 @@ enum ClusterBenchmark {
                 samples.append(DispatchTime.now().uptimeNanoseconds - start)
             }
             return samples
+        }
+
+        /// Calls completed per second with `inFlight` callers on `CordisActor` calling for `seconds`.
+        func throughput(inFlight: Int, seconds: Double) async throws -> Double {
+            guard let record = node.context.provider(of: ClockServiceKey.name), let clock = record.value as? any ClockAPI else {
+                throw BenchmarkError("no clock proxy on a")
+            }
+            let start = DispatchTime.now().uptimeNanoseconds
+            let end = start + UInt64(seconds * 1e9)
+            var callers: [Task<Int, any Error>] = []
+            for _ in 0..<inFlight {
+                callers.append(Task { @CordisActor in
+                    var count = 0
+                    while count % 16 != 0 || DispatchTime.now().uptimeNanoseconds < end {
+                        _ = try await clock.now()
+                        count += 1
+                    }
+                    return count
+                })
+            }
+            var counts = 0
+            for caller in callers { counts += try await caller.value }
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            return Double(counts) / elapsed
+        }
+
+        /// B's resident memory in MB (from `/proc/PID/status`).
+        func childResidentMB() -> Double {
+            ProcessProbe.residentMB(pid: child.processIdentifier)
         }
 
         func disableUntilPending(_ toggles: Int) async throws -> [Double] {
