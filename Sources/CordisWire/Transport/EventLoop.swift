@@ -37,6 +37,8 @@ public final class EventLoop: Sendable {
     private let state = Mutex(State())
     private let observer: (@Sendable (TransportEvent) -> Void)?
     private let spin: Duration
+    /// The end of each turn, for tests that await the changes the loop makes.
+    package let turns = LoopTurns()
 
     /// Starts a loop thread.
     ///
@@ -235,6 +237,7 @@ public final class EventLoop: Sendable {
                 for job in jobs { job() }
             }
             runDueTimers()
+            turns.finished()
             if stopping { break }
             if state.withLock({ !$0.jobs.isEmpty }) { spinUntil = ContinuousClock.now }
             if spin > .zero && (handledAny || ranJobs) {
@@ -259,6 +262,7 @@ public final class EventLoop: Sendable {
         for job in jobs { job() }
         close(wakeFD)
         close(epollFD)
+        turns.stopped()
         for continuation in finished { continuation.resume() }
     }
 
