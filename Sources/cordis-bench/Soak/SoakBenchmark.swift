@@ -123,6 +123,8 @@ enum SoakBenchmark {
         let started = clock.now
         let warmUp = min(duration / 10, .seconds(60))
         let end = started + duration
+        var first: [String: Usage] = [:]
+        for (name, process) in processes { first[name] = usage(of: process.processIdentifier) }
         var warm: [String: Usage] = [:]
         var peak: [String: Usage] = [:]
 
@@ -164,16 +166,18 @@ enum SoakBenchmark {
         for (index, node) in layout.enumerated() {
             rows.append([
                 "node": Double(index + 1),
+                "rss_start_kib": Double(first[node.name]?.residentKiB ?? -1),
                 "rss_warm_kib": Double(warm[node.name]?.residentKiB ?? -1),
                 "rss_end_kib": Double(final[node.name]?.residentKiB ?? -1),
                 "rss_peak_kib": Double(peak[node.name]?.residentKiB ?? -1),
+                "fds_start": Double(first[node.name]?.descriptors ?? -1),
                 "fds_warm": Double(warm[node.name]?.descriptors ?? -1),
                 "fds_end": Double(final[node.name]?.descriptors ?? -1),
                 "fds_peak": Double(peak[node.name]?.descriptors ?? -1),
             ])
         }
         var notes: [String: Double] = [
-            "seconds": seconds, "calls": Double(result.calls), "succeeded": Double(result.succeeded),
+            "seconds": seconds, "warm_up_seconds": warmUp.seconds, "calls": Double(result.calls), "succeeded": Double(result.succeeded),
             "failed_while_withdrawn": Double(result.expected.values.reduce(0, +)),
             "failed_other": Double(result.unexpected.values.reduce(0, +)),
             "toggles": Double(result.toggles), "toggle_failures": Double(result.toggleFailures),
