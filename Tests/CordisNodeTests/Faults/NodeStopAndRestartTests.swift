@@ -72,8 +72,12 @@ struct NodeStopAndRestartTests {
                 try #require(try await aConsole.awaitFiber(ofEntry: "greeter", inState: "pending") != nil, "round \(round)")
                 b = try await cluster.restart(b)
                 bConsole = try await cluster.control(b)
-                try #require(try await ClusterReconciliation.awaitReconciled(
-                    [a, b, c], consoles: [aConsole, bConsole, cConsole], timeout: .seconds(30)), "round \(round)")
+                let reconciled = try await ClusterReconciliation.awaitReconciled(
+                    [a, b, c], consoles: [aConsole, bConsole, cConsole], timeout: .seconds(30))
+                if !reconciled {
+                    for member in [a, b, c] { Issue.record("round \(round), \(member.name):\n\(member.process.text.suffix(4_000))") }
+                }
+                try #require(reconciled, "round \(round)")
                 try #require(await caller.awaitSuccesses(caller.successes + 5), "round \(round)")
                 if round == 0 {
                     startUsage = ["a": try #require(a.usage), "c": try #require(c.usage)]
