@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds the CordisWire frame/message fuzzer with libFuzzer and runs it for SECONDS (default 60).
+# Builds one fuzz target with libFuzzer and runs it for SECONDS (default 60).
 # Usage: fuzz/run.sh [SECONDS] [extra libFuzzer flags...]
-# Environment: FUZZ_BUILD (build folder, default /tmp/cordis-fuzz), FUZZ_ASAN=0 to build without
+# Environment: FUZZ_TARGET (frame-decoder, the default: frames, messages and the responder's
+# handshake; entries-file: the entries-file parser; handshake: both sides of the handshake, with and
+# without a secret), FUZZ_BUILD (build folder, default /tmp/cordis-fuzz), FUZZ_ASAN=0 to build without
 # AddressSanitizer, FUZZ_JOBS (parallel fuzzing processes, default 1).
 set -euo pipefail
 
@@ -14,10 +16,27 @@ mkdir -p "$build/corpus"
 sanitizers="fuzzer"
 if [[ "${FUZZ_ASAN:-1}" != "0" ]]; then sanitizers="fuzzer,address"; fi
 
+target="${FUZZ_TARGET:-frame-decoder}"
+case "$target" in
+    frame-decoder) entry="FrameDecoderFuzz.swift" ;;
+    entries-file) entry="EntriesFileFuzz.swift" ;;
+    handshake) entry="HandshakeFuzz.swift" ;;
+    *) echo "fuzz/run.sh: unknown FUZZ_TARGET $target (frame-decoder, entries-file, handshake)" >&2; exit 64 ;;
+esac
+corpus="$build/corpus"
+if [[ "$target" != "frame-decoder" ]]; then corpus="$build/corpus-$target"; fi
+mkdir -p "$corpus"
+
 mapfile -t json_sources < <(find "$root/Sources/CordisJSON" -name '*.swift' | sort)
 mapfile -t files_sources < <(find "$root/Sources/CordisFiles" -name '*.swift' | sort)
 mapfile -t wire_sources < <(find "$root/Sources/CordisWire/Codec" "$root/Sources/CordisWire/Messages" \
     "$root/Sources/CordisWire/Auth" -name '*.swift' | sort)
+# The Loader's file half: entries, trees and the file store (no fibers, no macros).
+loader_sources=()
+for name in Entry Entry+JSON EntryError EntryTree EntryTree+Edits EntryTree+Limits EntryTreeLimits IsolateValue \
+    EntryStore EntryStoreError EntryFileCalls FileEntryStore; do
+    loader_sources+=("$root/Sources/Cordis/Loader/$name.swift")
+done
 
 # One package name for every module, as SwiftPM builds them, so `package` declarations are visible.
 common=(-O -parse-as-library -wmo -sanitize="$sanitizers" -package-name cordis)
@@ -30,19 +49,25 @@ swiftc "${common[@]}" -module-name CordisFiles \
     -emit-module -emit-module-path "$build/CordisFiles.swiftmodule" \
     -c "${files_sources[@]}" -o "$build/CordisFiles.o"
 
-swiftc "${common[@]}" -module-name CordisWireFuzz \
-    -I "$build" -I "$root/Sources/COpenSSL" \
-    -c "${wire_sources[@]}" "$root/fuzz/FrameDecoderFuzz.swift" -o "$build/CordisWireFuzz.o"
+if [[ "$target" == "entries-file" ]]; then
+    swiftc "${common[@]}" -module-name CordisEntriesFuzz -I "$build" \
+        -c "${loader_sources[@]}" "$root/fuzz/$entry" -o "$build/$target.o"
+    swiftc -sanitize="$sanitizers" "$build/CordisJSON.o" "$build/CordisFiles.o" "$build/$target.o" \
+        -o "$build/$target-fuzz"
+else
+    swiftc "${common[@]}" -module-name CordisWireFuzz \
+        -I "$build" -I "$root/Sources/COpenSSL" \
+        -c "${wire_sources[@]}" "$root/fuzz/$entry" -o "$build/$target.o"
+    swiftc -sanitize="$sanitizers" "$build/CordisJSON.o" "$build/CordisFiles.o" "$build/$target.o" -lcrypto \
+        -o "$build/$target-fuzz"
+fi
 
-swiftc -sanitize="$sanitizers" "$build/CordisJSON.o" "$build/CordisFiles.o" "$build/CordisWireFuzz.o" -lcrypto \
-    -o "$build/frame-decoder-fuzz"
-
-# Seed the corpus with the golden frames from the docs (one frame per file, chunk byte first).
-"$root/fuzz/seed-corpus.sh" "$build/corpus"
+# Seed the corpus: golden frames from the docs (one frame per file, chunk byte first), or example files.
+"$root/fuzz/seed-corpus.sh" "$corpus" "$target"
 
 # Crash reproducers and worker logs land in the build folder, not the work tree.
 cd "$build"
 parallel=()
 if [[ "${FUZZ_JOBS:-1}" -gt 1 ]]; then parallel=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS"); fi
-./frame-decoder-fuzz -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 \
-    "${parallel[@]}" "$@" corpus
+"./$target-fuzz" -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 \
+    "${parallel[@]}" "$@" "$corpus"

@@ -1,19 +1,43 @@
 #!/usr/bin/env bash
-# Writes seed inputs for the frame decoder fuzzer into the folder given: one frame of each kind,
-# each prefixed with the chunk-size byte the fuzz target reads first.
+# Writes seed inputs for a fuzz target into the folder given. For frame-decoder (the default): one
+# frame of each kind, each prefixed with the chunk-size byte the target reads first; for handshake: the
+# handshake frames behind each header (side, secret, honest exchange) and index; for entries-file: the
+# example entries files and a few edge cases.
 set -euo pipefail
 
-corpus="${1:?usage: seed-corpus.sh FOLDER}"
+corpus="${1:?usage: seed-corpus.sh FOLDER [TARGET]}"
+target="${2:-frame-decoder}"
 mkdir -p "$corpus"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+if [[ "$target" == "entries-file" ]]; then
+    index=0
+    for file in "$root"/deploy/examples/*/*.entries.json; do
+        index=$((index + 1))
+        cp "$file" "$corpus/seed-example-$index"
+    done
+    printf '%s' '{"version": 1, "entries": [{"id": "g", "plugin": "group", "isolate": {"clock": "blue"}, "children": [{"id": "c", "plugin": "counter", "config": {"start": 3}, "disabled": true}]}], "x": 1}' > "$corpus/seed-group"
+    printf '%s' '[{"id": "a", "plugin": "clock"}]' > "$corpus/seed-array"
+    printf '%s' '{"version": 2, "entries": []}' > "$corpus/seed-version"
+    exit 0
+fi
+
+# frame-decoder: the chunk byte; handshake: a header byte (bits: initiator, secret, honest) and an index.
+prefixes=('\x05')
+if [[ "$target" == "handshake" ]]; then prefixes=('\x00\x00' '\x01\x00' '\x06\x01' '\x07\x00' '\x05\x02'); fi
 
 seed() {
     local name="$1" json="$2"
     local length=${#json}
-    {
-        printf '\x05'
-        printf '%08x' "$length" | xxd -r -p
-        printf '%s' "$json"
-    } > "$corpus/seed-$name"
+    local index=0
+    for prefix in "${prefixes[@]}"; do
+        index=$((index + 1))
+        {
+            printf '%b' "$prefix"
+            printf '%08x' "$length" | xxd -r -p
+            printf '%s' "$json"
+        } > "$corpus/seed-$name-$index"
+    done
 }
 
 nonce="000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"

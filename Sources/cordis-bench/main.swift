@@ -64,6 +64,7 @@ case "codec":
     report("codec", [runWireCodecBenchmark()], ratios: [:])
 case "wire":
     exit(await WireLatencyBench.main(arguments: Array(arguments.drop { $0 != "wire" }.dropFirst())))
+case "soak": exit(await SoakBenchmark.main(arguments: arguments, json: json))
 case "wire-echo-server":
     exit(await WireLatencyBench.echoServerMain(arguments: Array(arguments.drop { $0 != "wire-echo-server" }.dropFirst())))
 default:

@@ -136,7 +136,7 @@ struct ClusterInProcessCallTests {
         try await a.start()
         let b = try node("b", entries: [], peers: [a], probe: probe, folder: folder)
         try await b.start()
-        try #require(await ClusterInProcessTests.eventually("a and b to be linked") {
+        try #require(await ClusterInProcessTests.eventually("a and b to be linked", on: [a, b]) {
             a.connectedPeers == ["b"] && b.connectedPeers == ["a"]
         })
         return (a, b)
@@ -184,9 +184,9 @@ struct ClusterInProcessCallTests {
         let (a, b) = try await Self.pair(probe: probe, folder: folder, callTimeout: .milliseconds(500))
         let served = try #require(a.sessions["b"])
         let caller = Task { try await b.call(peer: "a", service: "echo", realm: nil, method: "hang", arguments: [:]) }
-        try #require(await ClusterInProcessTests.eventually("a to serve the call") { served.inbound.count == 1 })
+        try #require(await ClusterInProcessTests.eventually("a to serve the call", on: [a, b]) { served.inbound.count == 1 })
         caller.cancel()
-        #expect(await ClusterInProcessTests.eventually("the slot to be freed and the task cancelled") {
+        #expect(await ClusterInProcessTests.eventually("the slot to be freed and the task cancelled", on: [a, b]) {
             served.inbound.count == 0 && probe.cancelled == 1
         })
         // b waits up to its own 30 s; a answers after its 500 ms.
@@ -216,20 +216,20 @@ struct ClusterInProcessCallTests {
         }
         let console = try await ScriptedPeer.connect("operator", role: .console, to: a)
         let member = try await ScriptedPeer.connect("z", to: a)
-        try #require(await ClusterInProcessTests.eventually("z to be linked") { a.connectedPeers == ["z"] })
+        try #require(await ClusterInProcessTests.eventually("z to be linked", on: [a]) { a.connectedPeers == ["z"] })
         try console.send(.announce(announcement(node: "operator")))
         try member.send(.announce(announcement(node: "y")))
         try member.send(.announce(announcement(node: "z")))
-        #expect(await ClusterInProcessTests.eventually("z's own announcement to make a proxy") { a.proxies.count == 1 })
+        #expect(await ClusterInProcessTests.eventually("z's own announcement to make a proxy", on: [a]) { a.proxies.count == 1 })
         try console.send(.withdraw(announcement(node: "z").provider))
         try member.send(.withdraw(announcement(node: "y").provider))
         // A call from the console is served after everything it sent before (one link, in order).
         try console.send(.call(RemoteCall(id: 1, service: "nothing", realm: nil, method: "m", args: [:])))
-        #expect(await ClusterInProcessTests.eventually("the console's call to be answered") {
+        #expect(await ClusterInProcessTests.eventually("the console's call to be answered", on: [a]) {
             console.received.contains { if case .error(let error) = $0 { error.id == 1 } else { false } }
         })
         try member.send(.call(RemoteCall(id: 1, service: "nothing", realm: nil, method: "m", args: [:])))
-        #expect(await ClusterInProcessTests.eventually("z's call to be answered") {
+        #expect(await ClusterInProcessTests.eventually("z's call to be answered", on: [a]) {
             member.received.contains { if case .error(let error) = $0 { error.id == 1 } else { false } }
         })
         #expect(a.proxies.keys.map(\.node) == ["z"])
@@ -247,18 +247,18 @@ struct ClusterInProcessCallTests {
         try await a.start()
         let b = try Self.node("b", entries: [], peers: [a], probe: probe, folder: folder)
         try await b.start()
-        try #require(await ClusterInProcessTests.eventually("a and b to be linked") { b.connectedPeers == ["a"] })
+        try #require(await ClusterInProcessTests.eventually("a and b to be linked", on: [a, b]) { b.connectedPeers == ["a"] })
         let late = try #require(probe.late)
         let handle = try late.provide(ClockServiceKey.self, NodeClock(node: "a"))
-        #expect(await ClusterInProcessTests.eventually("b to have a proxy of a's clock") { b.proxies.count == 1 })
+        #expect(await ClusterInProcessTests.eventually("b to have a proxy of a's clock", on: [a, b]) { b.proxies.count == 1 })
         await handle.dispose()
-        #expect(await ClusterInProcessTests.eventually("b's proxy to go") { b.proxies.isEmpty })
+        #expect(await ClusterInProcessTests.eventually("b's proxy to go", on: [a, b]) { b.proxies.isEmpty })
         let passing = Flag()
         try late.provide(ClockServiceKey.self, NodeClock(node: "a"), check: { passing.value })
-        #expect(await ClusterInProcessTests.eventually("b to have a proxy again") { b.proxies.count == 1 })
+        #expect(await ClusterInProcessTests.eventually("b to have a proxy again", on: [a, b]) { b.proxies.count == 1 })
         passing.value = false
         late.recheck(ClockServiceKey.self)
-        #expect(await ClusterInProcessTests.eventually("b's proxy to go when the check fails") { b.proxies.isEmpty })
+        #expect(await ClusterInProcessTests.eventually("b's proxy to go when the check fails", on: [a, b]) { b.proxies.isEmpty })
         await b.stop()
         await a.stop()
     }
@@ -273,33 +273,33 @@ struct ClusterInProcessCallTests {
             folder: folder, withdrawTimeout: .milliseconds(300))
         try await a.start()
         let z = try await ScriptedPeer.connect("z", to: a)
-        try #require(await ClusterInProcessTests.eventually("z to be linked") { a.connectedPeers == ["z"] })
+        try #require(await ClusterInProcessTests.eventually("z to be linked", on: [a]) { a.connectedPeers == ["z"] })
         let late = try #require(probe.late)
         let first = try late.provide(ClockServiceKey.self, NodeClock(node: "a"))
         await first.dispose()
         // z does not answer: the first withdrawal goes ahead at its deadline.
-        try #require(await ClusterInProcessTests.eventually("the first withdrawal to end") {
+        try #require(await ClusterInProcessTests.eventually("the first withdrawal to end", on: [a]) {
             z.withdrawals.count == 1 && !a.exports.isWithdrawing
         })
         let earlier = try #require(z.withdrawals.first)
         let second = try late.provide(ClockServiceKey.self, NodeClock(node: "a"))
-        try #require(await ClusterInProcessTests.eventually("the second life to be announced") {
+        try #require(await ClusterInProcessTests.eventually("the second life to be announced", on: [a]) {
             z.announcements.filter { $0.service == "clock" }.count == 2
         })
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await second.dispose() }
-            #expect(await ClusterInProcessTests.eventually("the second withdrawal to reach z") { z.withdrawals.count == 2 })
+            #expect(await ClusterInProcessTests.eventually("the second withdrawal to reach z", on: [a]) { z.withdrawals.count == 2 })
             try? z.send(.withdrawAck(earlier))
             // A call answered after the acknowledgement proves a has read it.
             try? z.send(.call(RemoteCall(id: 9, service: "echo", realm: nil, method: "echo", args: ["_0": "x"])))
-            #expect(await ClusterInProcessTests.eventually("z's call to be answered") {
+            #expect(await ClusterInProcessTests.eventually("z's call to be answered", on: [a]) {
                 z.received.contains { if case .result(let result) = $0 { result.id == 9 } else { false } }
             })
             #expect(a.exports.isWithdrawing, "the late acknowledgement ended the second withdrawal")
             if let current = z.withdrawals.last { try? z.send(.withdrawAck(current)) }
             await group.waitForAll()
         }
-        #expect(await ClusterInProcessTests.eventually("the current acknowledgement to end the withdrawal") {
+        #expect(await ClusterInProcessTests.eventually("the current acknowledgement to end the withdrawal", on: [a]) {
             !a.exports.isWithdrawing
         })
         z.link.close()
@@ -316,9 +316,9 @@ struct ClusterInProcessCallTests {
             folder: folder, withdrawTimeout: .seconds(60))
         try await a.start()
         let z = try await ScriptedPeer.connect("z", to: a)
-        try #require(await ClusterInProcessTests.eventually("z to get both announcements") { z.announcements.count == 2 })
+        try #require(await ClusterInProcessTests.eventually("z to get both announcements", on: [a]) { z.announcements.count == 2 })
         let stopping = Task { await a.stop() }
-        #expect(await ClusterInProcessTests.eventually("z to get both withdrawals") { z.withdrawals.count == 2 })
+        #expect(await ClusterInProcessTests.eventually("z to get both withdrawals", on: [a]) { z.withdrawals.count == 2 })
         // z's link goes: nothing more to wait for, the stop completes.
         z.link.close()
         await stopping.value
@@ -335,7 +335,7 @@ struct ClusterInProcessCallTests {
             let console = try await ScriptedPeer.connect("operator\(index)", role: .console, to: a)
             console.link.close()
         }
-        #expect(await ClusterInProcessTests.eventually("every handshake and console session to end") {
+        #expect(await ClusterInProcessTests.eventually("every handshake and console session to end", on: [a]) {
             a.handshakes.isEmpty && a.consoles.isEmpty
         })
         // A member learned on one address, then restarted on another: the first address's dialler ends.
@@ -343,7 +343,7 @@ struct ClusterInProcessCallTests {
         #expect(a.diallers.count == 1)
         let restarted = try await ScriptedPeer.connect("m", to: a)
         _ = restarted
-        #expect(await ClusterInProcessTests.eventually("m to be linked") { a.connectedPeers == ["m"] })
+        #expect(await ClusterInProcessTests.eventually("m to be linked", on: [a]) { a.connectedPeers == ["m"] })
         #expect(a.diallers.isEmpty, "diallers left: \(a.diallers.keys.sorted())")
         restarted.link.close()
         await a.stop()
@@ -361,13 +361,13 @@ struct ClusterInProcessCallTests {
             service: "clock", realm: nil, interface: clock.interface, interfaceVersion: "other", node: "z", fiber: 3, life: 1)
         let z = try await ScriptedPeer.connect("z", to: a)
         try z.send(.announce(other))
-        #expect(await ClusterInProcessTests.eventually("the mismatch to be reported") { a.mismatches["clock"] != nil })
+        #expect(await ClusterInProcessTests.eventually("the mismatch to be reported", on: [a]) { a.mismatches["clock"] != nil })
         try z.send(.withdraw(other.provider))
-        #expect(await ClusterInProcessTests.eventually("the mismatch to be cleared by the withdrawal") { a.mismatches.isEmpty })
+        #expect(await ClusterInProcessTests.eventually("the mismatch to be cleared by the withdrawal", on: [a]) { a.mismatches.isEmpty })
         try z.send(.announce(other))
-        #expect(await ClusterInProcessTests.eventually("the mismatch to be reported again") { a.mismatches["clock"] != nil })
+        #expect(await ClusterInProcessTests.eventually("the mismatch to be reported again", on: [a]) { a.mismatches["clock"] != nil })
         z.link.close()
-        #expect(await ClusterInProcessTests.eventually("the mismatch to be cleared when z is lost") { a.mismatches.isEmpty })
+        #expect(await ClusterInProcessTests.eventually("the mismatch to be cleared when z is lost", on: [a]) { a.mismatches.isEmpty })
         await a.stop()
     }
 }

@@ -24,15 +24,25 @@ struct ClusterInProcessTests {
     }
 
     /// Waits until `condition` holds, at most `timeout`; records an issue naming `what` when it does not.
+    ///
+    /// The condition is checked again after each turn of the event loop of any of `nodes` (the loops that
+    /// bring the changes: messages, closed links, heartbeats): waiting is for a node to do something, never
+    /// a sleep. A no-op timer on each loop at the deadline ends the wait even when nothing else happens.
     @discardableResult
     static func eventually(
-        _ what: String, timeout: Duration = .seconds(10), _ condition: @CordisActor () -> Bool
+        _ what: String, on nodes: [Node], timeout: Duration = .seconds(10), _ condition: @CordisActor () -> Bool
     ) async -> Bool {
         let deadline = ContinuousClock.now + timeout
+        let loops = nodes.map(\.loop)
+        let timers = loops.map { loop in (loop, loop.schedule(after: timeout) {}) }
+        defer { for (loop, timer) in timers { loop.cancelTimer(timer) } }
         while ContinuousClock.now < deadline {
             if condition() { return true }
-            await Task.yield()
-            try? await Task.sleep(for: .milliseconds(5))
+            await withTaskGroup(of: Void.self) { group in
+                for turns in loops.map(\.turns) { group.addTask { await turns.next() } }
+                await group.next()
+                group.cancelAll()
+            }
         }
         if condition() { return true }
         Issue.record("timed out after \(timeout) waiting for \(what)")
@@ -60,7 +70,7 @@ struct ClusterInProcessTests {
         try await a.start()
         let b = try node("b", entries: [Entry(id: "greeter", plugin: "greeter")], peers: [a], folder: folder)
         try await b.start()
-        try #require(await eventually("b's greeter to be active") { b.loader.fiber(for: "greeter")?.state == .active })
+        try #require(await eventually("b's greeter to be active", on: [a, b]) { b.loader.fiber(for: "greeter")?.state == .active })
         return (a, b)
     }
 
@@ -78,7 +88,7 @@ struct ClusterInProcessTests {
         let extra = try await Link.connect(
             to: try #require(b.listeningAddresses.first), on: a.loop, configuration: a.handshakeConfiguration(),
             limits: a.limits, options: a.linkOptions)
-        try #require(await Self.eventually("b to take its end of the second link") { b.links.count == 2 })
+        try #require(await Self.eventually("b to take its end of the second link", on: [a, b]) { b.links.count == 2 })
         let second = try #require(b.links.values.first { $0 !== replaced })
         // a's announcement read from either link of its life, in any order, is one provider.
         b.handle(.announce(announcement), from: second)
@@ -86,11 +96,11 @@ struct ClusterInProcessTests {
         #expect(b.proxies.count == 1)
         a.adopt(extra)
         // One of the two links goes at a; b follows.
-        try #require(await Self.eventually("one of a's two links to b to close") {
+        try #require(await Self.eventually("one of a's two links to b to close", on: [a, b]) {
             original.connection.isClosed != extra.connection.isClosed
         })
         let survivor = original.connection.isClosed ? extra : original
-        try #require(await Self.eventually("b to keep one link to a") { b.connectedPeers == ["a"] && a.connectedPeers == ["b"] })
+        try #require(await Self.eventually("b to keep one link to a", on: [a, b]) { b.connectedPeers == ["a"] && a.connectedPeers == ["b"] })
         // A call over the surviving link proves b has read everything a sent before it.
         _ = try await b.call(peer: "a", service: "clock", realm: nil, method: "now", arguments: [:])
         await b.loader.settled()
@@ -99,7 +109,7 @@ struct ClusterInProcessTests {
 
         // a dies (its links cut, nothing withdrawn): b's greeter goes pending.
         a.crashForTesting()
-        #expect(await Self.eventually("b's greeter to go pending") { b.loader.fiber(for: "greeter")?.state == .pending })
+        #expect(await Self.eventually("b's greeter to go pending", on: [b]) { b.loader.fiber(for: "greeter")?.state == .pending })
         await b.stop()
     }
 
@@ -140,7 +150,7 @@ struct ClusterInProcessTests {
             a.adopt(responders[0])
             a.adopt(responders[1])
             a.adopt(responders[2])
-            #expect(await Self.eventually("the newcomer's link to close") { initiators[1].connection.isClosed })
+            #expect(await Self.eventually("the newcomer's link to close", on: [a]) { initiators[1].connection.isClosed })
             #expect(a.sessions[name]?.identity.incarnation == "old")
             #expect(a.sessions[name]?.link === responders[0])
             #expect(!responders[0].connection.isClosed)

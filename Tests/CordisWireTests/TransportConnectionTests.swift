@@ -66,7 +66,7 @@ struct TransportConnectionTests {
         #expect(closed.error?.code == .handshakeTimeout)
         let end = try await withDeadline("client sees the end") { try await nextFrame(client) }
         #expect(end == nil)
-        try await eventually("the listener forgot it", 5) { listener.connectionCount == 0 }
+        try await eventually("the listener forgot it", 5, on: loop) { listener.connectionCount == 0 }
     }
 
     @Test("An established connection is not closed by the handshake deadline")

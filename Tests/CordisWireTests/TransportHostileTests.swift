@@ -55,14 +55,15 @@ func port(of listener: Listener) throws -> UInt16 {
     return port
 }
 
-/// Waits until `condition` holds, checking on every turn of a short poll, or fails at the deadline.
+/// Waits until `condition` holds or fails at the deadline. The condition is checked again after each turn
+/// of `loop` (the loop that makes the change): waiting is for the loop to do something, never a sleep.
 func eventually(
-    _ what: String, _ seconds: Double = 10, _ condition: @escaping @Sendable () -> Bool
+    _ what: String, _ seconds: Double = 10, on loop: EventLoop, _ condition: @escaping @Sendable () -> Bool
 ) async throws {
     try await withDeadline(what, seconds) {
         while !condition() {
             try Task.checkCancellation()
-            try await Task.sleep(for: .milliseconds(5))
+            await loop.turns.next()
         }
     }
 }
@@ -100,7 +101,7 @@ struct TransportHostileTests {
         let client = try await loop.connect(to: listener.address)
         let server = try await withDeadline("accept") { try await accept(listener) }
         for index in 0..<64 { try client.enqueue(bytes("frame \(index)")) }
-        try await eventually("reading pauses with 64 frames queued", 5) { server.isReadingPaused }
+        try await eventually("reading pauses with 64 frames queued", 5, on: loop) { server.isReadingPaused }
         #expect(server.limits.handshakeQueueFrames < 64)
     }
 
@@ -115,7 +116,7 @@ struct TransportHostileTests {
             _ = write(fd, &one, 1)
             close(fd)
         }
-        try await eventually("the churned connections are gone", 5) {
+        try await eventually("the churned connections are gone", 5, on: loop) {
             listener.connectionCount == 0 && listener.pendingHandshakeCount == 0
         }
         let live = try await loop.connect(to: listener.address)
@@ -169,7 +170,7 @@ struct TransportHostileTests {
         let talker = try await loop.connect(to: listener.address)
         try await talker.send(bytes("hello"))
         let s2 = try await withDeadline("accept") { try await accept(listener) }
-        try await eventually("the talker's frame arrived", 5) { s2.framesReceived > 0 }
+        try await eventually("the talker's frame arrived", 5, on: loop) { s2.framesReceived > 0 }
         let silent2 = try await loop.connect(to: listener.address)
         let s3 = try await withDeadline("accept") { try await accept(listener) }
         let silent3 = try await loop.connect(to: listener.address)
@@ -205,7 +206,7 @@ struct TransportHostileTests {
             flooded.append(try await withDeadline("accept") { try await accept(listener) })
         }
         let early = Array(flooded.prefix(7))
-        try await eventually("the flood sheds its own", 5) { early.allSatisfy(\.isClosed) }
+        try await eventually("the flood sheds its own", 5, on: loop) { early.allSatisfy(\.isClosed) }
         #expect(!victim.isClosed, "the connection from the other source is kept")
     }
 
@@ -274,7 +275,7 @@ struct TransportHostileTests {
         }
         let links = try await withDeadline("server links") { try await server.value }
         #expect(links.count == 4)
-        try await eventually("nothing is pending", 5) { listener.pendingHandshakeCount == 0 }
+        try await eventually("nothing is pending", 5, on: loop) { listener.pendingHandshakeCount == 0 }
         #expect(clients.allSatisfy { !$0.connection.isClosed })
     }
 
@@ -322,7 +323,7 @@ struct TransportHostileTests {
             stop.update { $0 = true }
             release.signal()
         }
-        try await eventually("the flood fills the listener", 10) { listener.pendingHandshakeCount >= 8 }
+        try await eventually("the flood fills the listener", 10, on: loop) { listener.pendingHandshakeCount >= 8 }
         let started = ContinuousClock.now
         let console = try await withDeadline("the console gets in", 10) {
             try await Link.connect(to: listener.address, on: loop, configuration: Self.configuration("console"))
@@ -435,7 +436,7 @@ struct LinkLimitTests {
             }
         }
         let freed = boxes
-        try await eventually("the closed connection is freed", 5) { freed.allSatisfy(\.isFreed) }
+        try await eventually("the closed connection is freed", 5, on: loop) { freed.allSatisfy(\.isFreed) }
     }
 
     @Test("a closed link is released: nothing the loop holds keeps it alive")
@@ -459,6 +460,6 @@ struct LinkLimitTests {
         let serverLink = try await withDeadline("server") { try await server.value }
         _ = await serverLink.closed()
         let freed = boxes
-        try await eventually("the closed link is freed", 5) { freed.allSatisfy(\.isFreed) }
+        try await eventually("the closed link is freed", 5, on: loop) { freed.allSatisfy(\.isFreed) }
     }
 }

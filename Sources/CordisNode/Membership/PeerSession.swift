@@ -18,6 +18,12 @@ final class PeerSession {
     private var serving: [Int: (task: Task<Void, Never>, timer: UInt64)] = [:]
     private var reader: Task<Void, Never>?
     private var heartbeat: UInt64?
+    /// When the last heartbeat ran, the last frame from the peer it saw, and how long the peer has
+    /// been silent while this node ran (a gap between two beats counts at most two intervals: longer,
+    /// this node itself did not run, stopped or starved, and sent no pings to answer).
+    private var lastBeat = ContinuousClock.now
+    private var lastHeardSeen = ContinuousClock.now
+    private var silence = Duration.zero
     private var sequence = 0
     private var isOver = false
     private var isRunning = false
@@ -40,6 +46,9 @@ final class PeerSession {
     func run() {
         guard !isRunning, !isOver else { return }
         isRunning = true
+        lastBeat = ContinuousClock.now
+        lastHeardSeen = link.lastHeard
+        silence = lastBeat - lastHeardSeen
         let link = self.link
         reader = Task { [weak self] in
             do {
@@ -65,7 +74,18 @@ final class PeerSession {
     private func beat() {
         guard !isOver, let node else { return }
         let timeout = node.configuration.heartbeatTimeout
-        if ContinuousClock.now - link.lastHeard > timeout {
+        let now = ContinuousClock.now
+        let heard = link.lastHeard
+        let longestStep = node.configuration.heartbeatInterval * 2
+        if heard > lastHeardSeen {
+            // Heard since the last beat: silent only since then.
+            lastHeardSeen = heard
+            silence = min(now - heard, longestStep)
+        } else {
+            silence += min(now - lastBeat, longestStep)
+        }
+        lastBeat = now
+        if silence > timeout {
             node.logger.info("no heartbeat from \(identity.name) for \(timeout)", fields: [("CORDIS_PEER", identity.name)])
             node.heartbeatMissed(self)
             link.close(reason: "no heartbeat from \(identity.name) for \(timeout)")

@@ -398,6 +398,11 @@ public final class Node {
                 logger.debug("the second link to \(member) is now the one in use", fields: [("CORDIS_PEER", member)])
                 sessions[member] = session
                 controlLinked(session)
+                // The peer may have closed the first link as the duplicate without reading what was sent
+                // on it: the members and the announcements go again on this one (the peer keeps one
+                // provider per life, however often it is announced).
+                session.send(.members(members))
+                carryOut(exports.receive(.peerLinked(member)))
             case .refuse(let id, let reason):
                 guard let session = links.removeValue(forKey: id) else { continue }
                 logger.warn(

@@ -41,6 +41,8 @@ public final class EventLoop: Sendable {
     private let state = Mutex(State())
     private let observer: (@Sendable (TransportEvent) -> Void)?
     private let spin: Duration
+    /// The end of each turn, for tests that await the changes the loop makes.
+    package let turns = LoopTurns()
 
     /// Starts a loop thread.
     ///
@@ -269,6 +271,7 @@ public final class EventLoop: Sendable {
                 for job in jobs { job() }
             }
             runDueTimers()
+            turns.finished()
             if stopping { break }
             // Jobs left after the bounded rounds: poll once more instead of blocking.
             jobsLeft = state.withLock { !$0.jobs.isEmpty }
@@ -294,6 +297,7 @@ public final class EventLoop: Sendable {
         for job in jobs { job() }
         close(wakeFD)
         close(epollFD)
+        turns.stopped()
         for continuation in finished { continuation.resume() }
     }
 
