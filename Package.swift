@@ -103,7 +103,8 @@ let package = Package(
         .target(name: "CordisWire", dependencies: ["CordisJSON", "CordisCalls", "COpenSSL", "CCordisShim", "CordisFiles"], swiftSettings: strict),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "CordisControl", dependencies: ["CordisJSON", "CordisWire"], swiftSettings: strict),
-        .target(name: "CordisNode", dependencies: ["Cordis", "CordisJSON", "CordisWire", "CordisControl", "CSystemd"], swiftSettings: strict),
+        .target(name: "CordisDiscovery", dependencies: ["CordisJSON", "CordisWire"], swiftSettings: strict),
+        .target(name: "CordisNode", dependencies: ["Cordis", "CordisJSON", "CordisWire", "CordisControl", "CordisDiscovery", "CSystemd"], swiftSettings: strict),
         .executableTarget(name: "cordis-node", dependencies: ["CordisNode"], swiftSettings: strict),
         .target(name: "CordisConsole", dependencies: ["CordisControl", "CordisWire", "CordisJSON"], swiftSettings: strict),
         .executableTarget(name: "cordis-console", dependencies: ["CordisConsole"], swiftSettings: strict),
@@ -122,6 +123,7 @@ let package = Package(
         .testTarget(
             name: "CordisNodeTests", dependencies: ["CordisNode", "CordisProcessTesting", "cordis-test-node"],
             swiftSettings: strict),
+        .testTarget(name: "CordisDiscoveryTests", dependencies: ["CordisDiscovery", "CordisWire", "CordisJSON", "CordisProcessTesting"], swiftSettings: strict),
         .testTarget(name: "CordisConsoleTests", dependencies: ["CordisConsole", "CordisControl", "CordisWire", "CordisProcessTesting"], swiftSettings: strict),
     ]
 )

@@ -11,7 +11,7 @@ extension Node {
 
     /// This node's status.
     func nodeStatus() -> NodeStatus {
-        NodeStatus(
+        var status = NodeStatus(
             name: name, addresses: advertisedAddresses, incarnation: configuration.incarnation,
             version: CordisVersion.current, reachable: true,
             entries: loader.status.map { entry in
@@ -20,6 +20,8 @@ extension Node {
                     state: entry.state?.rawValue, error: entry.error)
             },
             fibers: context.fibers.filter { $0.id != context.fiber.id }.map(fiberStatus))
+        status.degraded = degradedReason
+        return status
     }
 
     private func fiberStatus(_ fiber: Fiber) -> FiberStatus {

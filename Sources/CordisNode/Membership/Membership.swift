@@ -92,6 +92,9 @@ struct Membership {
     let ownAddresses: Set<String>
     /// The seed addresses, dialled for the node's lifetime.
     let seeds: [String]
+    /// Whether the node keeps a link to every member (the embedded mesh: learned members and linked
+    /// members' addresses are dialled and re-dialled). False in etcd mode, where links open on demand.
+    var dialsMembers = true
     /// The members, by name.
     private(set) var members: [String: Record] = [:]
     /// The member each link belongs to.
@@ -251,7 +254,8 @@ struct Membership {
     }
 
     private mutating func dial(_ address: String, into directives: inout [Directive]) {
-        guard !ownAddresses.contains(address), !forgottenAddresses.contains(address), !dialling.contains(address) else { return }
+        guard dialsMembers, !ownAddresses.contains(address), !forgottenAddresses.contains(address),
+              !dialling.contains(address) else { return }
         dialling.insert(address)
         directives.append(.dial(address))
     }

@@ -1,4 +1,5 @@
 import Cordis
+import CordisDiscovery
 import CordisWire
 import Foundation
 import Synchronization
@@ -70,6 +71,8 @@ public final class Node {
     private var listenersOfWorld: [EffectHandle] = []
     /// The control API's state (relays, subscribers, forgotten members): `Control/`.
     let control = ControlState()
+    /// etcd mode's state (`Discovery/`), nil for the embedded mesh.
+    var etcd: EtcdMode?
 
     /// A proxy for a provider life on another member's life.
     struct ProxyKey: Hashable {
@@ -114,6 +117,11 @@ public final class Node {
         self.logger = logger
         self.throttle = throttle
         self.membership = Membership(name: configuration.name, ownAddresses: [], seeds: [])
+        if !configuration.etcdEndpoints.isEmpty {
+            etcd = EtcdMode(
+                client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop), name: configuration.name,
+                leaseTTL: configuration.leaseTTL, idleTimeout: configuration.idleLinkTimeout)
+        }
     }
 
     /// The real addresses of the listeners (with the port picked for port 0).
@@ -167,6 +175,16 @@ public final class Node {
         membership = Membership(
             name: name, ownAddresses: advertisedAddresses + listeningAddresses.map(\.description),
             seeds: configuration.peers.map(\.description))
+        membership.dialsMembers = etcd == nil
+        if etcd != nil {
+            do {
+                try await registerInEtcd()
+            } catch {
+                for listener in listeners { listener.close() }
+                listeners.removeAll()
+                throw error
+            }
+        }
         running = true
         // Exports follow the service registry: a provider appearing, leaving, or changing availability
         // (its fiber's state, its `check`) changes the provider its slot resolves to.
@@ -178,6 +196,7 @@ public final class Node {
         }
         refreshExports()
         carryOut(membership.start())
+        beginDiscovery()
     }
 
     /// Stops in order: every export is withdrawn at once (remote consumers acknowledge, or the
@@ -188,6 +207,7 @@ public final class Node {
         carryOut(exports.receive(.stopping))
         await withdrawalsFinished()
         await loader.stop()
+        await endDiscovery()
         running = false
         for listener in listeners { listener.close() }
         for session in Array(links.values) + Array(consoles.values) {
@@ -200,6 +220,7 @@ public final class Node {
     /// Test support: ends the node as a crash would: listeners and links cut, nothing withdrawn.
     func crashForTesting() {
         running = false
+        for task in etcd?.tasks ?? [] { task.cancel() }
         for listener in listeners { listener.close() }
         for session in Array(links.values) + Array(consoles.values) { session.link.close() }
         endTasks()
@@ -388,8 +409,9 @@ public final class Node {
                 controlLinked(session)
                 logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
                 session.run()
-                session.send(.members(members))
+                if etcd == nil { session.send(.members(members)) }
                 carryOut(exports.receive(.peerLinked(member)))
+                etcdLinked(member, incarnation: incarnation)
             case .keepStandby(let id, let member):
                 logger.debug("keeping a second link to \(member) until \(member) closes one", fields: [("CORDIS_PEER", member)])
                 links[id]?.run()
@@ -422,11 +444,18 @@ public final class Node {
     /// A member's life is over here: its proxies go (consumers drop to `pending`), its calls fail, and
     /// withdrawals stop waiting for it.
     private func memberLost(_ member: String, incarnation: String) {
-        if let session = sessions.removeValue(forKey: member) {
+        let ended = sessions.removeValue(forKey: member)
+        if let session = ended {
             session.failCalls()
             controlSessionEnded(session)
         }
         liveMembers.set(member, nil)
+        if let session = ended, etcdLinkEnded(session, member: member, incarnation: incarnation) {
+            // etcd mode: an idle link closed in order; the member's providers stay offered.
+            logger.debug("idle link to \(member) closed", fields: [("CORDIS_PEER", member)])
+            carryOut(exports.receive(.peerLost(member)))
+            return
+        }
         logger.info("link to \(member) lost", fields: [("CORDIS_PEER", member)])
         for (key, proxy) in proxies where key.node == member && key.incarnation == incarnation {
             proxies[key] = nil
@@ -446,15 +475,27 @@ public final class Node {
         for record in membership.members.values.sorted(by: { $0.name < $1.name }) {
             list.append(Member(name: record.name, addresses: record.addresses, incarnation: record.incarnation))
         }
+        if let etcd {
+            let known = Set(list.map(\.name))
+            for registration in etcd.directory.members.values.sorted(by: { $0.name < $1.name }) where !known.contains(registration.name) {
+                list.append(Member(name: registration.name, addresses: registration.addresses, incarnation: registration.incarnation))
+            }
+        }
         return list
     }
 
     /// The addresses of the members, by name.
-    var memberAddresses: [String: [String]] { membership.members.mapValues(\.addresses) }
+    var memberAddresses: [String: [String]] {
+        var addresses = membership.members.mapValues(\.addresses)
+        for (member, registration) in etcd?.directory.members ?? [:] { addresses[member] = registration.addresses }
+        return addresses
+    }
 
     /// The incarnation of the members, by name (once known).
     var memberIncarnations: [String: String] {
-        membership.members.compactMapValues { $0.incarnation.isEmpty ? nil : $0.incarnation }
+        var incarnations = membership.members.compactMapValues { $0.incarnation.isEmpty ? nil : $0.incarnation }
+        for (member, registration) in etcd?.directory.members ?? [:] { incarnations[member] = registration.incarnation }
+        return incarnations
     }
 
     /// Drops `member` from the view and stops dialling it; returns the addresses it had.
@@ -491,6 +532,8 @@ public final class Node {
         }
         switch message {
         case .members(let list):
+            // etcd mode learns members from etcd only.
+            guard etcd == nil else { break }
             carryOut(membership.receive(.learned(list.filter { !isForgotten(member: $0.name) })))
         case .announce(let announcement):
             guard announcement.node == member.name else {
@@ -520,6 +563,7 @@ public final class Node {
         case .event(let event):
             forwardEvent(event, from: session)
         case .goodbye(let reason):
+            goodbyeReceived(reason, on: session)
             logger.info("\(session.identity.name) said goodbye: \(reason ?? "")")
         default:
             break

@@ -1,4 +1,5 @@
 import Cordis
+import CordisDiscovery
 import CordisWire
 import Foundation
 
@@ -37,6 +38,12 @@ public struct NodeConfiguration: Sendable {
     /// How many connections all listeners together may hold (shared out between them); `NodeRunner` sets
     /// it from the descriptor limit (`DescriptorBudget`).
     public var connectionBudget = 1024
+    /// The etcd endpoints of etcd mode (`--discovery`); empty for the embedded mesh.
+    package var etcdEndpoints: [EtcdEndpoint] = []
+    /// The etcd lease's time to live in etcd mode (`--lease-ttl`).
+    public var leaseTTL: Duration = .seconds(2)
+    /// How long a link may carry no call before it is closed, in etcd mode.
+    public var idleLinkTimeout: Duration = .seconds(10)
 
     /// A configuration with the defaults of `cordis-node`'s flags.
     public init(

@@ -19,6 +19,8 @@ enum NodeFlag: String, CaseIterable, Sendable {
     case maxFrame = "max-frame"
     case logLevel = "log-level"
     case config
+    case discovery
+    case leaseTTL = "lease-ttl"
     case version
     case help
 
@@ -66,6 +68,8 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .heartbeatInterval, .heartbeatTimeout, .callTimeout, .withdrawTimeout, .shutdownTimeout: return "S"
         case .maxFrame: return "BYTES"
         case .logLevel: return "LEVEL"
+        case .discovery: return "etcd:URL[,URL...]"
+        case .leaseTTL: return "S"
         case .insecure, .version, .help: return nil
         }
     }
@@ -95,6 +99,8 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .shutdownTimeout: return "seconds an orderly shutdown may take before exiting 1"
         case .maxFrame: return "the largest frame in bytes, from 65536 (64 KiB) to 67108864 (64 MiB)"
         case .logLevel: return "the least severe level logged: error, warn, info or debug"
+        case .discovery: return "membership and services through etcd's v3 API instead of the embedded mesh; links open only where calls flow"
+        case .leaseTTL: return "seconds the node's etcd lease lives without a keepalive (whole seconds, 1 to 3600; kept alive at a third of it)"
         case .config: return "read settings from a JSON object keyed by these flag names without dashes; flags override it"
         case .version: return "print the version and exit"
         case .help: return "print this help and exit"
@@ -114,6 +120,8 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .shutdownTimeout: return SettingSyntax.secondsText(NodeOptions.defaultShutdownTimeout)
         case .maxFrame: return "\(NodeOptions.defaultMaxFrameSize) (4 MiB)"
         case .logLevel: return NodeOptions.defaultLogLevel.description
+        case .discovery: return "the embedded mesh"
+        case .leaseTTL: return SettingSyntax.secondsText(NodeOptions.defaultLeaseTTL)
         case .name, .entries, .config, .version, .help: return nil
         }
     }

@@ -29,6 +29,8 @@ public struct NodeOptions: Sendable, Hashable {
     public static let defaultLogLevel = LogLevel.info
     /// How many `--secret-file`s may be given: the current secret and, during a rotation, a second.
     public static let maximumSecretFiles = 2
+    /// The etcd lease of a node in etcd mode by default: 2 s.
+    public static let defaultLeaseTTL: Duration = .seconds(2)
 
     /// The node's name (`--name`): 1–64 characters of `A-Z a-z 0-9 . _ -`.
     public var name: String
@@ -64,6 +66,10 @@ public struct NodeOptions: Sendable, Hashable {
     public var logLevel: LogLevel
     /// The config file the settings were read from (`--config`), if any.
     public var configFile: String?
+    /// The etcd endpoints of `--discovery etcd:URL[,URL...]` (the setting as given), nil for the embedded mesh.
+    public var discovery: String?
+    /// How long the node's etcd lease lives without a keepalive (`--lease-ttl`), in whole seconds.
+    public var leaseTTL: Duration = NodeOptions.defaultLeaseTTL
 
     /// Options with the given values and the defaults for the rest; nothing is validated.
     public init(

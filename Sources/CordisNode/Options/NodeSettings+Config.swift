@@ -54,6 +54,12 @@ extension NodeSettings {
         case .shutdownTimeout: shutdownTimeout = try Self.seconds(json, key)
         case .maxFrame:
             maxFrameSize = try Self.integer(json, key, rule: SettingSyntax.frameRule, SettingSyntax.frameSize)
+        case .discovery: discovery = try Self.string(json, key, SettingSyntax.discovery)
+        case .leaseTTL:
+            guard case .number(let number) = json else {
+                throw .wrongType(path: key, expected: "a whole number of seconds", found: json.kindName)
+            }
+            leaseTTL = try Self.checked(json, key) { () throws(SettingProblem) in try SettingSyntax.leaseTTL(seconds: number.doubleValue) }
         case .config, .version, .help:
             break
         }

@@ -21,6 +21,8 @@ struct NodeSettings: Sendable {
     var maxFrameSize: Int?
     var logLevel: LogLevel?
     var config: String?
+    var discovery: String?
+    var leaseTTL: Duration?
 
     /// Whether this source set `flag` at all.
     func has(_ flag: NodeFlag) -> Bool {
@@ -42,6 +44,8 @@ struct NodeSettings: Sendable {
         case .maxFrame: return maxFrameSize != nil
         case .logLevel: return logLevel != nil
         case .config: return config != nil
+        case .discovery: return discovery != nil
+        case .leaseTTL: return leaseTTL != nil
         case .version, .help: return false
         }
     }
@@ -66,6 +70,8 @@ struct NodeSettings: Sendable {
         case .maxFrame: maxFrameSize = try SettingSyntax.frameSize(text)
         case .logLevel: logLevel = try SettingSyntax.logLevel(text)
         case .config: config = try SettingSyntax.path(text)
+        case .discovery: discovery = try SettingSyntax.discovery(text)
+        case .leaseTTL: leaseTTL = try SettingSyntax.leaseTTL(text)
         case .version, .help: break
         }
     }
@@ -89,7 +95,9 @@ struct NodeSettings: Sendable {
             shutdownTimeout: shutdownTimeout ?? base.shutdownTimeout,
             maxFrameSize: maxFrameSize ?? base.maxFrameSize,
             logLevel: logLevel ?? base.logLevel,
-            config: config ?? base.config)
+            config: config ?? base.config,
+            discovery: discovery ?? base.discovery,
+            leaseTTL: leaseTTL ?? base.leaseTTL)
     }
 
     /// The options these settings make, with defaults for what is unset, once every rule holds.
@@ -119,6 +127,8 @@ struct NodeSettings: Sendable {
         options.shutdownTimeout = shutdownTimeout ?? NodeOptions.defaultShutdownTimeout
         options.maxFrameSize = maxFrameSize ?? NodeOptions.defaultMaxFrameSize
         options.logLevel = logLevel ?? NodeOptions.defaultLogLevel
+        options.discovery = discovery
+        options.leaseTTL = leaseTTL ?? NodeOptions.defaultLeaseTTL
         try Self.check(options)
         return options
     }

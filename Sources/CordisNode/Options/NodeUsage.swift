@@ -7,6 +7,7 @@ public enum NodeUsage {
             ("Links", [.listen, .advertise, .peer]),
             ("Security", [.secretFile, .insecure, .socketGroup, .allowUID]),
             ("Timing", [.heartbeatInterval, .heartbeatTimeout, .callTimeout, .withdrawTimeout, .shutdownTimeout]),
+            ("Discovery", [.discovery, .leaseTTL]),
             ("Other", [.maxFrame, .logLevel, .config, .version, .help]),
         ]
         let width = NodeFlag.allCases.map(\.synopsis.count).max() ?? 0
@@ -16,6 +17,7 @@ public enum NodeUsage {
             "         [--heartbeat-interval S] [--heartbeat-timeout S] [--call-timeout S] [--withdraw-timeout S]",
             "         [--shutdown-timeout S] [--max-frame BYTES] [--log-level error|warn|info|debug]",
             "         [--config FILE] [--version] [--help]",
+            "         [--discovery etcd:URL[,URL...]] [--lease-ttl S]",
             "",
             "Runs one Cordis node: its plugin tree from the entries file, linked to its peers.",
             "Flags take --flag VALUE or --flag=VALUE; durations are seconds (decimals allowed);",

@@ -1,0 +1,322 @@
+import Cordis
+import CordisDiscovery
+import CordisWire
+
+/// etcd mode: the node registers under a lease, publishes its exports as keys, follows the directory
+/// with a watch, and opens links only where calls flow (closing them when idle).
+extension Node {
+    // MARK: - Registration
+
+    /// Registers the node's name under a new lease, only if no live member holds it.
+    ///
+    /// - Throws: `NameTakenError` when a live member holds the name; `EtcdError` when etcd cannot be
+    ///   reached.
+    func registerInEtcd() async throws {
+        guard let etcd else { return }
+        let lease = try await etcd.client.grant(ttl: etcd.ttlSeconds)
+        let value = EtcdDirectory.memberValue(registration, version: CordisVersion.current)
+        let key = EtcdDirectory.memberKey(name)
+        if let holder = try await etcd.client.create(key, value, lease: lease) {
+            let incarnation = EtcdDirectory.member(holder)?.incarnation
+            if incarnation == configuration.incarnation {
+                // Our own registration under a lost lease: take it over.
+                if try await etcd.client.replace(key, value, lease: lease, ifModifiedAt: holder.modRevision) != nil {
+                    try? await etcd.client.revoke(lease: lease)
+                    throw EtcdError(.refused, "the registration of \(name) changed while it was taken over")
+                }
+            } else {
+                try? await etcd.client.revoke(lease: lease)
+                throw NameTakenError(
+                    "the name \(name) is registered in etcd by a live member (incarnation \(incarnation ?? "unknown")); "
+                        + "stop it or pick another --name")
+            }
+        }
+        etcd.lease = lease
+        etcd.lastKept = ContinuousClock.now
+        etcd.published.removeAll()
+    }
+
+    /// This node as its member key describes it.
+    var registration: EtcdDirectory.Registration {
+        EtcdDirectory.Registration(name: name, incarnation: configuration.incarnation, addresses: advertisedAddresses)
+    }
+
+    /// Starts the keepalive, the watch and the idle sweep.
+    func beginDiscovery() {
+        guard let etcd else { return }
+        etcd.tasks.append(Task { [weak self] in await self?.keepLeaseAlive() })
+        etcd.tasks.append(Task { [weak self] in await self?.followDirectory() })
+        etcd.tasks.append(Task { [weak self] in await self?.closeIdleLinks() })
+        publishExports()
+    }
+
+    /// Ends the discovery work and revokes the lease (every key of this node goes at once).
+    func endDiscovery() async {
+        guard let etcd else { return }
+        for task in etcd.tasks { task.cancel() }
+        for task in etcd.redialling.values { task.cancel() }
+        etcd.tasks.removeAll()
+        etcd.redialling.removeAll()
+        if etcd.lease != 0 {
+            try? await etcd.client.revoke(lease: etcd.lease)
+            etcd.lease = 0
+        }
+    }
+
+    /// Keeps the lease alive at a third of its TTL. Past the TTL without an answer the node is degraded;
+    /// a lease etcd no longer knows is replaced by a new registration as soon as etcd answers.
+    private func keepLeaseAlive() async {
+        guard let etcd else { return }
+        var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: etcd.leaseTTL / 3)
+        while running, !Task.isCancelled {
+            await pause(for: etcd.degraded == nil ? etcd.leaseTTL / 3 : backoff.next(random: Double.random(in: 0...1)))
+            guard running, !Task.isCancelled else { return }
+            do {
+                if etcd.lease == 0 { throw EtcdError(.leaseNotFound, "no lease yet") }
+                _ = try await etcd.client.keepAlive(lease: etcd.lease)
+                etcd.lastKept = ContinuousClock.now
+                if etcd.degraded != nil { recovered() }
+                backoff.reset()
+            } catch let error as EtcdError where error.code == .leaseNotFound {
+                markDegraded("the etcd lease was lost")
+                do {
+                    try await registerInEtcd()
+                    recovered()
+                    publishExports()
+                } catch {
+                    logger.warn("cannot register in etcd again yet: \(error)")
+                }
+            } catch {
+                if ContinuousClock.now - etcd.lastKept > etcd.leaseTTL {
+                    markDegraded("etcd has not answered for longer than the lease (\(error))")
+                }
+            }
+        }
+    }
+
+    private func markDegraded(_ reason: String) {
+        guard let etcd, etcd.degraded == nil else { return }
+        etcd.degraded = reason
+        logger.warn("degraded: \(reason); existing links keep serving")
+    }
+
+    private func recovered() {
+        guard let etcd, etcd.degraded != nil else { return }
+        etcd.degraded = nil
+        logger.info("registered in etcd again (lease \(etcd.lease)); no longer degraded")
+    }
+
+    // MARK: - The directory
+
+    /// Lists the directory, then watches it from the next revision; lists again after a compaction, a
+    /// broken stream or a watch that fell behind, with backoff and jitter between attempts.
+    private func followDirectory() async {
+        guard let etcd else { return }
+        var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: .seconds(2))
+        while running, !Task.isCancelled {
+            do {
+                let (kvs, revision) = try await etcd.client.range(prefix: "cordis/")
+                guard running else { return }
+                carryOut(etcd.directory.receive(.listed(kvs, revision: revision)))
+                let watch = etcd.client.watch(prefix: "cordis/", from: revision + 1)
+                defer { watch.cancel() }
+                for try await message in watch.messages {
+                    guard running, !Task.isCancelled else { return }
+                    backoff.reset()
+                    if case .changes(let changes, let revision) = message {
+                        carryOut(etcd.directory.receive(.changed(changes, revision: revision)))
+                    }
+                }
+            } catch {
+                logger.debug("the etcd watch broke, listing again: \(error)")
+            }
+            await pause(for: backoff.next(random: Double.random(in: 0...1)))
+        }
+    }
+
+    /// Carries out what `EtcdDirectory` decided.
+    func carryOut(_ directives: [EtcdDirectory.Directive]) {
+        guard let etcd else { return }
+        for directive in directives {
+            switch directive {
+            case .offer(let listing):
+                let member = etcd.directory.members[listing.announcement.node]
+                let record = Membership.Record(
+                    name: listing.announcement.node, incarnation: listing.incarnation, addresses: member?.addresses ?? [])
+                addProxy(for: listing.announcement, of: record)
+            case .retract(let listing):
+                let announcement = listing.announcement
+                let key = ProxyKey(
+                    node: announcement.node, incarnation: listing.incarnation, service: announcement.service,
+                    realm: announcement.realm, fiber: announcement.fiber, life: announcement.life)
+                mismatched[key] = nil
+                if let proxy = proxies.removeValue(forKey: key) {
+                    logger.info(
+                        "\(announcement.service) on \(announcement.node) is no longer listed in etcd",
+                        fields: [("CORDIS_PEER", announcement.node)])
+                    let fiber = proxy.fiber
+                    detach { try? await fiber.dispose() }
+                }
+            case .memberGone(let member, let incarnation):
+                logger.info("\(member) left etcd (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
+                if let session = sessions[member], session.identity.incarnation == incarnation {
+                    session.link.close(reason: "\(member)'s etcd lease ended")
+                }
+                knownIncarnations[member] = nil
+            case .redial(let member):
+                redial(member)
+            }
+        }
+    }
+
+    /// Keeps trying to link `member` again (its link failed) while etcd lists the same life.
+    private func redial(_ member: String) {
+        guard let etcd, etcd.redialling[member] == nil, let incarnation = etcd.directory.members[member]?.incarnation else {
+            return
+        }
+        etcd.redialling[member] = Task { [weak self] in
+            var backoff = ReconnectBackoff(first: .milliseconds(50), maximum: .seconds(2))
+            while let self, self.running, !Task.isCancelled, self.sessions[member] == nil,
+                  self.etcd?.directory.isListed(member, incarnation: incarnation) == true {
+                if await self.openLink(to: member) != nil { break }
+                await self.pause(for: backoff.next(random: Double.random(in: 0...1)))
+            }
+            self?.etcd?.redialling[member] = nil
+        }
+    }
+
+    // MARK: - Publishing exports
+
+    /// Brings the service keys in line with the exports: each life exported and not being withdrawn has
+    /// a key under the lease; every other key put before is deleted.
+    func publishExports() {
+        guard let etcd, running, etcd.lease != 0 else { return }
+        let lease = etcd.lease
+        let wanted = exports.exports.filter { $0.value.withdrawal == nil && !exports.isStopping }
+        for (life, export) in wanted where etcd.published[life] == nil {
+            let key = EtcdDirectory.serviceKey(node: name, life: life)
+            etcd.published[life] = key
+            let value = EtcdDirectory.serviceValue(export.announcement, incarnation: configuration.incarnation)
+            let client = etcd.client
+            detach { [weak self] in
+                do {
+                    try await client.put(key, value, lease: lease)
+                } catch {
+                    self?.logger.warn("cannot publish \(export.announcement.service) in etcd: \(error)")
+                    if self?.etcd?.published[life] == key { self?.etcd?.published[life] = nil }
+                }
+            }
+        }
+        for (life, key) in etcd.published where wanted[life] == nil {
+            etcd.published[life] = nil
+            let client = etcd.client
+            detach { _ = try? await client.delete(key) }
+        }
+    }
+
+    /// Deletes the key of a provider life being withdrawn, then runs `then` (sending `withdraw`): a
+    /// consumer elsewhere never finds a key for a provider that is already going.
+    func unpublish(life: Int, then body: @escaping @CordisActor () -> Void) {
+        guard let etcd, let key = etcd.published.removeValue(forKey: life) else {
+            body()
+            return
+        }
+        let client = etcd.client
+        detach {
+            _ = try? await client.delete(key)
+            body()
+        }
+    }
+
+    // MARK: - Links on demand
+
+    /// The session of the link in use to `member`, opening one when there is none (etcd mode): dials
+    /// the addresses etcd lists for it, at most one dial per member at a time. Nil when it cannot be
+    /// reached.
+    func openLink(to member: String) async -> PeerSession? {
+        if let session = sessions[member] { return session }
+        guard let etcd, running else { return nil }
+        if let opening = etcd.opening[member] { return await opening.value }
+        let addresses = etcd.directory.members[member]?.addresses ?? []
+        let task = Task { @CordisActor [weak self] () -> PeerSession? in
+            guard let self else { return nil }
+            for address in addresses {
+                guard let parsed = try? Address(parsing: address) else { continue }
+                do {
+                    let link = try await Link.connect(
+                        to: parsed, on: self.loop, configuration: self.handshakeConfiguration(), limits: self.limits,
+                        options: self.linkOptions)
+                    guard self.running, link.peer.name == member else {
+                        link.close(reason: "\(self.name) dialled \(member) and reached \(link.peer.name)")
+                        continue
+                    }
+                    self.adopt(link)
+                    if let session = self.sessions[member] { return session }
+                } catch {
+                    self.logger.debug("dialling \(member) at \(address) failed: \(error)")
+                }
+            }
+            return nil
+        }
+        etcd.opening[member] = task
+        let session = await task.value
+        etcd.opening[member] = nil
+        return session
+    }
+
+    /// Notes that a call used the link to `member` (it is not idle).
+    func linkUsed(_ member: String) {
+        etcd?.lastUse[member] = ContinuousClock.now
+    }
+
+    /// Closes links that carried no call for the idle timeout, sending `goodbye` with `idle` so neither
+    /// side takes the close for a failure.
+    private func closeIdleLinks() async {
+        guard let etcd else { return }
+        while running, !Task.isCancelled {
+            await pause(for: etcd.idleTimeout / 2)
+            let now = ContinuousClock.now
+            for (member, session) in sessions {
+                let used = etcd.lastUse[member] ?? .now
+                if etcd.lastUse[member] == nil { etcd.lastUse[member] = used }
+                guard now - used > etcd.idleTimeout, session.calls.count == 0, session.inbound.count == 0,
+                      !control.relays.values.contains(where: { $0.member == member }),
+                      control.upstream[member] == nil
+                else { continue }
+                logger.debug("closing the idle link to \(member)", fields: [("CORDIS_PEER", member)])
+                etcd.idleClosed.insert(session.id)
+                etcd.lastUse[member] = nil
+                session.link.close(reason: EtcdMode.idleReason)
+            }
+        }
+    }
+
+    /// A member said goodbye: an idle close is not a failure.
+    func goodbyeReceived(_ reason: String?, on session: PeerSession) {
+        guard let etcd, reason == EtcdMode.idleReason else { return }
+        etcd.idleClosed.insert(session.id)
+    }
+
+    /// In etcd mode, the link in use to `member` ended: true when it closed in order (idle), so the
+    /// member's providers stay offered; false when it failed (they are retracted, the member re-dialled).
+    func etcdLinkEnded(_ session: PeerSession, member: String, incarnation: String) -> Bool {
+        guard let etcd else { return false }
+        etcd.lastUse[member] = nil
+        if etcd.idleClosed.remove(session.id) != nil {
+            carryOut(etcd.directory.receive(.linkClosed(member: member)))
+            return true
+        }
+        carryOut(etcd.directory.receive(.linkFailed(member: member, incarnation: incarnation)))
+        return false
+    }
+
+    /// In etcd mode, a link to `member` is in use.
+    func etcdLinked(_ member: String, incarnation: String) {
+        guard let etcd else { return }
+        etcd.lastUse[member] = ContinuousClock.now
+        carryOut(etcd.directory.receive(.linkUp(member: member, incarnation: incarnation)))
+    }
+
+    /// Why the node is degraded, nil when it is not (or in mesh mode).
+    var degradedReason: String? { etcd?.degraded }
+}
