@@ -1,0 +1,151 @@
+import CordisProcessTesting
+import Foundation
+import Testing
+
+/// Real `cordis-node`s in etcd mode against a real etcd the test starts (free loopback ports, its own
+/// data folder; only its own processes are ended).
+@Suite("Cluster: membership and services through etcd", .enabled(if: EtcdServer.isInstalled), .serialized)
+struct ClusterEtcdTests {
+    static let clock = #"[{"id": "clock", "plugin": "clock"}]"#
+    static let greeter = #"[{"id": "greeter", "plugin": "greeter"}]"#
+
+    /// Runs `body` with a test cluster and an etcd of `members` members in its folder.
+    static func run(members: Int = 1, _ body: (TestCluster, EtcdServer) async throws -> Void) async throws {
+        try await TestCluster.run { cluster in
+            let etcd = try await EtcdServer(in: cluster.folder, members: members)
+            do {
+                try await body(cluster, etcd)
+            } catch {
+                await etcd.stop()
+                throw error
+            }
+            await etcd.stop()
+        }
+    }
+
+    static func discovery(_ etcd: EtcdServer, _ extra: [String] = []) -> [String] {
+        ["--discovery", etcd.discovery, "--lease-ttl", "2"] + extra
+    }
+
+    @Test("three nodes find each other through etcd with no --peer; a's greeter uses b's clock over the one link it needs")
+    func findEachOther() async throws {
+        try await Self.run { cluster, etcd in
+            let b = try await cluster.start("b", entries: Self.clock, extra: Self.discovery(etcd))
+            _ = try await cluster.start("c", entries: #"[{"id": "counter", "plugin": "counter"}]"#, extra: Self.discovery(etcd))
+            let a = try await cluster.start("a", entries: Self.greeter, extra: Self.discovery(etcd))
+            let console = try await cluster.control(a)
+            #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
+            #expect(await a.waitForLine(containing: "from b"))
+            // c's counter is known (a proxy) but never called: no link to c.
+            #expect(try await console.awaitStatus("a proxy of c's counter") { $0.fibers(plugin: "remote:counter").count == 1 })
+            let members = try await console.request("members")
+            let list = members["members"]?.arrayValue?.compactMap(\.objectValue) ?? []
+            #expect(list.map { $0["name"]?.stringValue ?? "" }.sorted() == ["a", "b", "c"])
+            let linked = list.filter { $0["reachable"]?.boolValue == true }.compactMap { $0["name"]?.stringValue }.sorted()
+            #expect(linked == ["a", "b"])
+            _ = b
+        }
+    }
+
+    @Test("a second node named b is refused at start with exit 69 while the first one's lease lives")
+    func secondNameRefused() async throws {
+        try await Self.run { cluster, etcd in
+            _ = try await cluster.start("b", entries: Self.clock, extra: Self.discovery(etcd))
+            try cluster.folder.write("b2.json", #"{"version": 1, "entries": []}"#)
+            let second = try cluster.spawn("b2", arguments: [
+                "--name", "b", "--entries", cluster.folder.path("b2.json"), "--listen", "unix:\(cluster.folder.path("b2.sock"))",
+            ] + Self.discovery(etcd))
+            #expect(await second.exitCode() == 69)
+            #expect(second.text.contains("the name b is registered in etcd by a live member"))
+        }
+    }
+
+    @Test("disabling b's clock drops a's greeter to pending; enabling it brings it back")
+    func disableOnB() async throws {
+        try await Self.run { cluster, etcd in
+            let b = try await cluster.start("b", entries: Self.clock, extra: Self.discovery(etcd))
+            let a = try await cluster.start("a", entries: Self.greeter, extra: Self.discovery(etcd))
+            let console = try await cluster.control(a)
+            let bConsole = try await cluster.control(b)
+            #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
+            _ = try await bConsole.request("disable", args: ["entry": "clock"])
+            #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "pending", timeout: .seconds(5)) != nil)
+            _ = try await bConsole.request("enable", args: ["entry": "clock"])
+            #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
+        }
+    }
+
+    @Test("SIGKILL of b drops a's greeter to pending at once (its link closes)")
+    func killB() async throws {
+        try await Self.run { cluster, etcd in
+            let b = try await cluster.start("b", entries: Self.clock, extra: Self.discovery(etcd))
+            let a = try await cluster.start("a", entries: Self.greeter, extra: Self.discovery(etcd))
+            let console = try await cluster.control(a)
+            #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
+            b.process.signal(SIGKILL)
+            let start = ContinuousClock.now
+            #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "pending", timeout: .seconds(3)) != nil)
+            #expect(ContinuousClock.now - start < .seconds(3))
+        }
+    }
+
+    @Test("SIGSTOP of b drops a's greeter to pending within the lease TTL plus a heartbeat timeout")
+    func stopB() async throws {
+        try await Self.run { cluster, etcd in
+            let b = try await cluster.start("b", entries: Self.clock, extra: Self.discovery(etcd))
+            let a = try await cluster.start("a", entries: Self.greeter, extra: Self.discovery(etcd))
+            let console = try await cluster.control(a)
+            #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
+            try #require(await b.process.suspend())
+            let start = ContinuousClock.now
+            #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "pending", timeout: .seconds(8)) != nil)
+            // Lease TTL 2 s plus the heartbeat timeout of these tests (3 s), with a second of slack.
+            #expect(ContinuousClock.now - start < .seconds(6))
+            b.process.signal(SIGCONT)
+        }
+    }
+
+    @Test("etcd killed and restarted: existing links keep serving, nodes report degraded, then register again")
+    func etcdRestart() async throws {
+        try await Self.run { cluster, etcd in
+            let b = try await cluster.start("b", entries: Self.clock, extra: Self.discovery(etcd))
+            let a = try await cluster.start("a", entries: Self.greeter, extra: Self.discovery(etcd))
+            let console = try await cluster.control(a)
+            #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
+            await etcd.kill("e0")
+            #expect(await a.waitForLine(containing: "degraded:", timeout: .seconds(10)))
+            #expect(await b.waitForLine(containing: "degraded:", timeout: .seconds(10)))
+            #expect(try await console.awaitStatus("a degraded") { $0["degraded"]?.stringValue != nil })
+            // The existing link still serves: a call through a's proxy reaches b.
+            let answer = try await console.request("call", args: ["service": "clock", "method": "now"])
+            #expect(answer.objectValue?["node"]?.stringValue == "b")
+            #expect(try await console.fiber(ofEntry: "greeter")?["state"]?.stringValue == "active")
+            try await etcd.restart("e0")
+            #expect(await a.waitForLine(containing: "no longer degraded", timeout: .seconds(15)))
+            #expect(await b.waitForLine(containing: "no longer degraded", timeout: .seconds(15)))
+            #expect(try await console.awaitStatus("a no longer degraded") { $0["degraded"] == nil })
+            // A node started now finds b's clock through etcd.
+            let c = try await cluster.start("c", entries: Self.greeter, extra: Self.discovery(etcd))
+            let cConsole = try await cluster.control(c)
+            #expect(try await cConsole.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
+        }
+    }
+
+    @Test("a three-member etcd with its leader killed keeps the cluster working")
+    func leaderKilled() async throws {
+        try await Self.run(members: 3) { cluster, etcd in
+            _ = try await cluster.start("b", entries: Self.clock, extra: Self.discovery(etcd))
+            let a = try await cluster.start("a", entries: Self.greeter, extra: Self.discovery(etcd))
+            let console = try await cluster.control(a)
+            #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
+            let leader = try #require(etcd.leader())
+            await etcd.kill(leader)
+            // A node started after the election finds b's clock; a's greeter never dropped.
+            let c = try await cluster.start("c", entries: Self.greeter, extra: Self.discovery(etcd))
+            let cConsole = try await cluster.control(c)
+            #expect(try await cConsole.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
+            #expect(try await console.fiber(ofEntry: "greeter")?["state"]?.stringValue == "active")
+            #expect(!a.process.text.contains("link to b lost"))
+        }
+    }
+}
