@@ -47,6 +47,27 @@ struct ClusterEtcdTests {
         }
     }
 
+    @Test("an idle link closes in order: the consumer stays active, and the next call opens a new link")
+    func idleLinkCloses() async throws {
+        try await Self.run { cluster, etcd in
+            let idle = ["CORDIS_TEST_IDLE_LINK_TIMEOUT": "1"]
+            let node = NodeProcess.testNodeExecutable
+            _ = try await cluster.start("b", entries: Self.clock, extra: Self.discovery(etcd), environment: idle, executable: node)
+            let a = try await cluster.start(
+                "a", entries: Self.greeter, extra: Self.discovery(etcd, ["--log-level", "debug"]), environment: idle,
+                executable: node)
+            let console = try await cluster.control(a)
+            #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
+            // Either side may close it first; a sees an idle close either way, not a lost link.
+            #expect(await a.waitForLine(containing: "idle link to b closed", timeout: .seconds(10)))
+            #expect(!a.process.text.contains("link to b lost"))
+            #expect(try await console.fiber(ofEntry: "greeter")?["state"]?.stringValue == "active")
+            let answer = try await console.request("call", args: ["service": "clock", "method": "now"])
+            #expect(answer.objectValue?["node"]?.stringValue == "b")
+            #expect(a.process.text.occurrences(of: "linked to b") == 2)
+        }
+    }
+
     @Test("a second node named b is refused at start with exit 69 while the first one's lease lives")
     func secondNameRefused() async throws {
         try await Self.run { cluster, etcd in

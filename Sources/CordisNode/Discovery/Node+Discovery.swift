@@ -11,9 +11,20 @@ extension Node {
     ///
     /// - Throws: `NameTakenError` when a live member holds the name; `EtcdError` when etcd cannot be
     ///   reached.
-    func registerInEtcd() async throws {
+    func registerInEtcd(retryingFor patience: Duration = .zero) async throws {
         guard let etcd else { return }
-        let lease = try await etcd.client.grant(ttl: etcd.ttlSeconds)
+        let lease: Int64
+        var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: .seconds(1))
+        let deadline = ContinuousClock.now + patience
+        while true {
+            do {
+                lease = try await etcd.client.grant(ttl: etcd.ttlSeconds)
+                break
+            } catch let error as EtcdError where error.code == .unavailable && ContinuousClock.now < deadline {
+                logger.warn("etcd does not answer yet, trying again: \(error)")
+                await pause(for: backoff.next(random: Double.random(in: 0...1)))
+            }
+        }
         let value = EtcdDirectory.memberValue(registration, version: CordisVersion.current)
         let key = EtcdDirectory.memberKey(name)
         if let holder = try await etcd.client.create(key, value, lease: lease) {

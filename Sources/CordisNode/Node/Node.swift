@@ -178,7 +178,7 @@ public final class Node {
         membership.dialsMembers = etcd == nil
         if etcd != nil {
             do {
-                try await registerInEtcd()
+                try await registerInEtcd(retryingFor: .seconds(30))
             } catch {
                 for listener in listeners { listener.close() }
                 listeners.removeAll()

@@ -92,8 +92,10 @@ enum ScaleBenchmark {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
+            _ = FileManager.default.createFile(atPath: "\(folder)/\(name).log", contents: nil)
+            let log = FileHandle(forWritingAtPath: "\(folder)/\(name).log")
             process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
+            process.standardError = log ?? FileHandle.nullDevice
             try process.run()
             children.append(process)
         }
@@ -103,7 +105,10 @@ enum ScaleBenchmark {
         let limit = ContinuousClock.now + .seconds(Int64(60 + nodes))
         for name in names {
             while clients[name] == nil {
-                if ContinuousClock.now > limit { throw BenchmarkError("\(name) never listened") }
+                if ContinuousClock.now > limit {
+                    let log = (try? String(contentsOfFile: "\(folder)/\(name).log", encoding: .utf8)) ?? ""
+                    throw BenchmarkError("\(name) never listened: \(log.suffix(300))")
+                }
                 if let client = try? await ControlClient.connect(to: Address(parsing: "unix:\(folder)/\(name).sock"), name: "bench") {
                     clients[name] = client
                 } else {
@@ -111,7 +116,7 @@ enum ScaleBenchmark {
                 }
             }
         }
-        try await awaitGreeters(in: names.dropFirst(), "active", clients: clients, until: limit)
+        try await awaitGreeters(in: names.dropFirst(), "active", folder: folder, clients: &clients, until: limit)
         let settle = (ContinuousClock.now - launched).seconds
         // Links per node, from each node's own member list.
         var links = 0
@@ -142,7 +147,7 @@ enum ScaleBenchmark {
         // Withdrawal on n0 until every greeter is pending.
         let withdrawStart = ContinuousClock.now
         _ = try await clients["n0"]?.request("disable", args: ["entry": "clock"], timeout: .seconds(60))
-        try await awaitGreeters(in: names.dropFirst(), "pending", clients: clients, until: ContinuousClock.now + .seconds(60))
+        try await awaitGreeters(in: names.dropFirst(), "pending", folder: folder, clients: &clients, until: ContinuousClock.now + .seconds(60))
         let withdraw = (ContinuousClock.now - withdrawStart).seconds
         return [
             "etcd": mode == .etcd ? 1 : 0, "nodes": Double(nodes), "settle_s": settle,
@@ -155,12 +160,21 @@ enum ScaleBenchmark {
 
     /// Waits until the greeter of every node in `names` is in `state`.
     static func awaitGreeters(
-        in names: ArraySlice<String>, _ state: String, clients: [String: ControlClient], until limit: ContinuousClock.Instant
+        in names: ArraySlice<String>, _ state: String, folder: String, clients: inout [String: ControlClient],
+        until limit: ContinuousClock.Instant
     ) async throws {
         for name in names {
             while true {
                 if ContinuousClock.now > limit { throw BenchmarkError("\(name)'s greeter never became \(state)") }
-                let answer = try await clients[name]?.request("status") ?? .null
+                let answer: JSONValue
+                do {
+                    answer = try await clients[name]?.request("status") ?? .null
+                } catch {
+                    // A console link lost under load: connect again.
+                    clients[name] = try? await ControlClient.connect(to: Address(parsing: "unix:\(folder)/\(name).sock"), name: "bench")
+                    try await Task.sleep(for: .milliseconds(100))
+                    continue
+                }
                 let fibers = answer["nodes"]?[0]?["fibers"]?.arrayValue ?? []
                 if fibers.contains(where: { $0["entry"]?.stringValue == "greeter" && $0["state"]?.stringValue == state }) { break }
                 try await Task.sleep(for: .milliseconds(20))
