@@ -173,6 +173,10 @@ struct NodeSettings: Sendable {
                     .conflict, "--advertise \(address) has port 0; advertise the port other nodes dial")
             }
         }
+        if options.discovery != nil, let peer = options.peers.first {
+            throw NodeOptionsError(
+                .conflict, "--peer \(peer) is not used with --discovery: members are found through etcd")
+        }
         for address in options.peers where address.tcpPort == 0 {
             throw NodeOptionsError(.conflict, "--peer \(address) has port 0; give the port the peer listens on")
         }
