@@ -122,7 +122,10 @@ struct ClusterEtcdTests {
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "pending", timeout: .seconds(8)) != nil)
             // Lease TTL 2 s plus the heartbeat timeout of these tests (3 s), with a second of slack.
             #expect(ContinuousClock.now - start < .seconds(6))
+            // Resumed, b finds its lease gone and registers again as a new incarnation; a uses it.
             b.process.signal(SIGCONT)
+            #expect(await b.waitForLine(containing: "registered in etcd again as a new incarnation", timeout: .seconds(10)))
+            #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
         }
     }
 

@@ -176,7 +176,7 @@ package final class EtcdClient: Sendable {
     // MARK: - Watches
 
     /// Watches every key with `prefix` from `revision` on (see `EtcdWatch`).
-    package func watch(prefix: String, from revision: Int64, buffer: Int = 1024) -> EtcdWatch {
+    package func watch(prefix: String, from revision: Int64, buffer: Int = 64) -> EtcdWatch {
         EtcdWatch(client: self, prefix: prefix, from: revision, buffer: buffer)
     }
 }

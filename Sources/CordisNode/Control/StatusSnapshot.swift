@@ -12,7 +12,7 @@ extension Node {
     /// This node's status.
     func nodeStatus() -> NodeStatus {
         var status = NodeStatus(
-            name: name, addresses: advertisedAddresses, incarnation: configuration.incarnation,
+            name: name, addresses: advertisedAddresses, incarnation: liveIncarnation,
             version: CordisVersion.current, reachable: true,
             entries: loader.status.map { entry in
                 EntryStatus(

@@ -15,6 +15,9 @@ final class EtcdMode {
     let idleTimeout: Duration
     /// The cluster as etcd lists it.
     var directory: EtcdDirectory
+    /// The node's incarnation as registered: the process's own at start, a new one after each
+    /// registration that replaced a lost lease (the old life was declared over by the others meanwhile).
+    var incarnation: String
     /// The lease the node's keys live under (0 before registration).
     var lease: Int64 = 0
     /// When etcd last confirmed the lease.
@@ -37,7 +40,8 @@ final class EtcdMode {
     /// The reason sent in `goodbye` when a link closes as idle.
     static let idleReason = "idle"
 
-    init(client: EtcdClient, name: String, leaseTTL: Duration, idleTimeout: Duration) {
+    init(client: EtcdClient, name: String, incarnation: String, leaseTTL: Duration, idleTimeout: Duration) {
+        self.incarnation = incarnation
         self.client = client
         self.leaseTTL = leaseTTL
         self.idleTimeout = idleTimeout

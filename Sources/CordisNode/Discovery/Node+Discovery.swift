@@ -1,6 +1,7 @@
 import Cordis
 import CordisDiscovery
 import CordisWire
+import Foundation
 
 /// etcd mode: the node registers under a lease, publishes its exports as keys, follows the directory
 /// with a watch, and opens links only where calls flow (closing them when idle).
@@ -12,31 +13,43 @@ extension Node {
     /// - Throws: `NameTakenError` when a live member holds the name; `EtcdError` when etcd cannot be
     ///   reached.
     func registerInEtcd(retryingFor patience: Duration = .zero) async throws {
-        guard let etcd else { return }
-        let lease: Int64
         var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: .seconds(1))
         let deadline = ContinuousClock.now + patience
         while true {
             do {
-                lease = try await etcd.client.grant(ttl: etcd.ttlSeconds)
-                break
+                try await registerOnce()
+                return
             } catch let error as EtcdError where error.code == .unavailable && ContinuousClock.now < deadline {
                 logger.warn("etcd does not answer yet, trying again: \(error)")
                 await pause(for: backoff.next(random: Double.random(in: 0...1)))
             }
         }
+    }
+
+    /// One registration attempt: a new lease, then the member key created only if the name is free (or
+    /// held by this very life, whose lease was lost or whose earlier attempt timed out).
+    private func registerOnce() async throws {
+        guard let etcd else { return }
+        let lease = try await etcd.client.grant(ttl: etcd.ttlSeconds)
         let value = EtcdDirectory.memberValue(registration, version: CordisVersion.current)
         let key = EtcdDirectory.memberKey(name)
-        if let holder = try await etcd.client.create(key, value, lease: lease) {
+        let holder: EtcdKeyValue?
+        do {
+            holder = try await etcd.client.create(key, value, lease: lease)
+        } catch {
+            _ = try? await etcd.client.revoke(lease: lease)
+            throw error
+        }
+        if let holder {
             let incarnation = EtcdDirectory.member(holder)?.incarnation
-            if incarnation == configuration.incarnation {
-                // Our own registration under a lost lease: take it over.
+            if incarnation == liveIncarnation {
+                // This life's own registration under an older lease: take it over.
                 if try await etcd.client.replace(key, value, lease: lease, ifModifiedAt: holder.modRevision) != nil {
-                    try? await etcd.client.revoke(lease: lease)
-                    throw EtcdError(.refused, "the registration of \(name) changed while it was taken over")
+                    _ = try? await etcd.client.revoke(lease: lease)
+                    throw EtcdError(.unavailable, "the registration of \(name) changed while it was taken over")
                 }
             } else {
-                try? await etcd.client.revoke(lease: lease)
+                _ = try? await etcd.client.revoke(lease: lease)
                 throw NameTakenError(
                     "the name \(name) is registered in etcd by a live member (incarnation \(incarnation ?? "unknown")); "
                         + "stop it or pick another --name")
@@ -49,7 +62,7 @@ extension Node {
 
     /// This node as its member key describes it.
     var registration: EtcdDirectory.Registration {
-        EtcdDirectory.Registration(name: name, incarnation: configuration.incarnation, addresses: advertisedAddresses)
+        EtcdDirectory.Registration(name: name, incarnation: liveIncarnation, addresses: advertisedAddresses)
     }
 
     /// Starts the keepalive, the watch and the idle sweep.
@@ -91,7 +104,16 @@ extension Node {
             } catch let error as EtcdError where error.code == .leaseNotFound {
                 markDegraded("the etcd lease was lost")
                 do {
-                    try await registerInEtcd()
+                    // The others declared this life over when its lease ended: come back as a new one.
+                    let previous = etcd.incarnation
+                    etcd.incarnation = UUID().uuidString.lowercased()
+                    do {
+                        try await registerInEtcd()
+                    } catch {
+                        etcd.incarnation = previous
+                        throw error
+                    }
+                    logger.info("registered in etcd again as a new incarnation \(etcd.incarnation)")
                     recovered()
                     publishExports()
                 } catch {
@@ -207,7 +229,7 @@ extension Node {
         for (life, export) in wanted where etcd.published[life] == nil {
             let key = EtcdDirectory.serviceKey(node: name, life: life)
             etcd.published[life] = key
-            let value = EtcdDirectory.serviceValue(export.announcement, incarnation: configuration.incarnation)
+            let value = EtcdDirectory.serviceValue(export.announcement, incarnation: liveIncarnation)
             let client = etcd.client
             detach { [weak self] in
                 do {
@@ -327,6 +349,9 @@ extension Node {
         etcd.lastUse[member] = ContinuousClock.now
         carryOut(etcd.directory.receive(.linkUp(member: member, incarnation: incarnation)))
     }
+
+    /// The incarnation this node presents: its registered one in etcd mode, the process's own otherwise.
+    var liveIncarnation: String { etcd?.incarnation ?? configuration.incarnation }
 
     /// Why the node is degraded, nil when it is not (or in mesh mode).
     var degradedReason: String? { etcd?.degraded }

@@ -120,6 +120,7 @@ public final class Node {
         if !configuration.etcdEndpoints.isEmpty {
             etcd = EtcdMode(
                 client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop), name: configuration.name,
+                incarnation: configuration.incarnation,
                 leaseTTL: configuration.leaseTTL, idleTimeout: configuration.idleLinkTimeout)
         }
     }
@@ -268,7 +269,7 @@ public final class Node {
 
     var identity: PeerIdentity {
         PeerIdentity(
-            role: .node, name: name, incarnation: configuration.incarnation, addresses: advertisedAddresses,
+            role: .node, name: name, incarnation: liveIncarnation, addresses: advertisedAddresses,
             capabilities: ["remote-services"])
     }
 
@@ -471,7 +472,7 @@ public final class Node {
 
     /// Every member this node knows, itself included.
     var members: [Member] {
-        var list = [Member(name: name, addresses: advertisedAddresses, incarnation: configuration.incarnation)]
+        var list = [Member(name: name, addresses: advertisedAddresses, incarnation: liveIncarnation)]
         for record in membership.members.values.sorted(by: { $0.name < $1.name }) {
             list.append(Member(name: record.name, addresses: record.addresses, incarnation: record.incarnation))
         }

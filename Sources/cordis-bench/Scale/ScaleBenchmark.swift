@@ -121,7 +121,7 @@ enum ScaleBenchmark {
         // Links per node, from each node's own member list.
         var links = 0
         for name in names {
-            let members = try await clients[name]?.request("members") ?? .null
+            let members = try await ask(name, "members", folder: folder, clients: &clients)
             let list = members["members"]?.arrayValue ?? []
             links += list.filter { $0["reachable"]?.boolValue == true && $0["self"]?.boolValue != true }.count
         }
@@ -141,12 +141,12 @@ enum ScaleBenchmark {
         let cpuPercent = Double(ticks) / hertz / window * 100
         // A cluster-wide status through n1.
         let statusStart = ContinuousClock.now
-        let status = try await clients["n1"]?.request("status", args: ["cluster": true], timeout: .seconds(60)) ?? .null
+        let status = try await ask("n1", "status", args: ["cluster": true], folder: folder, clients: &clients)
         let statusSeconds = (ContinuousClock.now - statusStart).seconds
         let reported = status["nodes"]?.arrayValue?.count ?? 0
         // Withdrawal on n0 until every greeter is pending.
         let withdrawStart = ContinuousClock.now
-        _ = try await clients["n0"]?.request("disable", args: ["entry": "clock"], timeout: .seconds(60))
+        _ = try await ask("n0", "disable", args: ["entry": "clock"], folder: folder, clients: &clients)
         try await awaitGreeters(in: names.dropFirst(), "pending", folder: folder, clients: &clients, until: ContinuousClock.now + .seconds(60))
         let withdraw = (ContinuousClock.now - withdrawStart).seconds
         return [
@@ -156,6 +156,29 @@ enum ScaleBenchmark {
             "idle_cpu_percent": cpuPercent, "status_s": statusSeconds, "status_nodes": Double(reported),
             "withdraw_to_pending_s": withdraw,
         ]
+    }
+
+    /// Sends `command` to node `name`, connecting again (up to three times) when its console link was
+    /// lost: on a loaded machine a node may drop a console link whose heartbeats came late.
+    static func ask(
+        _ name: String, _ command: String, args: JSONObject = [:], folder: String, clients: inout [String: ControlClient]
+    ) async throws -> JSONValue {
+        var lastError: any Error = BenchmarkError("no console link to \(name)")
+        for _ in 0..<3 {
+            if clients[name] == nil {
+                clients[name] = try? await ControlClient.connect(to: Address(parsing: "unix:\(folder)/\(name).sock"), name: "bench")
+            }
+            guard let client = clients[name] else { continue }
+            do {
+                return try await client.request(command, args: args, timeout: .seconds(60))
+            } catch let error as ControlFailure {
+                throw error
+            } catch {
+                lastError = error
+                clients[name] = nil
+            }
+        }
+        throw lastError
     }
 
     /// Waits until the greeter of every node in `names` is in `state`.
