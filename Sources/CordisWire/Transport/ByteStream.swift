@@ -137,6 +137,10 @@ package final class ByteStream: Sendable {
     }
 
     /// Closes the socket; a waiting `read()` returns nil. Idempotent, any thread.
+    ///
+    /// The descriptor itself is closed on the loop thread, where reads happen: closed from another
+    /// thread while the loop reads it, its number could be reused by another socket meanwhile and the
+    /// read would take that socket's bytes.
     package func close() {
         let (waiter, fd) = state.withLock { state -> (CheckedContinuation<[UInt8]?, any Error>?, Int32) in
             guard !state.closed else { return (nil, -1) }
@@ -147,8 +151,18 @@ package final class ByteStream: Sendable {
             return (state.waiter, fd)
         }
         if fd >= 0 {
-            loop.deregister(token: token, fd: fd)
-            Glibc.close(fd)
+            let (loop, token) = (self.loop, self.token)
+            if loop.inLoopThread {
+                loop.deregister(token: token, fd: fd)
+                Glibc.close(fd)
+            } else {
+                // Stop watching at once (no more events), close where the reads run.
+                loop.unwatch(fd: fd)
+                loop.execute {
+                    loop.deregister(token: token, fd: fd)
+                    Glibc.close(fd)
+                }
+            }
         }
         waiter?.resume(returning: nil)
     }
