@@ -108,4 +108,43 @@ struct HTTPResponseDecoderTests {
         backoff.reset()
         #expect(backoff.next(random: 1) == .milliseconds(100))
     }
+
+    @Test("Random bytes, and valid responses with random bytes flipped, end in parts or a failure, never a crash or more body than the limit")
+    func randomInput() {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<2_000 {
+            var bytes: [UInt8]
+            if round % 2 == 0 {
+                bytes = (0..<Int.random(in: 0...300, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            } else {
+                bytes = Self.chunked
+                for _ in 0..<3 { bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
+            }
+            var decoder = HTTPResponseDecoder(maxBodyBytes: 64)
+            var body = 0
+            decoder.feed(bytes)
+            do {
+                while let part = try decoder.next() {
+                    if case .body(let piece) = part { body += piece.count }
+                }
+                _ = try decoder.finish()
+            } catch {}
+            #expect(body <= 64)
+        }
+    }
+
+    @Test("Watch lines that are not what etcd sends are refused with an error, never a crash")
+    func malformedWatchLines() throws {
+        let endpoint = EtcdEndpoint(host: "127.0.0.1", port: 1)
+        for line in [
+            "not json", "[]", #"{"result": 1}"#, #"{"result": {"header": {"revision": "x"}}}"#,
+            #"{"result": {"header": {"revision": "1"}, "events": [{"kv": {"key": "%%%"}}]}}"#,
+            #"{"result": {"header": {"revision": "1"}, "events": [{"kv": 5}]}}"#,
+            #"{"result": {"header": {"revision": "99999999999999999999999"}}}"#,
+        ] {
+            #expect(throws: EtcdError.self, "\(line)") { try EtcdWatch.decode(Array(line.utf8), from: endpoint) }
+        }
+        let progress = #"{"result": {"header": {"revision": "7"}}}"#
+        #expect(try EtcdWatch.decode(Array(progress.utf8), from: endpoint) == nil)
+    }
 }

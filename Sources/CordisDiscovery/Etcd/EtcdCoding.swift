@@ -49,7 +49,7 @@ package enum EtcdCoding {
 
     /// The revision in an answer's header.
     package static func revision(_ answer: JSONValue) throws(EtcdError) -> Int64 {
-        guard let revision = int64(answer["header"]?["revision"]) else {
+        guard let field = answer["header"]?["revision"], let revision = int64(field) else {
             throw EtcdError(.malformed, "an etcd answer has no readable revision")
         }
         return revision

@@ -108,7 +108,9 @@ package final class EtcdWatch: Sendable {
         if let error = answer["error"] {
             throw EtcdClient.refusal(error, status: 500, at: "\(endpoint)/v3/watch")
         }
-        guard let result = answer["result"] else { throw EtcdError(.malformed, "\(endpoint)/v3/watch sent no result") }
+        guard let result = answer["result"], result.objectValue != nil else {
+            throw EtcdError(.malformed, "\(endpoint)/v3/watch sent no result")
+        }
         if let compacted = EtcdCoding.int64(result["compact_revision"]), compacted > 0 {
             throw EtcdError(.compacted, "the watched revision was compacted (now \(compacted))")
         }
