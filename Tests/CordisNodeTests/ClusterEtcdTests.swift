@@ -110,18 +110,27 @@ struct ClusterEtcdTests {
         }
     }
 
-    @Test("SIGSTOP of b drops a's greeter to pending within the lease TTL plus a heartbeat timeout")
+    /// Starts `name` with a heartbeat timeout of 30 s, so only the lease can declare it (or its peer) gone.
+    static func slowHeartbeats(_ name: String, _ entries: String, in cluster: TestCluster, _ etcd: EtcdServer) async throws -> ClusterMember {
+        try cluster.folder.write("\(name).json", "{\"version\": 1, \"entries\": \(entries)}")
+        return try await cluster.launch(name, arguments: [
+            "--name", name, "--entries", cluster.folder.path("\(name).json"), "--listen", "unix:\(cluster.folder.path("\(name).sock"))",
+            "--heartbeat-interval", "0.2", "--heartbeat-timeout", "30",
+        ] + discovery(etcd))
+    }
+
+    @Test("SIGSTOP of b drops a's greeter to pending within the lease TTL, long before a heartbeat timeout")
     func stopB() async throws {
         try await Self.run { cluster, etcd in
-            let b = try await cluster.start("b", entries: Self.clock, extra: Self.discovery(etcd))
-            let a = try await cluster.start("a", entries: Self.greeter, extra: Self.discovery(etcd))
+            let b = try await Self.slowHeartbeats("b", Self.clock, in: cluster, etcd)
+            let a = try await Self.slowHeartbeats("a", Self.greeter, in: cluster, etcd)
             let console = try await cluster.control(a)
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
             try #require(await b.process.suspend())
             let start = ContinuousClock.now
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "pending", timeout: .seconds(8)) != nil)
-            // Lease TTL 2 s plus the heartbeat timeout of these tests (3 s), with a second of slack.
-            #expect(ContinuousClock.now - start < .seconds(6))
+            // The lease (2 s) ends b's life, with a second and a half of slack; the heartbeat timeout is 30 s.
+            #expect(ContinuousClock.now - start < .milliseconds(3_500))
             // Resumed, b finds its lease gone and registers again as a new incarnation; a uses it.
             b.process.signal(SIGCONT)
             #expect(await b.waitForLine(containing: "registered in etcd again as a new incarnation", timeout: .seconds(10)))
