@@ -43,6 +43,11 @@ struct ClusterEtcdTests {
             #expect(list.map { $0["name"]?.stringValue ?? "" }.sorted() == ["a", "b", "c"])
             let linked = list.filter { $0["reachable"]?.boolValue == true }.compactMap { $0["name"]?.stringValue }.sorted()
             #expect(linked == ["a", "b"])
+            // The console sees the whole cluster as in the mesh: a relays, opening the links it needs.
+            let status = try await console.request("status", args: ["cluster": true])
+            let nodes = status["nodes"]?.arrayValue?.compactMap(\.objectValue) ?? []
+            #expect(nodes.map { $0["name"]?.stringValue ?? "" } == ["a", "b", "c"])
+            #expect(nodes.allSatisfy { $0["reachable"]?.boolValue == true })
             _ = b
         }
     }
@@ -91,7 +96,8 @@ struct ClusterEtcdTests {
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
             _ = try await bConsole.request("disable", args: ["entry": "clock"])
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "pending", timeout: .seconds(5)) != nil)
-            _ = try await bConsole.request("enable", args: ["entry": "clock"])
+            // Relayed by a to b, as in the mesh.
+            _ = try await console.request("enable", node: "b", args: ["entry": "clock"])
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
         }
     }
