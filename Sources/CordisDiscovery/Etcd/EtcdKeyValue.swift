@@ -19,11 +19,3 @@ package struct EtcdKeyValue: Equatable, Sendable {
         self.lease = lease
     }
 }
-
-/// One change seen by a watch.
-package enum EtcdChange: Equatable, Sendable {
-    /// A key was created or changed.
-    case put(EtcdKeyValue)
-    /// A key was deleted (or its lease expired).
-    case delete(key: String, revision: Int64)
-}
