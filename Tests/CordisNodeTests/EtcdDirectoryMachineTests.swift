@@ -121,4 +121,55 @@ struct EtcdDirectoryMachineTests {
         #expect(directory.members.isEmpty)
         #expect(directory.listings.isEmpty)
     }
+
+    @Test("random sequences of listings, changes and link events keep every offer backed by a listed, unsuspected life")
+    func randomSequences() {
+        var generator = SystemRandomNumberGenerator()
+        let names = ["a", "b", "c"]
+        let incarnations = ["i1", "i2"]
+        for _ in 0..<200 {
+            var directory = EtcdDirectory(name: "a")
+            var offered: Set<String> = []
+            for step in 0..<60 {
+                let node = names.randomElement(using: &generator) ?? "b"
+                let incarnation = incarnations.randomElement(using: &generator) ?? "i1"
+                let life = Int.random(in: 1...3, using: &generator)
+                let event: EtcdDirectory.Event
+                switch Int.random(in: 0..<7, using: &generator) {
+                case 0: event = .changed([.put(Self.member(node, incarnation))], revision: Int64(step))
+                case 1: event = .changed([.put(Self.clock(on: node, incarnation, life: life))], revision: Int64(step))
+                case 2: event = .changed([.delete(key: EtcdDirectory.memberKey(node), revision: Int64(step))], revision: Int64(step))
+                case 3:
+                    event = .changed(
+                        [.delete(key: EtcdDirectory.serviceKey(node: node, life: life), revision: Int64(step))], revision: Int64(step))
+                case 4: event = .linkUp(member: node, incarnation: incarnation)
+                case 5: event = .linkFailed(member: node, incarnation: incarnation)
+                default: event = .listed([Self.member(node, incarnation), Self.clock(on: node, incarnation, life: life)], revision: Int64(step))
+                }
+                for directive in directory.receive(event) {
+                    switch directive {
+                    case .offer(let listing):
+                        // A proxy is made only for a listed, unsuspected life other than this node.
+                        let node = listing.announcement.node
+                        #expect(node != "a")
+                        #expect(directory.members[node]?.incarnation == listing.incarnation)
+                        #expect(directory.suspects[node] != listing.incarnation)
+                        offered.insert("\(node)/\(listing.incarnation)/\(listing.announcement.life)")
+                    case .retract(let listing):
+                        let proxy = "\(listing.announcement.node)/\(listing.incarnation)/\(listing.announcement.life)"
+                        #expect(offered.remove(proxy) != nil, "retracted without an offer: \(proxy)")
+                    case .memberGone, .redial: break
+                    }
+                }
+                // Every key the machine counts as offered stands for a proxy the node holds, of the same life.
+                for key in directory.offered {
+                    guard let listing = directory.listings[key] else {
+                        Issue.record("offered key \(key) has no listing")
+                        continue
+                    }
+                    #expect(offered.contains("\(listing.announcement.node)/\(listing.incarnation)/\(listing.announcement.life)"))
+                }
+            }
+        }
+    }
 }

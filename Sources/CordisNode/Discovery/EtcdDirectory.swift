@@ -106,6 +106,9 @@ struct EtcdDirectory {
             for key in listings.keys.sorted() where freshListings[key] == nil {
                 drop(key, into: &directives)
             }
+            for (key, listing) in freshListings.sorted(by: { $0.key < $1.key }) {
+                replaced(key, by: listing, into: &directives)
+            }
             listings = freshListings
             reconcile(into: &directives)
         case .changed(let changes, let revision):
@@ -122,6 +125,7 @@ struct EtcdDirectory {
                     } else if let listing = Self.listing(kv) {
                         guard listing.announcement.node != name, listings[kv.key] != nil || listings.count < Self.maxServices
                         else { continue }
+                        replaced(kv.key, by: listing, into: &directives)
                         listings[kv.key] = listing
                     }
                 case .delete(let key, _):
@@ -182,6 +186,14 @@ struct EtcdDirectory {
         offered.remove(key)
         if linked[listing.announcement.node] == listing.incarnation { return }
         directives.append(.retract(listing))
+    }
+
+    /// A key now lists another provider (another life or incarnation under the same key): the proxy of
+    /// the one offered before is retracted, so the node never holds a proxy the directory forgot.
+    private mutating func replaced(_ key: String, by listing: Listing, into directives: inout [Directive]) {
+        guard offered.contains(key), let old = listings[key], old != listing else { return }
+        offered.remove(key)
+        directives.append(.retract(old))
     }
 
     /// A member life is over: its offers are retracted and the node told.
