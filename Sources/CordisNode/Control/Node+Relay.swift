@@ -18,8 +18,8 @@ extension Node {
     /// - Throws: `ControlError` `unreachable` when there is no link to the member or it does not answer
     ///   within `timeout`; the member's own error otherwise.
     func ask(_ member: String, _ request: ControlRequest, timeout: Duration) async throws -> JSONValue {
-        // etcd mode: a relay opens the link it needs (closed again when idle).
-        if etcd != nil, sessions[member] == nil, memberAddresses[member] != nil { _ = await openLink(to: member) }
+        // A relay opens the link it needs when links open on demand (closed again when idle).
+        if sessions[member] == nil, memberAddresses[member] != nil { _ = await openLink(to: member) }
         guard let session = sessions[member] else {
             let known = memberAddresses[member] != nil
             throw ControlError(

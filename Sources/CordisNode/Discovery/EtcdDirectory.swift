@@ -16,7 +16,7 @@ import CordisWire
 /// - **A link that failed drops the life at once.** Its providers are retracted (consumers go to
 ///   `pending`, as in the mesh) and stay retracted until a link to the same life is up again; the node
 ///   re-dials it while it is listed. A member whose key is deleted (its lease expired) is gone.
-struct EtcdDirectory {
+struct EtcdDirectory: Sendable {
     /// The key prefix of the members: `cordis/members/NAME`.
     static let membersPrefix = "cordis/members/"
     /// The key prefix of the services: `cordis/services/NODE/LIFE`.

@@ -2,7 +2,7 @@ import Cordis
 import CordisDiscovery
 import CordisWire
 
-/// What a node in etcd mode keeps beside its `EtcdDirectory`: the etcd client, its lease and whether it
+/// What a node in etcd mode keeps beside its `EtcdDirectory` (the node's discovery): the etcd client, its lease and whether it
 /// is degraded, the service keys it put, the links being opened on demand, and which links closed in
 /// order (idle) rather than failed. Owned by the node, on `CordisActor`.
 @CordisActor
@@ -13,8 +13,6 @@ final class EtcdMode {
     let leaseTTL: Duration
     /// How long a link may carry no call before it is closed.
     let idleTimeout: Duration
-    /// The cluster as etcd lists it.
-    var directory: EtcdDirectory
     /// The node's incarnation as registered: the process's own at start, a new one after each
     /// registration that replaced a lost lease (the old life was declared over by the others meanwhile).
     var incarnation: String
@@ -40,12 +38,11 @@ final class EtcdMode {
     /// The reason sent in `goodbye` when a link closes as idle.
     static let idleReason = "idle"
 
-    init(client: EtcdClient, name: String, incarnation: String, leaseTTL: Duration, idleTimeout: Duration) {
+    init(client: EtcdClient, incarnation: String, leaseTTL: Duration, idleTimeout: Duration) {
         self.incarnation = incarnation
         self.client = client
         self.leaseTTL = leaseTTL
         self.idleTimeout = idleTimeout
-        self.directory = EtcdDirectory(name: name)
     }
 
     /// The TTL in whole seconds, as etcd grants it.

@@ -150,14 +150,14 @@ extension Node {
             do {
                 let (kvs, revision) = try await etcd.client.range(prefix: "cordis/")
                 guard running else { return }
-                carryOut(etcd.directory.receive(.listed(kvs, revision: revision)))
+                carryOut(discovery.receive(.directoryListed(kvs, revision: revision)))
                 let watch = etcd.client.watch(prefix: "cordis/", from: revision + 1)
                 defer { watch.cancel() }
                 for try await message in watch.messages {
                     guard running, !Task.isCancelled else { return }
                     backoff.reset()
                     if case .changes(let changes, let revision) = message {
-                        carryOut(etcd.directory.receive(.changed(changes, revision: revision)))
+                        carryOut(discovery.receive(.directoryChanged(changes, revision: revision)))
                     }
                 }
             } catch {
@@ -167,50 +167,48 @@ extension Node {
         }
     }
 
-    /// Carries out what `EtcdDirectory` decided.
-    func carryOut(_ directives: [EtcdDirectory.Directive]) {
-        guard let etcd else { return }
-        for directive in directives {
-            switch directive {
-            case .offer(let listing):
-                let member = etcd.directory.members[listing.announcement.node]
-                let record = Membership.Record(
-                    name: listing.announcement.node, incarnation: listing.incarnation, addresses: member?.addresses ?? [])
-                addProxy(for: listing.announcement, of: record)
-            case .retract(let listing):
-                let announcement = listing.announcement
-                let key = ProxyKey(
-                    node: announcement.node, incarnation: listing.incarnation, service: announcement.service,
-                    realm: announcement.realm, fiber: announcement.fiber, life: announcement.life)
-                mismatched[key] = nil
-                if let proxy = proxies.removeValue(forKey: key) {
-                    logger.info(
-                        "\(announcement.service) on \(announcement.node) is no longer listed in etcd",
-                        fields: [("CORDIS_PEER", announcement.node)])
-                    let fiber = proxy.fiber
-                    detach { try? await fiber.dispose() }
-                }
-            case .memberGone(let member, let incarnation):
-                logger.info("\(member) left etcd (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
-                if let session = sessions[member], session.identity.incarnation == incarnation {
-                    session.link.close(reason: "\(member)'s etcd lease ended")
-                }
-                knownIncarnations[member] = nil
-            case .redial(let member):
-                redial(member)
-            }
+    /// Offers a proxy of a provider etcd lists.
+    func offer(_ listing: EtcdDirectory.Listing) {
+        let member = discovery.known[listing.announcement.node]
+        let record = Membership.Record(
+            name: listing.announcement.node, incarnation: listing.incarnation, addresses: member?.addresses ?? [])
+        addProxy(for: listing.announcement, of: record)
+    }
+
+    /// Retracts the proxy of a provider etcd no longer lists.
+    func retract(_ listing: EtcdDirectory.Listing) {
+        let announcement = listing.announcement
+        let key = ProxyKey(
+            node: announcement.node, incarnation: listing.incarnation, service: announcement.service,
+            realm: announcement.realm, fiber: announcement.fiber, life: announcement.life)
+        mismatched[key] = nil
+        if let proxy = proxies.removeValue(forKey: key) {
+            logger.info(
+                "\(announcement.service) on \(announcement.node) is no longer listed in etcd",
+                fields: [("CORDIS_PEER", announcement.node)])
+            let fiber = proxy.fiber
+            detach { try? await fiber.dispose() }
         }
     }
 
+    /// A member life left etcd (its key deleted or replaced): its link closes.
+    func memberLeftDirectory(_ member: String, incarnation: String) {
+        logger.info("\(member) left etcd (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
+        if let session = sessions[member], session.identity.incarnation == incarnation {
+            session.link.close(reason: "\(member)'s etcd lease ended")
+        }
+        knownIncarnations[member] = nil
+    }
+
     /// Keeps trying to link `member` again (its link failed) while etcd lists the same life.
-    private func redial(_ member: String) {
-        guard let etcd, etcd.redialling[member] == nil, let incarnation = etcd.directory.members[member]?.incarnation else {
+    func redial(_ member: String) {
+        guard let etcd, etcd.redialling[member] == nil, let incarnation = discovery.known[member]?.incarnation else {
             return
         }
         etcd.redialling[member] = Task { [weak self] in
             var backoff = ReconnectBackoff(first: .milliseconds(50), maximum: .seconds(2))
             while let self, self.running, !Task.isCancelled, self.sessions[member] == nil,
-                  self.etcd?.directory.isListed(member, incarnation: incarnation) == true {
+                  self.discovery.knows(member, incarnation: incarnation) {
                 if await self.openLink(to: member) != nil { break }
                 await self.pause(for: backoff.next(random: Double.random(in: 0...1)))
             }
@@ -270,7 +268,7 @@ extension Node {
         if let session = sessions[member] { return session }
         guard let etcd, running else { return nil }
         if let opening = etcd.opening[member] { return await opening.value }
-        let addresses = etcd.directory.members[member]?.addresses ?? []
+        let addresses = discovery.known[member]?.addresses ?? []
         let task = Task { @CordisActor [weak self] () -> PeerSession? in
             guard let self else { return nil }
             for address in addresses {
@@ -330,24 +328,12 @@ extension Node {
         etcd.idleClosed.insert(session.id)
     }
 
-    /// In etcd mode, the link in use to `member` ended: true when it closed in order (idle), so the
-    /// member's providers stay offered; false when it failed (they are retracted, the member re-dialled).
-    func etcdLinkEnded(_ session: PeerSession, member: String, incarnation: String) -> Bool {
+    /// Whether the link of `session` closed in order as idle (either side said so), rather than failed:
+    /// only etcd mode closes idle links.
+    func closedInOrder(_ session: PeerSession) -> Bool {
         guard let etcd else { return false }
-        etcd.lastUse[member] = nil
-        if etcd.idleClosed.remove(session.id) != nil {
-            carryOut(etcd.directory.receive(.linkClosed(member: member)))
-            return true
-        }
-        carryOut(etcd.directory.receive(.linkFailed(member: member, incarnation: incarnation)))
-        return false
-    }
-
-    /// In etcd mode, a link to `member` is in use.
-    func etcdLinked(_ member: String, incarnation: String) {
-        guard let etcd else { return }
-        etcd.lastUse[member] = ContinuousClock.now
-        carryOut(etcd.directory.receive(.linkUp(member: member, incarnation: incarnation)))
+        etcd.lastUse[session.identity.name] = nil
+        return etcd.idleClosed.remove(session.id) != nil
     }
 
     /// The incarnation this node presents: its registered one in etcd mode, the process's own otherwise.

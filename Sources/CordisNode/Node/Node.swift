@@ -12,9 +12,11 @@ import Synchronization
 /// inject it like a local one. A withdrawal is orderly (peers unload their consumers and acknowledge
 /// before the provider's own teardown runs); a lost member withdraws at once.
 ///
-/// The node decides nothing about its links or exports itself: it feeds events to two state machines,
-/// `Membership` (who is a member, which link stands for it, what to dial) and `Exports` (what is
-/// announced and withdrawn, per provider life), and carries out their directives.
+/// The node decides nothing about its links or exports itself: it feeds events to three state machines,
+/// `Membership` (which link stands for a member), its `MemberDiscovery` (how members are found and
+/// when a life is over: the embedded mesh's `MeshGossip`, or etcd's `EtcdDirectory`) and `Exports`
+/// (what is announced and withdrawn, per provider life), and carries out their directives, the same
+/// way in both modes.
 /// All members are isolated to `CordisActor`; socket I/O and timers run on the node's `EventLoop`.
 @CordisActor
 public final class Node {
@@ -40,8 +42,10 @@ public final class Node {
     /// Every link to a node (in use or standby), by session id.
     var links: [Int: PeerSession] = [:]
     var consoles: [Int: PeerSession] = [:]
-    /// Who is a member and which link stands for it.
+    /// Which link stands for each member.
     var membership: Membership
+    /// How members are found, and when a member's life is over.
+    var discovery: any MemberDiscovery
     /// What this node shares, per provider life.
     var exports = Exports()
     /// The provider record of each exported life, and the holds and deadlines of withdrawals.
@@ -116,11 +120,12 @@ public final class Node {
         throttle.attach(loop)
         self.logger = logger
         self.throttle = throttle
-        self.membership = Membership(name: configuration.name, ownAddresses: [], seeds: [])
+        self.membership = Membership(name: configuration.name)
+        self.discovery = MeshGossip(name: configuration.name, ownAddresses: [], seeds: [])
         if !configuration.etcdEndpoints.isEmpty {
+            discovery = EtcdDirectory(name: configuration.name)
             etcd = EtcdMode(
-                client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop), name: configuration.name,
-                incarnation: configuration.incarnation,
+                client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop), incarnation: configuration.incarnation,
                 leaseTTL: configuration.leaseTTL, idleTimeout: configuration.idleLinkTimeout)
         }
     }
@@ -173,11 +178,12 @@ public final class Node {
                 "refusing to listen on \(open.address) without a secret (socket-activated or not); "
                     + "pass --secret-file, or --insecure to allow it")
         }
-        membership = Membership(
-            name: name, ownAddresses: advertisedAddresses + listeningAddresses.map(\.description),
-            seeds: configuration.peers.map(\.description))
-        membership.dialsMembers = etcd == nil
-        if etcd != nil {
+        membership = Membership(name: name)
+        if etcd == nil {
+            discovery = MeshGossip(
+                name: name, ownAddresses: advertisedAddresses + listeningAddresses.map(\.description),
+                seeds: configuration.peers.map(\.description))
+        } else {
             do {
                 try await registerInEtcd(retryingFor: .seconds(30))
             } catch {
@@ -196,7 +202,7 @@ public final class Node {
             acceptors.append(Task { [weak self] in await self?.accept(from: listener) })
         }
         refreshExports()
-        carryOut(membership.start())
+        carryOut(discovery.receive(.started))
         beginDiscovery()
     }
 
@@ -327,7 +333,7 @@ public final class Node {
         var delay = configuration.reconnectBackoff.first
         let key = address.description
         while running, !Task.isCancelled {
-            if let owner = membership.owner(of: key) ?? addressOwner[key], let session = sessions[owner] {
+            if let owner = discovery.owner(of: key) ?? addressOwner[key], let session = sessions[owner] {
                 await session.ended()
                 delay = configuration.reconnectBackoff.first
                 continue
@@ -410,9 +416,10 @@ public final class Node {
                 controlLinked(session)
                 logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
                 session.run()
-                if etcd == nil { session.send(.members(members)) }
+                linkUsed(member)
+                carryOut(discovery.receive(.linked(
+                    member: member, incarnation: incarnation, addresses: membership.members[member]?.addresses ?? [])))
                 carryOut(exports.receive(.peerLinked(member)))
-                etcdLinked(member, incarnation: incarnation)
             case .keepStandby(let id, let member):
                 logger.debug("keeping a second link to \(member) until \(member) closes one", fields: [("CORDIS_PEER", member)])
                 links[id]?.run()
@@ -434,10 +441,37 @@ public final class Node {
                 links[id]?.link.close(reason: reason)
             case .withdrawAll(let member, let incarnation):
                 memberLost(member, incarnation: incarnation)
+            }
+        }
+    }
+
+    /// Carries out what the `MemberDiscovery` decided.
+    func carryOut(_ directives: [DiscoveryDirective]) {
+        for directive in directives {
+            switch directive {
             case .dial(let address):
                 startDialling(address)
             case .stopDialling(let address):
                 diallers.removeValue(forKey: address)?.cancel()
+            case .sendMembers(let member):
+                sessions[member]?.send(.members(members))
+            case .dropProxies(let member, let incarnation):
+                for (key, proxy) in proxies where key.node == member && key.incarnation == incarnation {
+                    proxies[key] = nil
+                    let fiber = proxy.fiber
+                    detach { try? await fiber.dispose() }
+                }
+                for key in mismatched.keys where key.node == member && key.incarnation == incarnation {
+                    mismatched[key] = nil
+                }
+            case .offer(let listing):
+                offer(listing)
+            case .retract(let listing):
+                retract(listing)
+            case .memberGone(let member, let incarnation):
+                memberLeftDirectory(member, incarnation: incarnation)
+            case .redial(let member):
+                redial(member)
             }
         }
     }
@@ -451,51 +485,38 @@ public final class Node {
             controlSessionEnded(session)
         }
         liveMembers.set(member, nil)
-        if let session = ended, etcdLinkEnded(session, member: member, incarnation: incarnation) {
-            // etcd mode: an idle link closed in order; the member's providers stay offered.
+        let inOrder = ended.map(closedInOrder) ?? false
+        if inOrder {
             logger.debug("idle link to \(member) closed", fields: [("CORDIS_PEER", member)])
-            carryOut(exports.receive(.peerLost(member)))
-            return
+        } else {
+            logger.info("link to \(member) lost", fields: [("CORDIS_PEER", member)])
         }
-        logger.info("link to \(member) lost", fields: [("CORDIS_PEER", member)])
-        for (key, proxy) in proxies where key.node == member && key.incarnation == incarnation {
-            proxies[key] = nil
-            let fiber = proxy.fiber
-            detach { try? await fiber.dispose() }
-        }
-        for key in mismatched.keys where key.node == member && key.incarnation == incarnation {
-            mismatched[key] = nil
-        }
+        carryOut(discovery.receive(.unlinked(member: member, incarnation: incarnation, inOrder: inOrder)))
         carryOut(exports.receive(.peerLost(member)))
     }
 
 
     /// Every member this node knows, itself included.
     var members: [Member] {
-        var list = [Member(name: name, addresses: advertisedAddresses, incarnation: liveIncarnation)]
-        for record in membership.members.values.sorted(by: { $0.name < $1.name }) {
-            list.append(Member(name: record.name, addresses: record.addresses, incarnation: record.incarnation))
+        var others = discovery.known
+        for record in membership.members.values where others[record.name] == nil {
+            others[record.name] = Member(name: record.name, addresses: record.addresses, incarnation: record.incarnation)
         }
-        if let etcd {
-            let known = Set(list.map(\.name))
-            for registration in etcd.directory.members.values.sorted(by: { $0.name < $1.name }) where !known.contains(registration.name) {
-                list.append(Member(name: registration.name, addresses: registration.addresses, incarnation: registration.incarnation))
-            }
-        }
-        return list
+        let own = Member(name: name, addresses: advertisedAddresses, incarnation: liveIncarnation)
+        return [own] + others.values.filter { $0.name != name }.sorted { $0.name < $1.name }
     }
 
     /// The addresses of the members, by name.
     var memberAddresses: [String: [String]] {
         var addresses = membership.members.mapValues(\.addresses)
-        for (member, registration) in etcd?.directory.members ?? [:] { addresses[member] = registration.addresses }
+        for (member, known) in discovery.known { addresses[member] = known.addresses }
         return addresses
     }
 
     /// The incarnation of the members, by name (once known).
     var memberIncarnations: [String: String] {
         var incarnations = membership.members.compactMapValues { $0.incarnation.isEmpty ? nil : $0.incarnation }
-        for (member, registration) in etcd?.directory.members ?? [:] { incarnations[member] = registration.incarnation }
+        for (member, known) in discovery.known where !known.incarnation.isEmpty { incarnations[member] = known.incarnation }
         return incarnations
     }
 
@@ -503,6 +524,7 @@ public final class Node {
     func forgetMember(_ member: String) -> [String] {
         let addresses = Set(memberAddresses[member] ?? []).union(addressOwner.filter { $0.value == member }.map(\.key))
         carryOut(membership.receive(.forgotten(name: member)))
+        carryOut(discovery.receive(.forgotten(name: member)))
         for address in addresses {
             addressOwner[address] = nil
             diallers.removeValue(forKey: address)?.cancel()
@@ -533,9 +555,7 @@ public final class Node {
         }
         switch message {
         case .members(let list):
-            // etcd mode learns members from etcd only.
-            guard etcd == nil else { break }
-            carryOut(membership.receive(.learned(list.filter { !isForgotten(member: $0.name) })))
+            carryOut(discovery.receive(.peerListed(list.filter { !isForgotten(member: $0.name) })))
         case .announce(let announcement):
             guard announcement.node == member.name else {
                 return session.drop(message, because: "it announces a provider on \(announcement.node)")

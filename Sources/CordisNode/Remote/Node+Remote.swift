@@ -189,7 +189,7 @@ extension Node {
     func call(
         peer: String, incarnation: String? = nil, service: String, realm: String?, method: String, arguments: JSONObject
     ) async throws -> JSONValue {
-        let linked = etcd == nil ? sessions[peer] : await openLink(to: peer)
+        let linked = await openLink(to: peer)
         guard let session = linked, incarnation == nil || session.identity.incarnation == incarnation else {
             throw RemoteCallError(.withdrawn, "\(service) on \(peer) is gone")
         }
