@@ -144,7 +144,7 @@ struct ClusterEtcdTests {
         }
     }
 
-    @Test("etcd killed and restarted: existing links keep serving, nodes report degraded, then register again")
+    @Test("etcd killed past the lease TTL: links serve while the lease may live, then b withdraws its clock from a and shares it again once registered")
     func etcdRestart() async throws {
         try await Self.run { cluster, etcd in
             let b = try await cluster.start("b", entries: Self.clock, extra: Self.discovery(etcd))
@@ -152,17 +152,25 @@ struct ClusterEtcdTests {
             let console = try await cluster.control(a)
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
             await etcd.kill("e0")
-            #expect(await a.waitForLine(containing: "degraded:", timeout: .seconds(10)))
-            #expect(await b.waitForLine(containing: "degraded:", timeout: .seconds(10)))
-            #expect(try await console.awaitStatus("a degraded") { $0["degraded"]?.stringValue != nil })
-            // The existing link still serves: a call through a's proxy reaches b.
+            let killed = ContinuousClock.now
+            // etcd merely does not answer and the lease (2 s) may still live: the existing link serves.
             let answer = try await console.request("call", args: ["service": "clock", "method": "now"])
             #expect(answer.objectValue?["node"]?.stringValue == "b")
             #expect(try await console.fiber(ofEntry: "greeter")?["state"]?.stringValue == "active")
+            // Past the TTL the lease has certainly expired: b withdraws its clock from a, in order.
+            #expect(await b.waitForLine(containing: "withdrawing this node's services", timeout: .seconds(10)))
+            // Not before a TTL after the last answered keepalive (at most a third of the TTL before the kill).
+            #expect(ContinuousClock.now - killed > .milliseconds(1_300))
+            #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "pending", timeout: .seconds(10)) != nil)
+            #expect(await a.waitForLine(containing: "degraded:", timeout: .seconds(10)))
+            #expect(await b.waitForLine(containing: "degraded:", timeout: .seconds(10)))
+            #expect(try await console.awaitStatus("a degraded") { $0["degraded"]?.stringValue != nil })
             try await etcd.restart("e0")
             #expect(await a.waitForLine(containing: "no longer degraded", timeout: .seconds(15)))
             #expect(await b.waitForLine(containing: "no longer degraded", timeout: .seconds(15)))
             #expect(try await console.awaitStatus("a no longer degraded") { $0["degraded"] == nil })
+            // b announces and publishes its clock again: a's greeter uses it.
+            #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active", timeout: .seconds(15))?.provider("clock") == "b")
             // A node started now finds b's clock through etcd.
             let c = try await cluster.start("c", entries: Self.greeter, extra: Self.discovery(etcd))
             let cConsole = try await cluster.control(c)

@@ -22,6 +22,9 @@ final class EtcdMode {
     var lastKept = ContinuousClock.now
     /// Why the node is degraded (its lease lost or etcd unreachable past the TTL), nil when it is not.
     var degraded: String?
+    /// True while the exports are withdrawn because the lease has certainly expired (no keepalive
+    /// answered for a whole TTL): the others may already count this life as gone.
+    var exportsWithdrawn = false
     /// The service key put for each exported provider life.
     var published: [Int: String] = [:]
     /// Links being opened on demand, by member.

@@ -87,8 +87,13 @@ extension Node {
         }
     }
 
-    /// Keeps the lease alive at a third of its TTL. Past the TTL without an answer the node is degraded;
-    /// a lease etcd no longer knows is replaced by a new registration as soon as etcd answers.
+    /// Keeps the lease alive at a third of its TTL. While etcd merely does not answer and the lease may
+    /// still live (less than the TTL since the last answered keepalive), nothing changes: the links keep
+    /// serving. Once a whole TTL passed without an answer the lease has certainly expired: the node is
+    /// degraded and withdraws its exports from the linked peers (in order), since the others may already
+    /// count it as gone. When etcd answers again, a lease it still knows is kept, one it no longer knows
+    /// is replaced by a new registration as a new incarnation; either way the exports are announced and
+    /// published again.
     private func keepLeaseAlive() async {
         guard let etcd else { return }
         var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: etcd.leaseTTL / 3)
@@ -99,10 +104,14 @@ extension Node {
                 if etcd.lease == 0 { throw EtcdError(.leaseNotFound, "no lease yet") }
                 _ = try await etcd.client.keepAlive(lease: etcd.lease)
                 etcd.lastKept = ContinuousClock.now
-                if etcd.degraded != nil { recovered() }
+                if etcd.degraded != nil {
+                    recovered()
+                    shareExportsAgain()
+                }
                 backoff.reset()
             } catch let error as EtcdError where error.code == .leaseNotFound {
                 markDegraded("the etcd lease was lost")
+                withdrawExportsForLostLease()
                 do {
                     // The others declared this life over when its lease ended: come back as a new one.
                     let previous = etcd.incarnation
@@ -115,22 +124,56 @@ extension Node {
                     }
                     logger.info("registered in etcd again as a new incarnation \(etcd.incarnation)")
                     recovered()
-                    publishExports()
+                    shareExportsAgain()
                 } catch {
                     logger.warn("cannot register in etcd again yet: \(error)")
                 }
             } catch {
                 if ContinuousClock.now - etcd.lastKept > etcd.leaseTTL {
                     markDegraded("etcd has not answered for longer than the lease (\(error))")
+                    withdrawExportsForLostLease()
                 }
             }
         }
     }
 
+    /// The lease has certainly expired: the exports are withdrawn from the linked peers in order (their
+    /// keys went with the lease, so none is deleted from an etcd that does not answer).
+    private func withdrawExportsForLostLease() {
+        guard let etcd, !etcd.exportsWithdrawn else { return }
+        etcd.exportsWithdrawn = true
+        etcd.published.removeAll()
+        logger.warn("the etcd lease has expired: withdrawing this node's services from its linked peers")
+        refreshExports()
+    }
+
+    /// Registered again (or the lease found alive): the exports are announced to the linked peers and
+    /// published under the lease again.
+    private func shareExportsAgain() {
+        guard let etcd else { return }
+        guard etcd.exportsWithdrawn else {
+            publishExports()
+            return
+        }
+        etcd.exportsWithdrawn = false
+        // A withdrawal still waiting for acknowledgements ends first; its life is announced again after.
+        detach { [weak self] in
+            await self?.withdrawalsFinished()
+            guard let self, self.running, self.sharesExports else { return }
+            self.logger.info("sharing this node's services again")
+            self.refreshExports()
+            self.publishExports()
+        }
+    }
+
+    /// Whether the node shares its exports now: always in the mesh; in etcd mode, not while its lease
+    /// has certainly expired.
+    var sharesExports: Bool { etcd?.exportsWithdrawn != true }
+
     private func markDegraded(_ reason: String) {
         guard let etcd, etcd.degraded == nil else { return }
         etcd.degraded = reason
-        logger.warn("degraded: \(reason); existing links keep serving")
+        logger.warn("degraded: \(reason)")
     }
 
     private func recovered() {

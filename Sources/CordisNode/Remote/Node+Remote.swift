@@ -26,9 +26,9 @@ extension Node {
     }
 
     /// The announcement of `record` when it should be shared now (ordinary, available, remote-capable,
-    /// not private); a record seen for the first time is remembered (its fiber holds withdrawals).
+    /// not private, and the node's etcd lease not certainly expired); a record seen for the first time is remembered (its fiber holds withdrawals).
     private func exportable(_ record: ProviderRecord) -> ServiceAnnouncement? {
-        guard !record.isFallback, record.isAvailable, let service = remoteServices.service(named: record.slot.name),
+        guard sharesExports, !record.isFallback, record.isAvailable, let service = remoteServices.service(named: record.slot.name),
               let realm = announcedRealm(record.slot.realm)
         else { return nil }
         if exports.export(life: record.id) == nil, !exports.isStopping {
