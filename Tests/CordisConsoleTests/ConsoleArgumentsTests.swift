@@ -51,4 +51,12 @@ struct ConsoleArgumentsTests {
             #expect(error.exitCode == 64)
         }
     }
+
+    @Test("the usage text names every command, and --discovery for listing the members from etcd")
+    func usageNamesDiscovery() {
+        for word in ["status", "graph", "watch", "events", "catalog", "members", "enable", "config", "add", "remove", "call", "forget"] {
+            #expect(ConsoleArguments.usage.contains("  \(word)"), "\(word)")
+        }
+        #expect(ConsoleArguments.usage.contains("--discovery etcd:URL[,URL...] members"))
+    }
 }

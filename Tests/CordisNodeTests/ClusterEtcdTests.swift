@@ -55,12 +55,10 @@ struct ClusterEtcdTests {
     @Test("an idle link closes in order: the consumer stays active, and the next call opens a new link")
     func idleLinkCloses() async throws {
         try await Self.run { cluster, etcd in
-            let idle = ["CORDIS_TEST_IDLE_LINK_TIMEOUT": "1"]
-            let node = NodeProcess.testNodeExecutable
-            _ = try await cluster.start("b", entries: Self.clock, extra: Self.discovery(etcd), environment: idle, executable: node)
+            let idle = ["--idle-link-timeout", "1"]
+            _ = try await cluster.start("b", entries: Self.clock, extra: Self.discovery(etcd, idle))
             let a = try await cluster.start(
-                "a", entries: Self.greeter, extra: Self.discovery(etcd, ["--log-level", "debug"]), environment: idle,
-                executable: node)
+                "a", entries: Self.greeter, extra: Self.discovery(etcd, idle + ["--log-level", "debug"]))
             let console = try await cluster.control(a)
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
             // Either side may close it first; a sees an idle close either way, not a lost link.

@@ -1,9 +1,10 @@
+import Cordis
 @testable import CordisNode
 import CordisProcessTesting
 import Foundation
 import Testing
 
-/// `--discovery` and `--lease-ttl`, on the command line and in `--config`.
+/// `--discovery`, `--lease-ttl` and `--idle-link-timeout`, on the command line and in `--config`.
 @Suite("Options: etcd discovery")
 struct DiscoveryOptionsTests {
     static let base = ["--name", "a", "--entries", "/tmp/a.json"]
@@ -47,5 +48,25 @@ struct DiscoveryOptionsTests {
         #expect(overridden.leaseTTL == .seconds(4))
         try folder.write("bad.json", #"{"lease-ttl": "3"}"#)
         #expect(throws: NodeOptionsError.self) { try Self.options(["--config", folder.path("bad.json")]) }
+    }
+
+    @Test("--idle-link-timeout defaults to 10 s and takes seconds; \"idle-link-timeout\" in --config; the usage text lists it")
+    @CordisActor func idleLinkTimeout() throws {
+        #expect(try Self.options([]).idleLinkTimeout == .seconds(10))
+        #expect(try Self.options(["--idle-link-timeout", "0.5"]).idleLinkTimeout == .milliseconds(500))
+        for value in ["0", "-1", "nan", "1e300", "x"] {
+            #expect(throws: NodeOptionsError.self, "\(value)") { try Self.options(["--idle-link-timeout", value]) }
+        }
+        let folder = try TestFolder()
+        defer { folder.remove() }
+        try folder.write("c.json", #"{"discovery": "etcd:http://127.0.0.1:2379", "idle-link-timeout": 30}"#)
+        #expect(try Self.options(["--config", folder.path("c.json")]).idleLinkTimeout == .seconds(30))
+        #expect(try Self.options(["--config", folder.path("c.json"), "--idle-link-timeout", "2"]).idleLinkTimeout == .seconds(2))
+        try folder.write("bad.json", #"{"idle-link-timeout": "3"}"#)
+        #expect(throws: NodeOptionsError.self) { try Self.options(["--config", folder.path("bad.json")]) }
+        #expect(NodeUsage.text().contains("--idle-link-timeout S"))
+        let configuration = try NodeRunner.makeConfiguration(
+            try Self.options(["--discovery", "etcd:http://127.0.0.1:2379", "--idle-link-timeout", "3"]))
+        #expect(configuration.idleLinkTimeout == .seconds(3))
     }
 }

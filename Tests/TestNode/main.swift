@@ -12,9 +12,4 @@ for pair in (ProcessInfo.processInfo.environment["CORDIS_TEST_INTERFACE_VERSIONS
     services.claimVersion(parts[1], for: parts[0])
 }
 let remoteServices = services
-// `CORDIS_TEST_IDLE_LINK_TIMEOUT=S`: in etcd mode, links idle for S seconds are closed (10 s otherwise).
-if let text = ProcessInfo.processInfo.environment["CORDIS_TEST_IDLE_LINK_TIMEOUT"], let seconds = Double(text),
-   seconds > 0, seconds < 3600 {
-    await NodeRunner.setIdleLinkTimeout(.milliseconds(Int64(seconds * 1000)))
-}
 exit(await NodeRunner.main(arguments: Array(CommandLine.arguments.dropFirst()), remoteServices: remoteServices))

@@ -189,14 +189,6 @@ public enum NodeRunner {
         return finished
     }
 
-    /// How long a link may carry no call in etcd mode before it is closed (10 s).
-    private static var idleLinkTimeout: Duration = .seconds(10)
-
-    /// Test support (for the package's test node only): sets how long an idle link stays open in etcd mode.
-    package static func setIdleLinkTimeout(_ timeout: Duration) {
-        idleLinkTimeout = timeout
-    }
-
     static func makeConfiguration(_ options: NodeOptions) throws -> NodeConfiguration {
         let secrets = options.secretFiles.isEmpty ? nil : try ClusterSecrets.load(files: options.secretFiles)
         let group = try options.socketGroup.map(resolve) ?? getgid()
@@ -212,7 +204,7 @@ public enum NodeRunner {
         if let discovery = options.discovery {
             configuration.etcdEndpoints = try EtcdEndpoint.list(parsing: discovery)
             configuration.leaseTTL = options.leaseTTL
-            configuration.idleLinkTimeout = idleLinkTimeout
+            configuration.idleLinkTimeout = options.idleLinkTimeout
         }
         return configuration
     }

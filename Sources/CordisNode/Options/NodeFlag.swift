@@ -21,6 +21,7 @@ enum NodeFlag: String, CaseIterable, Sendable {
     case config
     case discovery
     case leaseTTL = "lease-ttl"
+    case idleLinkTimeout = "idle-link-timeout"
     case version
     case help
 
@@ -65,7 +66,8 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .listen, .advertise, .peer: return "ADDR"
         case .socketGroup: return "GROUP"
         case .allowUID: return "UID"
-        case .heartbeatInterval, .heartbeatTimeout, .callTimeout, .withdrawTimeout, .shutdownTimeout: return "S"
+        case .heartbeatInterval, .heartbeatTimeout, .callTimeout, .withdrawTimeout, .shutdownTimeout, .idleLinkTimeout:
+            return "S"
         case .maxFrame: return "BYTES"
         case .logLevel: return "LEVEL"
         case .discovery: return "etcd:URL[,URL...]"
@@ -101,6 +103,7 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .logLevel: return "the least severe level logged: error, warn, info or debug"
         case .discovery: return "membership and services through etcd's v3 API instead of the embedded mesh; links open only where calls flow"
         case .leaseTTL: return "seconds the node's etcd lease lives without a keepalive (whole seconds, 1 to 3600; kept alive at a third of it)"
+        case .idleLinkTimeout: return "with --discovery, seconds a link may carry no call before it is closed (the next call opens a new one)"
         case .config: return "read settings from a JSON object keyed by these flag names without dashes; flags override it"
         case .version: return "print the version and exit"
         case .help: return "print this help and exit"
@@ -122,6 +125,7 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .logLevel: return NodeOptions.defaultLogLevel.description
         case .discovery: return "the embedded mesh"
         case .leaseTTL: return SettingSyntax.secondsText(NodeOptions.defaultLeaseTTL)
+        case .idleLinkTimeout: return SettingSyntax.secondsText(NodeOptions.defaultIdleLinkTimeout)
         case .name, .entries, .config, .version, .help: return nil
         }
     }

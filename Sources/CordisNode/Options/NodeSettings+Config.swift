@@ -60,6 +60,7 @@ extension NodeSettings {
                 throw .wrongType(path: key, expected: "a whole number of seconds", found: json.kindName)
             }
             leaseTTL = try Self.checked(json, key) { () throws(SettingProblem) in try SettingSyntax.leaseTTL(seconds: number.doubleValue) }
+        case .idleLinkTimeout: idleLinkTimeout = try Self.seconds(json, key)
         case .config, .version, .help:
             break
         }

@@ -23,6 +23,7 @@ struct NodeSettings: Sendable {
     var config: String?
     var discovery: String?
     var leaseTTL: Duration?
+    var idleLinkTimeout: Duration?
 
     /// Whether this source set `flag` at all.
     func has(_ flag: NodeFlag) -> Bool {
@@ -46,6 +47,7 @@ struct NodeSettings: Sendable {
         case .config: return config != nil
         case .discovery: return discovery != nil
         case .leaseTTL: return leaseTTL != nil
+        case .idleLinkTimeout: return idleLinkTimeout != nil
         case .version, .help: return false
         }
     }
@@ -72,6 +74,7 @@ struct NodeSettings: Sendable {
         case .config: config = try SettingSyntax.path(text)
         case .discovery: discovery = try SettingSyntax.discovery(text)
         case .leaseTTL: leaseTTL = try SettingSyntax.leaseTTL(text)
+        case .idleLinkTimeout: idleLinkTimeout = try SettingSyntax.duration(text)
         case .version, .help: break
         }
     }
@@ -97,7 +100,8 @@ struct NodeSettings: Sendable {
             logLevel: logLevel ?? base.logLevel,
             config: config ?? base.config,
             discovery: discovery ?? base.discovery,
-            leaseTTL: leaseTTL ?? base.leaseTTL)
+            leaseTTL: leaseTTL ?? base.leaseTTL,
+            idleLinkTimeout: idleLinkTimeout ?? base.idleLinkTimeout)
     }
 
     /// The options these settings make, with defaults for what is unset, once every rule holds.
@@ -129,6 +133,7 @@ struct NodeSettings: Sendable {
         options.logLevel = logLevel ?? NodeOptions.defaultLogLevel
         options.discovery = discovery
         options.leaseTTL = leaseTTL ?? NodeOptions.defaultLeaseTTL
+        options.idleLinkTimeout = idleLinkTimeout ?? NodeOptions.defaultIdleLinkTimeout
         try Self.check(options)
         return options
     }

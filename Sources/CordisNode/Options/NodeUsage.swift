@@ -7,7 +7,7 @@ public enum NodeUsage {
             ("Links", [.listen, .advertise, .peer]),
             ("Security", [.secretFile, .insecure, .socketGroup, .allowUID]),
             ("Timing", [.heartbeatInterval, .heartbeatTimeout, .callTimeout, .withdrawTimeout, .shutdownTimeout]),
-            ("Discovery", [.discovery, .leaseTTL]),
+            ("Discovery", [.discovery, .leaseTTL, .idleLinkTimeout]),
             ("Other", [.maxFrame, .logLevel, .config, .version, .help]),
         ]
         let width = NodeFlag.allCases.map(\.synopsis.count).max() ?? 0
@@ -17,7 +17,7 @@ public enum NodeUsage {
             "         [--heartbeat-interval S] [--heartbeat-timeout S] [--call-timeout S] [--withdraw-timeout S]",
             "         [--shutdown-timeout S] [--max-frame BYTES] [--log-level error|warn|info|debug]",
             "         [--config FILE] [--version] [--help]",
-            "         [--discovery etcd:URL[,URL...]] [--lease-ttl S]",
+            "         [--discovery etcd:URL[,URL...]] [--lease-ttl S] [--idle-link-timeout S]",
             "",
             "Runs one Cordis node: its plugin tree from the entries file, linked to its peers.",
             "Flags take --flag VALUE or --flag=VALUE; durations are seconds (decimals allowed);",
