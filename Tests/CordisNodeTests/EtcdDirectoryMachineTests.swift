@@ -77,6 +77,30 @@ struct EtcdDirectoryMachineTests {
         #expect(Self.offers(directory.receive(.linkUp(member: "b", incarnation: "ib"))) == ["b"])
     }
 
+    @Test("a provider withdrawn over the link stays retracted while that link is up, though etcd still lists it; announced again, or the link closed, the listing counts again")
+    func withdrawnOverTheLink() {
+        var directory = EtcdDirectory(name: "a")
+        _ = directory.receive(.listed([Self.member("b", "ib"), Self.clock(on: "b", "ib")], revision: 2))
+        _ = directory.receive(.linkUp(member: "b", incarnation: "ib"))
+        // b withdrew its clock over the link (etcd did not answer b, so its key is still listed).
+        _ = directory.receive(.withdrawnOverLink(member: "b", life: 7))
+        #expect(directory.offered.isEmpty)
+        #expect(Self.offers(directory.receive(.listed([Self.member("b", "ib"), Self.clock(on: "b", "ib")], revision: 3))).isEmpty)
+        #expect(Self.offers(directory.receive(.changed([.put(Self.clock(on: "b", "ib"))], revision: 4))).isEmpty)
+        // Announced again on the link: it counts as offered again (the node already made the proxy).
+        #expect(Self.offers(directory.receive(.announcedOverLink(member: "b", life: 7))) == ["b"])
+        #expect(directory.offered.count == 1)
+        // Withdrawn again, then the link closes in order: the listing is the truth again.
+        _ = directory.receive(.withdrawnOverLink(member: "b", life: 7))
+        #expect(Self.offers(directory.receive(.linkClosed(member: "b"))) == ["b"])
+        // A deleted key forgets the withdrawal: put again while linked, it is offered.
+        _ = directory.receive(.linkUp(member: "b", incarnation: "ib"))
+        _ = directory.receive(.withdrawnOverLink(member: "b", life: 7))
+        let key = EtcdDirectory.serviceKey(node: "b", life: 7)
+        #expect(Self.retracts(directory.receive(.changed([.delete(key: key, revision: 5)], revision: 5))).isEmpty)
+        #expect(Self.offers(directory.receive(.changed([.put(Self.clock(on: "b", "ib"))], revision: 6))) == ["b"])
+    }
+
     @Test("an idle link closed in order changes nothing that is offered")
     func idleClose() {
         var directory = EtcdDirectory(name: "a")

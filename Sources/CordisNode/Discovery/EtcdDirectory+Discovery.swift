@@ -8,6 +8,10 @@ extension EtcdDirectory: MemberDiscovery {
         members.mapValues { Member(name: $0.name, addresses: $0.addresses, incarnation: $0.incarnation) }
     }
 
+    func member(named name: String) -> Member? {
+        members[name].map { Member(name: $0.name, addresses: $0.addresses, incarnation: $0.incarnation) }
+    }
+
     mutating func receive(_ event: DiscoveryEvent) -> [DiscoveryDirective] {
         let directives: [Directive]
         switch event {
@@ -19,6 +23,10 @@ extension EtcdDirectory: MemberDiscovery {
             if inOrder { return Self.translated(receive(Event.linkClosed(member: member))) }
             return Self.translated(receive(Event.linkFailed(member: member, incarnation: incarnation)))
                 + [.dropProxies(member: member, incarnation: incarnation)]
+        case .linkWithdrew(let member, let life):
+            directives = receive(Event.withdrawnOverLink(member: member, life: life))
+        case .linkAnnounced(let member, let life):
+            directives = receive(Event.announcedOverLink(member: member, life: life))
         case .directoryListed(let kvs, let revision):
             directives = receive(Event.listed(kvs, revision: revision))
         case .directoryChanged(let changes, let revision):

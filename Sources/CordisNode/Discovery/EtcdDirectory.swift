@@ -13,6 +13,10 @@ import CordisWire
 ///   lease expired) retracts it at once.
 /// - **A link in use is authoritative for its member.** While linked, the member's own `withdraw`
 ///   messages (acknowledged) retract its providers, so a deleted key does not retract them twice.
+/// - **A withdrawal over the link holds while the link does.** A provider the member withdrew over its
+///   link stays retracted though etcd still lists it (the member may not have reached etcd to delete
+///   its key), until the member announces it again on the link, the key is deleted, or the link ends
+///   (then the listing is the truth again).
 /// - **A link that failed drops the life at once.** Its providers are retracted (consumers go to
 ///   `pending`, as in the mesh) and stay retracted until a link to the same life is up again; the node
 ///   re-dials it while it is listed. A member whose key is deleted (its lease expired) is gone.
@@ -51,6 +55,10 @@ struct EtcdDirectory: Sendable {
         case linkClosed(member: String)
         /// A link to a member life failed (reset, no heartbeat).
         case linkFailed(member: String, incarnation: String)
+        /// The member withdrew a provider life over the link in use (the node removed its proxy).
+        case withdrawnOverLink(member: String, life: Int)
+        /// The member announced a provider life over the link in use (the node made its proxy).
+        case announcedOverLink(member: String, life: Int)
     }
 
     /// What the node must do.
@@ -77,6 +85,8 @@ struct EtcdDirectory: Sendable {
     private(set) var linked: [String: String] = [:]
     /// Member lives whose link failed: not offered until linked again.
     private(set) var suspects: [String: String] = [:]
+    /// The keys of providers withdrawn over a link that is still up: not offered while it is.
+    private(set) var withdrawnOnLink: Set<String> = []
     /// The revision of the last listing or change applied.
     private(set) var revision: Int64 = 0
 
@@ -103,6 +113,7 @@ struct EtcdDirectory: Sendable {
                 gone(memberName, old.incarnation, into: &directives)
             }
             members = freshMembers
+            withdrawnOnLink = withdrawnOnLink.filter { freshListings[$0] != nil }
             for key in listings.keys.sorted() where freshListings[key] == nil {
                 drop(key, into: &directives)
             }
@@ -135,6 +146,7 @@ struct EtcdDirectory: Sendable {
                             gone(memberName, old.incarnation, into: &directives)
                         }
                     } else if listings[key] != nil {
+                        withdrawnOnLink.remove(key)
                         drop(key, into: &directives)
                         listings[key] = nil
                     }
@@ -147,8 +159,11 @@ struct EtcdDirectory: Sendable {
             reconcile(into: &directives)
         case .linkClosed(let member):
             linked[member] = nil
+            forgetLinkWithdrawals(of: member)
+            reconcile(into: &directives)
         case .linkFailed(let member, let incarnation):
             if linked[member] == incarnation { linked[member] = nil }
+            forgetLinkWithdrawals(of: member)
             suspects[member] = incarnation
             for key in offered.sorted() {
                 guard let listing = listings[key], listing.announcement.node == member, listing.incarnation == incarnation
@@ -157,6 +172,13 @@ struct EtcdDirectory: Sendable {
                 directives.append(.retract(listing))
             }
             if members[member]?.incarnation == incarnation { directives.append(.redial(member)) }
+        case .withdrawnOverLink(let member, let life):
+            let key = Self.serviceKey(node: member, life: life)
+            withdrawnOnLink.insert(key)
+            offered.remove(key)
+        case .announcedOverLink(let member, let life):
+            withdrawnOnLink.remove(Self.serviceKey(node: member, life: life))
+            reconcile(into: &directives)
         }
         return directives
     }
@@ -171,7 +193,7 @@ struct EtcdDirectory: Sendable {
 
     /// Offers every listed provider of a listed, unsuspected member life not offered yet.
     private mutating func reconcile(into directives: inout [Directive]) {
-        for key in listings.keys.sorted() where !offered.contains(key) {
+        for key in listings.keys.sorted() where !offered.contains(key) && !withdrawnOnLink.contains(key) {
             guard let listing = listings[key], let member = members[listing.announcement.node],
                   member.incarnation == listing.incarnation, suspects[member.name] != listing.incarnation
             else { continue }
@@ -205,7 +227,14 @@ struct EtcdDirectory: Sendable {
             directives.append(.retract(listing))
         }
         if suspects[member] == incarnation { suspects[member] = nil }
+        forgetLinkWithdrawals(of: member)
         directives.append(.memberGone(name: member, incarnation: incarnation))
+    }
+
+    /// The link to `member` ended or its life did: its withdrawals over the link no longer hold.
+    private mutating func forgetLinkWithdrawals(of member: String) {
+        let prefix = "\(Self.servicesPrefix)\(member)/"
+        withdrawnOnLink = withdrawnOnLink.filter { !$0.hasPrefix(prefix) }
     }
 
     // MARK: - Keys

@@ -212,7 +212,7 @@ extension Node {
 
     /// Offers a proxy of a provider etcd lists.
     func offer(_ listing: EtcdDirectory.Listing) {
-        let member = discovery.known[listing.announcement.node]
+        let member = discovery.member(named: listing.announcement.node)
         let record = Membership.Record(
             name: listing.announcement.node, incarnation: listing.incarnation, addresses: member?.addresses ?? [])
         addProxy(for: listing.announcement, of: record)
@@ -245,7 +245,7 @@ extension Node {
 
     /// Keeps trying to link `member` again (its link failed) while etcd lists the same life.
     func redial(_ member: String) {
-        guard let etcd, etcd.redialling[member] == nil, let incarnation = discovery.known[member]?.incarnation else {
+        guard let etcd, etcd.redialling[member] == nil, let incarnation = discovery.member(named: member)?.incarnation else {
             return
         }
         etcd.redialling[member] = Task { [weak self] in
@@ -311,7 +311,7 @@ extension Node {
         if let session = sessions[member] { return session }
         guard let etcd, running else { return nil }
         if let opening = etcd.opening[member] { return await opening.value }
-        let addresses = discovery.known[member]?.addresses ?? []
+        let addresses = discovery.member(named: member)?.addresses ?? []
         let task = Task { @CordisActor [weak self] () -> PeerSession? in
             guard let self else { return nil }
             for address in addresses {

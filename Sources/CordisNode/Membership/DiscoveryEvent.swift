@@ -13,6 +13,10 @@ enum DiscoveryEvent: Equatable, Sendable {
     case unlinked(member: String, incarnation: String, inOrder: Bool)
     /// A linked peer listed the members it knows (the mesh's gossip).
     case peerListed([Member])
+    /// A linked member withdrew one of its provider lives over the link (its proxy here went).
+    case linkWithdrew(member: String, life: Int)
+    /// A linked member announced one of its provider lives over the link (its proxy here was made).
+    case linkAnnounced(member: String, life: Int)
     /// An operator forgot a member.
     case forgotten(name: String)
     /// etcd listed the whole prefix at `revision` (at start, and after a broken watch).

@@ -12,6 +12,9 @@ protocol MemberDiscovery: Sendable {
     /// The members this mode knows of, linked or not, other than this node; by name.
     var known: [String: Member] { get }
 
+    /// The member named `name`, when known (without building `known`).
+    func member(named name: String) -> Member?
+
     /// Takes one event; returns the directives, in the order to carry them out.
     mutating func receive(_ event: DiscoveryEvent) -> [DiscoveryDirective]
 }
@@ -24,6 +27,6 @@ extension MemberDiscovery {
 
     /// Whether `member` is known with `incarnation`.
     func knows(_ member: String, incarnation: String) -> Bool {
-        known[member]?.incarnation == incarnation
+        self.member(named: member)?.incarnation == incarnation
     }
 }

@@ -35,6 +35,8 @@ struct MeshGossip: MemberDiscovery {
         self.seeds = seeds
     }
 
+    func member(named name: String) -> Member? { known[name] }
+
     mutating func receive(_ event: DiscoveryEvent) -> [DiscoveryDirective] {
         var directives: [DiscoveryDirective] = []
         switch event {
@@ -74,7 +76,7 @@ struct MeshGossip: MemberDiscovery {
                 dialling.remove(address)
                 directives.append(.stopDialling(address))
             }
-        case .directoryListed, .directoryChanged:
+        case .directoryListed, .directoryChanged, .linkWithdrew, .linkAnnounced:
             break
         }
         return directives

@@ -561,11 +561,13 @@ public final class Node {
                 return session.drop(message, because: "it announces a provider on \(announcement.node)")
             }
             addProxy(for: announcement, of: member)
+            carryOut(discovery.receive(.linkAnnounced(member: member.name, life: announcement.life)))
         case .withdraw(let provider):
             guard provider.node == member.name else {
                 return session.drop(message, because: "it withdraws a provider on \(provider.node)")
             }
             removeProxy(provider, of: member, answering: session)
+            carryOut(discovery.receive(.linkWithdrew(member: member.name, life: provider.life)))
         case .withdrawAck(let provider):
             guard provider.node == name else {
                 return session.drop(message, because: "it acknowledges a provider on \(provider.node)")
