@@ -183,12 +183,6 @@ struct EtcdDirectory: Sendable {
         return directives
     }
 
-    /// Whether `member` is listed with `incarnation` (a redial goes on while it is).
-    func isListed(_ member: String, incarnation: String? = nil) -> Bool {
-        guard let registration = members[member] else { return false }
-        return incarnation == nil || registration.incarnation == incarnation
-    }
-
     // MARK: - Rules
 
     /// Offers every listed provider of a listed, unsuspected member life not offered yet.
