@@ -104,11 +104,12 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "CordisSigning", dependencies: ["COpenSSL", "CordisJSON", "CordisFiles"], swiftSettings: strict),
         .target(name: "CordisControl", dependencies: ["CordisJSON", "CordisWire"], swiftSettings: strict),
-        .target(name: "CordisNode", dependencies: ["Cordis", "CordisJSON", "CordisWire", "CordisControl", "CSystemd", "CordisFiles", "CordisSigning"], swiftSettings: strict),
+        .target(name: "CordisDiscovery", dependencies: ["CordisJSON", "CordisWire"], swiftSettings: strict),
+        .target(name: "CordisNode", dependencies: ["Cordis", "CordisJSON", "CordisWire", "CordisControl", "CordisDiscovery", "CSystemd", "CordisFiles", "CordisSigning"], swiftSettings: strict),
         .executableTarget(name: "cordis-node", dependencies: ["CordisNode"], swiftSettings: strict),
-        .target(name: "CordisConsole", dependencies: ["CordisControl", "CordisWire", "CordisJSON", "CordisSigning"], swiftSettings: strict),
+        .target(name: "CordisConsole", dependencies: ["CordisControl", "CordisWire", "CordisJSON", "CordisSigning", "CordisDiscovery"], swiftSettings: strict),
         .executableTarget(name: "cordis-console", dependencies: ["CordisConsole"], swiftSettings: strict),
-        .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire", "CordisNode"], swiftSettings: strict),
+        .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire", "CordisNode", "CordisControl"], swiftSettings: strict),
         .executableTarget(name: "custom-node", dependencies: ["Cordis", "CordisNode"], path: "Examples/CustomNode", swiftSettings: strict),
         .executableTarget(name: "cordis-example", dependencies: ["Cordis"], path: "Examples/Greeter", swiftSettings: strict),
         .testTarget(name: "CordisJSONTests", dependencies: ["CordisJSON"], swiftSettings: strict),
@@ -123,6 +124,7 @@ let package = Package(
         .testTarget(
             name: "CordisNodeTests", dependencies: ["CordisNode", "CordisProcessTesting", "cordis-test-node"],
             swiftSettings: strict),
+        .testTarget(name: "CordisDiscoveryTests", dependencies: ["CordisDiscovery", "CordisWire", "CordisJSON", "CordisProcessTesting"], swiftSettings: strict),
         .testTarget(name: "CordisConsoleTests", dependencies: ["CordisConsole", "CordisControl", "CordisWire", "CordisProcessTesting"], swiftSettings: strict),
         // The wire protocol's specification checked against the implementation: schemas, vectors, docs, and
         // the Python conformance client against real nodes.

@@ -60,6 +60,7 @@ case "cluster":
 case "node":
     let figures = try await NodeStartBenchmark.run(quick: arguments.contains("--quick"))
     report("node", figures.rows, ratios: figures.ratios)
+case "scale": let figures = try await ScaleBenchmark.run(sizes: arguments.firstIndex(of: "--nodes").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1].split(separator: ",").compactMap { Int($0) }.filter { (2...256).contains($0) } : nil } ?? [4, 16, 64]); report("scale", figures.rows, ratios: figures.ratios)
 case "codec":
     report("codec", [runWireCodecBenchmark()], ratios: [:])
 case "wire":

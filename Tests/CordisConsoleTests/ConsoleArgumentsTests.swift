@@ -67,4 +67,12 @@ struct ConsoleArgumentsTests {
         #expect(try ConsoleArguments(parsing: ["apply", "s.json"]).command == .apply("s.json"))
         #expect(throws: ConsoleError.self) { try ConsoleArguments(parsing: ["apply"]) }
     }
+
+    @Test("the usage text names every command, and --discovery for listing the members from etcd")
+    func usageNamesDiscovery() {
+        for word in ["status", "graph", "watch", "events", "catalog", "members", "enable", "config", "add", "remove", "call", "forget"] {
+            #expect(ConsoleArguments.usage.contains("  \(word)"), "\(word)")
+        }
+        #expect(ConsoleArguments.usage.contains("--discovery etcd:URL[,URL...] members"))
+    }
 }

@@ -339,7 +339,7 @@ struct ClusterInProcessCallTests {
             a.handshakes.isEmpty && a.consoles.isEmpty
         })
         // A member learned on one address, then restarted on another: the first address's dialler ends.
-        a.carryOut(a.membership.receive(.learned([Member(name: "m", addresses: ["unix:\(folder.path("m1.sock"))"], incarnation: "m1")])))
+        a.carryOut(a.discovery.receive(.peerListed([Member(name: "m", addresses: ["unix:\(folder.path("m1.sock"))"], incarnation: "m1")])))
         #expect(a.diallers.count == 1)
         let restarted = try await ScriptedPeer.connect("m", to: a)
         _ = restarted

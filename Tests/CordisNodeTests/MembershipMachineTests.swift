@@ -11,24 +11,9 @@ struct MembershipMachineTests {
         .handshakeCompleted(session: session, side: side, name: name, incarnation: incarnation, addresses: addresses)
     }
 
-    @Test("What a member list can make a node keep and dial is bounded: members, addresses per member, valid names")
-    func learnedListsAreBounded() {
-        var view = Membership(name: "a", ownAddresses: [], seeds: [])
-        let many = (0..<5_000).map { Member(name: "m\($0)", addresses: ["unix:/tmp/m\($0).sock"], incarnation: "i") }
-        let directives = view.receive(.learned(many))
-        #expect(view.members.count == Membership.maxMembers)
-        #expect(directives.count == Membership.maxMembers)
-        let wide = Member(name: "m0", addresses: (0..<100).map { "unix:/tmp/w\($0).sock" }, incarnation: "i")
-        var fresh = Membership(name: "a", ownAddresses: [], seeds: [])
-        #expect(fresh.receive(.learned([wide])).count == Membership.maxAddresses)
-        #expect(fresh.members["m0"]?.addresses.count == Membership.maxAddresses)
-        #expect(fresh.receive(.learned([Member(name: "bad name/..", addresses: ["unix:/tmp/x"], incarnation: "i")])) == [])
-        #expect(fresh.members["bad name/.."] == nil)
-    }
-
     @Test("The side whose name sorts first closes a duplicate link of a live life; nothing else happens")
     func sortingFirstClosesTheDuplicate() {
-        var view = Membership(name: "a", ownAddresses: [], seeds: [])
+        var view = Membership(name: "a")
         #expect(view.receive(Self.handshake(1, .responder, "b", "b1")) == [.adopt(session: 1, member: "b")])
         #expect(view.receive(Self.handshake(2, .initiator, "b", "b1")) == [.closeDuplicate(session: 2, member: "b")])
         #expect(view.receive(.linkClosed(session: 2)) == [])
@@ -37,7 +22,7 @@ struct MembershipMachineTests {
 
     @Test("The other side keeps a duplicate as a standby that takes over without a withdrawal")
     func otherSideKeepsAStandby() {
-        var view = Membership(name: "b", ownAddresses: [], seeds: [])
+        var view = Membership(name: "b")
         #expect(view.receive(Self.handshake(1, .initiator, "a", "a1")) == [.adopt(session: 1, member: "a")])
         #expect(view.receive(Self.handshake(2, .responder, "a", "a1")) == [.keepStandby(session: 2, member: "a")])
         // a closed the one b used first: the standby is the link now, no loss.
@@ -49,7 +34,7 @@ struct MembershipMachineTests {
 
     @Test("A new incarnation is refused while the live one is linked, and adopted once its link is gone")
     func newIncarnationWaitsForTheOldLink() {
-        var view = Membership(name: "a", ownAddresses: [], seeds: [])
+        var view = Membership(name: "a")
         _ = view.receive(Self.handshake(1, .responder, "b", "b1"))
         #expect(view.receive(Self.handshake(2, .responder, "b", "b2")) == [
             .refuse(session: 2, reason: "a live member is named b (incarnation b1)"),
@@ -62,7 +47,7 @@ struct MembershipMachineTests {
 
     @Test("Overlapping handshakes for one name: the first adopted stays, the later ones are refused whatever their age")
     func overlappingHandshakes() {
-        var view = Membership(name: "a", ownAddresses: [], seeds: [])
+        var view = Membership(name: "a")
         #expect(view.receive(Self.handshake(1, .responder, "x", "new")) == [.adopt(session: 1, member: "x")])
         #expect(view.receive(Self.handshake(2, .responder, "x", "old")) == [
             .refuse(session: 2, reason: "a live member is named x (incarnation new)"),
@@ -72,7 +57,7 @@ struct MembershipMachineTests {
 
     @Test("A peer claiming this node's own name is refused")
     func ownNameIsRefused() {
-        var view = Membership(name: "a", ownAddresses: [], seeds: [])
+        var view = Membership(name: "a")
         #expect(view.receive(Self.handshake(1, .responder, "a", "other")) == [
             .refuse(session: 1, reason: "a uses this side's own name"),
         ])
@@ -81,29 +66,13 @@ struct MembershipMachineTests {
 
     @Test("Missed heartbeats close the link and end the life at once; a restart is then adopted")
     func heartbeatMissed() {
-        var view = Membership(name: "a", ownAddresses: [], seeds: [])
+        var view = Membership(name: "a")
         _ = view.receive(Self.handshake(1, .responder, "b", "b1"))
         #expect(view.receive(.heartbeatMissed(session: 1)) == [
             .close(session: 1, reason: "no heartbeat from b"), .withdrawAll(member: "b", incarnation: "b1"),
         ])
         #expect(view.receive(.linkClosed(session: 1)) == [])
         #expect(view.receive(Self.handshake(2, .responder, "b", "b2")) == [.adopt(session: 2, member: "b")])
-    }
-
-    @Test("Learned members are dialled while unlinked; a restart on new addresses stops the old diallers")
-    func dialling() {
-        var view = Membership(name: "a", ownAddresses: ["unix:/a"], seeds: ["unix:/seed"])
-        #expect(view.start() == [.dial("unix:/seed")])
-        #expect(view.receive(.learned([
-            Member(name: "a", addresses: ["unix:/a"], incarnation: "a1"),
-            Member(name: "b", addresses: ["unix:/b1", "unix:/a"], incarnation: "b1"),
-        ])) == [.dial("unix:/b1")])
-        #expect(view.receive(Self.handshake(1, .initiator, "b", "b1", addresses: ["unix:/b1"])) == [.adopt(session: 1, member: "b")])
-        _ = view.receive(.linkClosed(session: 1))
-        #expect(view.receive(Self.handshake(2, .responder, "b", "b2", addresses: ["unix:/b2"])) == [
-            .adopt(session: 2, member: "b"), .stopDialling("unix:/b1"), .dial("unix:/b2"),
-        ])
-        #expect(view.receive(.forgotten(name: "c")) == [])
     }
 
     // MARK: - Randomised interleavings
@@ -128,8 +97,8 @@ struct MembershipMachineTests {
             var event: Membership.Event
         }
 
-        var a = Membership(name: "a", ownAddresses: [], seeds: [])
-        var b = Membership(name: "b", ownAddresses: [], seeds: [])
+        var a = Membership(name: "a")
+        var b = Membership(name: "b")
         var bLife = 1
         /// Open ends: link id -> (open at a, open at b, b's life on it).
         var open: [Int: (atA: Bool, atB: Bool, life: Int)] = [:]
@@ -164,7 +133,7 @@ struct MembershipMachineTests {
                 pending.append(Pending(atA: true, event: .linkClosed(session: id)))
             }
             pending.removeAll { !$0.atA }
-            b = Membership(name: "b", ownAddresses: [], seeds: [])
+            b = Membership(name: "b")
             bLife += 1
             linksOfLife = 0
         }
@@ -263,7 +232,7 @@ extension Membership.Event {
         case .handshakeCompleted(let session, _, _, _, _), .linkClosed(let session), .heartbeatMissed(let session),
              .departed(let session):
             return session
-        case .learned, .forgotten:
+        case .forgotten:
             return 0
         }
     }

@@ -23,6 +23,8 @@ public struct ConsoleArguments: Sendable, Hashable {
           events [--follow] [--on NODE]
           catalog [--on NODE]         plugins each node can run, with their config fields
           members                     the cluster's members as the node reached sees them
+          --discovery etcd:URL[,URL...] members
+                                      the members and their services straight from etcd
           enable NODE:ENTRY | disable NODE:ENTRY
           config NODE:ENTRY JSON
           add NODE [--parent ENTRY] --id ID --plugin NAME [--config JSON] [--isolate SERVICE[=LABEL]]... [--disabled]

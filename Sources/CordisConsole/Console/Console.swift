@@ -11,6 +11,7 @@ public enum Console {
         arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
         output: ConsoleOutput = .standard
     ) async -> Int32 {
+        let (arguments, discovery) = DiscoveryListing.split(arguments, environment: environment)
         let parsed: ConsoleArguments
         do {
             parsed = try ConsoleArguments(parsing: arguments, environment: environment)
@@ -21,6 +22,9 @@ public enum Console {
         if parsed.command == .help {
             output.out(ConsoleArguments.usage + "\n")
             return 0
+        }
+        if let discovery, parsed.command == .members {
+            return await DiscoveryListing.run(discovery: discovery, json: parsed.json, timeout: parsed.timeout, output: output)
         }
         do {
             if case .sign(let key, let node, let version, let expires, let tree) = parsed.command {

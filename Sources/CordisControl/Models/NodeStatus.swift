@@ -24,10 +24,13 @@ public struct NodeStatus: Sendable, Hashable, Codable {
     public var fibers: [FiberStatus]
     /// Why it did not answer, when it did not.
     public var unreachable: String?
+    /// Why it is degraded (etcd mode: its lease lost or etcd unreachable), when it is.
+    public var degraded: String?
 
     /// The JSON members, in the order they are written.
     enum CodingKeys: String, CodingKey {
         case name, addresses, incarnation, version, reachable, entries, fibers, unreachable
+        case degraded
     }
 
     /// Creates a status.
@@ -56,6 +59,7 @@ public struct NodeStatus: Sendable, Hashable, Codable {
         entries = try container.decodeIfPresent([EntryStatus].self, forKey: .entries) ?? []
         fibers = try container.decodeIfPresent([FiberStatus].self, forKey: .fibers) ?? []
         unreachable = try container.decodeIfPresent(String.self, forKey: .unreachable)
+        degraded = try container.decodeIfPresent(String.self, forKey: .degraded)
     }
 
     /// Encodes the status: `incarnation` and `version` as `null` when nil, `unreachable` only when set.
@@ -69,5 +73,6 @@ public struct NodeStatus: Sendable, Hashable, Codable {
         try container.encode(entries, forKey: .entries)
         try container.encode(fibers, forKey: .fibers)
         try container.encodeIfPresent(unreachable, forKey: .unreachable)
+        try container.encodeIfPresent(degraded, forKey: .degraded)
     }
 }

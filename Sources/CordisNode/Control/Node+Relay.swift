@@ -18,6 +18,8 @@ extension Node {
     /// - Throws: `ControlError` `unreachable` when there is no link to the member or it does not answer
     ///   within `timeout`; the member's own error otherwise.
     func ask(_ member: String, _ request: ControlRequest, timeout: Duration) async throws -> JSONValue {
+        // A relay opens the link it needs when links open on demand (closed again when idle).
+        if sessions[member] == nil, memberAddresses[member] != nil { _ = await openLink(to: member) }
         guard let session = sessions[member] else {
             let known = memberAddresses[member] != nil
             throw ControlError(

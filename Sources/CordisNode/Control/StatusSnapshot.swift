@@ -11,8 +11,8 @@ extension Node {
 
     /// This node's status.
     func nodeStatus() -> NodeStatus {
-        NodeStatus(
-            name: name, addresses: advertisedAddresses, incarnation: configuration.incarnation,
+        var status = NodeStatus(
+            name: name, addresses: advertisedAddresses, incarnation: liveIncarnation,
             version: CordisVersion.current, reachable: true,
             entries: loader.status.map { entry in
                 EntryStatus(
@@ -20,6 +20,8 @@ extension Node {
                     state: entry.state?.rawValue, error: entry.error)
             },
             fibers: context.fibers.filter { $0.id != context.fiber.id }.map(fiberStatus))
+        status.degraded = degradedReason
+        return status
     }
 
     private func fiberStatus(_ fiber: Fiber) -> FiberStatus {

@@ -1,8 +1,9 @@
 import CordisWire
 
-/// Who is in the cluster as this node sees it, and which links stand for them: one value that takes
-/// the link events of the node (a handshake completed, a link closed, heartbeats missed, members
-/// learned from a peer) and answers with what the node must do.
+/// Which links stand for the members this node is linked to: one value that takes the link events of
+/// the node (a handshake completed, a link closed, heartbeats missed) and answers with what the node
+/// must do. The link rules are the same in both modes; how members are found (the mesh's seeds and
+/// gossip, or etcd's directory) is the `MemberDiscovery` beside it.
 ///
 /// Three rules decide everything, each in one place:
 /// - **A duplicate link** (a second link of a member's live life, whoever dialled it) never displaces
@@ -50,9 +51,7 @@ struct Membership {
         case linkClosed(session: Int)
         /// A link stopped answering heartbeats.
         case heartbeatMissed(session: Int)
-        /// A peer listed the members it knows.
-        case learned([Member])
-        /// An operator forgot a member: no more dialling, gone from the view.
+        /// An operator forgot a member: gone from the view unless linked.
         case forgotten(name: String)
         /// The member on this link said it leaves the cluster (`goodbye` with `leaving`): it is dropped
         /// from the view (not forgotten: it may join again).
@@ -73,50 +72,26 @@ struct Membership {
         case closeDuplicate(session: Int, member: String)
         /// Close a link that stopped answering heartbeats.
         case close(session: Int, reason: String)
-        /// The member's life is over here: its proxies go, its calls fail, withdrawals stop waiting for it.
+        /// The member's link is gone: its calls fail, withdrawals stop waiting for it (whether its life
+        /// is over, and its proxies go, is the discovery's to say).
         case withdrawAll(member: String, incarnation: String)
-        /// Keep a link to this address (a dialler that re-dials while its member is unlinked).
-        case dial(String)
-        /// Stop the dialler of this address.
-        case stopDialling(String)
     }
 
     /// The most standby links one member may have; a further duplicate is closed.
     static let maxStandbys = 4
-    /// The most members a node keeps in its view; names learned past it are ignored (a member list is
-    /// input from a peer: it must not make the node keep or dial without bound).
-    static let maxMembers = 1024
-    /// The most addresses kept (and dialled) per member; the rest of a longer list is ignored.
+    /// The most addresses kept per member; the rest of a longer list is ignored.
     static let maxAddresses = 8
 
     /// This node's name.
     let name: String
-    /// The addresses this node advertises (never dialled).
-    let ownAddresses: Set<String>
-    /// The seed addresses, dialled for the node's lifetime.
-    let seeds: [String]
-    /// The members, by name.
+    /// The members linked now or before, by name.
     private(set) var members: [String: Record] = [:]
     /// The member each link belongs to.
     private(set) var linkOwners: [Int: String] = [:]
-    /// The addresses being dialled.
-    private(set) var dialling: Set<String> = []
-    /// Members an operator forgot, and their addresses.
-    private(set) var forgottenNames: Set<String> = []
-    private(set) var forgottenAddresses: Set<String> = []
 
-    /// A view with no members; `start()` gives the dial directives of the seeds.
-    init(name: String, ownAddresses: [String], seeds: [String]) {
+    /// A view with no members.
+    init(name: String) {
         self.name = name
-        self.ownAddresses = Set(ownAddresses)
-        self.seeds = seeds
-    }
-
-    /// The dial directives for the seeds.
-    mutating func start() -> [Directive] {
-        var directives: [Directive] = []
-        for address in seeds { dial(address, into: &directives) }
-        return directives
     }
 
     /// The member a link belongs to, while it does (the link in use or the standby).
@@ -130,16 +105,6 @@ struct Membership {
     /// The names of the members with a link up, sorted.
     var linkedNames: [String] { members.values.filter(\.isLinked).map(\.name).sorted() }
 
-    /// The member an address belongs to, when known.
-    func owner(of address: String) -> String? {
-        members.values.first { $0.addresses.contains(address) }?.name
-    }
-
-    /// Whether the member that owns `address` has a link up (its dialler then waits).
-    func isLinked(address: String) -> Bool {
-        members.values.contains { $0.isLinked && $0.addresses.contains(address) }
-    }
-
     /// Takes one event; returns the directives, in the order to carry them out.
     mutating func receive(_ event: Event) -> [Directive] {
         var directives: [Directive] = []
@@ -152,21 +117,6 @@ struct Membership {
             guard let owner = linkOwners[session] else { break }
             directives.append(.close(session: session, reason: "no heartbeat from \(owner)"))
             lose(session, into: &directives)
-        case .learned(let list):
-            for member in list where member.name != name && !forgottenNames.contains(member.name) {
-                guard PeerName.isValid(member.name), members[member.name] != nil || members.count < Self.maxMembers else {
-                    continue
-                }
-                var record = members[member.name] ?? Record(name: member.name, incarnation: "", addresses: [])
-                if !record.isLinked {
-                    if record.incarnation.isEmpty { record.incarnation = member.incarnation }
-                    let previous = record.addresses
-                    record.addresses = Array(member.addresses.prefix(Self.maxAddresses))
-                    members[member.name] = record
-                    superseded(previous, into: &directives)
-                    for address in record.addresses { dial(address, into: &directives) }
-                }
-            }
         case .departed(let session):
             guard let owner = linkOwners[session], let record = members[owner], record.link?.session == session else {
                 break
@@ -180,16 +130,8 @@ struct Membership {
             // The member closes the link after its goodbye; one that keeps it open is closed here.
             directives.append(.close(session: session, reason: "\(owner) left the cluster"))
             directives.append(.withdrawAll(member: owner, incarnation: record.incarnation))
-            superseded(record.addresses, into: &directives)
         case .forgotten(let member):
-            forgottenNames.insert(member)
-            let addresses = members[member]?.addresses ?? []
-            forgottenAddresses.formUnion(addresses)
             if members[member]?.isLinked != true { members[member] = nil }
-            for address in addresses where dialling.contains(address) {
-                dialling.remove(address)
-                directives.append(.stopDialling(address))
-            }
         }
         return directives
     }
@@ -225,18 +167,13 @@ struct Membership {
         }
         // No live life: this one is the member now (a restart if the incarnation changed; the old life's
         // services were withdrawn when its link went).
-        let previous = record.addresses
         record.incarnation = incarnation
         record.addresses = Array(addresses.prefix(Self.maxAddresses))
         record.link = link
         record.standbys = []
         members[peer] = record
         linkOwners[link.session] = peer
-        forgottenNames.remove(peer)
-        forgottenAddresses.subtract(addresses)
         directives.append(.adopt(session: link.session, member: peer))
-        superseded(previous.filter { !addresses.contains($0) }, into: &directives)
-        for address in addresses { dial(address, into: &directives) }
     }
 
     private mutating func lose(_ session: Int, into directives: inout [Directive]) {
@@ -257,19 +194,5 @@ struct Membership {
         record.link = nil
         members[owner] = record
         directives.append(.withdrawAll(member: owner, incarnation: record.incarnation))
-    }
-
-    /// Stops the diallers of addresses no member and no seed uses any more.
-    private mutating func superseded(_ addresses: [String], into directives: inout [Directive]) {
-        for address in addresses where dialling.contains(address) && !seeds.contains(address) && owner(of: address) == nil {
-            dialling.remove(address)
-            directives.append(.stopDialling(address))
-        }
-    }
-
-    private mutating func dial(_ address: String, into directives: inout [Directive]) {
-        guard !ownAddresses.contains(address), !forgottenAddresses.contains(address), !dialling.contains(address) else { return }
-        dialling.insert(address)
-        directives.append(.dial(address))
     }
 }

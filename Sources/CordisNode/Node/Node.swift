@@ -1,4 +1,5 @@
 import Cordis
+import CordisDiscovery
 import CordisWire
 import Foundation
 import Synchronization
@@ -11,9 +12,11 @@ import Synchronization
 /// inject it like a local one. A withdrawal is orderly (peers unload their consumers and acknowledge
 /// before the provider's own teardown runs); a lost member withdraws at once.
 ///
-/// The node decides nothing about its links or exports itself: it feeds events to two state machines,
-/// `Membership` (who is a member, which link stands for it, what to dial) and `Exports` (what is
-/// announced and withdrawn, per provider life), and carries out their directives.
+/// The node decides nothing about its links or exports itself: it feeds events to three state machines,
+/// `Membership` (which link stands for a member), its `MemberDiscovery` (how members are found and
+/// when a life is over: the embedded mesh's `MeshGossip`, or etcd's `EtcdDirectory`) and `Exports`
+/// (what is announced and withdrawn, per provider life), and carries out their directives, the same
+/// way in both modes.
 /// All members are isolated to `CordisActor`; socket I/O and timers run on the node's `EventLoop`.
 @CordisActor
 public final class Node {
@@ -39,8 +42,10 @@ public final class Node {
     /// Every link to a node (in use or standby), by session id.
     var links: [Int: PeerSession] = [:]
     var consoles: [Int: PeerSession] = [:]
-    /// Who is a member and which link stands for it.
+    /// Which link stands for each member.
     var membership: Membership
+    /// How members are found, and when a member's life is over.
+    var discovery: any MemberDiscovery
     /// What this node shares, per provider life.
     var exports = Exports()
     /// The provider record of each exported life, and the holds and deadlines of withdrawals.
@@ -70,6 +75,8 @@ public final class Node {
     private var listenersOfWorld: [EffectHandle] = []
     /// The control API's state (relays, subscribers, forgotten members): `Control/`.
     let control = ControlState()
+    /// etcd mode's state (`Discovery/`), nil for the embedded mesh.
+    var etcd: EtcdMode?
 
     /// A proxy for a provider life on another member's life.
     struct ProxyKey: Hashable {
@@ -113,7 +120,14 @@ public final class Node {
         throttle.attach(loop)
         self.logger = logger
         self.throttle = throttle
-        self.membership = Membership(name: configuration.name, ownAddresses: [], seeds: [])
+        self.membership = Membership(name: configuration.name)
+        self.discovery = MeshGossip(name: configuration.name, ownAddresses: [], seeds: [])
+        if !configuration.etcdEndpoints.isEmpty {
+            discovery = EtcdDirectory(name: configuration.name)
+            etcd = EtcdMode(
+                client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop), incarnation: configuration.incarnation,
+                leaseTTL: configuration.leaseTTL, idleTimeout: configuration.idleLinkTimeout)
+        }
     }
 
     /// The real addresses of the listeners (with the port picked for port 0).
@@ -164,9 +178,20 @@ public final class Node {
                 "refusing to listen on \(open.address) without a secret (socket-activated or not); "
                     + "pass --secret-file, or --insecure to allow it")
         }
-        membership = Membership(
-            name: name, ownAddresses: advertisedAddresses + listeningAddresses.map(\.description),
-            seeds: configuration.peers.map(\.description))
+        membership = Membership(name: name)
+        if etcd == nil {
+            discovery = MeshGossip(
+                name: name, ownAddresses: advertisedAddresses + listeningAddresses.map(\.description),
+                seeds: configuration.peers.map(\.description))
+        } else {
+            do {
+                try await registerInEtcd(retryingFor: .seconds(30))
+            } catch {
+                for listener in listeners { listener.close() }
+                listeners.removeAll()
+                throw error
+            }
+        }
         running = true
         // Exports follow the service registry: a provider appearing, leaving, or changing availability
         // (its fiber's state, its `check`) changes the provider its slot resolves to.
@@ -177,7 +202,8 @@ public final class Node {
             acceptors.append(Task { [weak self] in await self?.accept(from: listener) })
         }
         refreshExports()
-        carryOut(membership.start())
+        carryOut(discovery.receive(.started))
+        beginDiscovery()
     }
 
     /// Stops in order: every export is withdrawn at once (remote consumers acknowledge, or the
@@ -188,6 +214,7 @@ public final class Node {
         carryOut(exports.receive(.stopping))
         await withdrawalsFinished()
         await loader.stop()
+        await endDiscovery()
         running = false
         for listener in listeners { listener.close() }
         for session in Array(links.values) + Array(consoles.values) {
@@ -200,6 +227,7 @@ public final class Node {
     /// Test support: ends the node as a crash would: listeners and links cut, nothing withdrawn.
     func crashForTesting() {
         running = false
+        for task in etcd?.tasks ?? [] { task.cancel() }
         for listener in listeners { listener.close() }
         for session in Array(links.values) + Array(consoles.values) { session.link.close() }
         endTasks()
@@ -247,7 +275,7 @@ public final class Node {
 
     var identity: PeerIdentity {
         PeerIdentity(
-            role: .node, name: name, incarnation: configuration.incarnation, addresses: advertisedAddresses,
+            role: .node, name: name, incarnation: liveIncarnation, addresses: advertisedAddresses,
             capabilities: ["remote-services"])
     }
 
@@ -305,7 +333,7 @@ public final class Node {
         var delay = configuration.reconnectBackoff.first
         let key = address.description
         while running, !Task.isCancelled {
-            if let owner = membership.owner(of: key) ?? addressOwner[key], let session = sessions[owner] {
+            if let owner = discovery.owner(of: key) ?? addressOwner[key], let session = sessions[owner] {
                 await session.ended()
                 delay = configuration.reconnectBackoff.first
                 continue
@@ -388,7 +416,9 @@ public final class Node {
                 controlLinked(session)
                 logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
                 session.run()
-                session.send(.members(members))
+                linkUsed(member)
+                carryOut(discovery.receive(.linked(
+                    member: member, incarnation: incarnation, addresses: membership.members[member]?.addresses ?? [])))
                 carryOut(exports.receive(.peerLinked(member)))
             case .keepStandby(let id, let member):
                 logger.debug("keeping a second link to \(member) until \(member) closes one", fields: [("CORDIS_PEER", member)])
@@ -416,10 +446,37 @@ public final class Node {
                 links[id]?.link.close(reason: reason)
             case .withdrawAll(let member, let incarnation):
                 memberLost(member, incarnation: incarnation)
+            }
+        }
+    }
+
+    /// Carries out what the `MemberDiscovery` decided.
+    func carryOut(_ directives: [DiscoveryDirective]) {
+        for directive in directives {
+            switch directive {
             case .dial(let address):
                 startDialling(address)
             case .stopDialling(let address):
                 diallers.removeValue(forKey: address)?.cancel()
+            case .sendMembers(let member):
+                sessions[member]?.send(.members(members))
+            case .dropProxies(let member, let incarnation):
+                for (key, proxy) in proxies where key.node == member && key.incarnation == incarnation {
+                    proxies[key] = nil
+                    let fiber = proxy.fiber
+                    detach { try? await fiber.dispose() }
+                }
+                for key in mismatched.keys where key.node == member && key.incarnation == incarnation {
+                    mismatched[key] = nil
+                }
+            case .offer(let listing):
+                offer(listing)
+            case .retract(let listing):
+                retract(listing)
+            case .memberGone(let member, let incarnation):
+                memberLeftDirectory(member, incarnation: incarnation)
+            case .redial(let member):
+                redial(member)
             }
         }
     }
@@ -427,45 +484,52 @@ public final class Node {
     /// A member's life is over here: its proxies go (consumers drop to `pending`), its calls fail, and
     /// withdrawals stop waiting for it.
     private func memberLost(_ member: String, incarnation: String) {
-        if let session = sessions.removeValue(forKey: member) {
+        let ended = sessions.removeValue(forKey: member)
+        if let session = ended {
             session.failCalls()
             controlSessionEnded(session)
         }
         liveMembers.set(member, nil)
-        logger.info("link to \(member) lost", fields: [("CORDIS_PEER", member)])
-        for (key, proxy) in proxies where key.node == member && key.incarnation == incarnation {
-            proxies[key] = nil
-            let fiber = proxy.fiber
-            detach { try? await fiber.dispose() }
+        let inOrder = ended.map(closedInOrder) ?? false
+        if inOrder {
+            logger.debug("idle link to \(member) closed", fields: [("CORDIS_PEER", member)])
+        } else {
+            logger.info("link to \(member) lost", fields: [("CORDIS_PEER", member)])
         }
-        for key in mismatched.keys where key.node == member && key.incarnation == incarnation {
-            mismatched[key] = nil
-        }
+        carryOut(discovery.receive(.unlinked(member: member, incarnation: incarnation, inOrder: inOrder)))
         carryOut(exports.receive(.peerLost(member)))
     }
 
 
     /// Every member this node knows, itself included.
     var members: [Member] {
-        var list = [Member(name: name, addresses: advertisedAddresses, incarnation: configuration.incarnation)]
-        for record in membership.members.values.sorted(by: { $0.name < $1.name }) {
-            list.append(Member(name: record.name, addresses: record.addresses, incarnation: record.incarnation))
+        var others = discovery.known
+        for record in membership.members.values where others[record.name] == nil {
+            others[record.name] = Member(name: record.name, addresses: record.addresses, incarnation: record.incarnation)
         }
-        return list
+        let own = Member(name: name, addresses: advertisedAddresses, incarnation: liveIncarnation)
+        return [own] + others.values.filter { $0.name != name }.sorted { $0.name < $1.name }
     }
 
     /// The addresses of the members, by name.
-    var memberAddresses: [String: [String]] { membership.members.mapValues(\.addresses) }
+    var memberAddresses: [String: [String]] {
+        var addresses = membership.members.mapValues(\.addresses)
+        for (member, known) in discovery.known { addresses[member] = known.addresses }
+        return addresses
+    }
 
     /// The incarnation of the members, by name (once known).
     var memberIncarnations: [String: String] {
-        membership.members.compactMapValues { $0.incarnation.isEmpty ? nil : $0.incarnation }
+        var incarnations = membership.members.compactMapValues { $0.incarnation.isEmpty ? nil : $0.incarnation }
+        for (member, known) in discovery.known where !known.incarnation.isEmpty { incarnations[member] = known.incarnation }
+        return incarnations
     }
 
     /// Drops `member` from the view and stops dialling it; returns the addresses it had.
     func forgetMember(_ member: String) -> [String] {
         let addresses = Set(memberAddresses[member] ?? []).union(addressOwner.filter { $0.value == member }.map(\.key))
         carryOut(membership.receive(.forgotten(name: member)))
+        carryOut(discovery.receive(.forgotten(name: member)))
         for address in addresses {
             addressOwner[address] = nil
             diallers.removeValue(forKey: address)?.cancel()
@@ -496,17 +560,19 @@ public final class Node {
         }
         switch message {
         case .members(let list):
-            carryOut(membership.receive(.learned(list.filter { !isForgotten(member: $0.name) })))
+            carryOut(discovery.receive(.peerListed(list.filter { !isForgotten(member: $0.name) })))
         case .announce(let announcement):
             guard announcement.node == member.name else {
                 return session.drop(message, because: "it announces a provider on \(announcement.node)")
             }
             addProxy(for: announcement, of: member)
+            carryOut(discovery.receive(.linkAnnounced(member: member.name, life: announcement.life)))
         case .withdraw(let provider):
             guard provider.node == member.name else {
                 return session.drop(message, because: "it withdraws a provider on \(provider.node)")
             }
             removeProxy(provider, of: member, answering: session)
+            carryOut(discovery.receive(.linkWithdrew(member: member.name, life: provider.life)))
         case .withdrawAck(let provider):
             guard provider.node == name else {
                 return session.drop(message, because: "it acknowledges a provider on \(provider.node)")
@@ -525,12 +591,15 @@ public final class Node {
         case .event(let event):
             forwardEvent(event, from: session)
         case .goodbye(let reason, let leaving):
+            goodbyeReceived(reason, on: session)
             logger.info("\(session.identity.name) said goodbye: \(reason ?? "")")
             // A member that leaves the cluster is dropped from the view at once (not forgotten: it may
             // join again); a plain goodbye (a node stopping, perhaps to restart) keeps it listed.
             if leaving {
                 logger.info("\(session.identity.name) left the cluster", fields: [("CORDIS_PEER", session.identity.name)])
+                let member = membership.member(of: session.id)?.name
                 carryOut(membership.receive(.departed(session: session.id)))
+                if let member { carryOut(discovery.receive(.departed(member: member))) }
             }
         default:
             break

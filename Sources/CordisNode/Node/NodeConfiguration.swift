@@ -1,4 +1,5 @@
 import Cordis
+import CordisDiscovery
 import CordisWire
 import Foundation
 
@@ -39,6 +40,12 @@ public struct NodeConfiguration: Sendable {
     public var connectionBudget = 1024
     /// Operators and roles, trusted signing keys, and whether only signed trees may change the node.
     public var security = NodeSecurity()
+    /// The etcd endpoints of etcd mode (`--discovery`); empty for the embedded mesh.
+    package var etcdEndpoints: [EtcdEndpoint] = []
+    /// The etcd lease's time to live in etcd mode (`--lease-ttl`).
+    public var leaseTTL: Duration = .seconds(2)
+    /// How long a link may carry no call before it is closed, in etcd mode.
+    public var idleLinkTimeout: Duration = .seconds(10)
 
     /// A configuration with the defaults of `cordis-node`'s flags.
     public init(

@@ -1,4 +1,5 @@
 import Cordis
+import CordisDiscovery
 import CordisWire
 import Dispatch
 import Foundation
@@ -20,7 +21,7 @@ public enum NodeRunner {
         public static let usage: Int32 = 64
         /// The entries file cannot be read or parsed.
         public static let unreadableEntries: Int32 = 66
-        /// An address is in use.
+        /// An address is in use, or (etcd mode) the node's name is registered by a live member.
         public static let addressInUse: Int32 = 69
     }
 
@@ -112,6 +113,10 @@ public enum NodeRunner {
             printError("\(error)")
             await node.stop()
             return ExitCode.addressInUse
+        } catch let error as NameTakenError {
+            printError(error.message)
+            await node.stop()
+            return ExitCode.addressInUse
         } catch let error as NodeStartError {
             printError(error.message)
             await node.stop()
@@ -192,6 +197,11 @@ public enum NodeRunner {
         configuration.incarnation = UUID().uuidString.lowercased()
         configuration.allowsInsecureTCP = options.insecure
         configuration.security = try NodeSecurity(options)
+        if let discovery = options.discovery {
+            configuration.etcdEndpoints = try EtcdEndpoint.list(parsing: discovery)
+            configuration.leaseTTL = options.leaseTTL
+            configuration.idleLinkTimeout = options.idleLinkTimeout
+        }
         return configuration
     }
 

@@ -22,6 +22,9 @@ enum NodeFlag: String, CaseIterable, Sendable {
     case operators
     case trustedKeys = "trusted-keys"
     case requireSignedTrees = "require-signed-trees"
+    case discovery
+    case leaseTTL = "lease-ttl"
+    case idleLinkTimeout = "idle-link-timeout"
     case version
     case help
 
@@ -68,9 +71,12 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .listen, .advertise, .peer: return "ADDR"
         case .socketGroup: return "GROUP"
         case .allowUID: return "UID"
-        case .heartbeatInterval, .heartbeatTimeout, .callTimeout, .withdrawTimeout, .shutdownTimeout: return "S"
+        case .heartbeatInterval, .heartbeatTimeout, .callTimeout, .withdrawTimeout, .shutdownTimeout, .idleLinkTimeout:
+            return "S"
         case .maxFrame: return "BYTES"
         case .logLevel: return "LEVEL"
+        case .discovery: return "etcd:URL[,URL...]"
+        case .leaseTTL: return "S"
         case .insecure, .version, .help: return nil
         case .requireSignedTrees: return nil
         }
@@ -101,6 +107,9 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .shutdownTimeout: return "seconds an orderly shutdown may take before exiting 1"
         case .maxFrame: return "the largest frame in bytes, from 65536 (64 KiB) to 67108864 (64 MiB)"
         case .logLevel: return "the least severe level logged: error, warn, info or debug"
+        case .discovery: return "membership and services through etcd's v3 API instead of the embedded mesh; links open only where calls flow"
+        case .leaseTTL: return "seconds the node's etcd lease lives without a keepalive (whole seconds, 1 to 3600; kept alive at a third of it)"
+        case .idleLinkTimeout: return "with --discovery, seconds a link may carry no call before it is closed (the next call opens a new one)"
         case .config: return "read settings from a JSON object keyed by these flag names without dashes; flags override it"
         case .operators: return "a JSON object from operator identity (NAME, uid:N, user:NAME, group:NAME, cluster) to role (viewer, operator, admin); unlisted consoles are refused; re-read on SIGHUP"
         case .trustedKeys: return "a PEM file of the Ed25519 public keys whose signed plugin trees this node applies"
@@ -123,6 +132,9 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .shutdownTimeout: return SettingSyntax.secondsText(NodeOptions.defaultShutdownTimeout)
         case .maxFrame: return "\(NodeOptions.defaultMaxFrameSize) (4 MiB)"
         case .logLevel: return NodeOptions.defaultLogLevel.description
+        case .discovery: return "the embedded mesh"
+        case .leaseTTL: return SettingSyntax.secondsText(NodeOptions.defaultLeaseTTL)
+        case .idleLinkTimeout: return SettingSyntax.secondsText(NodeOptions.defaultIdleLinkTimeout)
         case .name, .entries, .config, .version, .help: return nil
         case .operators: return "none: every accepted console is admin"
         case .trustedKeys: return "none: signed trees are refused"

@@ -29,6 +29,10 @@ public struct NodeOptions: Sendable, Hashable {
     public static let defaultLogLevel = LogLevel.info
     /// How many `--secret-file`s may be given: the current secret and, during a rotation, a second.
     public static let maximumSecretFiles = 2
+    /// The etcd lease of a node in etcd mode by default: 2 s.
+    public static let defaultLeaseTTL: Duration = .seconds(2)
+    /// How long a link may carry no call in etcd mode before it is closed, by default: 10 s.
+    public static let defaultIdleLinkTimeout: Duration = .seconds(10)
 
     /// The node's name (`--name`): 1–64 characters of `A-Z a-z 0-9 . _ -`.
     public var name: String
@@ -70,6 +74,12 @@ public struct NodeOptions: Sendable, Hashable {
     public var trustedKeysFile: String?
     /// Whether only signed trees may change the node (`--require-signed-trees`).
     public var requireSignedTrees = false
+    /// The etcd endpoints of `--discovery etcd:URL[,URL...]` (the setting as given), nil for the embedded mesh.
+    public var discovery: String?
+    /// How long the node's etcd lease lives without a keepalive (`--lease-ttl`), in whole seconds.
+    public var leaseTTL: Duration = NodeOptions.defaultLeaseTTL
+    /// How long a link may carry no call in etcd mode before it is closed (`--idle-link-timeout`).
+    public var idleLinkTimeout: Duration = NodeOptions.defaultIdleLinkTimeout
 
     /// Options with the given values and the defaults for the rest; nothing is validated.
     public init(

@@ -61,6 +61,13 @@ extension NodeSettings {
                 throw .wrongType(path: key, expected: "true or false", found: json.kindName)
             }
             requireSignedTrees = value
+        case .discovery: discovery = try Self.string(json, key, SettingSyntax.discovery)
+        case .leaseTTL:
+            guard case .number(let number) = json else {
+                throw .wrongType(path: key, expected: "a whole number of seconds", found: json.kindName)
+            }
+            leaseTTL = try Self.checked(json, key) { () throws(SettingProblem) in try SettingSyntax.leaseTTL(seconds: number.doubleValue) }
+        case .idleLinkTimeout: idleLinkTimeout = try Self.seconds(json, key)
         case .config, .version, .help:
             break
         }

@@ -24,6 +24,9 @@ struct NodeSettings: Sendable {
     var operators: String?
     var trustedKeys: String?
     var requireSignedTrees: Bool?
+    var discovery: String?
+    var leaseTTL: Duration?
+    var idleLinkTimeout: Duration?
 
     /// Whether this source set `flag` at all.
     func has(_ flag: NodeFlag) -> Bool {
@@ -48,6 +51,9 @@ struct NodeSettings: Sendable {
         case .operators: return operators != nil
         case .trustedKeys: return trustedKeys != nil
         case .requireSignedTrees: return requireSignedTrees != nil
+        case .discovery: return discovery != nil
+        case .leaseTTL: return leaseTTL != nil
+        case .idleLinkTimeout: return idleLinkTimeout != nil
         case .version, .help: return false
         }
     }
@@ -75,6 +81,9 @@ struct NodeSettings: Sendable {
         case .operators: operators = try SettingSyntax.path(text)
         case .trustedKeys: trustedKeys = try SettingSyntax.path(text)
         case .requireSignedTrees: requireSignedTrees = try SettingSyntax.toggle(text)
+        case .discovery: discovery = try SettingSyntax.discovery(text)
+        case .leaseTTL: leaseTTL = try SettingSyntax.leaseTTL(text)
+        case .idleLinkTimeout: idleLinkTimeout = try SettingSyntax.duration(text)
         case .version, .help: break
         }
     }
@@ -101,7 +110,10 @@ struct NodeSettings: Sendable {
             config: config ?? base.config,
             operators: operators ?? base.operators,
             trustedKeys: trustedKeys ?? base.trustedKeys,
-            requireSignedTrees: requireSignedTrees ?? base.requireSignedTrees)
+            requireSignedTrees: requireSignedTrees ?? base.requireSignedTrees,
+            discovery: discovery ?? base.discovery,
+            leaseTTL: leaseTTL ?? base.leaseTTL,
+            idleLinkTimeout: idleLinkTimeout ?? base.idleLinkTimeout)
     }
 
     /// The options these settings make, with defaults for what is unset, once every rule holds.
@@ -134,6 +146,9 @@ struct NodeSettings: Sendable {
         options.operatorsFile = operators
         options.trustedKeysFile = trustedKeys
         options.requireSignedTrees = requireSignedTrees ?? false
+        options.discovery = discovery
+        options.leaseTTL = leaseTTL ?? NodeOptions.defaultLeaseTTL
+        options.idleLinkTimeout = idleLinkTimeout ?? NodeOptions.defaultIdleLinkTimeout
         try Self.check(options)
         return options
     }
@@ -181,6 +196,10 @@ struct NodeSettings: Sendable {
         if options.requireSignedTrees, options.trustedKeysFile == nil {
             throw NodeOptionsError(
                 .conflict, "--require-signed-trees needs --trusted-keys FILE: the keys whose signed trees the node applies")
+        }
+        if options.discovery != nil, let peer = options.peers.first {
+            throw NodeOptionsError(
+                .conflict, "--peer \(peer) is not used with --discovery: members are found through etcd")
         }
         for address in options.peers where address.tcpPort == 0 {
             throw NodeOptionsError(.conflict, "--peer \(address) has port 0; give the port the peer listens on")

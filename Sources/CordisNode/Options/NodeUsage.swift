@@ -8,6 +8,7 @@ public enum NodeUsage {
             ("Security", [.secretFile, .insecure, .socketGroup, .allowUID]),
             ("Operators and signed trees", [.operators, .trustedKeys, .requireSignedTrees]),
             ("Timing", [.heartbeatInterval, .heartbeatTimeout, .callTimeout, .withdrawTimeout, .shutdownTimeout]),
+            ("Discovery", [.discovery, .leaseTTL, .idleLinkTimeout]),
             ("Other", [.maxFrame, .logLevel, .config, .version, .help]),
         ]
         let width = NodeFlag.allCases.map(\.synopsis.count).max() ?? 0
@@ -18,6 +19,7 @@ public enum NodeUsage {
             "         [--shutdown-timeout S] [--max-frame BYTES] [--log-level error|warn|info|debug]",
             "         [--config FILE] [--version] [--help]",
             "         [--operators FILE] [--trusted-keys FILE] [--require-signed-trees]",
+            "         [--discovery etcd:URL[,URL...]] [--lease-ttl S] [--idle-link-timeout S]",
             "",
             "Runs one Cordis node: its plugin tree from the entries file, linked to its peers.",
             "Flags take --flag VALUE or --flag=VALUE; durations are seconds (decimals allowed);",

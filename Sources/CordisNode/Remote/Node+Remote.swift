@@ -26,9 +26,9 @@ extension Node {
     }
 
     /// The announcement of `record` when it should be shared now (ordinary, available, remote-capable,
-    /// not private); a record seen for the first time is remembered (its fiber holds withdrawals).
+    /// not private, and the node's etcd lease not certainly expired); a record seen for the first time is remembered (its fiber holds withdrawals).
     private func exportable(_ record: ProviderRecord) -> ServiceAnnouncement? {
-        guard !record.isFallback, record.isAvailable, let service = remoteServices.service(named: record.slot.name),
+        guard sharesExports, !record.isFallback, record.isAvailable, let service = remoteServices.service(named: record.slot.name),
               let realm = announcedRealm(record.slot.realm)
         else { return nil }
         if exports.export(life: record.id) == nil, !exports.isStopping {
@@ -59,7 +59,10 @@ extension Node {
             case .withdraw(let provider, let peers):
                 let life = provider.life
                 withdrawalHolds[life] = exportRecords[life]?.fiber.holdWithdrawal("remote consumers of \(provider.service)")
-                for peer in peers { sessions[peer]?.send(.withdraw(provider)) }
+                // etcd mode: the key goes first, then the linked consumers are told.
+                unpublish(life: life) { [weak self] in
+                    for peer in peers { self?.sessions[peer]?.send(.withdraw(provider)) }
+                }
                 withdrawalDeadlines[life] = loop.schedule(after: configuration.withdrawTimeout) { [weak self] in
                     Task { @CordisActor in
                         guard let self else { return }
@@ -84,6 +87,7 @@ extension Node {
         for life in exportRecords.keys where exports.export(life: life) == nil {
             exportRecords[life] = nil
         }
+        publishExports()
         if !exports.isWithdrawing {
             let waiters = withdrawalWaiters
             withdrawalWaiters.removeAll()
@@ -175,6 +179,7 @@ extension Node {
             return
         }
         let instance = record.value
+        if session.role == .node { linkUsed(session.identity.name) }
         session.serve(call, timeout: configuration.callTimeout) {
             try await service.dispatch(instance, call.method, call.args)
         }
@@ -184,9 +189,11 @@ extension Node {
     func call(
         peer: String, incarnation: String? = nil, service: String, realm: String?, method: String, arguments: JSONObject
     ) async throws -> JSONValue {
-        guard let session = sessions[peer], incarnation == nil || session.identity.incarnation == incarnation else {
+        let linked = await openLink(to: peer)
+        guard let session = linked, incarnation == nil || session.identity.incarnation == incarnation else {
             throw RemoteCallError(.withdrawn, "\(service) on \(peer) is gone")
         }
+        linkUsed(peer)
         return try await session.call(service: service, realm: realm, method: method, arguments: arguments)
     }
 }

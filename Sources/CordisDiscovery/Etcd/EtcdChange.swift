@@ -1,0 +1,7 @@
+/// One change seen by a watch.
+package enum EtcdChange: Equatable, Sendable {
+    /// A key was created or changed.
+    case put(EtcdKeyValue)
+    /// A key was deleted (or its lease expired).
+    case delete(key: String, revision: Int64)
+}

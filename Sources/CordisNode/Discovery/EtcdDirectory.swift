@@ -1,0 +1,288 @@
+import CordisDiscovery
+import CordisJSON
+import CordisWire
+
+/// The cluster as etcd lists it, for a node in etcd mode: the members registered under their leases
+/// and the services they export, and which of those this node offers as proxies now. One value that
+/// takes what etcd and the node's links report (a listing, watched changes, a link to a member up or
+/// lost) and answers with what the node must do; it owns no sockets and no clocks.
+///
+/// The rules, each in one place:
+/// - **The listing is the truth, between links.** A provider listed under a member's lease is offered
+///   (a proxy) while no link to that member says otherwise; its key deleted (a withdrawal, or the
+///   lease expired) retracts it at once.
+/// - **A link in use is authoritative for its member.** While linked, the member's own `withdraw`
+///   messages (acknowledged) retract its providers, so a deleted key does not retract them twice.
+/// - **A withdrawal over the link holds while the link does.** A provider the member withdrew over its
+///   link stays retracted though etcd still lists it (the member may not have reached etcd to delete
+///   its key), until the member announces it again on the link, the key is deleted, or the link ends
+///   (then the listing is the truth again).
+/// - **A link that failed drops the life at once.** Its providers are retracted (consumers go to
+///   `pending`, as in the mesh) and stay retracted until a link to the same life is up again; the node
+///   re-dials it while it is listed. A member whose key is deleted (its lease expired) is gone.
+struct EtcdDirectory: Sendable {
+    /// The key prefix of the members: `cordis/members/NAME`.
+    static let membersPrefix = "cordis/members/"
+    /// The key prefix of the services: `cordis/services/NODE/LIFE`.
+    static let servicesPrefix = "cordis/services/"
+    /// The most members and services kept (a directory is input: it must not make the node keep or
+    /// dial without bound).
+    static let maxMembers = 4096
+    static let maxServices = 65_536
+
+    /// A member as registered.
+    struct Registration: Equatable, Sendable {
+        var name: String
+        var incarnation: String
+        var addresses: [String]
+    }
+
+    /// A provider as registered.
+    struct Listing: Equatable, Sendable {
+        var announcement: ServiceAnnouncement
+        var incarnation: String
+    }
+
+    /// What etcd and the links report.
+    enum Event: Equatable, Sendable {
+        /// The whole prefix was listed at `revision` (at start, and after a broken watch).
+        case listed([EtcdKeyValue], revision: Int64)
+        /// A watch reported changes.
+        case changed([EtcdChange], revision: Int64)
+        /// A link to a member life is up.
+        case linkUp(member: String, incarnation: String)
+        /// A link to a member life closed in order (idle, or the member said goodbye).
+        case linkClosed(member: String)
+        /// A link to a member life failed (reset, no heartbeat).
+        case linkFailed(member: String, incarnation: String)
+        /// The member withdrew a provider life over the link in use (the node removed its proxy).
+        case withdrawnOverLink(member: String, life: Int)
+        /// The member announced a provider life over the link in use (the node made its proxy).
+        case announcedOverLink(member: String, life: Int)
+    }
+
+    /// What the node must do.
+    enum Directive: Equatable, Sendable {
+        /// Offer a proxy of this provider (a no-op when one exists for its life).
+        case offer(Listing)
+        /// Retract the proxy of this provider (no acknowledgement is owed).
+        case retract(Listing)
+        /// The member life is over: close its links, fail its calls.
+        case memberGone(name: String, incarnation: String)
+        /// Keep re-dialling this member (its link failed while it is still listed).
+        case redial(String)
+    }
+
+    /// This node's name (its own keys are not offered).
+    let name: String
+    /// The members listed, by name.
+    private(set) var members: [String: Registration] = [:]
+    /// The providers listed, by key.
+    private(set) var listings: [String: Listing] = [:]
+    /// The providers offered as proxies, by key.
+    private(set) var offered: Set<String> = []
+    /// The member lives with a link up.
+    private(set) var linked: [String: String] = [:]
+    /// Member lives whose link failed: not offered until linked again.
+    private(set) var suspects: [String: String] = [:]
+    /// The keys of providers withdrawn over a link that is still up: not offered while it is.
+    private(set) var withdrawnOnLink: Set<String> = []
+    /// The revision of the last listing or change applied.
+    private(set) var revision: Int64 = 0
+
+    init(name: String) {
+        self.name = name
+    }
+
+    /// Takes one event; returns the directives, in order.
+    mutating func receive(_ event: Event) -> [Directive] {
+        var directives: [Directive] = []
+        switch event {
+        case .listed(let kvs, let revision):
+            self.revision = revision
+            var freshMembers: [String: Registration] = [:]
+            var freshListings: [String: Listing] = [:]
+            for kv in kvs {
+                if let member = Self.member(kv), member.name != name, freshMembers.count < Self.maxMembers {
+                    freshMembers[member.name] = member
+                } else if let listing = Self.listing(kv), listing.announcement.node != name, freshListings.count < Self.maxServices {
+                    freshListings[kv.key] = listing
+                }
+            }
+            for (memberName, old) in members where freshMembers[memberName]?.incarnation != old.incarnation {
+                gone(memberName, old.incarnation, into: &directives)
+            }
+            members = freshMembers
+            withdrawnOnLink = withdrawnOnLink.filter { freshListings[$0] != nil }
+            for key in listings.keys.sorted() where freshListings[key] == nil {
+                drop(key, into: &directives)
+            }
+            for (key, listing) in freshListings.sorted(by: { $0.key < $1.key }) {
+                replaced(key, by: listing, into: &directives)
+            }
+            listings = freshListings
+            reconcile(into: &directives)
+        case .changed(let changes, let revision):
+            self.revision = max(self.revision, revision)
+            for change in changes {
+                switch change {
+                case .put(let kv):
+                    if let member = Self.member(kv) {
+                        guard member.name != name, members[member.name] != nil || members.count < Self.maxMembers else { continue }
+                        if let old = members[member.name], old.incarnation != member.incarnation {
+                            gone(member.name, old.incarnation, into: &directives)
+                        }
+                        members[member.name] = member
+                    } else if let listing = Self.listing(kv) {
+                        guard listing.announcement.node != name, listings[kv.key] != nil || listings.count < Self.maxServices
+                        else { continue }
+                        replaced(kv.key, by: listing, into: &directives)
+                        listings[kv.key] = listing
+                    }
+                case .delete(let key, _):
+                    if key.hasPrefix(Self.membersPrefix) {
+                        let memberName = String(key.dropFirst(Self.membersPrefix.count))
+                        if let old = members.removeValue(forKey: memberName) {
+                            gone(memberName, old.incarnation, into: &directives)
+                        }
+                    } else if listings[key] != nil {
+                        withdrawnOnLink.remove(key)
+                        drop(key, into: &directives)
+                        listings[key] = nil
+                    }
+                }
+            }
+            reconcile(into: &directives)
+        case .linkUp(let member, let incarnation):
+            linked[member] = incarnation
+            if suspects[member] == incarnation { suspects[member] = nil }
+            reconcile(into: &directives)
+        case .linkClosed(let member):
+            linked[member] = nil
+            forgetLinkWithdrawals(of: member)
+            reconcile(into: &directives)
+        case .linkFailed(let member, let incarnation):
+            if linked[member] == incarnation { linked[member] = nil }
+            forgetLinkWithdrawals(of: member)
+            suspects[member] = incarnation
+            for key in offered.sorted() {
+                guard let listing = listings[key], listing.announcement.node == member, listing.incarnation == incarnation
+                else { continue }
+                offered.remove(key)
+                directives.append(.retract(listing))
+            }
+            if members[member]?.incarnation == incarnation { directives.append(.redial(member)) }
+        case .withdrawnOverLink(let member, let life):
+            let key = Self.serviceKey(node: member, life: life)
+            withdrawnOnLink.insert(key)
+            offered.remove(key)
+        case .announcedOverLink(let member, let life):
+            withdrawnOnLink.remove(Self.serviceKey(node: member, life: life))
+            reconcile(into: &directives)
+        }
+        return directives
+    }
+
+    // MARK: - Rules
+
+    /// Offers every listed provider of a listed, unsuspected member life not offered yet.
+    private mutating func reconcile(into directives: inout [Directive]) {
+        for key in listings.keys.sorted() where !offered.contains(key) && !withdrawnOnLink.contains(key) {
+            guard let listing = listings[key], let member = members[listing.announcement.node],
+                  member.incarnation == listing.incarnation, suspects[member.name] != listing.incarnation
+            else { continue }
+            offered.insert(key)
+            directives.append(.offer(listing))
+        }
+    }
+
+    /// A listing went: retracted unless its member's link is up (the link's `withdraw` does it then).
+    private mutating func drop(_ key: String, into directives: inout [Directive]) {
+        guard offered.contains(key), let listing = listings[key] else { return }
+        offered.remove(key)
+        if linked[listing.announcement.node] == listing.incarnation { return }
+        directives.append(.retract(listing))
+    }
+
+    /// A key now lists another provider (another life or incarnation under the same key): the proxy of
+    /// the one offered before is retracted, so the node never holds a proxy the directory forgot.
+    private mutating func replaced(_ key: String, by listing: Listing, into directives: inout [Directive]) {
+        guard offered.contains(key), let old = listings[key], old != listing else { return }
+        offered.remove(key)
+        directives.append(.retract(old))
+    }
+
+    /// A member life is over: its offers are retracted and the node told.
+    private mutating func gone(_ member: String, _ incarnation: String, into directives: inout [Directive]) {
+        for key in offered.sorted() {
+            guard let listing = listings[key], listing.announcement.node == member, listing.incarnation == incarnation
+            else { continue }
+            offered.remove(key)
+            directives.append(.retract(listing))
+        }
+        if suspects[member] == incarnation { suspects[member] = nil }
+        forgetLinkWithdrawals(of: member)
+        directives.append(.memberGone(name: member, incarnation: incarnation))
+    }
+
+    /// The link to `member` ended or its life did: its withdrawals over the link no longer hold.
+    private mutating func forgetLinkWithdrawals(of member: String) {
+        let prefix = "\(Self.servicesPrefix)\(member)/"
+        withdrawnOnLink = withdrawnOnLink.filter { !$0.hasPrefix(prefix) }
+    }
+
+    // MARK: - Keys
+
+    /// The key of a member.
+    static func memberKey(_ name: String) -> String { membersPrefix + name }
+
+    /// The key of a provider life.
+    static func serviceKey(node: String, life: Int) -> String { "\(servicesPrefix)\(node)/\(life)" }
+
+    /// The value of a member key.
+    static func memberValue(_ registration: Registration, version: String) -> [UInt8] {
+        let value: JSONValue = [
+            "name": .string(registration.name), "incarnation": .string(registration.incarnation),
+            "addresses": .array(registration.addresses.map { .string($0) }), "version": .string(version),
+        ]
+        return value.serialized()
+    }
+
+    /// The value of a service key.
+    static func serviceValue(_ announcement: ServiceAnnouncement, incarnation: String) -> [UInt8] {
+        let value: JSONValue = [
+            "service": .string(announcement.service), "realm": announcement.realm.map { .string($0) } ?? .null,
+            "interface": .string(announcement.interface), "interfaceVersion": .string(announcement.interfaceVersion),
+            "node": .string(announcement.node), "fiber": .number(.integer(Int64(announcement.fiber))),
+            "life": .number(.integer(Int64(announcement.life))), "incarnation": .string(incarnation),
+        ]
+        return value.serialized()
+    }
+
+    /// A member key read back; nil for anything else or anything malformed (ignored, never trusted).
+    static func member(_ kv: EtcdKeyValue) -> Registration? {
+        guard kv.key.hasPrefix(membersPrefix), let object = try? JSONParser().parse(kv.value),
+              let name = object["name"]?.stringValue, PeerName.isValid(name), kv.key == memberKey(name),
+              let incarnation = object["incarnation"]?.stringValue, !incarnation.isEmpty, incarnation.count <= 128
+        else { return nil }
+        let addresses = (object["addresses"]?.arrayValue ?? []).compactMap(\.stringValue)
+            .filter { $0.utf8.count <= 1024 }.prefix(Membership.maxAddresses)
+        return Registration(name: name, incarnation: incarnation, addresses: Array(addresses))
+    }
+
+    /// A service key read back; nil for anything else or anything malformed.
+    static func listing(_ kv: EtcdKeyValue) -> Listing? {
+        guard kv.key.hasPrefix(servicesPrefix), let object = try? JSONParser().parse(kv.value),
+              let service = object["service"]?.stringValue, let interface = object["interface"]?.stringValue,
+              let version = object["interfaceVersion"]?.stringValue, let node = object["node"]?.stringValue,
+              PeerName.isValid(node), let fiber = object["fiber"]?.intValue, let life = object["life"]?.intValue,
+              let incarnation = object["incarnation"]?.stringValue, kv.key == serviceKey(node: node, life: life)
+        else { return nil }
+        let realm = object["realm"]?.stringValue
+        return Listing(
+            announcement: ServiceAnnouncement(
+                service: service, realm: realm, interface: interface, interfaceVersion: version, node: node,
+                fiber: fiber, life: life),
+            incarnation: incarnation)
+    }
+}

@@ -1,0 +1,56 @@
+import Cordis
+import CordisDiscovery
+import CordisWire
+
+/// What a node in etcd mode keeps beside its `EtcdDirectory` (the node's discovery): the etcd client, its lease and whether it
+/// is degraded, the service keys it put, the links being opened on demand, and which links closed in
+/// order (idle) rather than failed. Owned by the node, on `CordisActor`.
+@CordisActor
+final class EtcdMode {
+    /// The client of etcd's JSON gateway.
+    let client: EtcdClient
+    /// The lease's time to live.
+    let leaseTTL: Duration
+    /// How long a link may carry no call before it is closed.
+    let idleTimeout: Duration
+    /// The node's incarnation as registered: the process's own at start, a new one after each
+    /// registration that replaced a lost lease (the old life was declared over by the others meanwhile).
+    var incarnation: String
+    /// The lease the node's keys live under (0 before registration).
+    var lease: Int64 = 0
+    /// When etcd last confirmed the lease.
+    var lastKept = ContinuousClock.now
+    /// Why the node is degraded (its lease lost or etcd unreachable past the TTL), nil when it is not.
+    var degraded: String?
+    /// True while the exports are withdrawn because the lease has certainly expired (no keepalive
+    /// answered for a whole TTL): the others may already count this life as gone.
+    var exportsWithdrawn = false
+    /// The service key put for each exported provider life.
+    var published: [Int: String] = [:]
+    /// Links being opened on demand, by member.
+    var opening: [String: Task<PeerSession?, Never>] = [:]
+    /// Members being re-dialled after their link failed.
+    var redialling: [String: Task<Void, Never>] = [:]
+    /// Sessions that closed in order as idle (either side), so their member's life is not over.
+    var idleClosed: Set<Int> = []
+    /// When each member's link last carried a call.
+    var lastUse: [String: ContinuousClock.Instant] = [:]
+    /// The long-running work: the keepalive, the watch, the idle sweep.
+    var tasks: [Task<Void, Never>] = []
+
+    /// The reason sent in `goodbye` when a link closes as idle.
+    static let idleReason = "idle"
+
+    init(client: EtcdClient, incarnation: String, leaseTTL: Duration, idleTimeout: Duration) {
+        self.incarnation = incarnation
+        self.client = client
+        self.leaseTTL = leaseTTL
+        self.idleTimeout = idleTimeout
+    }
+
+    /// The TTL in whole seconds, as etcd grants it.
+    var ttlSeconds: Int {
+        let seconds = leaseTTL.components.seconds
+        return Int(max(1, min(3600, seconds)))
+    }
+}

@@ -1,0 +1,387 @@
+import Cordis
+import CordisDiscovery
+import CordisWire
+import Foundation
+
+/// etcd mode: the node registers under a lease, publishes its exports as keys, follows the directory
+/// with a watch, and opens links only where calls flow (closing them when idle).
+extension Node {
+    // MARK: - Registration
+
+    /// Registers the node's name under a new lease, only if no live member holds it.
+    ///
+    /// - Throws: `NameTakenError` when a live member holds the name; `EtcdError` when etcd cannot be
+    ///   reached.
+    func registerInEtcd(retryingFor patience: Duration = .zero) async throws {
+        var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: .seconds(1))
+        let deadline = ContinuousClock.now + patience
+        while true {
+            do {
+                try await registerOnce()
+                return
+            } catch let error as EtcdError where error.code == .unavailable && ContinuousClock.now < deadline {
+                logger.warn("etcd does not answer yet, trying again: \(error)")
+                await pause(for: backoff.next(random: Double.random(in: 0...1)))
+            }
+        }
+    }
+
+    /// One registration attempt: a new lease, then the member key created only if the name is free (or
+    /// held by this very life, whose lease was lost or whose earlier attempt timed out).
+    private func registerOnce() async throws {
+        guard let etcd else { return }
+        let lease = try await etcd.client.grant(ttl: etcd.ttlSeconds)
+        let value = EtcdDirectory.memberValue(registration, version: CordisVersion.current)
+        let key = EtcdDirectory.memberKey(name)
+        let holder: EtcdKeyValue?
+        do {
+            holder = try await etcd.client.create(key, value, lease: lease)
+        } catch {
+            _ = try? await etcd.client.revoke(lease: lease)
+            throw error
+        }
+        if let holder {
+            let incarnation = EtcdDirectory.member(holder)?.incarnation
+            if incarnation == liveIncarnation {
+                // This life's own registration under an older lease: take it over.
+                if try await etcd.client.replace(key, value, lease: lease, ifModifiedAt: holder.modRevision) != nil {
+                    _ = try? await etcd.client.revoke(lease: lease)
+                    throw EtcdError(.unavailable, "the registration of \(name) changed while it was taken over")
+                }
+            } else {
+                _ = try? await etcd.client.revoke(lease: lease)
+                throw NameTakenError(
+                    "the name \(name) is registered in etcd by a live member (incarnation \(incarnation ?? "unknown")); "
+                        + "stop it or pick another --name")
+            }
+        }
+        etcd.lease = lease
+        etcd.lastKept = ContinuousClock.now
+        etcd.published.removeAll()
+    }
+
+    /// This node as its member key describes it.
+    var registration: EtcdDirectory.Registration {
+        EtcdDirectory.Registration(name: name, incarnation: liveIncarnation, addresses: advertisedAddresses)
+    }
+
+    /// Starts the keepalive, the watch and the idle sweep.
+    func beginDiscovery() {
+        guard let etcd else { return }
+        etcd.tasks.append(Task { [weak self] in await self?.keepLeaseAlive() })
+        etcd.tasks.append(Task { [weak self] in await self?.followDirectory() })
+        etcd.tasks.append(Task { [weak self] in await self?.closeIdleLinks() })
+        publishExports()
+    }
+
+    /// Ends the discovery work and revokes the lease (every key of this node goes at once).
+    func endDiscovery() async {
+        guard let etcd else { return }
+        for task in etcd.tasks { task.cancel() }
+        for task in etcd.redialling.values { task.cancel() }
+        etcd.tasks.removeAll()
+        etcd.redialling.removeAll()
+        if etcd.lease != 0 {
+            try? await etcd.client.revoke(lease: etcd.lease)
+            etcd.lease = 0
+        }
+    }
+
+    /// Keeps the lease alive at a third of its TTL. While etcd merely does not answer and the lease may
+    /// still live (less than the TTL since the last answered keepalive), nothing changes: the links keep
+    /// serving. Once a whole TTL passed without an answer the lease has certainly expired: the node is
+    /// degraded and withdraws its exports from the linked peers (in order), since the others may already
+    /// count it as gone. When etcd answers again, a lease it still knows is kept, one it no longer knows
+    /// is replaced by a new registration as a new incarnation; either way the exports are announced and
+    /// published again.
+    private func keepLeaseAlive() async {
+        guard let etcd else { return }
+        var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: etcd.leaseTTL / 3)
+        while running, !Task.isCancelled {
+            await pause(for: etcd.degraded == nil ? etcd.leaseTTL / 3 : backoff.next(random: Double.random(in: 0...1)))
+            guard running, !Task.isCancelled else { return }
+            do {
+                if etcd.lease == 0 { throw EtcdError(.leaseNotFound, "no lease yet") }
+                _ = try await etcd.client.keepAlive(lease: etcd.lease)
+                etcd.lastKept = ContinuousClock.now
+                if etcd.degraded != nil {
+                    recovered()
+                    shareExportsAgain()
+                }
+                backoff.reset()
+            } catch let error as EtcdError where error.code == .leaseNotFound {
+                markDegraded("the etcd lease was lost")
+                withdrawExportsForLostLease()
+                do {
+                    // The others declared this life over when its lease ended: come back as a new one.
+                    let previous = etcd.incarnation
+                    etcd.incarnation = UUID().uuidString.lowercased()
+                    do {
+                        try await registerInEtcd()
+                    } catch {
+                        etcd.incarnation = previous
+                        throw error
+                    }
+                    logger.info("registered in etcd again as a new incarnation \(etcd.incarnation)")
+                    recovered()
+                    shareExportsAgain()
+                } catch {
+                    logger.warn("cannot register in etcd again yet: \(error)")
+                }
+            } catch {
+                if ContinuousClock.now - etcd.lastKept > etcd.leaseTTL {
+                    markDegraded("etcd has not answered for longer than the lease (\(error))")
+                    withdrawExportsForLostLease()
+                }
+            }
+        }
+    }
+
+    /// The lease has certainly expired: the exports are withdrawn from the linked peers in order (their
+    /// keys went with the lease, so none is deleted from an etcd that does not answer).
+    private func withdrawExportsForLostLease() {
+        guard let etcd, !etcd.exportsWithdrawn else { return }
+        etcd.exportsWithdrawn = true
+        etcd.published.removeAll()
+        logger.warn("the etcd lease has expired: withdrawing this node's services from its linked peers")
+        refreshExports()
+    }
+
+    /// Registered again (or the lease found alive): the exports are announced to the linked peers and
+    /// published under the lease again.
+    private func shareExportsAgain() {
+        guard let etcd else { return }
+        guard etcd.exportsWithdrawn else {
+            publishExports()
+            return
+        }
+        etcd.exportsWithdrawn = false
+        // A withdrawal still waiting for acknowledgements ends first; its life is announced again after.
+        detach { [weak self] in
+            await self?.withdrawalsFinished()
+            guard let self, self.running, self.sharesExports else { return }
+            self.logger.info("sharing this node's services again")
+            self.refreshExports()
+            self.publishExports()
+        }
+    }
+
+    /// Whether the node shares its exports now: always in the mesh; in etcd mode, not while its lease
+    /// has certainly expired.
+    var sharesExports: Bool { etcd?.exportsWithdrawn != true }
+
+    private func markDegraded(_ reason: String) {
+        guard let etcd, etcd.degraded == nil else { return }
+        etcd.degraded = reason
+        logger.warn("degraded: \(reason)")
+    }
+
+    private func recovered() {
+        guard let etcd, etcd.degraded != nil else { return }
+        etcd.degraded = nil
+        logger.info("registered in etcd again (lease \(etcd.lease)); no longer degraded")
+    }
+
+    // MARK: - The directory
+
+    /// Lists the directory, then watches it from the next revision; lists again after a compaction, a
+    /// broken stream or a watch that fell behind, with backoff and jitter between attempts.
+    private func followDirectory() async {
+        guard let etcd else { return }
+        var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: .seconds(2))
+        while running, !Task.isCancelled {
+            do {
+                let (kvs, revision) = try await etcd.client.range(prefix: "cordis/")
+                guard running else { return }
+                carryOut(discovery.receive(.directoryListed(kvs, revision: revision)))
+                let watch = etcd.client.watch(prefix: "cordis/", from: revision + 1)
+                defer { watch.cancel() }
+                for try await message in watch.messages {
+                    guard running, !Task.isCancelled else { return }
+                    backoff.reset()
+                    if case .changes(let changes, let revision) = message {
+                        carryOut(discovery.receive(.directoryChanged(changes, revision: revision)))
+                    }
+                }
+            } catch {
+                logger.debug("the etcd watch broke, listing again: \(error)")
+            }
+            await pause(for: backoff.next(random: Double.random(in: 0...1)))
+        }
+    }
+
+    /// Offers a proxy of a provider etcd lists.
+    func offer(_ listing: EtcdDirectory.Listing) {
+        let member = discovery.member(named: listing.announcement.node)
+        let record = Membership.Record(
+            name: listing.announcement.node, incarnation: listing.incarnation, addresses: member?.addresses ?? [])
+        addProxy(for: listing.announcement, of: record)
+    }
+
+    /// Retracts the proxy of a provider etcd no longer lists.
+    func retract(_ listing: EtcdDirectory.Listing) {
+        let announcement = listing.announcement
+        let key = ProxyKey(
+            node: announcement.node, incarnation: listing.incarnation, service: announcement.service,
+            realm: announcement.realm, fiber: announcement.fiber, life: announcement.life)
+        mismatched[key] = nil
+        if let proxy = proxies.removeValue(forKey: key) {
+            logger.info(
+                "\(announcement.service) on \(announcement.node) is no longer listed in etcd",
+                fields: [("CORDIS_PEER", announcement.node)])
+            let fiber = proxy.fiber
+            detach { try? await fiber.dispose() }
+        }
+    }
+
+    /// A member life left etcd (its key deleted or replaced): its link closes.
+    func memberLeftDirectory(_ member: String, incarnation: String) {
+        logger.info("\(member) left etcd (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
+        if let session = sessions[member], session.identity.incarnation == incarnation {
+            session.link.close(reason: "\(member)'s etcd lease ended")
+        }
+        knownIncarnations[member] = nil
+    }
+
+    /// Keeps trying to link `member` again (its link failed) while etcd lists the same life.
+    func redial(_ member: String) {
+        guard let etcd, etcd.redialling[member] == nil, let incarnation = discovery.member(named: member)?.incarnation else {
+            return
+        }
+        etcd.redialling[member] = Task { [weak self] in
+            var backoff = ReconnectBackoff(first: .milliseconds(50), maximum: .seconds(2))
+            while let self, self.running, !Task.isCancelled, self.sessions[member] == nil,
+                  self.discovery.knows(member, incarnation: incarnation) {
+                if await self.openLink(to: member) != nil { break }
+                await self.pause(for: backoff.next(random: Double.random(in: 0...1)))
+            }
+            self?.etcd?.redialling[member] = nil
+        }
+    }
+
+    // MARK: - Publishing exports
+
+    /// Brings the service keys in line with the exports: each life exported and not being withdrawn has
+    /// a key under the lease; every other key put before is deleted.
+    func publishExports() {
+        guard let etcd, running, etcd.lease != 0 else { return }
+        let lease = etcd.lease
+        let wanted = exports.exports.filter { $0.value.withdrawal == nil && !exports.isStopping }
+        for (life, export) in wanted where etcd.published[life] == nil {
+            let key = EtcdDirectory.serviceKey(node: name, life: life)
+            etcd.published[life] = key
+            let value = EtcdDirectory.serviceValue(export.announcement, incarnation: liveIncarnation)
+            let client = etcd.client
+            detach { [weak self] in
+                do {
+                    try await client.put(key, value, lease: lease)
+                } catch {
+                    self?.logger.warn("cannot publish \(export.announcement.service) in etcd: \(error)")
+                    if self?.etcd?.published[life] == key { self?.etcd?.published[life] = nil }
+                }
+            }
+        }
+        for (life, key) in etcd.published where wanted[life] == nil {
+            etcd.published[life] = nil
+            let client = etcd.client
+            detach { _ = try? await client.delete(key) }
+        }
+    }
+
+    /// Deletes the key of a provider life being withdrawn, then runs `then` (sending `withdraw`): a
+    /// consumer elsewhere never finds a key for a provider that is already going.
+    func unpublish(life: Int, then body: @escaping @CordisActor () -> Void) {
+        guard let etcd, let key = etcd.published.removeValue(forKey: life) else {
+            body()
+            return
+        }
+        let client = etcd.client
+        detach {
+            _ = try? await client.delete(key)
+            body()
+        }
+    }
+
+    // MARK: - Links on demand
+
+    /// The session of the link in use to `member`, opening one when there is none (etcd mode): dials
+    /// the addresses etcd lists for it, at most one dial per member at a time. Nil when it cannot be
+    /// reached.
+    func openLink(to member: String) async -> PeerSession? {
+        if let session = sessions[member] { return session }
+        guard let etcd, running else { return nil }
+        if let opening = etcd.opening[member] { return await opening.value }
+        let addresses = discovery.member(named: member)?.addresses ?? []
+        let task = Task { @CordisActor [weak self] () -> PeerSession? in
+            guard let self else { return nil }
+            for address in addresses {
+                guard let parsed = try? Address(parsing: address) else { continue }
+                do {
+                    let link = try await Link.connect(
+                        to: parsed, on: self.loop, configuration: self.handshakeConfiguration(), limits: self.limits,
+                        options: self.linkOptions)
+                    guard self.running, link.peer.name == member else {
+                        link.close(reason: "\(self.name) dialled \(member) and reached \(link.peer.name)")
+                        continue
+                    }
+                    self.adopt(link)
+                    if let session = self.sessions[member] { return session }
+                } catch {
+                    self.logger.debug("dialling \(member) at \(address) failed: \(error)")
+                }
+            }
+            return nil
+        }
+        etcd.opening[member] = task
+        let session = await task.value
+        etcd.opening[member] = nil
+        return session
+    }
+
+    /// Notes that a call used the link to `member` (it is not idle).
+    func linkUsed(_ member: String) {
+        etcd?.lastUse[member] = ContinuousClock.now
+    }
+
+    /// Closes links that carried no call for the idle timeout, sending `goodbye` with `idle` so neither
+    /// side takes the close for a failure.
+    private func closeIdleLinks() async {
+        guard let etcd else { return }
+        while running, !Task.isCancelled {
+            await pause(for: etcd.idleTimeout / 2)
+            let now = ContinuousClock.now
+            for (member, session) in sessions {
+                let used = etcd.lastUse[member] ?? .now
+                if etcd.lastUse[member] == nil { etcd.lastUse[member] = used }
+                guard now - used > etcd.idleTimeout, session.calls.count == 0, session.inbound.count == 0,
+                      !control.relays.values.contains(where: { $0.member == member }),
+                      control.upstream[member] == nil
+                else { continue }
+                logger.debug("closing the idle link to \(member)", fields: [("CORDIS_PEER", member)])
+                etcd.idleClosed.insert(session.id)
+                etcd.lastUse[member] = nil
+                session.link.close(reason: EtcdMode.idleReason)
+            }
+        }
+    }
+
+    /// A member said goodbye: an idle close is not a failure.
+    func goodbyeReceived(_ reason: String?, on session: PeerSession) {
+        guard let etcd, reason == EtcdMode.idleReason else { return }
+        etcd.idleClosed.insert(session.id)
+    }
+
+    /// Whether the link of `session` closed in order as idle (either side said so), rather than failed:
+    /// only etcd mode closes idle links.
+    func closedInOrder(_ session: PeerSession) -> Bool {
+        guard let etcd else { return false }
+        etcd.lastUse[session.identity.name] = nil
+        return etcd.idleClosed.remove(session.id) != nil
+    }
+
+    /// The incarnation this node presents: its registered one in etcd mode, the process's own otherwise.
+    var liveIncarnation: String { etcd?.incarnation ?? configuration.incarnation }
+
+    /// Why the node is degraded, nil when it is not (or in mesh mode).
+    var degradedReason: String? { etcd?.degraded }
+}

@@ -1,0 +1,19 @@
+/// What a `MemberDiscovery` asks of the node.
+enum DiscoveryDirective: Equatable, Sendable {
+    /// Keep a link to this address: a dialler that re-dials while its member is unlinked (the mesh).
+    case dial(String)
+    /// Stop the dialler of this address.
+    case stopDialling(String)
+    /// Send the member list on the link now in use to `member` (the mesh's gossip).
+    case sendMembers(to: String)
+    /// The member life is over here: the proxies of its providers go (consumers drop to `pending`).
+    case dropProxies(member: String, incarnation: String)
+    /// Offer a proxy of a provider listed in etcd (a no-op when one exists for its life).
+    case offer(EtcdDirectory.Listing)
+    /// Retract the proxy of a provider no longer listed (no acknowledgement is owed).
+    case retract(EtcdDirectory.Listing)
+    /// The member life left etcd: close its links, fail its calls.
+    case memberGone(name: String, incarnation: String)
+    /// Keep re-dialling this member (its link failed while it is still listed).
+    case redial(String)
+}

@@ -1,0 +1,32 @@
+import CordisWire
+
+/// How a node finds the members it is not linked to, and what a link's end means for a member's life:
+/// the seam between the node and its mode. The embedded mesh (`MeshGossip`: seeds, member lists from
+/// peers, a link to every member) is one implementation, etcd (`EtcdDirectory`: members and services
+/// listed under leases, links only where calls flow) the other.
+///
+/// The node drives both the same way: it feeds the events of its links (and, in etcd mode, what etcd
+/// reports) in the order they happen on the actor, and carries out the directives. `Membership` decides
+/// which link stands for a member before any of this; a discovery owns no sockets and no clocks.
+protocol MemberDiscovery: Sendable {
+    /// The members this mode knows of, linked or not, other than this node; by name.
+    var known: [String: Member] { get }
+
+    /// The member named `name`, when known (without building `known`).
+    func member(named name: String) -> Member?
+
+    /// Takes one event; returns the directives, in the order to carry them out.
+    mutating func receive(_ event: DiscoveryEvent) -> [DiscoveryDirective]
+}
+
+extension MemberDiscovery {
+    /// The member an address belongs to, when known.
+    func owner(of address: String) -> String? {
+        known.values.first { $0.addresses.contains(address) }?.name
+    }
+
+    /// Whether `member` is known with `incarnation`.
+    func knows(_ member: String, incarnation: String) -> Bool {
+        self.member(named: member)?.incarnation == incarnation
+    }
+}

@@ -1,0 +1,146 @@
+import CordisDiscovery
+import CordisProcessTesting
+import CordisWire
+import Foundation
+import Testing
+
+/// The etcd client against a real etcd started by the test (free loopback ports, its own data folder).
+@Suite("etcd client against a real etcd", .enabled(if: EtcdServer.isInstalled), .timeLimit(.minutes(2)))
+struct EtcdClientTests {
+    /// Runs `body` with a fresh etcd and a client of it; ends that etcd (by pid) and removes the folder.
+    static func withEtcd(
+        members: Int = 1, extraEndpoints: [EtcdEndpoint] = [], _ body: (EtcdServer, EtcdClient) async throws -> Void
+    ) async throws {
+        let folder = try TestFolder()
+        let loop = try EventLoop(name: "etcd-test")
+        var server: EtcdServer?
+        do {
+            let etcd = try await EtcdServer(in: folder, members: members)
+            server = etcd
+            let endpoints = try extraEndpoints + EtcdEndpoint.list(parsing: etcd.discovery)
+            try await body(etcd, EtcdClient(endpoints: endpoints, loop: loop))
+        } catch {
+            await server?.stop()
+            await loop.shutdown()
+            folder.remove()
+            throw error
+        }
+        await server?.stop()
+        await loop.shutdown()
+        folder.remove()
+    }
+
+    @Test("put, get, range by prefix and delete")
+    func keys() async throws {
+        try await Self.withEtcd { _, client in
+            try await client.put("cordis/test/a", Array("1".utf8))
+            try await client.put("cordis/test/b", Array("2".utf8))
+            try await client.put("cordis/other", Array("3".utf8))
+            #expect(try await client.get("cordis/test/a")?.value == Array("1".utf8))
+            let (kvs, revision) = try await client.range(prefix: "cordis/test/")
+            #expect(kvs.map(\.key) == ["cordis/test/a", "cordis/test/b"])
+            #expect(revision >= 4)
+            #expect(try await client.delete("cordis/test/a") == 1)
+            #expect(try await client.get("cordis/test/a") == nil)
+        }
+    }
+
+    @Test("create succeeds only while the name is free, and reports who holds it")
+    func createIfAbsent() async throws {
+        try await Self.withEtcd { _, client in
+            let lease = try await client.grant(ttl: 5)
+            #expect(try await client.create("cordis/members/b", Array("first".utf8), lease: lease) == nil)
+            let holder = try await client.create("cordis/members/b", Array("second".utf8), lease: lease)
+            #expect(holder?.value == Array("first".utf8))
+            #expect(holder?.lease == lease)
+            let replaced = try await client.replace(
+                "cordis/members/b", Array("third".utf8), lease: lease, ifModifiedAt: holder?.modRevision ?? 0)
+            #expect(replaced == nil)
+            #expect(try await client.get("cordis/members/b")?.value == Array("third".utf8))
+        }
+    }
+
+    @Test("a lease kept alive keeps its keys; revoked, its keys go and keepalive reports it lost")
+    func leases() async throws {
+        try await Self.withEtcd { _, client in
+            let lease = try await client.grant(ttl: 2)
+            try await client.put("cordis/leased", Array("x".utf8), lease: lease)
+            #expect(try await client.keepAlive(lease: lease) == 2)
+            try await client.revoke(lease: lease)
+            #expect(try await client.get("cordis/leased") == nil)
+            await #expect(throws: EtcdError.self) { try await client.keepAlive(lease: lease) }
+            do {
+                _ = try await client.keepAlive(lease: lease)
+            } catch let error as EtcdError {
+                #expect(error.code == .leaseNotFound)
+            }
+            await #expect(throws: EtcdError.self) { try await client.put("cordis/x", [], lease: lease) }
+        }
+    }
+
+    @Test("a watch reports puts and deletes in order from the revision it starts at")
+    func watch() async throws {
+        try await Self.withEtcd { _, client in
+            let (_, revision) = try await client.range(prefix: "cordis/services/")
+            let watch = client.watch(prefix: "cordis/services/", from: revision + 1)
+            var messages = watch.messages.makeAsyncIterator()
+            guard case .created = try await messages.next() else {
+                Issue.record("the watch was not created")
+                return
+            }
+            try await client.put("cordis/services/b/1", Array("clock".utf8))
+            try await client.put("cordis/elsewhere", Array("no".utf8))
+            try await client.delete("cordis/services/b/1")
+            var seen: [EtcdChange] = []
+            while seen.count < 2, let message = try await messages.next() {
+                if case .changes(let changes, _) = message { seen += changes }
+            }
+            #expect(seen.count == 2)
+            if case .put(let kv) = seen.first { #expect(kv.key == "cordis/services/b/1") } else { Issue.record("no put first") }
+            if case .delete(let key, _) = seen.last { #expect(key == "cordis/services/b/1") } else { Issue.record("no delete last") }
+            watch.cancel()
+        }
+    }
+
+    @Test("a watch from a compacted revision fails with compacted, so the caller lists again")
+    func compactedWatch() async throws {
+        try await Self.withEtcd { _, client in
+            for index in 0..<5 { try await client.put("cordis/services/k", Array("\(index)".utf8)) }
+            let (_, revision) = try await client.range(prefix: "cordis/")
+            _ = try await client.request("/v3/kv/compaction", ["revision": .string(String(revision))])
+            let watch = client.watch(prefix: "cordis/services/", from: 2)
+            do {
+                for try await _ in watch.messages {}
+                Issue.record("the watch ended without an error")
+            } catch let error as EtcdError {
+                #expect(error.code == .compacted)
+            }
+        }
+    }
+
+    @Test("requests go to the next endpoint when the first does not answer")
+    func failover() async throws {
+        let dead = try EtcdServer.freePorts(1)[0]
+        try await Self.withEtcd(extraEndpoints: [EtcdEndpoint(host: "127.0.0.1", port: dead)]) { _, client in
+            try await client.put("cordis/failover", Array("ok".utf8))
+            #expect(try await client.get("cordis/failover")?.value == Array("ok".utf8))
+            #expect(client.preferred != EtcdEndpoint(host: "127.0.0.1", port: dead))
+        }
+    }
+
+    @Test("with no etcd listening, a request fails with unavailable within its timeout")
+    func unavailable() async throws {
+        let loop = try EventLoop(name: "etcd-test")
+        let dead = try EtcdServer.freePorts(1)[0]
+        let client = EtcdClient(endpoints: [EtcdEndpoint(host: "127.0.0.1", port: dead)], loop: loop)
+        let start = ContinuousClock.now
+        do {
+            _ = try await client.get("x")
+            Issue.record("a request without etcd succeeded")
+        } catch let error as EtcdError {
+            #expect(error.code == .unavailable)
+        }
+        #expect(ContinuousClock.now - start < .seconds(3))
+        await loop.shutdown()
+    }
+}

@@ -1,0 +1,199 @@
+import CordisDiscovery
+@testable import CordisNode
+import CordisWire
+import Testing
+
+/// `EtcdDirectory`, driven with scripted etcd listings, watch changes and link events.
+@Suite("etcd directory machine")
+struct EtcdDirectoryMachineTests {
+    static func member(_ name: String, _ incarnation: String) -> EtcdKeyValue {
+        EtcdKeyValue(
+            key: EtcdDirectory.memberKey(name),
+            value: EtcdDirectory.memberValue(
+                .init(name: name, incarnation: incarnation, addresses: ["unix:/tmp/\(name).sock"]), version: "test"))
+    }
+
+    static func clock(on node: String, _ incarnation: String, life: Int = 7) -> EtcdKeyValue {
+        EtcdKeyValue(
+            key: EtcdDirectory.serviceKey(node: node, life: life),
+            value: EtcdDirectory.serviceValue(
+                ServiceAnnouncement(
+                    service: "clock", realm: nil, interface: "ClockAPI", interfaceVersion: "v", node: node, fiber: 3,
+                    life: life),
+                incarnation: incarnation))
+    }
+
+    static func offers(_ directives: [EtcdDirectory.Directive]) -> [String] {
+        directives.compactMap { if case .offer(let listing) = $0 { listing.announcement.node } else { nil } }
+    }
+
+    static func retracts(_ directives: [EtcdDirectory.Directive]) -> [String] {
+        directives.compactMap { if case .retract(let listing) = $0 { listing.announcement.node } else { nil } }
+    }
+
+    @Test("a listing offers every listed provider of a listed member, never this node's own")
+    func listingOffers() {
+        var directory = EtcdDirectory(name: "a")
+        let directives = directory.receive(.listed(
+            [Self.member("a", "ia"), Self.member("b", "ib"), Self.clock(on: "a", "ia"), Self.clock(on: "b", "ib")],
+            revision: 9))
+        #expect(Self.offers(directives) == ["b"])
+        #expect(directory.revision == 9)
+        #expect(directory.members.keys.sorted() == ["b"])
+    }
+
+    @Test("a provider of an unlisted member or of another incarnation is not offered")
+    func staleProvidersAreNotOffered() {
+        var directory = EtcdDirectory(name: "a")
+        #expect(Self.offers(directory.receive(.listed([Self.clock(on: "b", "ib")], revision: 2))).isEmpty)
+        #expect(Self.offers(directory.receive(.changed([.put(Self.member("b", "other"))], revision: 3))).isEmpty)
+        #expect(Self.offers(directory.receive(.changed([.put(Self.clock(on: "b", "other", life: 8))], revision: 4))) == ["b"])
+    }
+
+    @Test("a deleted service key retracts its proxy while no link is up, and waits for the link's withdraw while one is")
+    func deletedKeys() {
+        var directory = EtcdDirectory(name: "a")
+        _ = directory.receive(.listed([Self.member("b", "ib"), Self.clock(on: "b", "ib")], revision: 2))
+        let key = EtcdDirectory.serviceKey(node: "b", life: 7)
+        #expect(Self.retracts(directory.receive(.changed([.delete(key: key, revision: 3)], revision: 3))) == ["b"])
+
+        _ = directory.receive(.changed([.put(Self.clock(on: "b", "ib"))], revision: 4))
+        _ = directory.receive(.linkUp(member: "b", incarnation: "ib"))
+        #expect(Self.retracts(directory.receive(.changed([.delete(key: key, revision: 5)], revision: 5))).isEmpty)
+    }
+
+    @Test("a failed link retracts the life's providers at once and re-dials; the same life linked again is offered again")
+    func failedLink() {
+        var directory = EtcdDirectory(name: "a")
+        _ = directory.receive(.listed([Self.member("b", "ib"), Self.clock(on: "b", "ib")], revision: 2))
+        _ = directory.receive(.linkUp(member: "b", incarnation: "ib"))
+        let failed = directory.receive(.linkFailed(member: "b", incarnation: "ib"))
+        #expect(Self.retracts(failed) == ["b"])
+        #expect(failed.contains(.redial("b")))
+        // A relisting does not bring the suspect back ...
+        #expect(Self.offers(directory.receive(.listed(
+            [Self.member("b", "ib"), Self.clock(on: "b", "ib")], revision: 3))).isEmpty)
+        // ... a link to the same life does.
+        #expect(Self.offers(directory.receive(.linkUp(member: "b", incarnation: "ib"))) == ["b"])
+    }
+
+    @Test("a provider withdrawn over the link stays retracted while that link is up, though etcd still lists it; announced again, or the link closed, the listing counts again")
+    func withdrawnOverTheLink() {
+        var directory = EtcdDirectory(name: "a")
+        _ = directory.receive(.listed([Self.member("b", "ib"), Self.clock(on: "b", "ib")], revision: 2))
+        _ = directory.receive(.linkUp(member: "b", incarnation: "ib"))
+        // b withdrew its clock over the link (etcd did not answer b, so its key is still listed).
+        _ = directory.receive(.withdrawnOverLink(member: "b", life: 7))
+        #expect(directory.offered.isEmpty)
+        #expect(Self.offers(directory.receive(.listed([Self.member("b", "ib"), Self.clock(on: "b", "ib")], revision: 3))).isEmpty)
+        #expect(Self.offers(directory.receive(.changed([.put(Self.clock(on: "b", "ib"))], revision: 4))).isEmpty)
+        // Announced again on the link: it counts as offered again (the node already made the proxy).
+        #expect(Self.offers(directory.receive(.announcedOverLink(member: "b", life: 7))) == ["b"])
+        #expect(directory.offered.count == 1)
+        // Withdrawn again, then the link closes in order: the listing is the truth again.
+        _ = directory.receive(.withdrawnOverLink(member: "b", life: 7))
+        #expect(Self.offers(directory.receive(.linkClosed(member: "b"))) == ["b"])
+        // A deleted key forgets the withdrawal: put again while linked, it is offered.
+        _ = directory.receive(.linkUp(member: "b", incarnation: "ib"))
+        _ = directory.receive(.withdrawnOverLink(member: "b", life: 7))
+        let key = EtcdDirectory.serviceKey(node: "b", life: 7)
+        #expect(Self.retracts(directory.receive(.changed([.delete(key: key, revision: 5)], revision: 5))).isEmpty)
+        #expect(Self.offers(directory.receive(.changed([.put(Self.clock(on: "b", "ib"))], revision: 6))) == ["b"])
+    }
+
+    @Test("an idle link closed in order changes nothing that is offered")
+    func idleClose() {
+        var directory = EtcdDirectory(name: "a")
+        _ = directory.receive(.listed([Self.member("b", "ib"), Self.clock(on: "b", "ib")], revision: 2))
+        _ = directory.receive(.linkUp(member: "b", incarnation: "ib"))
+        #expect(directory.receive(.linkClosed(member: "b")).isEmpty)
+        #expect(directory.offered.count == 1)
+    }
+
+    @Test("a member key deleted (its lease expired) retracts its providers, even while linked, and ends its life")
+    func leaseExpiry() {
+        var directory = EtcdDirectory(name: "a")
+        _ = directory.receive(.listed([Self.member("b", "ib"), Self.clock(on: "b", "ib")], revision: 2))
+        _ = directory.receive(.linkUp(member: "b", incarnation: "ib"))
+        let directives = directory.receive(.changed([.delete(key: EtcdDirectory.memberKey("b"), revision: 3)], revision: 3))
+        #expect(Self.retracts(directives) == ["b"])
+        #expect(directives.contains(.memberGone(name: "b", incarnation: "ib")))
+        #expect(directory.members["b"] == nil)
+    }
+
+    @Test("a new incarnation of a member ends the old life and offers the new one's providers")
+    func restart() {
+        var directory = EtcdDirectory(name: "a")
+        _ = directory.receive(.listed([Self.member("b", "i1"), Self.clock(on: "b", "i1")], revision: 2))
+        let directives = directory.receive(.changed(
+            [.put(Self.member("b", "i2")), .put(Self.clock(on: "b", "i2", life: 9))], revision: 3))
+        #expect(directives.contains(.memberGone(name: "b", incarnation: "i1")))
+        #expect(Self.offers(directives) == ["b"])
+    }
+
+    @Test("malformed keys and values are ignored, whatever etcd holds")
+    func malformed() {
+        var directory = EtcdDirectory(name: "a")
+        let junk = [
+            EtcdKeyValue(key: "cordis/members/b", value: Array("not json".utf8)),
+            EtcdKeyValue(key: "cordis/members/c", value: Array(#"{"name":"d","incarnation":"x"}"#.utf8)),
+            EtcdKeyValue(key: "cordis/members/bad name", value: Array(#"{"name":"bad name","incarnation":"x"}"#.utf8)),
+            EtcdKeyValue(key: "cordis/services/b/1", value: Array(#"{"service":1}"#.utf8)),
+            EtcdKeyValue(key: "cordis/elsewhere", value: []),
+        ]
+        #expect(directory.receive(.listed(junk, revision: 2)).isEmpty)
+        #expect(directory.members.isEmpty)
+        #expect(directory.listings.isEmpty)
+    }
+
+    @Test("random sequences of listings, changes and link events keep every offer backed by a listed, unsuspected life")
+    func randomSequences() {
+        var generator = SystemRandomNumberGenerator()
+        let names = ["a", "b", "c"]
+        let incarnations = ["i1", "i2"]
+        for _ in 0..<200 {
+            var directory = EtcdDirectory(name: "a")
+            var offered: Set<String> = []
+            for step in 0..<60 {
+                let node = names.randomElement(using: &generator) ?? "b"
+                let incarnation = incarnations.randomElement(using: &generator) ?? "i1"
+                let life = Int.random(in: 1...3, using: &generator)
+                let event: EtcdDirectory.Event
+                switch Int.random(in: 0..<7, using: &generator) {
+                case 0: event = .changed([.put(Self.member(node, incarnation))], revision: Int64(step))
+                case 1: event = .changed([.put(Self.clock(on: node, incarnation, life: life))], revision: Int64(step))
+                case 2: event = .changed([.delete(key: EtcdDirectory.memberKey(node), revision: Int64(step))], revision: Int64(step))
+                case 3:
+                    event = .changed(
+                        [.delete(key: EtcdDirectory.serviceKey(node: node, life: life), revision: Int64(step))], revision: Int64(step))
+                case 4: event = .linkUp(member: node, incarnation: incarnation)
+                case 5: event = .linkFailed(member: node, incarnation: incarnation)
+                default: event = .listed([Self.member(node, incarnation), Self.clock(on: node, incarnation, life: life)], revision: Int64(step))
+                }
+                for directive in directory.receive(event) {
+                    switch directive {
+                    case .offer(let listing):
+                        // A proxy is made only for a listed, unsuspected life other than this node.
+                        let node = listing.announcement.node
+                        #expect(node != "a")
+                        #expect(directory.members[node]?.incarnation == listing.incarnation)
+                        #expect(directory.suspects[node] != listing.incarnation)
+                        offered.insert("\(node)/\(listing.incarnation)/\(listing.announcement.life)")
+                    case .retract(let listing):
+                        let proxy = "\(listing.announcement.node)/\(listing.incarnation)/\(listing.announcement.life)"
+                        #expect(offered.remove(proxy) != nil, "retracted without an offer: \(proxy)")
+                    case .memberGone, .redial: break
+                    }
+                }
+                // Every key the machine counts as offered stands for a proxy the node holds, of the same life.
+                for key in directory.offered {
+                    guard let listing = directory.listings[key] else {
+                        Issue.record("offered key \(key) has no listing")
+                        continue
+                    }
+                    #expect(offered.contains("\(listing.announcement.node)/\(listing.incarnation)/\(listing.announcement.life)"))
+                }
+            }
+        }
+    }
+}
