@@ -117,7 +117,7 @@ let package = Package(
         .testTarget(
             name: "CordisMacrosTests", dependencies: macroTestDependencies,
             swiftSettings: strict + macroTestSettings, linkerSettings: macroTestLinker),
-        .testTarget(name: "CordisWireTests", dependencies: ["CordisWire"], swiftSettings: strict),
+        .testTarget(name: "CordisWireTests", dependencies: ["CordisWire", "CordisProcessTesting"], swiftSettings: strict),
         .target(name: "CordisProcessTesting", path: "Tests/ProcessSupport", swiftSettings: strict),
         // `cordis-node` with test hooks the production binary does not have (claimed interface versions).
         .executableTarget(name: "cordis-test-node", dependencies: ["CordisNode"], path: "Tests/TestNode", swiftSettings: strict),

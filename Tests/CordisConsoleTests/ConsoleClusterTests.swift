@@ -1,3 +1,4 @@
+import CordisProcessTesting
 import CordisJSON
 import Foundation
 import Testing
@@ -89,14 +90,10 @@ struct ConsoleClusterTests {
             return
         }
         try cluster.folder.write("graph.dot", result.out)
-        let render = Process()
-        render.executableURL = URL(fileURLWithPath: dot)
-        render.arguments = ["-Tsvg", "-o", cluster.folder.path("graph.svg"), cluster.folder.path("graph.dot")]
-        let errors = Pipe()
-        render.standardError = errors
-        try render.run()
-        render.waitUntilExit()
-        #expect(render.terminationStatus == 0, "dot: \(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
+        let (render, errors) = try await ChildProcess.run(
+            URL(fileURLWithPath: dot), ["-Tsvg", "-o", cluster.folder.path("graph.svg"), cluster.folder.path("graph.dot")],
+            deadline: .seconds(60))
+        #expect(render?.status == 0, "dot: \(errors)")
         let svg = try String(contentsOfFile: cluster.folder.path("graph.svg"), encoding: .utf8)
         #expect(svg.contains("<svg"))
     }

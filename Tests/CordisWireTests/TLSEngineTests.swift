@@ -1,3 +1,4 @@
+import CordisProcessTesting
 import CordisWire
 import Foundation
 import Testing
@@ -12,26 +13,20 @@ struct TLSEngineTests {
     final class Certificates: Sendable {
         let folder: String
 
-        init() throws {
+        init() async throws {
             folder = NSTemporaryDirectory() + "cordis-tls-\(UUID().uuidString.prefix(8))"
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("deploy/make-certs.sh").path
             for arguments in [["ca"], ["node", "a"], ["node", "b"], ["operator", "alice"]] {
-                try Self.run(script, [folder] + arguments)
+                try await Self.run(script, [folder] + arguments)
             }
-            try Self.run(script, [folder + "/other", "ca", "other-ca"])
-            try Self.run(script, [folder + "/other", "node", "a"])
+            try await Self.run(script, [folder + "/other", "ca", "other-ca"])
+            try await Self.run(script, [folder + "/other", "node", "a"])
         }
 
-        static func run(_ script: String, _ arguments: [String]) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = [script] + arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "make-certs.sh \(arguments)")
+        static func run(_ script: String, _ arguments: [String]) async throws {
+            let (ended, output) = try await ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), [script] + arguments, deadline: .seconds(60))
+            #expect(ended?.status == 0, "make-certs.sh \(arguments): \(output)")
         }
 
         func context(_ holder: String, ca: String = "ca.pem", in subfolder: String = "", at time: Int64? = nil) throws -> TLSContext {
@@ -71,8 +66,8 @@ struct TLSEngineTests {
     }
 
     @Test("a mutual handshake names both peers, and data crosses encrypted both ways")
-    func goodHandshake() throws {
-        let certificates = try Certificates()
+    func goodHandshake() async throws {
+        let certificates = try await Certificates()
         let client = try TLSEngine(context: try certificates.context("node-a"), side: .client, expecting: TLSPeerName(.node, "b"))
         let server = try TLSEngine(context: try certificates.context("node-b"), side: .server)
         Self.pump(client, server)
@@ -91,8 +86,8 @@ struct TLSEngineTests {
     }
 
     @Test("an operator's certificate names the operator")
-    func operatorName() throws {
-        let certificates = try Certificates()
+    func operatorName() async throws {
+        let certificates = try await Certificates()
         let client = try TLSEngine(context: try certificates.context("operator-alice"), side: .client, expecting: TLSPeerName(.node, "b"))
         let server = try TLSEngine(context: try certificates.context("node-b"), side: .server)
         Self.pump(client, server)
@@ -100,8 +95,8 @@ struct TLSEngineTests {
     }
 
     @Test("a certificate from another CA is refused, and no data from it is delivered")
-    func otherCA() throws {
-        let certificates = try Certificates()
+    func otherCA() async throws {
+        let certificates = try await Certificates()
         let client = try TLSEngine(
             context: try certificates.context("node-a", ca: "ca.pem", in: "/other"), side: .client, expecting: TLSPeerName(.node, "b"))
         let server = try TLSEngine(context: try certificates.context("node-b"), side: .server)
@@ -114,8 +109,8 @@ struct TLSEngineTests {
     }
 
     @Test("an expired certificate is refused (the verifying side checks at a time past its end)")
-    func expired() throws {
-        let certificates = try Certificates()
+    func expired() async throws {
+        let certificates = try await Certificates()
         let later = Int64(Date().timeIntervalSince1970) + 2 * 365 * 86_400
         let client = try TLSEngine(context: try certificates.context("node-a"), side: .client, expecting: TLSPeerName(.node, "b"))
         let server = try TLSEngine(context: try certificates.context("node-b", at: later), side: .server)
@@ -126,8 +121,8 @@ struct TLSEngineTests {
     }
 
     @Test("a certificate naming another node than the one dialled is refused")
-    func wrongName() throws {
-        let certificates = try Certificates()
+    func wrongName() async throws {
+        let certificates = try await Certificates()
         let client = try TLSEngine(context: try certificates.context("node-a"), side: .client, expecting: TLSPeerName(.node, "c"))
         let server = try TLSEngine(context: try certificates.context("node-b"), side: .server)
         Self.pump(client, server)
@@ -138,8 +133,8 @@ struct TLSEngineTests {
     }
 
     @Test("a peer without a certificate is refused")
-    func missingCertificate() throws {
-        let certificates = try Certificates()
+    func missingCertificate() async throws {
+        let certificates = try await Certificates()
         let client = try TLSEngine(
             context: try TLSContext(withoutCertificateTrusting: certificates.folder + "/ca.pem"), side: .client)
         let server = try TLSEngine(context: try certificates.context("node-b"), side: .server)
@@ -150,8 +145,8 @@ struct TLSEngineTests {
     }
 
     @Test("bytes that are not TLS fail the session cleanly, and it stays failed")
-    func garbage() throws {
-        let certificates = try Certificates()
+    func garbage() async throws {
+        let certificates = try await Certificates()
         let server = try TLSEngine(context: try certificates.context("node-b"), side: .server)
         var generator = SystemRandomNumberGenerator()
         let noise = (0..<512).map { _ in UInt8.random(in: 0...255, using: &generator) }

@@ -1,3 +1,4 @@
+import CordisProcessTesting
 import CordisWire
 import Foundation
 import Testing
@@ -66,18 +67,11 @@ struct TransportPeerCredentialsTests {
             except socket.timeout:
                 print("timeout", flush=True)
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid", "65534", "--regid", "65534", "--clear-groups", "/usr/bin/python3", "-c", client, path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let transcript = try await withDeadline("client finishes") {
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
+        let (ended, transcript) = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid", "65534", "--regid", "65534", "--clear-groups", "/usr/bin/python3", "-c", client, path],
+            deadline: .seconds(30))
+        #expect(ended != nil, "the client did not finish within its deadline: \(transcript)")
         #expect(transcript.contains("connected"), "\(transcript)")
         #expect(transcript.contains("closed"), "the server closed the refused peer: \(transcript)")
         let refusal = try await withDeadline("refusal event") { await events.first(.peerRefused) }

@@ -24,8 +24,9 @@ public final class NodeProcess: Sendable {
     }
 
     public let name: String
-    public let process: Process
-    private let output = OutputBox()
+    /// The child itself: its pid, whether it runs, how it ended.
+    public let process: ChildProcess
+    private let output: OutputBox
 
     /// Holds the output state behind a lock, shareable with the pipe and termination handlers.
     private final class OutputBox: Sendable {
@@ -44,46 +45,37 @@ public final class NodeProcess: Sendable {
         executable: URL = NodeProcess.nodeExecutable
     ) throws {
         self.name = name
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
+        let output = OutputBox()
+        self.output = output
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = nil
         env["JOURNAL_STREAM"] = nil
         env["LISTEN_FDS"] = nil
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        // Close-on-exec, so a node another test starts meanwhile does not inherit this one's pipe ends and
-        // keep them open after this process exits (its end of file would then never come). The child's own
-        // stdout and stderr are dup2 copies, which do not inherit the flag.
+        // Close-on-exec from the start, so no child another test starts meanwhile inherits these ends and
+        // keeps them open after this process exits (its end of file would then never come).
+        let stdout = try ChildPipe()
+        let stderr = try ChildPipe()
         for pipe in [stdout, stderr] {
-            for handle in [pipe.fileHandleForReading, pipe.fileHandleForWriting] {
-                _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
-            }
-        }
-        for pipe in [stdout, stderr] {
-            PipeDrain.start(pipe, onData: { [output] data in
+            PipeDrain.start(reading: pipe.reading, onData: { [output] data in
                 Self.append(String(decoding: data, as: UTF8.self), to: output)
             }, onEnd: { [output] in
                 Self.settle(output) { $0.closedPipes += 1 }
             })
         }
-        process.terminationHandler = { [output] process in
-            let code = process.terminationStatus
-            Self.settle(output) { $0.exitCode = code }
-            // If a pipe end leaked anyway (into a process spawned before the flag was set), its end of
-            // file waits for that process: after a grace period the exit is reported without it.
-            Task {
-                try? await Task.sleep(for: .seconds(2))
-                Self.settle(output) { $0.closedPipes = 2 }
-            }
-        }
-        try process.run()
+        defer { for pipe in [stdout, stderr] { try? pipe.writing.close() } }
+        process = try ChildProcess(
+            executable: executable, arguments: arguments, directory: directory, environment: env,
+            standardOutput: stdout.writing.fileDescriptor, standardError: stderr.writing.fileDescriptor,
+            onExit: { [output] termination in
+                Self.settle(output) { $0.exitCode = termination.status }
+                // If a pipe end leaked anyway (into a grandchild that outlives the process), its end of
+                // file waits for that one: after a grace period the exit is reported without it.
+                Task {
+                    try? await Task.sleep(for: .seconds(2))
+                    Self.settle(output) { $0.closedPipes = 2 }
+                }
+            })
     }
 
     /// Applies `change`; once the process exited and both pipes are drained, wakes the exit waiters (so an
@@ -160,7 +152,7 @@ public final class NodeProcess: Sendable {
 
     /// Sends `signal` to this process.
     public func signal(_ signal: Int32) {
-        if process.isRunning { kill(process.processIdentifier, signal) }
+        process.signal(signal)
     }
 
     /// Waits for the process to exit (at most `timeout`); kills it if it does not, and returns nil.
@@ -168,7 +160,7 @@ public final class NodeProcess: Sendable {
         let timer = Task { [process, output] in
             try? await Task.sleep(for: timeout)
             guard !Task.isCancelled else { return }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.signal(SIGKILL)
             // Past the deadline, stop waiting for the pipes to drain (bounded even if something else holds them).
             Self.settle(output) { $0.closedPipes = 2 }
         }

@@ -9,7 +9,11 @@ import Foundation
 public enum PipeDrain {
     /// Starts draining `pipe` (its read end); the write end is the caller's to close.
     public static func start(_ pipe: Pipe, onData: @escaping @Sendable (Data) -> Void, onEnd: @escaping @Sendable () -> Void) {
-        let handle = pipe.fileHandleForReading
+        start(reading: pipe.fileHandleForReading, onData: onData, onEnd: onEnd)
+    }
+
+    /// Starts draining the pipe end `handle`, closing it at its end of file.
+    public static func start(reading handle: FileHandle, onData: @escaping @Sendable (Data) -> Void, onEnd: @escaping @Sendable () -> Void) {
         let fd = handle.fileDescriptor
         let thread = Thread {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)

@@ -13,25 +13,13 @@ struct ConsoleResult: Sendable {
 /// Runs the real `cordis-console` with `arguments`, draining its output while it runs, and waits for it
 /// to exit (killed after `deadline`, which fails the test).
 func runConsole(_ arguments: [String], environment: [String: String] = [:], deadline: Duration = .seconds(30)) async throws -> ConsoleResult {
-    let process = Process()
-    process.executableURL = NodeProcess.productsDirectory.appendingPathComponent("cordis-console")
-    process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     env["CORDIS_CONSOLE_NODE"] = nil
     for (key, value) in environment { env[key] = value }
-    process.environment = env
-    let outPipe = Pipe()
-    let errPipe = Pipe()
-    process.standardOutput = outPipe
-    process.standardError = errPipe
-    process.standardInput = FileHandle.nullDevice
-    // Close-on-exec, so a node another test starts meanwhile does not inherit these pipe ends and keep
-    // them open after the console exits (its end of file would then never come).
-    for pipe in [outPipe, errPipe] {
-        for handle in [pipe.fileHandleForReading, pipe.fileHandleForWriting] {
-            _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
-        }
-    }
+    // Close-on-exec from the start, so a node another test starts meanwhile does not inherit these pipe
+    // ends and keep them open after the console exits (its end of file would then never come).
+    let outPipe = try ChildPipe()
+    let errPipe = try ChildPipe()
     let buffers = Mutex<(out: Data, err: Data, openPipes: Int, code: Int32?, waiter: CheckedContinuation<Void, Never>?)>((Data(), Data(), 2, nil, nil))
     @Sendable func finishIfDone(_ state: inout (out: Data, err: Data, openPipes: Int, code: Int32?, waiter: CheckedContinuation<Void, Never>?)) -> CheckedContinuation<Void, Never>? {
         guard state.openPipes == 0, state.code != nil else { return nil }
@@ -39,7 +27,7 @@ func runConsole(_ arguments: [String], environment: [String: String] = [:], dead
         return state.waiter
     }
     for (index, pipe) in [outPipe, errPipe].enumerated() {
-        PipeDrain.start(pipe, onData: { data in
+        PipeDrain.start(reading: pipe.reading, onData: { data in
             buffers.withLock { state in
                 if index == 0 { state.out.append(data) } else { state.err.append(data) }
             }
@@ -51,14 +39,24 @@ func runConsole(_ arguments: [String], environment: [String: String] = [:], dead
             ready?.resume()
         })
     }
-    process.terminationHandler = { process in
-        let ready = buffers.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.code = process.terminationStatus
-            return finishIfDone(&state)
-        }
-        ready?.resume()
+    let process: ChildProcess
+    do {
+        process = try ChildProcess(
+            executable: NodeProcess.productsDirectory.appendingPathComponent("cordis-console"), arguments: arguments,
+            environment: env, standardOutput: outPipe.writing.fileDescriptor, standardError: errPipe.writing.fileDescriptor,
+            onExit: { termination in
+                let ready = buffers.withLock { state -> CheckedContinuation<Void, Never>? in
+                    state.code = termination.status
+                    return finishIfDone(&state)
+                }
+                ready?.resume()
+            })
+    } catch {
+        for pipe in [outPipe, errPipe] { try? pipe.writing.close() }
+        throw error
     }
-    try process.run()
+    // The console has its copies; the drains see end of file once it (and only it) closes them.
+    for pipe in [outPipe, errPipe] { try? pipe.writing.close() }
     let killer = Task {
         try? await Task.sleep(for: deadline)
         guard !Task.isCancelled else { return }
@@ -66,7 +64,7 @@ func runConsole(_ arguments: [String], environment: [String: String] = [:], dead
             "exit \(state.code.map(String.init) ?? "not seen"), \(state.openPipes) pipe(s) not at end of file"
         }
         Issue.record("cordis-console \(arguments) did not finish within \(deadline) (\(seen))")
-        kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         // Whatever is missing (an exit never reported, a pipe never closed), stop waiting.
         let waiter = buffers.withLock { state -> CheckedContinuation<Void, Never>? in
             state.openPipes = 0
