@@ -183,7 +183,7 @@ struct ClusterEtcdTests {
             let a = try await cluster.start("a", entries: Self.greeter, extra: Self.discovery(etcd))
             let console = try await cluster.control(a)
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
-            let leader = try #require(etcd.leader())
+            let leader = try #require(await etcd.leader())
             await etcd.kill(leader)
             // A node started after the election finds b's clock; a's greeter never dropped.
             let c = try await cluster.start("c", entries: Self.greeter, extra: Self.discovery(etcd))

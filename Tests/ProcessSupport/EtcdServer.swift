@@ -92,19 +92,16 @@ public final class EtcdServer: Sendable {
     }
 
     /// The name of the current leader, as `etcdctl endpoint status` of the members that answer reports it.
-    public func leader() -> String? {
+    public func leader() async -> String? {
         for member in members {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/etcdctl")
-            process.arguments = ["--endpoints", member.clientURL, "--command-timeout", "2s", "endpoint", "status", "-w", "json"]
-            process.environment = ["ETCDCTL_API": "3", "PATH": "/usr/bin:/bin"]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { continue }
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard let list = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]],
+            // Spawned and reaped by the harness, awaited: never Foundation's Process, never a blocked thread.
+            guard let run = try? await ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/etcdctl"),
+                ["--endpoints", member.clientURL, "--command-timeout", "2s", "endpoint", "status", "-w", "json"],
+                environment: ["ETCDCTL_API": "3", "PATH": "/usr/bin:/bin"], deadline: .seconds(10)),
+                run.termination?.status == 0
+            else { continue }
+            guard let list = try? JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [[String: Any]],
                   let status = list.first?["Status"] as? [String: Any],
                   let header = status["header"] as? [String: Any],
                   let own = header["member_id"] as? NSNumber, let leader = status["leader"] as? NSNumber
