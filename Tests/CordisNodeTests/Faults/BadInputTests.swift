@@ -13,7 +13,7 @@ import Glibc
 /// clock to its peer p), and after each the node still runs, p still calls n's clock, and n's fibers are
 /// as they were. Raw bytes go on fresh Unix-socket connections (before any handshake); frames after
 /// the handshake go on a link established as a node or a console.
-@Suite("Faults: bad input against a live node", .serialized)
+@Suite("Faults: bad input against a live node", .serialized, .faultTurns)
 struct BadInputTests {
     /// A connected blocking Unix socket, or -1.
     static func connectUnix(_ path: String) -> Int32 {

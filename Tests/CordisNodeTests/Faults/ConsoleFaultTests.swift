@@ -8,7 +8,7 @@ import Testing
 /// Consoles that misbehave: one killed in the middle of a command (the change is applied whole or not
 /// at all, and the node serves everyone else), one that follows events and never reads (the node keeps
 /// serving, and what it holds for that console is bounded).
-@Suite("Faults: consoles that die or never read")
+@Suite("Faults: consoles that die or never read", .faultTurns)
 struct ConsoleFaultTests {
     static var consoleExecutable: URL { NodeProcess.productsDirectory.appendingPathComponent("cordis-console") }
 

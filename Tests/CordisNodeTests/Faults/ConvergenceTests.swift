@@ -10,7 +10,7 @@ import Testing
 ///
 /// `CORDIS_CONVERGENCE_SEEDS=N` runs seeds 1…N (3 by default); `CORDIS_CONVERGENCE_SEED=S` replays one.
 /// A failure names its seed.
-@Suite("Convergence: random commands on three nodes settle like the final configuration alone")
+@Suite("Convergence: random commands on three nodes settle like the final configuration alone", .faultTurns)
 struct ConvergenceTests {
     static let nodes = ["a", "b", "c"]
     static let group = "g"

@@ -8,7 +8,7 @@ import Testing
 /// Two links of the same two lives, as when both nodes dial each other at once: whichever link each
 /// side keeps, each side ends up with a proxy of every service the other provides. (What a node
 /// announced on a link the other side then closed as the duplicate must be announced again.)
-@Suite("Faults: two nodes dialling each other at once")
+@Suite("Faults: two nodes dialling each other at once", .faultTurns)
 @CordisActor
 struct DuplicateLinkAnnouncementTests {
     @Test("After a second link between the same lives, and either one closed, both sides hold the other's proxies")

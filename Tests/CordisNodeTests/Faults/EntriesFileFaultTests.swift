@@ -11,7 +11,7 @@ import Glibc
 /// The entries file under faults: a node killed (SIGKILL) while it saves leaves a file that parses and
 /// holds the old or the new tree; a corrupted file stops the node with a clear error and stays as it
 /// was; a full disk rejects the change and leaves fibers and file as they were.
-@Suite("Faults: the entries file")
+@Suite("Faults: the entries file", .faultTurns)
 struct EntriesFileFaultTests {
     static let entries = #"[{"id": "clock", "plugin": "clock"}, {"id": "counter", "plugin": "counter"}, {"id": "greeter", "plugin": "greeter"}]"#
 

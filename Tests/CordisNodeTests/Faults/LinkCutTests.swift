@@ -5,7 +5,7 @@ import Testing
 /// A link cut by a relay the test controls (every byte between a and b passes through it: each node
 /// advertises the relay's address, not its own), while a withdrawal is in progress: the withdrawal ends
 /// in cordis's order or at its deadline, no proxy is left behind, and the nodes link again afterwards.
-@Suite("Faults: a link cut during a withdrawal")
+@Suite("Faults: a link cut during a withdrawal", .faultTurns)
 struct LinkCutTests {
     @Test("The link is cut just after the withdraw reaches the consumer: the withdrawal still ends, no proxy stays, the nodes relink")
     func cutDuringWithdrawal() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// time and accepted back after SIGCONT; a node restarted twenty times in a row leaves nothing behind
 /// on the others. After each, every node's status is what the entries files imply: one fiber per
 /// entry, one proxy per remote provider, nothing duplicate or stale.
-@Suite("Faults: a node stopped, a node restarted many times")
+@Suite("Faults: a node stopped, a node restarted many times", .faultTurns)
 struct NodeStopAndRestartTests {
     static let providerEntries = #"[{"id": "clock", "plugin": "clock"}, {"id": "counter", "plugin": "counter"}]"#
     static let consumerEntries = #"[{"id": "greeter", "plugin": "greeter"}, {"id": "badge", "plugin": "badge"}]"#

@@ -9,7 +9,7 @@ import Testing
 /// How "twice" and "lost" are seen: the counter answers each `add 1` with its new value, so the values
 /// of one life are distinct, and after the restart (which starts the counter at 1,000,000, to tell the
 /// lives apart) the successful calls' values are exactly 1,000,001 … the counter's final value.
-@Suite("Faults: a provider killed under continuous calls")
+@Suite("Faults: a provider killed under continuous calls", .faultTurns)
 struct ProviderKillTests {
     static let secondLife = 1_000_000
     static let clearCodes: Set<String> = ["withdrawn", "rejected"]
