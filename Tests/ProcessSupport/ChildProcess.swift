@@ -137,7 +137,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Runs `executable` with `arguments` to its end with its stdout and stderr together, killing it past
-    /// `deadline` (then the status is nil).
+    /// `deadline` (then the termination is nil; the deadline also bounds the wait for the output's end).
     public static func run(
         _ executable: URL, _ arguments: [String], directory: URL? = nil, environment: [String: String]? = nil,
         deadline: Duration = .seconds(90)
@@ -162,10 +162,12 @@ public final class ChildProcess: Sendable {
             guard !Task.isCancelled else { return }
             expired.withLock { $0 = true }
             child.signal(SIGKILL)
+            // A grandchild may still hold the output pipe: stop waiting for its end of file too.
+            drained.open()
         }
         let termination = await child.exit()
-        killer.cancel()
         await drained.wait()
+        killer.cancel()
         let text = String(decoding: output.withLock { $0 }, as: UTF8.self)
         return (expired.withLock { $0 } ? nil : termination, text)
     }
