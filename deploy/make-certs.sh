@@ -45,7 +45,10 @@ case $kind in
         ;;
     node | operator)
         check_name "$name"
-        [ -f "$ca.key" ] && [ -f "$ca.pem" ] || { echo "error: no CA at $ca.key and $ca.pem (run: $0 $dir ca)" >&2; exit 66; }
+        if [ ! -f "$ca.key" ] || [ ! -f "$ca.pem" ]; then
+            echo "error: no CA at $ca.key and $ca.pem (run: $0 $dir ca)" >&2
+            exit 66
+        fi
         base="$dir/$kind-$name"
         if [ "$kind" = node ]; then usage_ext="serverAuth,clientAuth"; else usage_ext="clientAuth"; fi
         ext=$(mktemp)
