@@ -5,7 +5,47 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 let json = arguments.contains("--json")
 let commands = arguments.filter { !$0.hasPrefix("--") }
-let usage = "usage: cordis-bench all [--quick] [--json] [--rounds N] [--only GROUP,...] | core [--quick] [--json] | loader [--json] | wire [--iterations N] [--json] | codec [--json] | cluster [--iterations N] [--json] | node [--quick] [--json]"
+let usage = """
+    usage: cordis-bench all [--quick] [--json] [--rounds N] [--only GROUP,...] [--iterations N]
+           cordis-bench core [--quick] [--json] | loader [--json] | codec [--json]
+           cordis-bench wire [--iterations N] [--json] | cluster [--iterations N] [--json] | node [--quick] [--json]
+           cordis-bench scale [--nodes N,N,...] [--json] | soak [--minutes M] [--rate N] [--json]
+    """
+
+/// The flags of the commands whose arguments are read here (`all` and `wire` read their own), and which of
+/// them take a number: anything else is a usage error, so a mistyped flag never runs a long benchmark
+/// with its defaults.
+let flagsOfCommand: [String: Set<String>] = [
+    "core": ["--quick", "--json"], "loader": ["--json"], "codec": ["--json"],
+    "cluster": ["--iterations", "--json"], "node": ["--quick", "--json"],
+    "scale": ["--nodes", "--json"], "soak": ["--minutes", "--rate", "--json"],
+]
+let numericFlags: Set<String> = ["--iterations", "--nodes", "--minutes", "--rate"]
+
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(usage)
+    exit(0)
+}
+if let command = arguments.first, let flags = flagsOfCommand[command] {
+    var index = 1
+    while index < arguments.count {
+        let flag = arguments[index]
+        guard flags.contains(flag) else {
+            FileHandle.standardError.write(Data("cordis-bench \(command): unknown argument \(flag)\n\(usage)\n".utf8))
+            exit(64)
+        }
+        if numericFlags.contains(flag) {
+            let value = index + 1 < arguments.count ? arguments[index + 1] : ""
+            let numbers = value.split(separator: ",", omittingEmptySubsequences: false)
+            guard !numbers.isEmpty, numbers.allSatisfy({ Double($0) != nil }) else {
+                FileHandle.standardError.write(Data("cordis-bench \(command): \(flag) needs a number, not '\(value)'\n".utf8))
+                exit(64)
+            }
+            index += 1
+        }
+        index += 1
+    }
+}
 
 /// Prints a report as aligned text or JSON.
 func report(_ name: String, _ rows: [[String: Double]], ratios: [String: Double]) {
@@ -60,12 +100,18 @@ case "cluster":
 case "node":
     let figures = try await NodeStartBenchmark.run(quick: arguments.contains("--quick"))
     report("node", figures.rows, ratios: figures.ratios)
-case "scale": let figures = try await ScaleBenchmark.run(sizes: arguments.firstIndex(of: "--nodes").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1].split(separator: ",").compactMap { Int($0) }.filter { (2...256).contains($0) } : nil } ?? [4, 16, 64]); report("scale", figures.rows, ratios: figures.ratios)
+case "scale":
+    let sizes = arguments.firstIndex(of: "--nodes").flatMap { index in
+        arguments[index + 1].split(separator: ",").compactMap { Int($0) }.filter { (2...256).contains($0) }
+    } ?? [4, 16, 64]
+    let figures = try await ScaleBenchmark.run(sizes: sizes)
+    report("scale", figures.rows, ratios: figures.ratios)
 case "codec":
     report("codec", [runWireCodecBenchmark()], ratios: [:])
 case "wire":
     exit(await WireLatencyBench.main(arguments: Array(arguments.drop { $0 != "wire" }.dropFirst())))
-case "soak": exit(await SoakBenchmark.main(arguments: arguments, json: json))
+case "soak":
+    exit(await SoakBenchmark.main(arguments: arguments, json: json))
 case "wire-echo-server":
     exit(await WireLatencyBench.echoServerMain(arguments: Array(arguments.drop { $0 != "wire-echo-server" }.dropFirst())))
 default:
