@@ -7,4 +7,15 @@ source scripts/packages.sh
 # Everything the tests use: python3 (the conformance client), etcd (etcd mode), openssl (certificates and
 # signed trees), systemd (socket activation), tmux and graphviz (the console's terminal and graph tests).
 ensure_packages libssl-dev libsystemd-dev pkg-config python3 etcd-server etcd-client openssl systemd tmux graphviz
-swift test -Xswiftc -warnings-as-errors "$@"
+if (($# > 0)); then
+  swift test -Xswiftc -warnings-as-errors "$@"
+  exit
+fi
+swift build -Xswiftc -warnings-as-errors --build-tests
+# Two runs of the one test binary. First the in-process suites (runtime, JSON, macros, wire and transport),
+# whose honest wall-clock deadlines (a 5 s handshake, an accept) were missed when hundreds of tests and the
+# dozens of real nodes the cluster suites start all began at once on two cores; then every suite that starts
+# real processes (node, console, discovery, spec).
+in_process='^(CordisTests|CordisJSONTests|CordisMacrosTests|CordisWireTests)\.'
+swift test --skip-build --filter "$in_process"
+swift test --skip-build --skip "$in_process"
