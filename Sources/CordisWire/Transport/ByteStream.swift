@@ -79,6 +79,7 @@ package final class ByteStream: Sendable {
     package func write(_ bytes: [UInt8]) throws(TransportError) {
         let failure = state.withLock { state -> TransportError? in
             guard !state.closed, state.fd >= 0 else { return TransportError(.closed, "the stream is closed") }
+            if let failure = state.failure { return failure }
             var start = 0
             if state.outbound.isEmpty {
                 let written = bytes.withUnsafeBytes { ccordis_send(state.fd, $0.baseAddress, $0.count) }
@@ -192,14 +193,31 @@ package final class ByteStream: Sendable {
 
 extension ByteStream: LoopHandler {
     func handle(events: UInt32, scratch: UnsafeMutableRawBufferPointer) {
-        // Pending writes first.
+        // Pending writes first. A socket that refuses them has failed: the stream ends with that
+        // failure and drops what waited, so the loop stops watching for a writability that never comes.
+        var wake: (CheckedContinuation<[UInt8]?, any Error>, Result<[UInt8]?, any Error>)?
         state.withLock { state in
             guard state.fd >= 0, !state.outbound.isEmpty else { return }
             let written = state.outbound.withUnsafeBytes { ccordis_send(state.fd, $0.baseAddress, $0.count) }
+            let number = written < 0 ? errno : 0
             if written > 0 { state.outbound.removeFirst(written) }
+            if written < 0 && number != EAGAIN && number != EWOULDBLOCK && number != EINTR {
+                state.outbound.removeAll()
+                state.ended = true
+                if state.failure == nil {
+                    state.failure = TransportError(.connectionReset, "the stream failed while writing", errno: number)
+                }
+                if let waiter = deliver(&state), let failure = state.failure {
+                    wake = (waiter, state.inbound.isEmpty ? .failure(failure) : .success(state.inbound))
+                    state.inbound.removeAll()
+                }
+            }
             updateInterest(&state)
         }
-        var wake: (CheckedContinuation<[UInt8]?, any Error>, Result<[UInt8]?, any Error>)?
+        if let (waiter, result) = wake {
+            wake = nil
+            waiter.resume(with: result)
+        }
         for _ in 0..<4 {
             let fd = state.withLock { $0.paused || $0.ended || $0.closed ? -1 : $0.fd }
             guard fd >= 0 else { break }
