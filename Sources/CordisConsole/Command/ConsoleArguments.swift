@@ -29,6 +29,8 @@ public struct ConsoleArguments: Sendable, Hashable {
           config NODE:ENTRY JSON
           add NODE [--parent ENTRY] --id ID --plugin NAME [--config JSON] [--isolate SERVICE[=LABEL]]... [--disabled]
           remove NODE:ENTRY
+          move NODE:ENTRY [--parent ENTRY]
+                                      into the group ENTRY (without --parent: to the top level)
           call SERVICE METHOD [JSON-ARGS] [--realm LABEL]
           forget NODE                 drop a decommissioned member from the cluster's view
           sign --key FILE --node NODE [--version N] [--expires DURATION] TREE.json   print a signed tree
@@ -149,6 +151,14 @@ public struct ConsoleArguments: Sendable, Hashable {
         case "remove":
             try expect(1, "NODE:ENTRY")
             command = .remove(try EntryReference(parsing: rest[0]))
+        case "move":
+            try expect(1, "NODE:ENTRY [--parent ENTRY]")
+            allowed.insert("--parent")
+            let parent = try single("--parent")
+            if let parent, !Self.isName(parent) {
+                throw ConsoleError(.usage, "--parent \"\(parent)\" is not an entry id (1-64 characters of A-Z a-z 0-9 . _ -)")
+            }
+            command = .move(try EntryReference(parsing: rest[0]), parent: parent)
         case "forget":
             try expect(1, "NODE")
             guard let member = try Self.nodeName(rest[0]) else { throw ConsoleError(.usage, "forget takes NODE") }

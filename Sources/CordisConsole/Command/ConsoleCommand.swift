@@ -20,6 +20,8 @@ public enum ConsoleCommand: Sendable, Hashable {
     case add(node: String, parent: String?, entry: JSONObject)
     /// `remove NODE:ENTRY`.
     case remove(EntryReference)
+    /// `move NODE:ENTRY [--parent ENTRY]`: into the group `parent`, or to the top level when nil.
+    case move(EntryReference, parent: String?)
     /// `call SERVICE METHOD [JSON-ARGS] [--realm LABEL]`.
     case call(service: String, method: String, args: JSONObject, realm: String?)
     /// `forget NODE`.

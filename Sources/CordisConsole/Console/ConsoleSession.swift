@@ -162,6 +162,11 @@ final class ConsoleSession: Sendable {
             if let parent { args["parent"] = .string(parent) }
             let result = try await request("add", node: node, args: args)
             return printEntry(result, node: node, output: output, style: style)
+        case .move(let reference, let parent):
+            var args: JSONObject = ["entry": .string(reference.entry)]
+            if let parent { args["parent"] = .string(parent) }
+            let result = try await request("move", node: reference.node, args: args)
+            return printEntry(result, node: reference.node, output: output, style: style)
         case .remove(let reference):
             let result = try await request("remove", node: reference.node, args: ["entry": .string(reference.entry)])
             if json {

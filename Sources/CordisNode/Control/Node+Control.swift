@@ -90,6 +90,12 @@ extension Node {
             try await loader.remove(id: id)
             audit(session, requester, describe(request), entry: id)
             return .object(["entry": .string(id), "removed": .bool(true)])
+        case "move":
+            let id = try args.requiredString("entry")
+            let parent = try args.optionalString("parent")
+            try await loader.move(id: id, toParent: parent)
+            audit(session, requester, describe(request), entry: id)
+            return entryResult(id)
         case "call":
             return try await callFromConsole(args)
         case "apply":
@@ -140,5 +146,14 @@ extension JSONObject {
             throw ControlError("bad-request", "missing string argument \"\(key)\"")
         }
         return value
+    }
+
+    /// The string argument `key`, or nil when it is absent or null.
+    func optionalString(_ key: String) throws -> String? {
+        guard let value = self[key], value != .null else { return nil }
+        guard let text = value.stringValue else {
+            throw ControlError("bad-request", "argument \"\(key)\" must be a string or null")
+        }
+        return text
     }
 }

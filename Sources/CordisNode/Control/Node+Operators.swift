@@ -74,7 +74,7 @@ extension Node {
     }
 
     /// The commands that change the entries without a signature.
-    static let unsignedChanges: Set<String> = ["enable", "disable", "config", "add", "remove"]
+    static let unsignedChanges: Set<String> = ["enable", "disable", "config", "add", "remove", "move"]
 
     /// A change as the audit log words it.
     func describe(_ request: ControlRequest) -> String {
@@ -85,6 +85,9 @@ extension Node {
         case "config": return "change the config of entry \(entry)"
         case "add": return "add entry \(entry)"
         case "remove": return "remove entry \(entry)"
+        case "move":
+            if let parent = request.args["parent"]?.stringValue { return "move entry \(entry) into group \(parent)" }
+            return "move entry \(entry) to the top level"
         case "forget": return "forget member \(request.args["member"]?.stringValue ?? "?")"
         case "apply": return "apply a signed tree"
         default: return request.command

@@ -26,7 +26,7 @@ public enum OperatorRole: String, Sendable, Hashable, Comparable, CaseIterable, 
     public static func required(for command: String) -> OperatorRole? {
         switch command {
         case "status", "members", "catalog", "subscribe", "unsubscribe": return .viewer
-        case "enable", "disable", "config", "add", "remove", "call": return .operator
+        case "enable", "disable", "config", "add", "remove", "move", "call": return .operator
         case "forget", "apply": return .admin
         default: return nil
         }

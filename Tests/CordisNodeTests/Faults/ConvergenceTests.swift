@@ -6,7 +6,8 @@ import Testing
 /// Order independence across processes: a seeded random sequence of enable, disable, config, add,
 /// remove and move commands, sent to three nodes at once (in some seeds with a node killed and
 /// restarted half way), leaves every entries file as the commands say and the cluster in the same
-/// fiber states as a fresh cluster started from the final files alone.
+/// fiber states, proxies and bindings (which provider each consumer injects, where the final files
+/// decide it alone) as a fresh cluster started from the final files alone.
 ///
 /// `CORDIS_CONVERGENCE_SEEDS=N` runs seeds 1…N (3 by default); `CORDIS_CONVERGENCE_SEED=S` replays one.
 /// A failure names its seed.
@@ -100,7 +101,7 @@ struct ConvergenceTests {
     }
 
     /// Picks a valid command for `model` (ids unique cluster-wide: `node`-`counter`), applies it to the
-    /// model, and returns the console commands that carry it out (a move is a remove and an add).
+    /// model, and returns the console commands that carry it out.
     static func step(_ model: inout Model, node: String, counter: inout Int, using generator: inout SeededGenerator) -> [Command] {
         let providers = ["clock", "counter"]
         let choice = Int.random(in: 0..<100, using: &generator)
@@ -140,9 +141,9 @@ struct ConvergenceTests {
         var item = model.items.remove(at: index)
         item.parent = item.parent == nil ? group : nil
         model.items.append(item)
-        var args: JSONObject = ["entry": item.json]
+        var args: JSONObject = ["entry": .string(id)]
         if let parent = item.parent { args["parent"] = .string(parent) }
-        return [Command(command: "remove", args: ["entry": .string(id)]), Command(command: "add", args: args)]
+        return [Command(command: "move", args: args)]
     }
 
     /// What node `node`'s status should show for the cluster's running entries: entry -> state, and
@@ -153,6 +154,39 @@ struct ConvergenceTests {
         return ClusterReconciliation.expected(for: node, entries: flat)
     }
 
+    /// The provider (node, and the entry when it is on the consumer's node) each running consumer of
+    /// `node` must inject, where the final configuration decides it alone: a provider on the consumer's
+    /// own node always wins; else the only node that provides the service. (With two remote providers
+    /// a consumer stays with the one it has until it leaves: that depends on the order of events.)
+    static func expectedBindings(for node: String, running: [String: [Item]]) -> [String: String] {
+        var bindings: [String: String] = [:]
+        for consumer in running[node] ?? [] {
+            guard let service = ClusterReconciliation.injects[consumer.plugin] else { continue }
+            let provides = { (item: Item) in ClusterReconciliation.provides[item.plugin] == service }
+            if let local = running[node]?.first(where: provides) {
+                bindings[consumer.id] = "\(service)@\(node)/\(local.id)"
+                continue
+            }
+            let remote = running.filter { $0.key != node && $0.value.contains(where: provides) }.map(\.key)
+            if remote.count == 1 { bindings[consumer.id] = "\(service)@\(remote[0])/-" }
+        }
+        return bindings
+    }
+
+    /// What each consumer of the status injects, in the terms of `expectedBindings`, for the entries
+    /// `ids` only.
+    static func observedBindings(_ status: JSONObject, ids: Set<String>) -> [String: String] {
+        var bindings: [String: String] = [:]
+        for fiber in (status["fibers"]?.arrayValue ?? []).compactMap(\.objectValue) {
+            guard let entry = fiber["entry"]?.stringValue, ids.contains(entry) else { continue }
+            for (service, provider) in fiber["injects"]?.objectValue ?? [:] {
+                let node = provider["node"]?.stringValue ?? "?"
+                bindings[entry] = "\(service)@\(node)/\(provider["entry"]?.stringValue ?? "-")"
+            }
+        }
+        return bindings
+    }
+
     /// Waits until each member shows what the models imply.
     static func awaitState(
         _ members: [ClusterMember], consoles: [ControlClient], models: [String: Model], seed: UInt64, what: String
@@ -160,10 +194,16 @@ struct ConvergenceTests {
         var running: [String: [Item]] = [:]
         for (name, model) in models { running[name] = model.running }
         var all = true
+        var compared = 0
+        defer { print("convergence: seed \(seed), \(what): \(compared) bindings decided by the final files compared") }
         for (member, console) in zip(members, consoles) {
             let want = expected(for: member.name, running: running)
-            let reached = try await console.awaitStatus("seed \(seed), \(what) \(member.name): \(want)", timeout: .seconds(20)) {
-                observed($0) == want
+            let bindings = expectedBindings(for: member.name, running: running)
+            compared += bindings.count
+            let reached = try await console.awaitStatus(
+                "seed \(seed), \(what) \(member.name): \(want), bindings \(bindings.sorted { $0.key < $1.key })", timeout: .seconds(20)
+            ) {
+                observed($0) == want && observedBindings($0, ids: Set(bindings.keys)) == bindings
             }
             all = all && reached
         }
@@ -265,7 +305,7 @@ struct ConvergenceTests {
         return converged
     }
 
-    @Test("Random commands on three nodes at once, a node killed in some seeds: the files and fiber states equal the final configuration's")
+    @Test("Random commands on three nodes at once, a node killed in some seeds: the files, fiber states, proxies and bindings equal the final configuration's")
     func randomCommandsConverge() async throws {
         let environment = ProcessInfo.processInfo.environment
         let seeds: [UInt64]

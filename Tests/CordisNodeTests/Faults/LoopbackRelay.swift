@@ -63,11 +63,12 @@ final class LoopbackRelay: Sendable {
 
     /// Stops the relay and closes everything.
     func stop() {
-        let pairs = state.withLock { state -> [(Int32, Int32)] in
+        let (pairs, held) = state.withLock { state -> ([(Int32, Int32)], [Int32]) in
             state.stopped = true
-            defer { state.pairs.removeAll() }
-            return state.pairs
+            defer { state.pairs.removeAll(); state.held.removeAll() }
+            return (state.pairs, state.held)
         }
+        for fd in held { close(fd) }
         for listener in state.withLock({ $0.listeners }) { shutdown(listener, Int32(SHUT_RDWR)) }
         for (a, b) in pairs {
             shutdown(a, Int32(SHUT_RDWR))
