@@ -47,24 +47,31 @@ public struct AppliedVersion: Sendable {
         let bytes = Array((JSONValue.object(object).jsonString(.compact) + "\n").utf8)
         let folder = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
         let temporary = path + ".tmp.\(getpid())"
-        func failure(_ what: String) -> SignedTreeError {
-            let reason = strerror(errno).map { String(cString: $0) } ?? "errno \(errno)"
+        func failure(_ what: String, _ code: Int32) -> SignedTreeError {
+            let reason = strerror(code).map { String(cString: $0) } ?? "errno \(code)"
             unlink(temporary)
             return SignedTreeError(.freshness, "cannot record the applied version in \(path): \(what): \(reason)")
         }
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw failure("open") }
+        // A file or link left at the temporary name (a crash, or planted) is removed, never followed.
+        unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw failure("open", errno) }
         let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        guard written == bytes.count, fsync(descriptor) == 0 else {
+        let writeError = written < 0 ? errno : EIO
+        guard written == bytes.count else {
             close(descriptor)
-            throw failure("write")
+            throw failure("write", writeError)
         }
-        close(descriptor)
-        guard rename(temporary, path) == 0 else { throw failure("rename") }
+        guard fsync(descriptor) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw failure("fsync", code)
+        }
+        guard close(descriptor) == 0 else { throw failure("close", errno) }
+        guard rename(temporary, path) == 0 else { throw failure("rename", errno) }
         let directory = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directory >= 0 {
-            fsync(directory)
-            close(directory)
-        }
+        guard directory >= 0 else { throw failure("open the folder", errno) }
+        defer { close(directory) }
+        guard fsync(directory) == 0 else { throw failure("fsync the folder", errno) }
     }
 }
