@@ -6,8 +6,9 @@ import Foundation
 /// `apply`: a signed plugin tree, checked rule by rule (shape, size, signature by a trusted key, node
 /// name, validity window, freshness, then the entries through the Loader's own validation) and
 /// reconciled in one change. Its version is recorded durably beside the entries file before the tree
-/// is reconciled: a tree whose version cannot be recorded is refused, and one the Loader then refuses
-/// has used its version up (a newer signature is needed), so no older tree can ever follow it.
+/// is reconciled, so an applied tree is never left with an older version on record (a crash, a full
+/// disk): a tree whose version cannot be recorded is refused, and the record is put back when the
+/// Loader refuses the tree.
 extension Node {
     /// Applies the signed tree in `request.args["envelope"]`.
     ///
@@ -36,13 +37,24 @@ extension Node {
             } catch {
                 throw SignedTreeError(.content, "\(error)")
             }
+            let previous = try applied.contents()
             try applied.write(payload.version, keyID: envelope.keyID, at: Int64(Date().timeIntervalSince1970))
-            control.highestSignedVersion = max(control.highestSignedVersion, payload.version)
             do {
                 try await loader.replace(with: tree)
-            } catch let error as LoaderError where error.code != .saveFailed && error.code != .notRunning {
-                throw SignedTreeError(.content, error.message)
+            } catch {
+                // Nothing changed: the record is put back (if that fails the version stays used up,
+                // which is safe).
+                do {
+                    try applied.restore(previous)
+                } catch let failure {
+                    logger.warn("signed tree version \(payload.version) stays recorded though not applied: \(failure)")
+                }
+                if let error = error as? LoaderError, error.code != .saveFailed, error.code != .notRunning {
+                    throw SignedTreeError(.content, error.message)
+                }
+                throw error
             }
+            control.highestSignedVersion = max(control.highestSignedVersion, payload.version)
             let change = "apply signed tree version \(payload.version) (key \(envelope.keyID), \(tree.allEntries.count) entries)"
             let result: JSONObject = [
                 "node": .string(name), "version": .integer(payload.version), "keyId": .string(envelope.keyID),

@@ -37,6 +37,17 @@ public struct AppliedVersion: Sendable {
         return version
     }
 
+    /// The file's bytes as they are, nil when there is none (to put back with `restore`).
+    ///
+    /// - Throws: `SignedTreeError` `.freshness` when it cannot be read.
+    public func contents() throws(SignedTreeError) -> [UInt8]? {
+        do {
+            return try RegularFile.read(path, maxSize: 4096)?.bytes
+        } catch {
+            throw SignedTreeError(.freshness, "cannot read the last applied version: \(error)")
+        }
+    }
+
     /// Records `version` (signed by `keyID`) as the last applied.
     ///
     /// - Throws: `SignedTreeError` `.freshness` when it cannot be written durably.
@@ -44,13 +55,44 @@ public struct AppliedVersion: Sendable {
         let object: JSONObject = [
             "version": .integer(version), "keyId": .string(keyID), "appliedAt": .string(RFC3339.format(seconds)),
         ]
-        let bytes = Array((JSONValue.object(object).jsonString(.compact) + "\n").utf8)
-        let folder = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
+        try store(Array((JSONValue.object(object).jsonString(.compact) + "\n").utf8))
+    }
+
+    /// Puts back what `contents()` returned (removes the file when that was nil), durably.
+    ///
+    /// - Throws: `SignedTreeError` `.freshness` when it cannot.
+    public func restore(_ previous: [UInt8]?) throws(SignedTreeError) {
+        if let previous { return try store(previous) }
+        guard unlink(path) == 0 || errno == ENOENT else { throw Self.failure("remove", path, errno) }
+        try syncFolder()
+    }
+
+    private static func failure(_ what: String, _ path: String, _ code: Int32) -> SignedTreeError {
+        let reason = strerror(code).map { String(cString: $0) } ?? "errno \(code)"
+        return SignedTreeError(.freshness, "cannot record the applied version in \(path): \(what): \(reason)")
+    }
+
+    /// The folder holding the file.
+    private var folder: String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let folder = String(path[..<slash])
+        return folder.isEmpty ? "/" : folder
+    }
+
+    private func syncFolder() throws(SignedTreeError) {
+        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { throw Self.failure("open the folder", path, errno) }
+        defer { close(directory) }
+        guard fsync(directory) == 0 else { throw Self.failure("fsync the folder", path, errno) }
+    }
+
+    /// Writes `bytes` as the file: a temporary file (created afresh, never followed), fsync, rename,
+    /// fsync of the folder.
+    private func store(_ bytes: [UInt8]) throws(SignedTreeError) {
         let temporary = path + ".tmp.\(getpid())"
         func failure(_ what: String, _ code: Int32) -> SignedTreeError {
-            let reason = strerror(code).map { String(cString: $0) } ?? "errno \(code)"
             unlink(temporary)
-            return SignedTreeError(.freshness, "cannot record the applied version in \(path): \(what): \(reason)")
+            return Self.failure(what, path, code)
         }
         // A file or link left at the temporary name (a crash, or planted) is removed, never followed.
         unlink(temporary)
@@ -69,9 +111,6 @@ public struct AppliedVersion: Sendable {
         }
         guard close(descriptor) == 0 else { throw failure("close", errno) }
         guard rename(temporary, path) == 0 else { throw failure("rename", errno) }
-        let directory = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { throw failure("open the folder", errno) }
-        defer { close(directory) }
-        guard fsync(directory) == 0 else { throw failure("fsync the folder", errno) }
+        try syncFolder()
     }
 }
