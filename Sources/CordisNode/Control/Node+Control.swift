@@ -39,7 +39,7 @@ extension Node {
 
     private func run(_ request: ControlRequest, by session: PeerSession) async throws -> JSONValue {
         // Checked here by this node's operators file, and again by the member a request is relayed to.
-        let requester = requester(of: request, from: session)
+        let requester = await namedRequester(of: request, from: session)
         try authorize(request, by: requester, from: session)
         if let target = request.node, target != name {
             var relayed = request

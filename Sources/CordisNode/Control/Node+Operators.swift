@@ -50,18 +50,35 @@ extension Node {
         return credentials.uid == geteuid() || credentials.uid == 0
     }
 
-    /// The operator behind a request: the console's own identity, or the one a member relayed. Nil for
-    /// a member's own request (a status question, an event subscription), which members may always make.
+    /// The operator behind a request: the console's own identity (from numbers and the operators
+    /// file's resolved names only), or the one a member relayed. Nil for a member's own request (a
+    /// status question, an event subscription), which members may always make.
     func requester(of request: ControlRequest, from session: PeerSession) -> OperatorIdentity? {
         if session.role == .console {
             if let known = control.operatorOfSession[session.id] { return known }
-            let identity = OperatorIdentity(
+            return OperatorIdentity(
                 credentials: session.link.connection.credentials, provedSecret: session.link.handshake.isAuthenticated,
                 accounts: control.operators.file?.accounts ?? AccountNames())
+        }
+        return request.operator.map(OperatorIdentity.init)
+    }
+
+    /// `requester(of:from:)`, with a Unix console's user and group names looked up once per link, on
+    /// a thread of the system's (never on the event loop or this actor, which a slow directory service
+    /// would stall).
+    func namedRequester(of request: ControlRequest, from session: PeerSession) async -> OperatorIdentity? {
+        let identity = requester(of: request, from: session)
+        guard session.role == .console, control.operatorOfSession[session.id] == nil, let identity else { return identity }
+        guard let credentials = session.link.connection.credentials else {
             control.operatorOfSession[session.id] = identity
             return identity
         }
-        return request.operator.map(OperatorIdentity.init)
+        let named = await withCheckedContinuation { (continuation: CheckedContinuation<OperatorIdentity, Never>) in
+            DispatchQueue.global().async { continuation.resume(returning: identity.addingAccountNames(of: credentials)) }
+        }
+        // Kept only while the link is: its end clears the cache.
+        if consoles[session.id] != nil { control.operatorOfSession[session.id] = named }
+        return named
     }
 
     /// Checks that `requester` may run `request` here, by this node's operators file and
