@@ -1,4 +1,6 @@
+import CordisControl
 import CordisJSON
+import CordisWire
 import CordisProcessTesting
 import Foundation
 import Testing
@@ -92,5 +94,32 @@ struct OperatorAuditTests {
         #expect(events.code == 0, "\(events.err)")
         #expect(!events.out.contains("secret-clock"), "\(events.out)")
         #expect(events.out.contains("\"clock\""), "\(events.out)")
+    }
+
+    @Test("a cluster-wide events --follow passes on a member's events only when that member admits the operator")
+    func followedEventsAreCheckedByEachMember() async throws {
+        let cluster = try Cluster()
+        defer { Task { await cluster.stop() } }
+        let entries = #"{"version":1,"entries":[{"id":"secret-clock","plugin":"clock"}]}"#
+        try await cluster.start("a", entries: Self.entries, extra: try OperatorRoleTests.operators(cluster, "a", [Self.uid: "operator"]))
+        let b = try await cluster.start(
+            "b", entries: entries, peers: ["a"], extra: try OperatorRoleTests.operators(cluster, "b", [Self.uid: "viewer"]))
+        let c = try await cluster.start(
+            "c", entries: entries, peers: ["a"], extra: try OperatorRoleTests.operators(cluster, "c", ["uid:4000000000": "admin"]))
+        #expect(await b.waitForLine(containing: "linked to a"))
+        #expect(await c.waitForLine(containing: "linked to a"))
+        let follower = try await ControlClient.connect(to: try Address(parsing: cluster.address("a")))
+        _ = try await follower.request("subscribe", args: ["follow": true, "history": false, "cluster": true])
+        // A change refused on c (which does not admit this operator), then one refused on b (which
+        // does, as a viewer): only b's reaches the follower.
+        let onC = try await cluster.console("a", ["disable", "c:secret-clock"])
+        #expect(onC.err.contains("not listed in the operators file of c"), "\(onC.err)")
+        #expect(await c.waitForLine(containing: "refused: "))
+        let onB = try await cluster.console("a", ["disable", "b:secret-clock"])
+        #expect(onB.err.contains("you are viewer"), "\(onB.err)")
+        var events = follower.events.makeAsyncIterator()
+        let first = await events.next()
+        #expect(first?.node == "b" && first?.kind == "change", "\(String(describing: first))")
+        await follower.close()
     }
 }
