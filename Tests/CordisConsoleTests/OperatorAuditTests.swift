@@ -76,6 +76,8 @@ struct OperatorAuditTests {
         let address = try #require(line.split(separator: " ").last.map(String.init))
         let refused = try await runConsole(["--node", address, "--timeout", "5", "--secret-file", secret, "disable", "a:clock"])
         #expect(refused.err == "error: disable needs the operator role; you are viewer\n", "\(refused.err)")
+        // The secret is a node credential too: a role below admin for cluster is warned about.
+        #expect(await a.waitForLine(containing: "whoever holds the cluster secret may also join as a member"))
     }
 
     @Test("a change the Loader refuses is logged with its operator and published as a refused change")

@@ -9,6 +9,7 @@ extension Node {
     /// Starts recording this node's changes (called once from `start()`).
     func startEventStream() throws {
         control.operators.replace(with: configuration.security.operators)
+        warnAboutClusterRole(in: configuration.security.operators)
         control.trustedKeys = configuration.security.trustedKeys
         let status = try context.on(.status) { [weak self] change in
             self?.fiberEvent(change)

@@ -187,6 +187,18 @@ extension Node {
         let file = try OperatorsFile.load(path: path)
         control.operators.replace(with: file)
         logger.info("reloaded the operators file \(path) (\(file.roles.count) identities)")
+        warnAboutClusterRole(in: file)
+    }
+
+    /// Warns when `file` gives `cluster` a role below admin on a node with a secret and a TCP listener:
+    /// whoever holds the secret may also join as a member, and a member is trusted with every
+    /// operator's identity.
+    func warnAboutClusterRole(in file: OperatorsFile?) {
+        let tcp = listeningAddresses.contains { if case .tcp = $0 { return true } else { return false } }
+        guard configuration.secrets != nil, tcp, let role = file?.roles["cluster"], role < .admin else { return }
+        logger.warn(
+            "the operators file gives cluster the \(role) role, but whoever holds the cluster secret may also join as "
+                + "a member, which is trusted like an admin: the secret is a node credential, keep it as one")
     }
 }
 
