@@ -102,18 +102,4 @@ struct OperatorRoleTests {
         #expect(a.text.contains("must be \"viewer\", \"operator\" or \"admin\""))
         #expect(try await cluster.console("a", ["enable", "a:clock"]).code == 0)
     }
-
-    @Test("a console that proves the cluster secret is the identity cluster")
-    func secretConsoleIsCluster() async throws {
-        let cluster = try Cluster()
-        defer { Task { await cluster.stop() } }
-        try cluster.folder.write("secret", String(repeating: "s", count: 40))
-        let secret = cluster.folder.path("secret")
-        chmod(secret, 0o600)
-        try await cluster.start(
-            "a", entries: Self.entries,
-            extra: ["--secret-file", secret] + (try Self.operators(cluster, "a", ["cluster": "viewer"])))
-        let refused = try await cluster.console("a", ["--secret-file", secret, "disable", "a:clock"])
-        #expect(refused.err == "error: disable needs the operator role; you are viewer\n")
-    }
 }

@@ -21,6 +21,15 @@ final class ControlState {
         var cluster: Bool
         /// Only events of this member.
         var on: String?
+        /// The operator it follows for (nil: a member's own subscription); other members' events reach
+        /// it only through a subscription to them for that operator, which they check.
+        var `operator`: OperatorIdentity?
+    }
+
+    /// A subscription to a member's events, on behalf of the cluster-wide subscribers of one operator.
+    struct Upstream: Hashable {
+        var member: String
+        var `operator`: OperatorIdentity?
     }
 
     /// How many recent local events a node keeps for `events` without `--follow`.
@@ -36,8 +45,13 @@ final class ControlState {
     var relays: [Int: Relay] = [:]
     var nextRelayID = 0
     var subscribers: [Subscriber] = []
-    /// Members this node has subscribed to on behalf of cluster-wide subscribers, by name.
-    var upstream: [String: Int] = [:]
+    /// The subscriptions to members this node holds for cluster-wide subscribers (one per member and
+    /// operator), with the id of each.
+    var followed: [Upstream: Int] = [:]
+    /// The members followed (one subscription id of each).
+    var upstream: [String: Int] {
+        Dictionary(followed.map { ($0.key.member, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
     var history: [ControlEvent] = []
     /// The last status object seen of each member (by name).
     var lastStatus: [String: JSONValue] = [:]
@@ -50,6 +64,9 @@ final class ControlState {
     var operatorOfSession: [Int: OperatorIdentity] = [:]
     /// The keys whose signed trees this node applies (re-read on SIGHUP).
     var trustedKeys: TrustedKeys?
+    /// The highest signed-tree version this node recorded while running (kept with the record file's
+    /// own, whichever is higher).
+    var highestSignedVersion: Int64 = 0
     /// Whether a signed tree is being applied (one at a time, so two cannot pass the freshness check together).
     var applyingSignedTree = false
 

@@ -38,9 +38,8 @@ extension Node {
     }
 
     private func run(_ request: ControlRequest, by session: PeerSession) async throws -> JSONValue {
-        let args = request.args
         // Checked here by this node's operators file, and again by the member a request is relayed to.
-        let requester = requester(of: request, from: session)
+        let requester = await namedRequester(of: request, from: session)
         try authorize(request, by: requester, from: session)
         if let target = request.node, target != name {
             var relayed = request
@@ -48,9 +47,44 @@ extension Node {
             let result = try await ask(target, relayed, timeout: relayTimeout(for: request))
             return request.command == "status" ? StatusPaging.join(result) : result
         }
+        return try await auditingRefusal(of: request, by: requester, from: session) {
+            try await self.execute(request, by: requester, from: session)
+        }
+    }
+
+    /// The changes audited when they fail here (an applied one is audited by its handler; `apply`
+    /// audits both outcomes itself).
+    static let changesAuditedOnRefusal: Set<String> = ["enable", "disable", "config", "add", "remove", "forget"]
+
+    /// Runs `body`; when it throws for a change in `changesAuditedOnRefusal` (the Loader refused it,
+    /// say), the refusal is audited with the operator before the error goes back.
+    private func auditingRefusal(
+        of request: ControlRequest, by requester: OperatorIdentity?, from session: PeerSession,
+        _ body: () async throws -> JSONValue
+    ) async throws -> JSONValue {
+        do {
+            return try await body()
+        } catch {
+            if Self.changesAuditedOnRefusal.contains(request.command) {
+                let reason: String
+                switch error {
+                case let error as LoaderError: reason = error.message
+                case let error as ControlError: reason = error.message
+                default: reason = "\(error)"
+                }
+                let entry = request.args["entry"]?.stringValue ?? request.args["entry"]?["id"]?.stringValue
+                audit(session, requester, describe(request), entry: entry, refused: reason)
+            }
+            throw error
+        }
+    }
+
+    /// Runs a request authorised here, on this node.
+    private func execute(_ request: ControlRequest, by requester: OperatorIdentity?, from session: PeerSession) async throws -> JSONValue {
+        let args = request.args
         switch request.command {
         case "status":
-            return try await status(request)
+            return try await status(request, by: requester)
         case "members":
             return try membersList()
         case "forget":
@@ -58,7 +92,7 @@ extension Node {
             audit(session, requester, describe(request), entry: nil)
             return result
         case "subscribe":
-            return try await subscribe(request, by: session)
+            return try await subscribe(request, by: session, for: requester)
         case "unsubscribe":
             return unsubscribe(request, by: session)
         case "catalog":

@@ -9,6 +9,7 @@ extension Node {
     /// Starts recording this node's changes (called once from `start()`).
     func startEventStream() throws {
         control.operators.replace(with: configuration.security.operators)
+        warnAboutClusterRole(in: configuration.security.operators)
         control.trustedKeys = configuration.security.trustedKeys
         let status = try context.on(.status) { [weak self] change in
             self?.fiberEvent(change)
@@ -39,8 +40,10 @@ extension Node {
         deliver(event, local: true)
     }
 
-    private func deliver(_ event: ControlEvent, local: Bool) {
-        for subscriber in control.subscribers where local || subscriber.cluster {
+    /// Pushes `event` to the subscribers that want it: a local one to all, another member's (that
+    /// `upstream` subscription brought) to the cluster-wide subscribers of that subscription's operator.
+    private func deliver(_ event: ControlEvent, local: Bool, upstream: ControlState.Upstream? = nil) {
+        for subscriber in control.subscribers where local || (subscriber.cluster && subscriber.operator == upstream?.operator) {
             if let on = subscriber.on, on != event.node { continue }
             var copy = event
             copy.id = subscriber.id
@@ -50,21 +53,25 @@ extension Node {
 
     /// An event from a member this node subscribed to: forwarded to cluster-wide subscribers.
     func forwardEvent(_ event: ControlEvent, from session: PeerSession) {
-        guard session.identity.role == .node, control.upstream[session.identity.name] == event.id else { return }
-        deliver(event, local: false)
+        guard session.identity.role == .node,
+              let upstream = control.followed.first(where: { $0.key.member == session.identity.name && $0.value == event.id })
+        else { return }
+        deliver(event, local: false, upstream: upstream.key)
     }
 
     /// `subscribe`: returns the recent events (`history`, default true), then, with `follow: true`,
     /// pushes each new one. `cluster: true` (the default for consoles) includes every member's events;
-    /// `on` keeps one member's.
+    /// `on` keeps one member's. Other members are asked for `requester`, and each checks it by its own
+    /// operators file (a member that refuses it contributes nothing).
     ///
     /// - Throws: `ControlError` `rejected` past `ControlState.maximumFollows` follow-subscriptions of
-    ///   one session.
-    func subscribe(_ request: ControlRequest, by session: PeerSession) async throws -> JSONValue {
+    ///   one console (a member, following for each operator of its consoles, may hold more).
+    func subscribe(_ request: ControlRequest, by session: PeerSession, for requester: OperatorIdentity?) async throws -> JSONValue {
         let args = request.args
         if args["follow"]?.boolValue == true {
             let held = control.subscribers.filter { $0.session === session }.count
-            guard held < ControlState.maximumFollows else {
+            let limit = session.role == .node ? ControlState.maximumFollows * 16 : ControlState.maximumFollows
+            guard held < limit else {
                 throw ControlError("rejected", "\(session.identity.name) already follows \(held) event streams on \(name)")
             }
         }
@@ -77,7 +84,8 @@ extension Node {
                 let timeout = relayTimeout(for: request)
                 let members = sessions.keys.filter { on == nil || $0 == on }.sorted()
                 for member in members {
-                    let question = ControlRequest(id: 0, command: "subscribe", args: ["follow": false, "cluster": false])
+                    var question = ControlRequest(id: 0, command: "subscribe", args: ["follow": false, "cluster": false])
+                    question.operator = requester?.relayed
                     guard let answer = try? await ask(member, question, timeout: timeout) else { continue }
                     // A member's malformed record is left out, as a missing answer is.
                     events += (answer["events"]?.arrayValue ?? []).compactMap { record in
@@ -88,9 +96,10 @@ extension Node {
             }
         }
         if args["follow"]?.boolValue == true {
-            control.subscribers.append(ControlState.Subscriber(session: session, id: request.id, cluster: cluster, on: on))
+            control.subscribers.append(
+                ControlState.Subscriber(session: session, id: request.id, cluster: cluster, on: on, operator: requester))
             if cluster {
-                for member in sessions.values { subscribeUpstream(member) }
+                for member in sessions.values { subscribeUpstream(member, for: requester) }
             }
         }
         return .object(["events": try JSONValueEncoder().encode(events.map(EventRecord.init))])
@@ -104,15 +113,16 @@ extension Node {
         return .object(["unsubscribed": .bool(true)])
     }
 
-    /// Ends the subscriptions to other members once no cluster-wide subscriber is left.
+    /// Ends each subscription to another member once no cluster-wide subscriber of its operator is left.
     func endUnusedUpstream() {
-        guard !control.subscribers.contains(where: \.cluster), !control.upstream.isEmpty else { return }
-        for (member, id) in control.upstream {
+        guard !control.followed.isEmpty else { return }
+        let following = Set(control.subscribers.filter(\.cluster).map(\.operator))
+        for (upstream, id) in control.followed where !following.contains(upstream.operator) {
+            control.followed[upstream] = nil
             control.nextRelayID += 1
-            sessions[member]?.send(.request(ControlRequest(
+            sessions[upstream.member]?.send(.request(ControlRequest(
                 id: control.nextRelayID, command: "unsubscribe", args: ["id": .integer(id)])))
         }
-        control.upstream.removeAll()
     }
 
     /// A member linked: when a console follows the whole cluster, follow that member too; a forgotten
@@ -121,16 +131,20 @@ extension Node {
         guard session.identity.role == .node else { return }
         control.forgottenNames.remove(session.identity.name)
         for address in session.identity.addresses { control.forgottenAddresses.remove(address) }
-        if control.subscribers.contains(where: \.cluster) { subscribeUpstream(session) }
+        for requester in Set(control.subscribers.filter(\.cluster).map(\.operator)) {
+            subscribeUpstream(session, for: requester)
+        }
     }
 
-    private func subscribeUpstream(_ session: PeerSession) {
-        let member = session.identity.name
-        guard control.upstream[member] == nil else { return }
+    /// Follows `session`'s member for the cluster-wide subscribers of `requester`, once.
+    private func subscribeUpstream(_ session: PeerSession, for requester: OperatorIdentity?) {
+        let upstream = ControlState.Upstream(member: session.identity.name, operator: requester)
+        guard control.followed[upstream] == nil else { return }
         control.nextRelayID += 1
         let id = control.nextRelayID
-        control.upstream[member] = id
-        session.send(.request(ControlRequest(
-            id: id, command: "subscribe", args: ["follow": true, "history": false, "cluster": false])))
+        control.followed[upstream] = id
+        var request = ControlRequest(id: id, command: "subscribe", args: ["follow": true, "history": false, "cluster": false])
+        request.operator = requester?.relayed
+        session.send(.request(request))
     }
 }

@@ -8,10 +8,11 @@ extension Node {
     /// The operators file in force (replaced on SIGHUP by `reloadOperators()`).
     public var operatorTable: OperatorTable { control.operators }
 
-    /// Wraps `configuration` so that, when an operators file is in force, a console it does not list
-    /// is refused at the handshake (it learns only that it is not admitted). `connection` gives the
-    /// peer's Unix credentials.
-    func admittingConsoles(_ configuration: HandshakeConfiguration, on connection: Connection) -> HandshakeConfiguration {
+    /// Wraps `configuration` so that a peer on a Unix socket that is neither this node's user nor root
+    /// is refused the node role (see `mayHoldNodeRole`), and, when an operators file is in force, a
+    /// console it does not list is refused; either learns only that it is not admitted.
+    /// `connection` gives the peer's Unix credentials.
+    func admittingPeers(_ configuration: HandshakeConfiguration, on connection: Connection) -> HandshakeConfiguration {
         var wrapped = configuration
         let earlier = configuration.admit
         let table = control.operators
@@ -19,9 +20,18 @@ extension Node {
         let provesSecret = configuration.secrets != nil
         let logger = self.throttle
         wrapped.admit = { peer in
+            if peer.role == .node, let credentials, !Self.mayHoldNodeRole(credentials) {
+                logger.log(
+                    .warn, kind: "nodeRoleRefused",
+                    "refused the node role to uid \(credentials.uid) (\(peer.name), \(connection.origin)): on a Unix "
+                        + "socket only this node's user and root are members; others connect as consoles",
+                    fields: [("CORDIS_PEER", peer.name)])
+                return Rejection(code: WireError.Code.notAdmitted.rawValue, reason: "this peer is not admitted here")
+            }
             if let refusal = earlier?(peer) { return refusal }
             guard peer.role == .console, table.file != nil else { return nil }
-            let identity = OperatorIdentity(credentials: credentials, provedSecret: provesSecret)
+            let identity = OperatorIdentity(
+                credentials: credentials, provedSecret: provesSecret, accounts: table.file?.accounts ?? AccountNames())
             guard table.role(of: identity) == nil else { return nil }
             logger.log(
                 .warn, kind: "operatorRefused",
@@ -32,17 +42,43 @@ extension Node {
         return wrapped
     }
 
-    /// The operator behind a request: the console's own identity, or the one a member relayed. Nil for
-    /// a member's own request (a status question, an event subscription), which members may always make.
+    /// Whether a Unix-socket peer with `credentials` may hold the node role: only this node's own
+    /// (effective) user and root. Everyone else a socket admits (its group, `--allow-uid`) is a console.
+    /// On TCP (no credentials) the handshake decides: the cluster secret, or `--insecure`.
+    nonisolated static func mayHoldNodeRole(_ credentials: PeerCredentials?) -> Bool {
+        guard let credentials else { return true }
+        return credentials.uid == geteuid() || credentials.uid == 0
+    }
+
+    /// The operator behind a request: the console's own identity (from numbers and the operators
+    /// file's resolved names only), or the one a member relayed. Nil for a member's own request (a
+    /// status question, an event subscription), which members may always make.
     func requester(of request: ControlRequest, from session: PeerSession) -> OperatorIdentity? {
         if session.role == .console {
             if let known = control.operatorOfSession[session.id] { return known }
-            let identity = OperatorIdentity(
-                credentials: session.link.connection.credentials, provedSecret: session.link.handshake.isAuthenticated)
+            return OperatorIdentity(
+                credentials: session.link.connection.credentials, provedSecret: session.link.handshake.isAuthenticated,
+                accounts: control.operators.file?.accounts ?? AccountNames())
+        }
+        return request.operator.map(OperatorIdentity.init)
+    }
+
+    /// `requester(of:from:)`, with a Unix console's user and group names looked up once per link, on
+    /// a thread of the system's (never on the event loop or this actor, which a slow directory service
+    /// would stall).
+    func namedRequester(of request: ControlRequest, from session: PeerSession) async -> OperatorIdentity? {
+        let identity = requester(of: request, from: session)
+        guard session.role == .console, control.operatorOfSession[session.id] == nil, let identity else { return identity }
+        guard let credentials = session.link.connection.credentials else {
             control.operatorOfSession[session.id] = identity
             return identity
         }
-        return request.operator.map(OperatorIdentity.init)
+        let named = await withCheckedContinuation { (continuation: CheckedContinuation<OperatorIdentity, Never>) in
+            DispatchQueue.global().async { continuation.resume(returning: identity.addingAccountNames(of: credentials)) }
+        }
+        // Kept only while the link is: its end clears the cache.
+        if consoles[session.id] != nil { control.operatorOfSession[session.id] = named }
+        return named
     }
 
     /// Checks that `requester` may run `request` here, by this node's operators file and
@@ -54,6 +90,13 @@ extension Node {
         guard let needed = OperatorRole.required(for: command) else { return }
         let isChange = needed > .viewer && command != "call"
         let runsHere = request.node == nil || request.node == name
+        // A member runs changes only for the operator it relays them for; its own requests only read.
+        if requester == nil, session.role == .node, needed > .viewer {
+            let message = "the request of member \(session.identity.name) carries no operator: \(name) runs "
+                + "\(OperatorRole.spoken(command)) only for an operator"
+            if isChange { audit(session, nil, describe(request), entry: request.args["entry"]?.stringValue, refused: message) }
+            throw ControlError("forbidden", message)
+        }
         if let requester {
             guard let role = control.operators.role(of: requester) else {
                 let message = "\(requester.name) is not listed in the operators file of \(name)"
@@ -147,6 +190,18 @@ extension Node {
         let file = try OperatorsFile.load(path: path)
         control.operators.replace(with: file)
         logger.info("reloaded the operators file \(path) (\(file.roles.count) identities)")
+        warnAboutClusterRole(in: file)
+    }
+
+    /// Warns when `file` gives `cluster` a role below admin on a node with a secret and a TCP listener:
+    /// whoever holds the secret may also join as a member, and a member is trusted with every
+    /// operator's identity.
+    func warnAboutClusterRole(in file: OperatorsFile?) {
+        let tcp = listeningAddresses.contains { if case .tcp = $0 { return true } else { return false } }
+        guard configuration.secrets != nil, tcp, let role = file?.roles["cluster"], role < .admin else { return }
+        logger.warn(
+            "the operators file gives cluster the \(role) role, but whoever holds the cluster secret may also join as "
+                + "a member, which is trusted like an admin: the secret is a node credential, keep it as one")
     }
 }
 

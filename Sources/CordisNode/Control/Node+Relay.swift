@@ -73,7 +73,7 @@ extension Node {
             for (id, relay) in control.relays where relay.member == member {
                 failRelay(id, ControlError("unreachable", "the link to \(member) was lost"))
             }
-            if control.upstream[member] != nil { control.upstream[member] = nil }
+            control.followed = control.followed.filter { $0.key.member != member }
         }
         control.subscribers.removeAll { $0.session === session }
         control.inFlight[session.id] = nil
@@ -82,15 +82,17 @@ extension Node {
     }
 
     /// `status`: this node's snapshot, or with `cluster: true` every member's, unreachable ones with
-    /// `reachable: false` and the last snapshot seen.
-    func status(_ request: ControlRequest) async throws -> JSONValue {
+    /// `reachable: false` and the last snapshot seen. Each member is asked for `requester` and checks
+    /// it by its own operators file: a member that refuses it shows only as refused, nothing of it.
+    func status(_ request: ControlRequest, by requester: OperatorIdentity?) async throws -> JSONValue {
         let own = try statusSnapshot()
         control.lastStatus[name] = own
         guard request.args["cluster"]?.boolValue == true else { return .object(["nodes": .array([own])]) }
         let members = Set(memberAddresses.keys).union(sessions.keys).subtracting(control.forgottenNames)
             .subtracting([name]).sorted()
         let timeout = relayTimeout(for: request)
-        let question = ControlRequest(id: 0, command: "status")
+        var question = ControlRequest(id: 0, command: "status")
+        question.operator = requester?.relayed
         let questions = members.map { member in
             (member, Task { @CordisActor [weak self] () -> Result<JSONValue, ControlError> in
                 guard let self else { return .failure(ControlError("unreachable", "node stopped")) }
@@ -116,6 +118,8 @@ extension Node {
                     continue
                 }
                 nodes.append(try unreachableStatus(member, reason: "\(member) sent no status"))
+            case .failure(let error) where error.code == "forbidden":
+                nodes.append(try refusedStatus(member, reason: error.message))
             case .failure(let error):
                 nodes.append(try unreachableStatus(member, reason: error.message))
             case nil:
@@ -133,6 +137,15 @@ extension Node {
             name: member, addresses: memberAddresses[member] ?? [], incarnation: memberIncarnations[member],
             version: nil, reachable: false, entries: [], fibers: [])
         status.reachable = false
+        status.unreachable = reason
+        return try JSONValueEncoder().encode(status)
+    }
+
+    /// A member that refused the operator: its name and nothing it would not show that operator
+    /// (not the last snapshot another operator saw), marked unreachable with its reason.
+    func refusedStatus(_ member: String, reason: String) throws -> JSONValue {
+        var status = NodeStatus(
+            name: member, addresses: [], incarnation: nil, version: nil, reachable: false, entries: [], fibers: [])
         status.unreachable = reason
         return try JSONValueEncoder().encode(status)
     }

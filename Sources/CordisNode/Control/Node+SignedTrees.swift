@@ -5,7 +5,10 @@ import Foundation
 
 /// `apply`: a signed plugin tree, checked rule by rule (shape, size, signature by a trusted key, node
 /// name, validity window, freshness, then the entries through the Loader's own validation) and
-/// reconciled in one change; its version is then recorded beside the entries file.
+/// reconciled in one change. Its version is recorded durably beside the entries file before the tree
+/// is reconciled, so an applied tree is never left with an older version on record (a crash, a full
+/// disk): a tree whose version cannot be recorded is refused, and the record is put back when the
+/// Loader refuses the tree.
 extension Node {
     /// Applies the signed tree in `request.args["envelope"]`.
     ///
@@ -23,30 +26,40 @@ extension Node {
                 throw SignedTreeError(.signature, "\(name) trusts no signing key (start it with --trusted-keys FILE)")
             }
             let envelope = try SignedTree(json: request.args["envelope"] ?? .null)
+            // The highest version recorded, in this run or before it: a record file put back from
+            // an older copy does not reopen a replay while the node runs.
+            let last = max(try applied.read(), control.highestSignedVersion)
             let payload = try envelope.verify(
-                trusted: trusted, node: name, now: Date().timeIntervalSince1970, lastVersion: try applied.read())
+                trusted: trusted, node: name, now: Date().timeIntervalSince1970, lastVersion: last)
             let tree: EntryTree
             do {
                 tree = try EntryTree(json: .object(["version": 1, "entries": .array(payload.entries)]))
             } catch {
                 throw SignedTreeError(.content, "\(error)")
             }
+            let previous = try applied.contents()
+            try applied.write(payload.version, keyID: envelope.keyID, at: Int64(Date().timeIntervalSince1970))
             do {
                 try await loader.replace(with: tree)
-            } catch let error as LoaderError where error.code != .saveFailed && error.code != .notRunning {
-                throw SignedTreeError(.content, error.message)
+            } catch {
+                // Nothing changed: the record is put back (if that fails the version stays used up,
+                // which is safe).
+                do {
+                    try applied.restore(previous)
+                } catch let failure {
+                    logger.warn("signed tree version \(payload.version) stays recorded though not applied: \(failure)")
+                }
+                if let error = error as? LoaderError, error.code != .saveFailed, error.code != .notRunning {
+                    throw SignedTreeError(.content, error.message)
+                }
+                throw error
             }
+            control.highestSignedVersion = max(control.highestSignedVersion, payload.version)
             let change = "apply signed tree version \(payload.version) (key \(envelope.keyID), \(tree.allEntries.count) entries)"
-            var result: JSONObject = [
+            let result: JSONObject = [
                 "node": .string(name), "version": .integer(payload.version), "keyId": .string(envelope.keyID),
                 "entries": .integer(tree.allEntries.count),
             ]
-            do {
-                try applied.write(payload.version, keyID: envelope.keyID, at: Int64(Date().timeIntervalSince1970))
-            } catch {
-                logger.error("\(change) applied, but its version was not recorded: \(error)")
-                result["warning"] = .string(error.description)
-            }
             audit(session, requester, change, entry: nil)
             return .object(result)
         } catch let error as SignedTreeError {

@@ -307,7 +307,7 @@ public final class Node {
             }
             nextHandshake += 1
             let id = nextHandshake
-            let configuration = admittingConsoles(handshakeConfiguration(), on: connection)
+            let configuration = admittingPeers(handshakeConfiguration(), on: connection)
             let options = linkOptions
             handshakes[id] = Task { [weak self] in
                 do {
@@ -363,6 +363,15 @@ public final class Node {
     @discardableResult
     func adopt(_ link: Link) -> PeerSession? {
         let peer = link.peer
+        // A node dialled on a Unix socket is held to the rule its own listener applies to peers.
+        if peer.role == .node, !Self.mayHoldNodeRole(link.connection.credentials) {
+            throttle.log(
+                .warn, kind: "nodeRoleRefused",
+                "refused the link to \(peer.name): its Unix socket is served by uid \(link.peerUID ?? 0), neither this "
+                    + "node's user nor root", fields: [("CORDIS_PEER", peer.name)])
+            link.close(reason: "this peer is not admitted here")
+            return nil
+        }
         nextSessionID += 1
         let session = PeerSession(id: nextSessionID, link: link, node: self)
         if peer.role == .console {

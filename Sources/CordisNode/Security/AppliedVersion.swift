@@ -37,6 +37,17 @@ public struct AppliedVersion: Sendable {
         return version
     }
 
+    /// The file's bytes as they are, nil when there is none (to put back with `restore`).
+    ///
+    /// - Throws: `SignedTreeError` `.freshness` when it cannot be read.
+    public func contents() throws(SignedTreeError) -> [UInt8]? {
+        do {
+            return try RegularFile.read(path, maxSize: 4096)?.bytes
+        } catch {
+            throw SignedTreeError(.freshness, "cannot read the last applied version: \(error)")
+        }
+    }
+
     /// Records `version` (signed by `keyID`) as the last applied.
     ///
     /// - Throws: `SignedTreeError` `.freshness` when it cannot be written durably.
@@ -44,27 +55,62 @@ public struct AppliedVersion: Sendable {
         let object: JSONObject = [
             "version": .integer(version), "keyId": .string(keyID), "appliedAt": .string(RFC3339.format(seconds)),
         ]
-        let bytes = Array((JSONValue.object(object).jsonString(.compact) + "\n").utf8)
-        let folder = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
+        try store(Array((JSONValue.object(object).jsonString(.compact) + "\n").utf8))
+    }
+
+    /// Puts back what `contents()` returned (removes the file when that was nil), durably.
+    ///
+    /// - Throws: `SignedTreeError` `.freshness` when it cannot.
+    public func restore(_ previous: [UInt8]?) throws(SignedTreeError) {
+        if let previous { return try store(previous) }
+        guard unlink(path) == 0 || errno == ENOENT else { throw Self.failure("remove", path, errno) }
+        try syncFolder()
+    }
+
+    private static func failure(_ what: String, _ path: String, _ code: Int32) -> SignedTreeError {
+        let reason = strerror(code).map { String(cString: $0) } ?? "errno \(code)"
+        return SignedTreeError(.freshness, "cannot record the applied version in \(path): \(what): \(reason)")
+    }
+
+    /// The folder holding the file.
+    private var folder: String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let folder = String(path[..<slash])
+        return folder.isEmpty ? "/" : folder
+    }
+
+    private func syncFolder() throws(SignedTreeError) {
+        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { throw Self.failure("open the folder", path, errno) }
+        defer { close(directory) }
+        guard fsync(directory) == 0 else { throw Self.failure("fsync the folder", path, errno) }
+    }
+
+    /// Writes `bytes` as the file: a temporary file (created afresh, never followed), fsync, rename,
+    /// fsync of the folder.
+    private func store(_ bytes: [UInt8]) throws(SignedTreeError) {
         let temporary = path + ".tmp.\(getpid())"
-        func failure(_ what: String) -> SignedTreeError {
-            let reason = strerror(errno).map { String(cString: $0) } ?? "errno \(errno)"
+        func failure(_ what: String, _ code: Int32) -> SignedTreeError {
             unlink(temporary)
-            return SignedTreeError(.freshness, "cannot record the applied version in \(path): \(what): \(reason)")
+            return Self.failure(what, path, code)
         }
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw failure("open") }
+        // A file or link left at the temporary name (a crash, or planted) is removed, never followed.
+        unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw failure("open", errno) }
         let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        guard written == bytes.count, fsync(descriptor) == 0 else {
+        let writeError = written < 0 ? errno : EIO
+        guard written == bytes.count else {
             close(descriptor)
-            throw failure("write")
+            throw failure("write", writeError)
         }
-        close(descriptor)
-        guard rename(temporary, path) == 0 else { throw failure("rename") }
-        let directory = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directory >= 0 {
-            fsync(directory)
-            close(directory)
+        guard fsync(descriptor) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw failure("fsync", code)
         }
+        guard close(descriptor) == 0 else { throw failure("close", errno) }
+        guard rename(temporary, path) == 0 else { throw failure("rename", errno) }
+        try syncFolder()
     }
 }

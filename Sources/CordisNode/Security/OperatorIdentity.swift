@@ -8,8 +8,10 @@ import Glibc
 /// identity an operators file may list it under.
 ///
 /// - On a Unix socket: the peer's user (`uid:N`, and `user:NAME` when the name is known) and its
-///   groups (`group:NAME`, primary and supplementary), from the kernel's peer credentials; and
-///   `cluster` too when it proved the cluster secret.
+///   groups (`gid:N`, and `group:NAME`: primary and supplementary), from the kernel's peer
+///   credentials, only (names as the operators file resolved them when it was read):
+///   proving the cluster secret there too does not add `cluster` (the user is known, and an
+///   operators file must not lift it to the secret's role).
 /// - On TCP with the cluster secret: `cluster`.
 /// - On TCP under `--insecure`: no identity at all (an operators file cannot admit it).
 /// - Under TLS (later): the operator name of its certificate.
@@ -27,8 +29,13 @@ public struct OperatorIdentity: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The identity of a console link from its Unix peer credentials (nil on TCP), whether it proved
-    /// the cluster secret, and its certificate's operator name (nil without TLS).
-    public init(credentials: PeerCredentials?, provedSecret: Bool, certificateName: String? = nil) {
+    /// the cluster secret, and its certificate's operator name (nil without TLS). A Unix peer is
+    /// `uid:N` and `gid:N` for its groups, plus the `user:` and `group:` names `accounts` (the
+    /// operators file's, resolved when it was read) gives those ids: nothing is looked up here.
+    public init(
+        credentials: PeerCredentials?, provedSecret: Bool, certificateName: String? = nil,
+        accounts: AccountNames = AccountNames()
+    ) {
         var identities: [String] = []
         var name: String?
         if let certificateName {
@@ -37,15 +44,16 @@ public struct OperatorIdentity: Sendable, Hashable, CustomStringConvertible {
         }
         if let credentials {
             identities.append("uid:\(credentials.uid)")
-            let user = Self.userName(credentials.uid)
-            if let user { identities.append("user:\(user)") }
-            name = name ?? user ?? "uid:\(credentials.uid)"
+            let users = accounts.userNames(of: credentials.uid)
+            identities += users.map { "user:\($0)" }
+            name = name ?? users.first ?? "uid:\(credentials.uid)"
             var seen: Set<UInt32> = []
             for gid in [credentials.gid] + credentials.groups where seen.insert(gid).inserted {
-                if let group = Self.groupName(gid) { identities.append("group:\(group)") }
+                identities.append("gid:\(gid)")
+                identities += accounts.groupNames(of: gid).map { "group:\($0)" }
             }
         }
-        if provedSecret {
+        if provedSecret, credentials == nil {
             identities.append("cluster")
             name = name ?? "cluster"
         }

@@ -14,10 +14,13 @@ public struct OperatorsFile: Sendable, Hashable {
 
     /// The role of each identity.
     public var roles: [String: OperatorRole]
+    /// The ids its user and group names had when it was read (`load` resolves them).
+    public var accounts: AccountNames
 
-    /// A table of roles.
-    public init(roles: [String: OperatorRole]) {
+    /// A table of roles, with `accounts` as the ids of its names.
+    public init(roles: [String: OperatorRole], accounts: AccountNames = AccountNames()) {
         self.roles = roles
+        self.accounts = accounts
     }
 
     /// Parses a file's bytes.
@@ -47,9 +50,10 @@ public struct OperatorsFile: Sendable, Hashable {
             roles[identity] = role
         }
         self.roles = roles
+        self.accounts = AccountNames()
     }
 
-    /// Reads and parses the file at `path`.
+    /// Reads and parses the file at `path`, and resolves its user and group names to ids.
     ///
     /// - Throws: `OperatorsFileError` when it cannot be read or is not a valid operators file.
     public static func load(path: String) throws(OperatorsFileError) -> OperatorsFile {
@@ -64,17 +68,28 @@ public struct OperatorsFile: Sendable, Hashable {
         } catch {
             throw OperatorsFileError(path: path, "\(error)")
         }
+        var file: OperatorsFile
         do {
-            return try OperatorsFile(parsing: bytes)
+            file = try OperatorsFile(parsing: bytes)
         } catch {
             throw OperatorsFileError(path: path, error.problem)
         }
+        file.accounts = AccountNames(resolving: file.roles.keys)
+        return file
     }
 
     /// The role of an operator known by `identities`: the highest of the roles listed for them, or nil
-    /// when none is listed.
+    /// when none is listed. `uid:N` and `gid:N` also match the `user:` and `group:` names resolved to N.
     public func role(of identities: [String]) -> OperatorRole? {
-        identities.compactMap { roles[$0] }.max()
+        var matched = identities.compactMap { roles[$0] }
+        for identity in identities {
+            if identity.hasPrefix("uid:"), let uid = UInt32(identity.dropFirst(4)) {
+                matched += accounts.userNames(of: uid).compactMap { roles["user:\($0)"] }
+            } else if identity.hasPrefix("gid:"), let gid = UInt32(identity.dropFirst(4)) {
+                matched += accounts.groupNames(of: gid).compactMap { roles["group:\($0)"] }
+            }
+        }
+        return matched.max()
     }
 
     /// Whether `text` is an identity an operators file may list.
