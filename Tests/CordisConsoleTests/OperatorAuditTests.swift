@@ -96,6 +96,40 @@ struct OperatorAuditTests {
         #expect(change["detail"]?["operator"]?.stringValue?.isEmpty == false)
     }
 
+    @Test("a command the node does not know is refused as unknown, for any role, and changes nothing")
+    func unknownCommandsAreRefused() async throws {
+        let cluster = try Cluster()
+        defer { Task { await cluster.stop() } }
+        try await cluster.start(
+            "a", entries: Self.entries, extra: try OperatorRoleTests.operators(cluster, "a", [Self.uid: "viewer"]))
+        let before = try Data(contentsOf: URL(fileURLWithPath: cluster.entries("a")))
+        let client = try await ControlClient.connect(to: Address(parsing: cluster.address("a")), name: "unknown-test")
+        for command in ["frobnicate", "Disable", "enable ", ""] {
+            do {
+                _ = try await client.request(command, args: ["entry": "clock"])
+                Issue.record("\(command) was served")
+            } catch let failure as ControlFailure {
+                #expect(failure.code == "unknown-command", "\(command): \(failure)")
+            }
+        }
+        await client.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cluster.entries("a"))) == before)
+    }
+
+    @Test("a move the Loader refuses is audited like the other changes")
+    func refusedMoveIsAudited() async throws {
+        let cluster = try Cluster()
+        defer { Task { await cluster.stop() } }
+        let a = try await cluster.start("a", entries: Self.entries)
+        let refused = try await cluster.console("a", ["move", "a:nope"])
+        #expect(refused.code == 1)
+        #expect(await a.waitForLine(containing: "move entry nope to the top level"), "\(a.text)")
+        let events = try await cluster.console("a", ["events", "--json"])
+        let change = try #require(Self.changes(events.out).first, "\(events.out)")
+        #expect(change["detail"]?["outcome"] == "refused")
+        #expect(change["detail"]?["change"] == "move entry nope to the top level")
+    }
+
     @Test("a cluster-wide status or events shows a member only to an operator that member admits")
     func fanOutIsCheckedByEachMember() async throws {
         let cluster = try Cluster()

@@ -39,33 +39,33 @@ extension Node {
 
     private func run(_ request: ControlRequest, by session: PeerSession) async throws -> JSONValue {
         // Checked here by this node's operators file, and again by the member a request is relayed to.
+        guard let command = ControlCommand(rawValue: request.command) else {
+            throw ControlError("unknown-command", "unknown command \"\(request.command)\"")
+        }
         let requester = await namedRequester(of: request, from: session)
-        try authorize(request, by: requester, from: session)
+        try authorize(request, command, by: requester, from: session)
         if let target = request.node, target != name {
             var relayed = request
             relayed.operator = requester?.relayed
             let result = try await ask(target, relayed, timeout: relayTimeout(for: request))
             return request.command == "status" ? StatusPaging.join(result) : result
         }
-        return try await auditingRefusal(of: request, by: requester, from: session) {
-            try await self.execute(request, by: requester, from: session)
+        return try await auditingRefusal(of: request, command, by: requester, from: session) {
+            try await self.execute(request, command, by: requester, from: session)
         }
     }
 
-    /// The changes audited when they fail here (an applied one is audited by its handler; `apply`
-    /// audits both outcomes itself).
-    static let changesAuditedOnRefusal: Set<String> = ["enable", "disable", "config", "add", "remove", "forget"]
-
-    /// Runs `body`; when it throws for a change in `changesAuditedOnRefusal` (the Loader refused it,
-    /// say), the refusal is audited with the operator before the error goes back.
+    /// Runs `body`; when it throws for a change audited on refusal (the Loader refused it, say), the
+    /// refusal is audited with the operator before the error goes back. An applied change is audited
+    /// by its handler.
     private func auditingRefusal(
-        of request: ControlRequest, by requester: OperatorIdentity?, from session: PeerSession,
-        _ body: () async throws -> JSONValue
+        of request: ControlRequest, _ command: ControlCommand, by requester: OperatorIdentity?,
+        from session: PeerSession, _ body: () async throws -> JSONValue
     ) async throws -> JSONValue {
         do {
             return try await body()
         } catch {
-            if Self.changesAuditedOnRefusal.contains(request.command) {
+            if command.isAuditedOnRefusal {
                 let reason: String
                 switch error {
                 case let error as LoaderError: reason = error.message
@@ -80,22 +80,24 @@ extension Node {
     }
 
     /// Runs a request authorised here, on this node.
-    private func execute(_ request: ControlRequest, by requester: OperatorIdentity?, from session: PeerSession) async throws -> JSONValue {
+    private func execute(
+        _ request: ControlRequest, _ command: ControlCommand, by requester: OperatorIdentity?, from session: PeerSession
+    ) async throws -> JSONValue {
         let args = request.args
-        switch request.command {
-        case "status":
+        switch command {
+        case .status:
             return try await status(request, by: requester)
-        case "members":
+        case .members:
             return try membersList()
-        case "forget":
+        case .forget:
             let result = try forget(request, by: requester)
             audit(session, requester, describe(request), entry: nil)
             return result
-        case "subscribe":
+        case .subscribe:
             return try await subscribe(request, by: session, for: requester)
-        case "unsubscribe":
+        case .unsubscribe:
             return unsubscribe(request, by: session)
-        case "catalog":
+        case .catalog:
             return try JSONValueEncoder().encode(loader.plugins.map { item in
                 CatalogPlugin(
                     name: item.name, injects: item.injects.map(\.description), provides: item.provides,
@@ -103,39 +105,37 @@ extension Node {
                         CatalogPlugin.Field(path: $0.path, type: $0.type, optional: $0.isOptional)
                     })
             })
-        case "enable", "disable":
+        case .enable, .disable:
             let id = try args.requiredString("entry")
-            try await loader.setDisabled(id: id, request.command == "disable")
+            try await loader.setDisabled(id: id, command == .disable)
             audit(session, requester, describe(request), entry: id)
             return entryResult(id)
-        case "config":
+        case .config:
             let id = try args.requiredString("entry")
             try await loader.update(id: id, config: args["config"] ?? .object(JSONObject()))
             audit(session, requester, describe(request), entry: id)
             return entryResult(id)
-        case "add":
+        case .add:
             let entry = try Entry(json: args["entry"] ?? .null, location: "add")
             let parent = args["parent"]?.stringValue
             try await loader.add(entry, parent: parent)
             audit(session, requester, "add entry \(entry.id) (\(entry.plugin ?? "group"))", entry: entry.id)
             return entryResult(entry.id)
-        case "remove":
+        case .remove:
             let id = try args.requiredString("entry")
             try await loader.remove(id: id)
             audit(session, requester, describe(request), entry: id)
             return .object(["entry": .string(id), "removed": .bool(true)])
-        case "move":
+        case .move:
             let id = try args.requiredString("entry")
             let parent = try args.optionalString("parent")
             try await loader.move(id: id, toParent: parent)
             audit(session, requester, describe(request), entry: id)
             return entryResult(id)
-        case "call":
+        case .call:
             return try await callFromConsole(args)
-        case "apply":
+        case .apply:
             return try await applySignedTree(request, by: requester, from: session)
-        default:
-            throw ControlError("unknown-command", "unknown command \"\(request.command)\"")
         }
     }
 

@@ -85,15 +85,16 @@ extension Node {
     /// `--require-signed-trees`; a refused change is logged and published like an applied one.
     ///
     /// - Throws: `ControlError` `forbidden` (`disable needs the operator role; you are viewer`).
-    func authorize(_ request: ControlRequest, by requester: OperatorIdentity?, from session: PeerSession) throws {
-        let command = request.command
-        guard let needed = OperatorRole.required(for: command) else { return }
-        let isChange = needed > .viewer && command != "call"
+    func authorize(
+        _ request: ControlRequest, _ command: ControlCommand, by requester: OperatorIdentity?, from session: PeerSession
+    ) throws {
+        let needed = command.requiredRole
+        let isChange = command.isChange
         let runsHere = request.node == nil || request.node == name
         // A member runs changes only for the operator it relays them for; its own requests only read.
         if requester == nil, session.role == .node, needed > .viewer {
             let message = "the request of member \(session.identity.name) carries no operator: \(name) runs "
-                + "\(OperatorRole.spoken(command)) only for an operator"
+                + "\(command.spoken) only for an operator"
             if isChange { audit(session, nil, describe(request), entry: request.args["entry"]?.stringValue, refused: message) }
             throw ControlError("forbidden", message)
         }
@@ -104,20 +105,17 @@ extension Node {
                 throw ControlError("forbidden", message)
             }
             guard role >= needed else {
-                let message = "\(OperatorRole.spoken(command)) needs the \(needed) role; you are \(role)"
+                let message = "\(command.spoken) needs the \(needed) role; you are \(role)"
                 if isChange { audit(session, requester, describe(request), entry: request.args["entry"]?.stringValue, refused: message) }
                 throw ControlError("forbidden", message)
             }
         }
-        if runsHere, configuration.security.requireSignedTrees, Self.unsignedChanges.contains(command) {
-            let message = "\(name) accepts only signed trees (--require-signed-trees): \(command) is refused; apply a signed tree instead"
+        if runsHere, configuration.security.requireSignedTrees, command.isUnsignedChange {
+            let message = "\(name) accepts only signed trees (--require-signed-trees): \(command.rawValue) is refused; apply a signed tree instead"
             audit(session, requester, describe(request), entry: request.args["entry"]?.stringValue, refused: message)
             throw ControlError("forbidden", message)
         }
     }
-
-    /// The commands that change the entries without a signature.
-    static let unsignedChanges: Set<String> = ["enable", "disable", "config", "add", "remove", "move"]
 
     /// A change as the audit log words it.
     func describe(_ request: ControlRequest) -> String {

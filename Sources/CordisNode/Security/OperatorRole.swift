@@ -24,19 +24,6 @@ public enum OperatorRole: String, Sendable, Hashable, Comparable, CaseIterable, 
     /// The role a control command needs, or nil for a command the node does not know (it is refused
     /// as unknown).
     public static func required(for command: String) -> OperatorRole? {
-        switch command {
-        case "status", "members", "catalog", "subscribe", "unsubscribe": return .viewer
-        case "enable", "disable", "config", "add", "remove", "move", "call": return .operator
-        case "forget", "apply": return .admin
-        default: return nil
-        }
-    }
-
-    /// The command's name as an operator typed it (`subscribe` is `events`).
-    static func spoken(_ command: String) -> String {
-        switch command {
-        case "subscribe", "unsubscribe": return "events"
-        default: return command
-        }
+        ControlCommand(rawValue: command)?.requiredRole
     }
 }

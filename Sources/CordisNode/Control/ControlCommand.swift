@@ -1,0 +1,48 @@
+/// A command of the control API, with everything the node decides by its kind: the role it needs,
+/// whether it changes entries, and whether its refusal is audited.
+///
+/// Every request is parsed into one before it is authorised or run, so a command the node does not
+/// know is refused as unknown before anything else, and a new command cannot be served without a
+/// role: the switches below are exhaustive.
+enum ControlCommand: String, CaseIterable, Sendable {
+    case status, members, catalog, subscribe, unsubscribe
+    case enable, disable, config, add, remove, move, call
+    case forget, apply
+
+    /// The least role that may run it.
+    var requiredRole: OperatorRole {
+        switch self {
+        case .status, .members, .catalog, .subscribe, .unsubscribe: return .viewer
+        case .enable, .disable, .config, .add, .remove, .move, .call: return .operator
+        case .forget, .apply: return .admin
+        }
+    }
+
+    /// Whether it changes the node (its entries or its view of the members) and so is audited.
+    var isChange: Bool {
+        switch self {
+        case .status, .members, .catalog, .subscribe, .unsubscribe, .call: return false
+        case .enable, .disable, .config, .add, .remove, .move, .forget, .apply: return true
+        }
+    }
+
+    /// Whether it changes entries without a signed tree (refused under `--require-signed-trees`).
+    var isUnsignedChange: Bool {
+        switch self {
+        case .enable, .disable, .config, .add, .remove, .move: return true
+        case .status, .members, .catalog, .subscribe, .unsubscribe, .call, .forget, .apply: return false
+        }
+    }
+
+    /// Whether a refusal while running it is audited by the common path (`apply` audits both of its
+    /// outcomes itself).
+    var isAuditedOnRefusal: Bool { isChange && self != .apply }
+
+    /// The command's name as an operator typed it (`subscribe` is `events`).
+    var spoken: String {
+        switch self {
+        case .subscribe, .unsubscribe: return "events"
+        default: return rawValue
+        }
+    }
+}
