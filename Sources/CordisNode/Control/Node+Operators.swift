@@ -16,12 +16,16 @@ extension Node {
         let earlier = configuration.admit
         let table = control.operators
         let credentials = connection.credentials
-        let provesSecret = configuration.secrets != nil
+        // Inside TLS the secret is not used: the certificate (which the handshake name matches) is
+        // the console's identity.
+        let overTLS = connection.tls != nil
+        let provesSecret = configuration.secrets != nil && !overTLS
         let logger = self.throttle
         wrapped.admit = { peer in
             if let refusal = earlier?(peer) { return refusal }
             guard peer.role == .console, table.file != nil else { return nil }
-            let identity = OperatorIdentity(credentials: credentials, provedSecret: provesSecret)
+            let identity = OperatorIdentity(
+                credentials: credentials, provedSecret: provesSecret, certificateName: overTLS ? peer.name : nil)
             guard table.role(of: identity) == nil else { return nil }
             logger.log(
                 .warn, kind: "operatorRefused",
@@ -37,8 +41,10 @@ extension Node {
     func requester(of request: ControlRequest, from session: PeerSession) -> OperatorIdentity? {
         if session.role == .console {
             if let known = control.operatorOfSession[session.id] { return known }
+            let handshake = session.link.handshake
             let identity = OperatorIdentity(
-                credentials: session.link.connection.credentials, provedSecret: session.link.handshake.isAuthenticated)
+                credentials: session.link.connection.credentials, provedSecret: handshake.isAuthenticated,
+                certificateName: handshake.certificate?.kind == .operator ? handshake.certificate?.name : nil)
             control.operatorOfSession[session.id] = identity
             return identity
         }

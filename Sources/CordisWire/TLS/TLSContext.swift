@@ -3,7 +3,7 @@ import COpenSSL
 /// A libssl context for Cordis links: TLS 1.3 only, this side's certificate and key, and mutual
 /// verification against the CA file (a peer without a certificate is refused). Make one per process
 /// (or per configuration) and a `TLSEngine` per link from it.
-public final class TLSContext: @unchecked Sendable {
+public final class TLSContext: @unchecked Sendable, Hashable {
     // Safe to share: the SSL_CTX is set up completely in init and only read afterwards (SSL_new),
     // which libssl allows from any thread; it is freed once, in deinit.
     let context: OpaquePointer
@@ -64,4 +64,16 @@ public final class TLSContext: @unchecked Sendable {
     deinit {
         SSL_CTX_free(context)
     }
+
+    /// The Cordis names this side's own certificate holds (its SAN URIs), empty without a certificate.
+    public var ownNames: [TLSPeerName] {
+        guard let certificate = SSL_CTX_get0_certificate(context) else { return [] }
+        return TLSEngine.cordisNames(of: certificate)
+    }
+
+    /// Contexts are equal when they are the same object.
+    public static func == (left: TLSContext, right: TLSContext) -> Bool { left === right }
+
+    /// Hashes the object's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
