@@ -22,8 +22,7 @@ public struct ConsoleArguments: Sendable, Hashable {
 
     /// The usage text printed by `--help` and after a usage error.
     public static let usage = """
-        usage: cordis-console [--node ADDR] [--secret-file FILE] [--tls-cert FILE --tls-key FILE --tls-ca FILE]
-                              [--timeout S] [--json] COMMAND
+        usage: cordis-console [--node ADDR] [--secret-file FILE] [--tls-cert FILE --tls-key FILE --tls-ca FILE] [--timeout S] [--json] COMMAND
           status                      every node: entries and fibers, reachability
           graph [--format text|dot]   the cluster-wide fiber graph
           watch                       live full-screen view (q or Ctrl-C to leave)

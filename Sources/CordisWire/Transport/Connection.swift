@@ -669,6 +669,7 @@ public final class Connection: Sendable {
                 streamFailure = TransportError(
                     .tls, "connection \(id): the peer speaks TLS, and this node has no TLS configured "
                         + "(--tls-cert, --tls-key, --tls-ca); it runs with a secret or --insecure")
+                lastWords = Self.noTLSRefusal
                 return nil
             }
             if let streamFilter = state.streamFilter {
@@ -721,6 +722,16 @@ public final class Connection: Sendable {
         }
         return keepReading
     }
+
+    /// A framed `reject` for a peer that opened with TLS on a plain link: in plain bytes, so its TLS
+    /// layer can tell that this side has no TLS.
+    private static let noTLSRefusal: [UInt8] = {
+        let notice = WireMessage.reject(Rejection(
+            code: "tlsNotConfigured", reason: "this node has no TLS configured; it runs with a secret or --insecure")).encoded
+        var framed: [UInt8] = []
+        try? FrameEncoder(maxFrameSize: Int.max).append(payload: notice, to: &framed)
+        return framed
+    }()
 
     /// Queues items for the consumer and hands one to a waiting consumer; false when the queue is
     /// full (reading paused). On the loop thread.
