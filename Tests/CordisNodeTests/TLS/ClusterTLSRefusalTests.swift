@@ -18,8 +18,8 @@ import Glibc
 struct ClusterTLSRefusalTests {
     typealias Base = ClusterTLSTests
 
-    static func address(of member: ClusterMember) throws -> Address {
-        try Address(parsing: ClusterTCPTests.listeningAddress(of: member))
+    static func address(of member: ClusterMember) async throws -> Address {
+        try Address(parsing: try await Base.tcpAddress(of: member))
     }
 
     /// Expects `connect` to fail; records an issue (and closes the client) when it got in.
@@ -41,7 +41,7 @@ struct ClusterTLSRefusalTests {
             let certificates = try await TLSTestCertificates(in: folder)
             try folder.write("a.json", #"[{"id": "counter", "plugin": "counter"}]"#)
             let a = try await cluster.launch("a", arguments: Base.arguments("a", in: folder, tls: certificates.flags("node-a")))
-            let address = try Self.address(of: a)
+            let address = try await Self.address(of: a)
 
             await Self.expectRefused("a certificate from another CA") {
                 try await ControlClient.connect(to: address, tls: try certificates.context("other/operator-alice"), timeout: .seconds(10))
@@ -102,9 +102,9 @@ struct ClusterTLSRefusalTests {
             for name in ["t", "h", "c"] { try folder.write("\(name).json", "[]") }
             // t: TLS (a's certificate is for node a: t is named a).
             let t = try await cluster.launch("a", arguments: Base.arguments("a", in: folder, tls: certificates.flags("node-a")))
-            let tAddress = try ClusterTCPTests.listeningAddress(of: t)
+            let tAddress = try await Base.tcpAddress(of: t)
             let h = try await cluster.launch("h", arguments: ClusterTCPTests.arguments("h", secret: secret, peers: [tAddress], in: folder))
-            let hAddress = try ClusterTCPTests.listeningAddress(of: h)
+            let hAddress = try await Base.tcpAddress(of: h)
             #expect(await t.waitForLine(containing: "the peer has no TLS configured, and this node requires TLS"))
             #expect(await h.waitForLine(containing: "(tlsRequired)"))
             #expect(h.process.text.contains("this node has no TLS configured"), "\(h.process.text)")
@@ -123,7 +123,7 @@ struct ClusterTLSRefusalTests {
             let certificates = try await TLSTestCertificates(in: folder)
             try folder.write("a.json", "[]")
             let a = try await cluster.launch("a", arguments: Base.arguments("a", in: folder, tls: certificates.flags("node-a")))
-            let port = try Base.port(of: a)
+            let port = try await Base.port(of: a)
             let fd = TCPRelay.dial(port: port)
             try #require(fd >= 0)
             defer { close(fd) }
@@ -133,7 +133,7 @@ struct ClusterTLSRefusalTests {
             let started = ContinuousClock.now
             // Meanwhile the node serves: a console over TLS reads its status.
             let console = try await ControlClient.connect(
-                to: try Self.address(of: a), tls: try certificates.context("operator-alice"), timeout: .seconds(10))
+                to: try await Self.address(of: a), tls: try certificates.context("operator-alice"), timeout: .seconds(10))
             #expect(try await console.request("status").objectValue?["nodes"] != nil)
             await console.close()
             // The stalled connection is closed by the node: EOF (or a reset) within the deadline.
@@ -159,14 +159,14 @@ struct ClusterTLSRefusalTests {
             try folder.write("a.json", "[]")
             let tls = { (name: String) in certificates.flags("node-\(name)") }
             let probe = try await cluster.launch("b", arguments: Base.arguments("b", in: folder, tls: tls("b")))
-            let bPort = try Base.port(of: probe)
+            let bPort = try await Base.port(of: probe)
             await probe.stop()
             let relay = try TCPRelay(targetPort: bPort)
             defer { relay.stop() }
             let bArguments = Base.arguments("b", in: folder, tls: tls("b"))
                 .map { $0 == "tcp:127.0.0.1:0" ? "tcp:127.0.0.1:\(bPort)" : $0 } + ["--advertise", relay.address]
             let b = try await cluster.launch("b", arguments: bArguments)
-            let a = try await cluster.launch("a", arguments: Base.arguments("a", in: folder, tls: tls("a"), peers: [relay.address]))
+            let a = try await cluster.launch("a", arguments: Base.dialOnly("a", in: folder, tls: tls("a"), peer: relay.address))
             try #require(await a.waitForLine(containing: "linked to b"))
             let onB = try await Base.local(b)
             try #require(try await onB.awaitFiber(ofEntry: "counter", inState: "active") != nil)
@@ -198,7 +198,7 @@ struct ClusterTLSRefusalTests {
             try folder.write("operators.json", #"{"alice": "viewer", "bob": "operator"}"#)
             let a = try await cluster.launch(
                 "a", arguments: Base.arguments("a", in: folder, tls: certificates.flags("node-a"), extra: ["--operators", folder.path("operators.json")]))
-            let address = try ClusterTCPTests.listeningAddress(of: a)
+            let address = try await Base.tcpAddress(of: a)
             func console(_ holder: String, _ words: [String]) async throws -> (Int32?, String) {
                 var environment = ProcessInfo.processInfo.environment
                 environment["CORDIS_CONSOLE_NODE"] = address
@@ -232,7 +232,7 @@ struct ClusterTLSRefusalTests {
             try folder.write("a.json", #"[{"id": "counter", "plugin": "counter"}]"#)
             try folder.write("b.json", "[]")
             let a = try await cluster.launch("a", arguments: Base.arguments("a", in: folder, tls: certificates.flags("node-a", ca: "bundle.pem")))
-            let address = try ClusterTCPTests.listeningAddress(of: a)
+            let address = try await Base.tcpAddress(of: a)
             let b = try await cluster.launch(
                 "b", arguments: Base.arguments("b", in: folder, tls: certificates.flags("ca2/node-b", ca: "bundle.pem"), peers: [address]))
             #expect(await a.waitForLine(containing: "linked to b"))
@@ -240,12 +240,19 @@ struct ClusterTLSRefusalTests {
             let onB = try await Base.local(b)
             #expect(try await Base.awaitCall(onB) != nil)
             await onB.close()
-            // An operator certificate from the old CA still reaches the node of the new one.
+            // An operator certificate from the old CA, with both CAs trusted, reaches the node of the new one.
             let console = try await ControlClient.connect(
-                to: try Address(parsing: ClusterTCPTests.listeningAddress(of: b)), tls: try certificates.context("operator-alice"),
-                timeout: .seconds(10))
+                to: try Address(parsing: try await Base.tcpAddress(of: b)),
+                tls: try certificates.context("operator-alice", ca: "bundle.pem"), timeout: .seconds(10))
             #expect(try await console.request("status").objectValue?["nodes"] != nil)
             await console.close()
+            // A node that trusts the old CA only refuses the new CA's node.
+            try folder.write("c.json", "[]")
+            let c = try await cluster.launch("c", arguments: Base.arguments("c", in: folder, tls: certificates.flags("node-c"), peers: [address]))
+            #expect(await c.waitForLine(containing: "linked to a"))
+            // c learns b from a and dials it over TCP, or b dials c: either way c refuses b's certificate
+            // (their Unix sockets, which never run TLS, may still link them: peer credentials admit them).
+            #expect(await c.waitForLine(containing: "did not verify"), "\(c.process.text)")
         }
     }
 }

@@ -98,6 +98,23 @@ final class TCPRelay: Sendable {
         return address
     }
 
+    /// A loopback port nobody listens on (bound, read and released: a dial to it is refused).
+    static func unusedPort() -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return 9 }
+        defer { close(fd) }
+        var address = loopback(port: 0)
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var local = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return UInt16(bigEndian: local.sin_port)
+    }
+
     /// A socket connected to 127.0.0.1:`port`, or -1.
     static func dial(port: UInt16) -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
