@@ -29,7 +29,9 @@ public final class TLSContext: @unchecked Sendable, Hashable {
             throw fail("cannot use the certificate \(configuration.certificateFile)")
         }
         guard SSL_CTX_use_PrivateKey_file(context, configuration.keyFile, SSL_FILETYPE_PEM) == 1 else {
-            throw fail("cannot use the key \(configuration.keyFile)")
+            throw fail(
+                "cannot use the key \(configuration.keyFile): it is not a PEM private key, or it does not match the "
+                    + "certificate \(configuration.certificateFile)")
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
             throw fail("the key \(configuration.keyFile) does not match the certificate \(configuration.certificateFile)")
