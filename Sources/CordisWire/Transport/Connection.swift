@@ -659,7 +659,7 @@ public final class Connection: Sendable {
         var frames: [[UInt8]] = []
         var failure: WireError?
         var streamFailure: TransportError?
-        var reply: [UInt8] = []
+        var replyClaim: WriteClaim?
         var lastWords: [UInt8] = []
         let filter = state.withLock { state -> FrameFilter? in
             let first = state.bytesReceived == 0
@@ -675,7 +675,17 @@ public final class Connection: Sendable {
             if let streamFilter = state.streamFilter {
                 do throws(TransportError) {
                     let (plain, answer) = try streamFilter.inbound(bytes)
-                    reply = answer
+                    // Put in line under this lock, so that no send encrypted after it (a TLS record
+                    // numbered later) can reach the socket before it.
+                    if !answer.isEmpty, state.fd >= 0, state.phase != .aborting, state.phase != .closed {
+                        if state.writing || state.awaitingWritable {
+                            state.outbound.append(contentsOf: answer)
+                        } else {
+                            state.writing = true
+                            state.held = answer.count
+                            replyClaim = WriteClaim(fd: state.fd, bytes: answer)
+                        }
+                    }
                     plain.withUnsafeBytes { state.decoder.feed($0) }
                 } catch {
                     streamFailure = error
@@ -705,7 +715,7 @@ public final class Connection: Sendable {
             }
             return false
         }
-        if !reply.isEmpty, let claim = try? stage(reply, bypassLimit: true, raw: true) { write(claim) }
+        if let replyClaim { write(replyClaim) }
         var delivered: [(InboundItem, Int)] = []
         delivered.reserveCapacity(frames.count)
         for payload in frames {
