@@ -175,7 +175,7 @@ public final class Node {
             for listener in listeners { listener.close() }
             listeners.removeAll()
             throw NodeStartError(
-                "refusing to listen on \(open.address) without TLS or a secret (socket-activated or not); "
+                "refusing to listen on \(open.address) without a secret or TLS (socket-activated or not); "
                     + "pass --tls-cert, --tls-key and --tls-ca, or --secret-file, or --insecure to allow it")
         }
         membership = Membership(name: name)

@@ -200,7 +200,7 @@ struct NodeSettings: Sendable {
         {
             throw NodeOptionsError(
                 .conflict,
-                "refusing to listen on \(tcp) without TLS or a secret; pass --tls-cert, --tls-key and --tls-ca, "
+                "refusing to listen on \(tcp) without a secret or TLS; pass --tls-cert, --tls-key and --tls-ca, "
                     + "or --secret-file, or --insecure to allow it")
         }
         if options.advertise.isEmpty, let wildcard = options.listen.first(where: \.isWildcard) {
