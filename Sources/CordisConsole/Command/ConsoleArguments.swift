@@ -7,6 +7,12 @@ public struct ConsoleArguments: Sendable, Hashable {
     public var node: String?
     /// `--secret-file FILE`.
     public var secretFile: String?
+    /// `--tls-cert FILE` (else `$CORDIS_CONSOLE_TLS_CERT`): the operator's certificate.
+    public var tlsCertificate: String?
+    /// `--tls-key FILE` (else `$CORDIS_CONSOLE_TLS_KEY`).
+    public var tlsKey: String?
+    /// `--tls-ca FILE` (else `$CORDIS_CONSOLE_TLS_CA`): the cluster's CA certificates.
+    public var tlsCA: String?
     /// `--timeout S`: bounds every request (default 10 s).
     public var timeout: Double = 10
     /// `--json`: machine output.
@@ -16,7 +22,7 @@ public struct ConsoleArguments: Sendable, Hashable {
 
     /// The usage text printed by `--help` and after a usage error.
     public static let usage = """
-        usage: cordis-console [--node ADDR] [--secret-file FILE] [--timeout S] [--json] COMMAND
+        usage: cordis-console [--node ADDR] [--secret-file FILE] [--tls-cert FILE --tls-key FILE --tls-ca FILE] [--timeout S] [--json] COMMAND
           status                      every node: entries and fibers, reachability
           graph [--format text|dot]   the cluster-wide fiber graph
           watch                       live full-screen view (q or Ctrl-C to leave)
@@ -35,7 +41,9 @@ public struct ConsoleArguments: Sendable, Hashable {
           forget NODE                 drop a decommissioned member from the cluster's view
           sign --key FILE --node NODE [--version N] [--expires DURATION] TREE.json   print a signed tree
           apply SIGNED.json           send a signed tree to the node it names
-        --node defaults to $CORDIS_CONSOLE_NODE. Exit codes: 0 ok, 1 rejected or failed,
+        --node defaults to $CORDIS_CONSOLE_NODE, --tls-cert, --tls-key and --tls-ca to
+        $CORDIS_CONSOLE_TLS_CERT, $CORDIS_CONSOLE_TLS_KEY and $CORDIS_CONSOLE_TLS_CA (an operator
+        certificate: SAN URI:cordis://operator/NAME). Exit codes: 0 ok, 1 rejected or failed,
         3 status found a problem, 64 usage, 69 no node reachable.
         """
 
@@ -56,7 +64,7 @@ public struct ConsoleArguments: Sendable, Hashable {
         var positional: [String] = []
         var options: [String: [String]] = [:]
         var flags: Set<String> = []
-        let valued: Set<String> = ["--node", "--secret-file", "--timeout", "--format", "--on", "--parent", "--id",
+        let valued: Set<String> = ["--node", "--secret-file", "--tls-cert", "--tls-key", "--tls-ca", "--timeout", "--format", "--on", "--parent", "--id",
                                    "--plugin", "--config", "--isolate", "--realm", "--key", "--version", "--expires"]
         let boolean: Set<String> = ["--json", "--follow", "--disabled", "--help", "-h"]
         while let word = words.next() {
@@ -94,6 +102,20 @@ public struct ConsoleArguments: Sendable, Hashable {
         let signing = positional.first == "sign"
         node = signing ? nil : try single("--node") ?? environment["CORDIS_CONSOLE_NODE"].flatMap { $0.isEmpty ? nil : $0 }
         secretFile = try single("--secret-file")
+        func setting(_ flag: String, _ variable: String) throws(ConsoleError) -> String? {
+            try single(flag) ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        tlsCertificate = try setting("--tls-cert", "CORDIS_CONSOLE_TLS_CERT")
+        tlsKey = try setting("--tls-key", "CORDIS_CONSOLE_TLS_KEY")
+        tlsCA = try setting("--tls-ca", "CORDIS_CONSOLE_TLS_CA")
+        let tls = [("--tls-cert", tlsCertificate), ("--tls-key", tlsKey), ("--tls-ca", tlsCA)]
+        let missing = tls.filter { $0.1 == nil }.map(\.0)
+        if !missing.isEmpty, missing.count < tls.count, !signing {
+            throw ConsoleError(
+                .usage,
+                "TLS needs all three of --tls-cert, --tls-key and --tls-ca (or their CORDIS_CONSOLE_TLS_* "
+                    + "variables); \(missing.joined(separator: " and ")) " + (missing.count == 1 ? "is" : "are") + " missing")
+        }
         if let text = try single("--timeout") {
             guard let seconds = Double(text) else {
                 throw ConsoleError(.usage, "--timeout must be a positive number of seconds, not \"\(text)\"")
@@ -112,7 +134,7 @@ public struct ConsoleArguments: Sendable, Hashable {
         }
         guard let name = positional.first else { throw ConsoleError(.usage, "no command given") }
         let rest = Array(positional.dropFirst())
-        var allowed: Set<String> = ["--node", "--secret-file", "--timeout", "--json"]
+        var allowed: Set<String> = ["--node", "--secret-file", "--tls-cert", "--tls-key", "--tls-ca", "--timeout", "--json"]
         func expect(_ count: Int, _ shape: String) throws(ConsoleError) {
             guard rest.count == count else { throw ConsoleError(.usage, "\(name) takes \(shape)") }
         }

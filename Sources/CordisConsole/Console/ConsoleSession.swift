@@ -40,18 +40,36 @@ final class ConsoleSession: Sendable {
                 throw ConsoleError(.failed, "--secret-file: \(error.message)")
             }
         }
+        var tls: TLSContext?
+        var operatorName: String?
+        if let certificate = arguments.tlsCertificate, let key = arguments.tlsKey, let ca = arguments.tlsCA {
+            do throws(TLSError) {
+                let context = try TLSFiles.load(TLSConfiguration(certificateFile: certificate, keyFile: key, caFile: ca))
+                guard let own = context.ownNames.first(where: { $0.kind == .operator }) else {
+                    throw TLSError(
+                        .configuration,
+                        "--tls-cert \(certificate) names no operator (a SAN URI:cordis://operator/NAME is needed)")
+                }
+                tls = context
+                operatorName = own.name
+            } catch {
+                throw ConsoleError(.failed, "\(error.message)")
+            }
+        }
         let timeout: Duration
         do {
             timeout = try ControlTimeout.parse(arguments.timeout)
         } catch {
             throw ConsoleError(.usage, "--timeout \(error.message)")
         }
-        let name = "console-\(ProcessInfo.processInfo.processIdentifier)"
+        // Under TLS the console's name is its certificate's operator name, which the node checks.
+        let name = operatorName ?? "console-\(ProcessInfo.processInfo.processIdentifier)"
         let client: ControlClient
         let chosen = secrets
+        let context = tls
         do {
             client = try await withDeadline(timeout) {
-                try await ControlClient.connect(to: address, name: name, secrets: chosen, timeout: timeout)
+                try await ControlClient.connect(to: address, name: name, secrets: chosen, tls: context, timeout: timeout)
             }
         } catch {
             throw connectFailure(error, node: node, timeout: arguments.timeout)

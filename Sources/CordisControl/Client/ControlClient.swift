@@ -18,21 +18,23 @@ public actor ControlClient {
     public nonisolated let events: AsyncStream<ControlEvent>
     private nonisolated let eventSink: AsyncStream<ControlEvent>.Continuation
 
-    /// Connects to the node at `address` as a console named `name`.
+    /// Connects to the node at `address` as a console named `name`; with `tls`, a TCP link runs TLS
+    /// and the console is named by the context's certificate (its operator name) instead of `name`.
     ///
     /// - Throws: `TransportError` or `WireError` when the node cannot be reached or refuses the link.
     public static func connect(
-        to address: Address, name: String = "console", secrets: ClusterSecrets? = nil,
+        to address: Address, name: String = "console", secrets: ClusterSecrets? = nil, tls: TLSContext? = nil,
         timeout: Duration = .seconds(10)
     ) async throws -> ControlClient {
         let loop = try EventLoop(name: "cordis-console")
         do {
+            let named = tls?.ownNames.first(where: { $0.kind == .operator })?.name ?? name
             let identity = PeerIdentity(
-                role: .console, name: name, incarnation: UUID().uuidString.lowercased())
+                role: .console, name: named, incarnation: UUID().uuidString.lowercased())
             var limits = ConnectionLimits()
             limits.connectTimeout = timeout
             let link = try await Link.connect(
-                to: address, on: loop, configuration: HandshakeConfiguration(identity: identity, secrets: secrets),
+                to: address, on: loop, configuration: HandshakeConfiguration(identity: identity, secrets: secrets, tls: tls),
                 limits: limits, options: LinkOptions(handshakeTimeout: timeout))
             let client = ControlClient(link: link, loop: loop)
             await client.startReading()

@@ -17,7 +17,10 @@ extension Node {
         let earlier = configuration.admit
         let table = control.operators
         let credentials = connection.credentials
-        let provesSecret = configuration.secrets != nil
+        // Inside TLS the secret is not used: the certificate (which the handshake name matches) is
+        // the console's identity.
+        let overTLS = connection.tls != nil
+        let provesSecret = configuration.secrets != nil && !overTLS
         let logger = self.throttle
         wrapped.admit = { peer in
             if peer.role == .node, let credentials, !Self.mayHoldNodeRole(credentials) {
@@ -31,7 +34,8 @@ extension Node {
             if let refusal = earlier?(peer) { return refusal }
             guard peer.role == .console, table.file != nil else { return nil }
             let identity = OperatorIdentity(
-                credentials: credentials, provedSecret: provesSecret, accounts: table.file?.accounts ?? AccountNames())
+                credentials: credentials, provedSecret: provesSecret, certificateName: overTLS ? peer.name : nil,
+                accounts: table.file?.accounts ?? AccountNames())
             guard table.role(of: identity) == nil else { return nil }
             logger.log(
                 .warn, kind: "operatorRefused",
@@ -56,8 +60,10 @@ extension Node {
     func requester(of request: ControlRequest, from session: PeerSession) -> OperatorIdentity? {
         if session.role == .console {
             if let known = control.operatorOfSession[session.id] { return known }
+            let handshake = session.link.handshake
             return OperatorIdentity(
-                credentials: session.link.connection.credentials, provedSecret: session.link.handshake.isAuthenticated,
+                credentials: session.link.connection.credentials, provedSecret: handshake.isAuthenticated && !handshake.isTLS,
+                certificateName: handshake.certificate?.kind == .operator ? handshake.certificate?.name : nil,
                 accounts: control.operators.file?.accounts ?? AccountNames())
         }
         return request.operator.map(OperatorIdentity.init)

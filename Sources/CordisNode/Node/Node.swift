@@ -161,7 +161,7 @@ public final class Node {
         let listenerCount = adopted.isEmpty ? configuration.listen.count : adopted.count
         let options = ListenerOptions(
             limits: limits, maxConnections: max(1, configuration.connectionBudget / max(1, listenerCount)),
-            policy: configuration.peerPolicy, socketGroup: configuration.socketGroup)
+            policy: configuration.peerPolicy, socketGroup: configuration.socketGroup, tls: configuration.tls)
         for fd in adopted {
             listeners.append(try loop.adoptListener(fd: fd, options: options))
         }
@@ -170,13 +170,13 @@ public final class Node {
                 listeners.append(try loop.listen(on: address, options: options))
             }
         }
-        if configuration.secrets == nil, !configuration.allowsInsecureTCP,
+        if configuration.secrets == nil, configuration.tls == nil, !configuration.allowsInsecureTCP,
            let open = listeners.first(where: { if case .tcp = $0.address { return true } else { return false } }) {
             for listener in listeners { listener.close() }
             listeners.removeAll()
             throw NodeStartError(
-                "refusing to listen on \(open.address) without a secret (socket-activated or not); "
-                    + "pass --secret-file, or --insecure to allow it")
+                "refusing to listen on \(open.address) without a secret or TLS (socket-activated or not); "
+                    + "pass --tls-cert, --tls-key and --tls-ca, or --secret-file, or --insecure to allow it")
         }
         membership = Membership(name: name)
         if etcd == nil {
@@ -283,14 +283,14 @@ public final class Node {
     /// members linked at that moment; admission is decided again, authoritatively, at adoption.
     func handshakeConfiguration() -> HandshakeConfiguration {
         let live = liveMembers
-        return HandshakeConfiguration(identity: identity, secrets: configuration.secrets) { peer in
+        return HandshakeConfiguration(identity: identity, secrets: configuration.secrets, admit: { peer in
             if peer.role == .node, let incarnation = live.incarnation(of: peer.name), incarnation != peer.incarnation {
                 return Rejection(
                     code: "nameTaken",
                     reason: "a live member is named \(peer.name) (incarnation \(incarnation))")
             }
             return nil
-        }
+        }, tls: configuration.tls)
     }
 
     var linkOptions: LinkOptions {
@@ -314,6 +314,8 @@ public final class Node {
                     let link = try await Link.establish(
                         connection, side: .responder, configuration: configuration, options: options)
                     if self?.running == true { self?.adopt(link) } else { link.close() }
+                } catch let error as TransportError where error.code == .tls {
+                    self?.throttle.log(.warn, kind: "tlsRefused", "TLS link from \(connection.origin) refused: \(error.message)")
                 } catch {
                     self?.throttle.log(.info, kind: "handshakeFailed", "handshake from \(connection.origin) failed: \(error)")
                 }
@@ -349,11 +351,25 @@ public final class Node {
                 adopt(link)
                 delay = configuration.reconnectBackoff.first
             } catch {
-                logger.debug("dialling \(address) failed: \(error)")
+                if let refusal = Self.tlsRefusal(error) {
+                    throttle.log(.warn, kind: "tlsRefused", "TLS link to \(address) refused: \(refusal)")
+                } else {
+                    logger.debug("dialling \(address) failed: \(error)")
+                }
                 await pause(for: delay * Double.random(in: 0.5...1.0))
                 delay = min(delay * 2, configuration.reconnectBackoff.maximum)
             }
         }
+    }
+
+    /// Why a dial failed, when TLS is the reason (a certificate refused, one side without TLS), so it
+    /// is logged as a warning rather than as a routine redial.
+    nonisolated static func tlsRefusal(_ error: any Error) -> String? {
+        if let error = error as? TransportError, error.code == .tls { return error.message }
+        if let error = error as? WireError, error.code == .rejected, error.message.contains("(tlsRequired)") {
+            return error.message + " (this node has no TLS configured)"
+        }
+        return nil
     }
 
     // MARK: - Links

@@ -31,6 +31,9 @@ public struct NodeConfiguration: Sendable {
     public var withdrawTimeout: Duration
     /// The largest frame accepted.
     public var maxFrameSize: Int
+    /// The TLS context (`--tls-cert`, `--tls-key`, `--tls-ca`): every TCP link, dialled or accepted,
+    /// runs TLS 1.3 with both certificates verified; nil: no TLS.
+    public var tls: TLSContext?
     /// Whether TCP listeners may run without a secret (`--insecure`).
     public var allowsInsecureTCP = false
     /// First and largest delay before re-dialling a lost peer.

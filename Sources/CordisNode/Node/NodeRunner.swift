@@ -87,7 +87,8 @@ public enum NodeRunner {
         logger.debug(
             "open-file limit \(descriptors.limit): up to \(descriptors.connections) connections, "
                 + "\(DescriptorBudget.reserve) descriptors kept in reserve")
-        if options.insecure, options.listen.contains(where: { if case .tcp = $0 { return true } else { return false } }) {
+        if options.insecure, configuration.tls == nil,
+           options.listen.contains(where: { if case .tcp = $0 { return true } else { return false } }) {
             logger.warn("listening on TCP without authentication (--insecure)")
         }
         let node: Node
@@ -196,6 +197,7 @@ public enum NodeRunner {
             maxFrameSize: options.maxFrameSize)
         configuration.incarnation = UUID().uuidString.lowercased()
         configuration.allowsInsecureTCP = options.insecure
+        configuration.tls = try NodeTLS.context(options)
         configuration.security = try NodeSecurity(options)
         if let discovery = options.discovery {
             configuration.etcdEndpoints = try EtcdEndpoint.list(parsing: discovery)

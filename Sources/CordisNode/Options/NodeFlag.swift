@@ -9,6 +9,9 @@ enum NodeFlag: String, CaseIterable, Sendable {
     case peer
     case secretFile = "secret-file"
     case insecure
+    case tlsCert = "tls-cert"
+    case tlsKey = "tls-key"
+    case tlsCA = "tls-ca"
     case socketGroup = "socket-group"
     case allowUID = "allow-uid"
     case heartbeatInterval = "heartbeat-interval"
@@ -68,6 +71,7 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .name: return "NAME"
         case .entries, .secretFile, .config: return "FILE"
         case .operators, .trustedKeys: return "FILE"
+        case .tlsCert, .tlsKey, .tlsCA: return "FILE"
         case .listen, .advertise, .peer: return "ADDR"
         case .socketGroup: return "GROUP"
         case .allowUID: return "UID"
@@ -97,7 +101,10 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .advertise: return "an address other nodes dial to reach this one (needed with a wildcard --listen); repeatable"
         case .peer: return "a peer to dial; repeatable"
         case .secretFile: return "the cluster secret (at least 32 bytes, no permission for group or others); twice during a rotation: the first proves, either is accepted"
-        case .insecure: return "allow listening on TCP without --secret-file (logged as a warning)"
+        case .insecure: return "allow listening on TCP without TLS or --secret-file (logged as a warning)"
+        case .tlsCert: return "this node's certificate (PEM), naming it with the SAN URI:cordis://node/NAME; with --tls-key and --tls-ca every TCP link is TLS 1.3"
+        case .tlsKey: return "the private key of --tls-cert (PEM)"
+        case .tlsCA: return "the CA certificates (PEM, one or more: all are trusted, for a rotation) every peer's certificate must chain to"
         case .socketGroup: return "the group name or number owning the Unix sockets (mode 0660)"
         case .allowUID: return "a further user id accepted on Unix sockets; repeatable"
         case .heartbeatInterval: return "seconds between heartbeats"
@@ -138,6 +145,7 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .name, .entries, .config, .version, .help: return nil
         case .operators: return "none: every accepted console is admin"
         case .trustedKeys: return "none: signed trees are refused"
+        case .tlsCert, .tlsKey, .tlsCA: return "none: no TLS"
         case .requireSignedTrees: return "off"
         }
     }

@@ -48,6 +48,12 @@ public struct NodeOptions: Sendable, Hashable {
     public var secretFiles: [String]
     /// Whether TCP listeners without a secret are allowed (`--insecure`).
     public var insecure: Bool
+    /// This node's TLS certificate (`--tls-cert`); with the key and the CA file, every TCP link is TLS.
+    public var tlsCertificateFile: String?
+    /// The private key of the TLS certificate (`--tls-key`).
+    public var tlsKeyFile: String?
+    /// The CA certificates peers' certificates must chain to (`--tls-ca`; several during a rotation).
+    public var tlsCAFile: String?
     /// The group of the Unix sockets (`--socket-group`); nil means the node's own group.
     public var socketGroup: SocketGroup?
     /// Further user ids accepted on Unix sockets (`--allow-uid`).

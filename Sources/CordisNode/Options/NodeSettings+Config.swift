@@ -56,6 +56,9 @@ extension NodeSettings {
             maxFrameSize = try Self.integer(json, key, rule: SettingSyntax.frameRule, SettingSyntax.frameSize)
         case .operators: operators = try Self.string(json, key, SettingSyntax.path)
         case .trustedKeys: trustedKeys = try Self.string(json, key, SettingSyntax.path)
+        case .tlsCert: tlsCert = try Self.string(json, key, SettingSyntax.path)
+        case .tlsKey: tlsKey = try Self.string(json, key, SettingSyntax.path)
+        case .tlsCA: tlsCA = try Self.string(json, key, SettingSyntax.path)
         case .requireSignedTrees:
             guard case .bool(let value) = json else {
                 throw .wrongType(path: key, expected: "true or false", found: json.kindName)

@@ -11,6 +11,9 @@ struct NodeSettings: Sendable {
     var peers: [Address]?
     var secretFiles: [String]?
     var insecure: Bool?
+    var tlsCert: String?
+    var tlsKey: String?
+    var tlsCA: String?
     var socketGroup: SocketGroup?
     var allowedUIDs: [UInt32]?
     var heartbeatInterval: Duration?
@@ -38,6 +41,9 @@ struct NodeSettings: Sendable {
         case .peer: return peers != nil
         case .secretFile: return secretFiles != nil
         case .insecure: return insecure != nil
+        case .tlsCert: return tlsCert != nil
+        case .tlsKey: return tlsKey != nil
+        case .tlsCA: return tlsCA != nil
         case .socketGroup: return socketGroup != nil
         case .allowUID: return allowedUIDs != nil
         case .heartbeatInterval: return heartbeatInterval != nil
@@ -68,6 +74,9 @@ struct NodeSettings: Sendable {
         case .peer: peers = (peers ?? []) + [try SettingSyntax.address(text)]
         case .secretFile: secretFiles = (secretFiles ?? []) + [try SettingSyntax.path(text)]
         case .insecure: insecure = try SettingSyntax.toggle(text)
+        case .tlsCert: tlsCert = try SettingSyntax.path(text)
+        case .tlsKey: tlsKey = try SettingSyntax.path(text)
+        case .tlsCA: tlsCA = try SettingSyntax.path(text)
         case .socketGroup: socketGroup = try SettingSyntax.group(text)
         case .allowUID: allowedUIDs = (allowedUIDs ?? []) + [try SettingSyntax.uid(text)]
         case .heartbeatInterval: heartbeatInterval = try SettingSyntax.duration(text)
@@ -98,6 +107,9 @@ struct NodeSettings: Sendable {
             peers: peers ?? base.peers,
             secretFiles: secretFiles ?? base.secretFiles,
             insecure: insecure ?? base.insecure,
+            tlsCert: tlsCert ?? base.tlsCert,
+            tlsKey: tlsKey ?? base.tlsKey,
+            tlsCA: tlsCA ?? base.tlsCA,
             socketGroup: socketGroup ?? base.socketGroup,
             allowedUIDs: allowedUIDs ?? base.allowedUIDs,
             heartbeatInterval: heartbeatInterval ?? base.heartbeatInterval,
@@ -134,6 +146,9 @@ struct NodeSettings: Sendable {
         options.peers = peers ?? []
         options.secretFiles = secretFiles ?? []
         options.insecure = insecure ?? false
+        options.tlsCertificateFile = tlsCert
+        options.tlsKeyFile = tlsKey
+        options.tlsCAFile = tlsCA
         options.socketGroup = socketGroup
         options.allowedUIDs = allowedUIDs ?? []
         options.heartbeatInterval = heartbeatInterval ?? NodeOptions.defaultHeartbeatInterval
@@ -172,11 +187,21 @@ struct NodeSettings: Sendable {
                 throw NodeOptionsError(.conflict, "--listen \(address) is given twice")
             }
         }
-        if options.secretFiles.isEmpty, !options.insecure,
+        let tls = [("--tls-cert", options.tlsCertificateFile), ("--tls-key", options.tlsKeyFile), ("--tls-ca", options.tlsCAFile)]
+        let missing = tls.filter { $0.1 == nil }.map(\.0)
+        if !missing.isEmpty, missing.count < tls.count {
+            throw NodeOptionsError(
+                .conflict,
+                "TLS needs all three of --tls-cert, --tls-key and --tls-ca; \(missing.joined(separator: " and ")) "
+                    + (missing.count == 1 ? "is" : "are") + " missing")
+        }
+        if options.secretFiles.isEmpty, !options.insecure, missing.count == tls.count,
             let tcp = options.listen.first(where: { !$0.isUnix })
         {
             throw NodeOptionsError(
-                .conflict, "refusing to listen on \(tcp) without --secret-file; pass --insecure to allow it")
+                .conflict,
+                "refusing to listen on \(tcp) without a secret or TLS; pass --tls-cert, --tls-key and --tls-ca, "
+                    + "or --secret-file, or --insecure to allow it")
         }
         if options.advertise.isEmpty, let wildcard = options.listen.first(where: \.isWildcard) {
             throw NodeOptionsError(

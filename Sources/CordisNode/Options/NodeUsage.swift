@@ -5,7 +5,7 @@ public enum NodeUsage {
         let groups: [(title: String, flags: [NodeFlag])] = [
             ("Required", [.name, .entries]),
             ("Links", [.listen, .advertise, .peer]),
-            ("Security", [.secretFile, .insecure, .socketGroup, .allowUID]),
+            ("Security", [.secretFile, .tlsCert, .tlsKey, .tlsCA, .insecure, .socketGroup, .allowUID]),
             ("Operators and signed trees", [.operators, .trustedKeys, .requireSignedTrees]),
             ("Timing", [.heartbeatInterval, .heartbeatTimeout, .callTimeout, .withdrawTimeout, .shutdownTimeout]),
             ("Discovery", [.discovery, .leaseTTL, .idleLinkTimeout]),
@@ -18,6 +18,7 @@ public enum NodeUsage {
             "         [--heartbeat-interval S] [--heartbeat-timeout S] [--call-timeout S] [--withdraw-timeout S]",
             "         [--shutdown-timeout S] [--max-frame BYTES] [--log-level error|warn|info|debug]",
             "         [--config FILE] [--version] [--help]",
+            "         [--tls-cert FILE --tls-key FILE --tls-ca FILE]",
             "         [--operators FILE] [--trusted-keys FILE] [--require-signed-trees]",
             "         [--discovery etcd:URL[,URL...]] [--lease-ttl S] [--idle-link-timeout S]",
             "",

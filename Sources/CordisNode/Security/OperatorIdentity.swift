@@ -14,7 +14,8 @@ import Glibc
 ///   operators file must not lift it to the secret's role).
 /// - On TCP with the cluster secret: `cluster`.
 /// - On TCP under `--insecure`: no identity at all (an operators file cannot admit it).
-/// - Under TLS (later): the operator name of its certificate.
+/// - On TCP with TLS: the operator name of its certificate (`alice` for `URI:cordis://operator/alice`),
+///   which its handshake name must be; the secret, if the node has one, is not used there.
 public struct OperatorIdentity: Sendable, Hashable, CustomStringConvertible {
     /// The name shown in logs and events: the user's name (else `uid:N`), the certificate's name, or
     /// `cluster`; `anonymous` for an unauthenticated TCP console.

@@ -5,7 +5,9 @@
 /// `receive(_:)` and act on the step: send its messages; on `.established` switch to the result's
 /// `sessionCodec()`; on `.failed` close the link after sending. Any message other than the next one
 /// expected fails the handshake. Authenticated (secrets configured):
-/// `hello → challenge → proof → welcome`; unauthenticated: `hello → welcome`. The caller bounds the
+/// `hello → challenge → proof → welcome`; unauthenticated: `hello → welcome`; over TLS (`overTLS`),
+/// `hello → welcome` with the `tls` scheme, each side's name checked against the name of the peer's
+/// certificate (given with `certify(_:)` once the TLS session is up). The caller bounds the
 /// handshake in time and its frames in size (`maxFrameSize`).
 ///
 /// An authenticating responder tells a peer nothing about itself until that peer's proof verifies:
@@ -40,19 +42,25 @@ public struct Handshake: Sendable {
 
     /// Which end this side is.
     public let side: Side
+    /// Whether the link runs inside a TLS session: the `tls` scheme, no secret, no frame MAC.
+    public let overTLS: Bool
+    /// The name in the peer's verified certificate (set by `certify(_:)`).
+    public private(set) var certificate: TLSPeerName?
     private let configuration: HandshakeConfiguration
     private let nonce: [UInt8]
     private var state: State = .idle
 
     /// A handshake with a fresh random nonce; throws `.crypto` when no randomness is available.
-    public init(side: Side, configuration: HandshakeConfiguration) throws(WireError) {
-        try self.init(side: side, configuration: configuration, nonce: HMACSHA256.randomBytes(Self.nonceSize))
+    public init(side: Side, configuration: HandshakeConfiguration, overTLS: Bool = false) throws(WireError) {
+        try self.init(
+            side: side, configuration: configuration, nonce: HMACSHA256.randomBytes(Self.nonceSize), overTLS: overTLS)
     }
 
     /// A handshake with a given nonce. Only for tests and fixtures: a reused nonce lets a recorded
     /// handshake be replayed.
-    package init(side: Side, configuration: HandshakeConfiguration, nonce: [UInt8]) {
+    package init(side: Side, configuration: HandshakeConfiguration, nonce: [UInt8], overTLS: Bool = false) {
         self.side = side
+        self.overTLS = overTLS
         self.configuration = configuration
         self.nonce = nonce
     }
@@ -65,13 +73,19 @@ public struct Handshake: Sendable {
 
     private var local: PeerIdentity { configuration.identity }
 
+    /// Records the name of the peer's certificate, verified by the TLS session; call it before giving
+    /// the first message to `receive`.
+    public mutating func certify(_ name: TLSPeerName) {
+        certificate = name
+    }
+
     /// Begins the handshake: the initiator's `hello`, or nothing for the responder.
     public mutating func start() -> [WireMessage] {
         guard case .idle = state else { return [] }
         switch side {
         case .initiator:
             state = .awaitingChallengeOrWelcome
-            let auth: AuthenticationScheme = configuration.secrets == nil ? .none : .hmacSHA256
+            let auth: AuthenticationScheme = overTLS ? .tls : configuration.secrets == nil ? .none : .hmacSHA256
             return [.hello(Hello(identity: local, nonce: nonce, auth: auth))]
         case .responder:
             state = .awaitingHello
@@ -100,8 +114,16 @@ public struct Handshake: Sendable {
         }
         do throws(WireError) {
             switch (state, message) {
+            case (.awaitingHello, .hello(let hello)) where overTLS:
+                return try handleTLSHello(hello)
             case (.awaitingHello, .hello(let hello)):
                 return try handleHello(hello)
+            case (.awaitingChallengeOrWelcome, .welcome(let welcome)) where overTLS:
+                return try handleTLSWelcome(welcome)
+            case (.awaitingChallengeOrWelcome, .challenge) where overTLS:
+                throw WireError(
+                    .unexpectedMessage, "the peer sent a challenge inside TLS: a TLS link takes no secret",
+                    messageType: "challenge")
             case (.awaitingChallengeOrWelcome, .challenge(let challenge)):
                 return try handleChallenge(challenge)
             case (.awaitingChallengeOrWelcome, .welcome(let welcome)):
@@ -119,6 +141,59 @@ public struct Handshake: Sendable {
             }
         } catch {
             return fail(error, tell: true)
+        }
+    }
+
+    // MARK: - TLS
+
+    private mutating func handleTLSHello(_ hello: Hello) throws(WireError) -> HandshakeStep {
+        try checkShape(hello.identity, messageType: "hello")
+        try checkNonce(hello.nonce, messageType: "hello")
+        guard hello.auth == .tls else {
+            throw WireError(
+                .authenticationRequired,
+                "the peer offers \(hello.auth) authentication inside TLS; a TLS link uses the tls scheme",
+                messageType: "hello")
+        }
+        try checkCertificate(of: hello.identity, messageType: "hello")
+        try checkAdmission(hello.identity, messageType: "hello")
+        try admit(hello.identity)
+        state = .done
+        return .established(
+            send: [.welcome(Welcome(identity: local))],
+            HandshakeResult(
+                peer: hello.identity, version: min(hello.identity.version, local.version), keys: nil,
+                certificate: certificate))
+    }
+
+    private mutating func handleTLSWelcome(_ welcome: Welcome) throws(WireError) -> HandshakeStep {
+        guard let peer = welcome.identity, welcome.proof == nil else {
+            throw WireError(.invalidField, "a welcome inside TLS must carry the peer's identity and no proof",
+                            messageType: "welcome")
+        }
+        try checkShape(peer, messageType: "welcome")
+        try checkCertificate(of: peer, messageType: "welcome")
+        try checkAdmission(peer, messageType: "welcome")
+        try admit(peer)
+        state = .done
+        return .established(
+            send: [],
+            HandshakeResult(peer: peer, version: min(peer.version, local.version), keys: nil, certificate: certificate))
+    }
+
+    /// The peer's handshake name is its certificate's: `cordis://node/NAME` for a node,
+    /// `cordis://operator/NAME` for a console.
+    private func checkCertificate(of peer: PeerIdentity, messageType: String) throws(WireError) {
+        guard let certificate else {
+            throw WireError(.authenticationRequired, "the TLS session holds no verified certificate", messageType: messageType)
+        }
+        let kind: TLSPeerName.Kind = peer.role == .console ? .operator : .node
+        let claimed = TLSPeerName(kind, peer.name)
+        guard certificate == claimed else {
+            throw WireError(
+                .notAdmitted,
+                "the peer's handshake names \(claimed) but its certificate names \(certificate)",
+                messageType: messageType)
         }
     }
 

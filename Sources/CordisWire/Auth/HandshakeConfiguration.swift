@@ -11,12 +11,16 @@ public struct HandshakeConfiguration: Sendable {
     public var admit: (@Sendable (PeerIdentity) -> Rejection?)?
     /// The roles accepted from the peer (both by default).
     public var acceptedRoles: Set<PeerRole>
+    /// The TLS context: every TCP link this side dials runs TLS (the listener's options carry it for
+    /// accepted links) and its handshake uses the `tls` scheme; nil: no TLS.
+    public var tls: TLSContext?
 
     /// A configuration.
     public init(
         identity: PeerIdentity, secrets: ClusterSecrets?, acceptedRoles: Set<PeerRole> = [.node, .console],
-        admit: (@Sendable (PeerIdentity) -> Rejection?)? = nil
+        admit: (@Sendable (PeerIdentity) -> Rejection?)? = nil, tls: TLSContext? = nil
     ) {
+        self.tls = tls
         self.identity = identity
         self.secrets = secrets
         self.acceptedRoles = acceptedRoles

@@ -4,11 +4,24 @@ public struct HandshakeResult: Sendable, Hashable {
     public let peer: PeerIdentity
     /// The version both sides speak: the same major, the lower minor.
     public let version: ProtocolVersion
-    /// The frame-MAC keys; nil for an unauthenticated link.
+    /// The frame-MAC keys; nil for an unauthenticated link and under TLS.
     public let keys: SessionKeys?
+    /// The name in the peer's TLS certificate, which its handshake name matched; nil without TLS.
+    public let certificate: TLSPeerName?
+
+    /// A result.
+    public init(peer: PeerIdentity, version: ProtocolVersion, keys: SessionKeys?, certificate: TLSPeerName? = nil) {
+        self.peer = peer
+        self.version = version
+        self.keys = keys
+        self.certificate = certificate
+    }
 
     /// True when both sides proved knowledge of a cluster secret.
     public var isAuthenticated: Bool { keys != nil }
+
+    /// True when the link runs inside TLS with both certificates verified.
+    public var isTLS: Bool { certificate != nil }
 
     /// A codec for the link's frames after the handshake (MACed and sequenced when authenticated).
     public func sessionCodec(maxFrameSize: Int = Frame.defaultMaxSize) -> SessionCodec {

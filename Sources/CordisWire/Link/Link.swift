@@ -63,7 +63,8 @@ public final class Link: Sendable {
         to address: Address, on loop: EventLoop, configuration: HandshakeConfiguration,
         limits: ConnectionLimits = ConnectionLimits(), options: LinkOptions = LinkOptions()
     ) async throws -> Link {
-        let connection = try await loop.connect(to: address, limits: limits)
+        let connection = try await loop.connect(
+            to: address, limits: limits, tls: address.isUnix ? nil : configuration.tls)
         do {
             return try await establish(connection, side: .initiator, configuration: configuration, options: options)
         } catch {
@@ -74,12 +75,14 @@ public final class Link: Sendable {
 
     /// Runs the handshake on `connection` (a dialled one as `.initiator`, an accepted one as
     /// `.responder`) and returns the link once it is up. Call it before consuming any frame of the
-    /// connection. Same errors as `connect`; on failure the connection is closed.
+    /// connection. A connection that runs TLS (dialled with a TLS context, or accepted by a TLS
+    /// listener) runs the `tls` scheme, its peer named by its certificate. Same errors as `connect`;
+    /// on failure the connection is closed.
     public static func establish(
         _ connection: Connection, side: Handshake.Side, configuration: HandshakeConfiguration,
         options: LinkOptions = LinkOptions()
     ) async throws -> Link {
-        var handshake = try Handshake(side: side, configuration: configuration)
+        var handshake = try Handshake(side: side, configuration: configuration, overTLS: connection.tls != nil)
         let opening = handshake.start()
         let link = Link(connection: connection, handshake: handshake, options: options)
         try await link.runHandshake(opening: opening)
@@ -239,6 +242,11 @@ public final class Link: Sendable {
             case .finished:
                 return .verdict(.consume)
             case .handshaking(var handshake):
+                // Frames come out of a TLS session only once its handshake is over: the peer's
+                // certificate is verified and named by then.
+                if handshake.overTLS, handshake.certificate == nil, let name = connection.tls?.peerName {
+                    handshake.certify(name)
+                }
                 let step = handshake.receive(frame)
                 switch step {
                 case .proceed(let send):

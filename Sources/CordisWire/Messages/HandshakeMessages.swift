@@ -26,6 +26,9 @@ public struct AuthenticationScheme: RawRepresentable, Sendable, Hashable, Custom
 
     /// Mutual HMAC-SHA256 challenge-response with the cluster secret, then a MAC on every frame.
     public static let hmacSHA256 = AuthenticationScheme(rawValue: "hmac-sha256")
+    /// Mutual TLS 1.3 certificates: the link runs inside TLS, the handshake's name must be the one
+    /// the certificate holds, and frames carry no MAC of their own.
+    public static let tls = AuthenticationScheme(rawValue: "tls")
     /// No authentication (a Unix socket checked by peer credentials, or `--insecure`).
     public static let none = AuthenticationScheme(rawValue: "none")
 

@@ -3,7 +3,7 @@ import COpenSSL
 /// A libssl context for Cordis links: TLS 1.3 only, this side's certificate and key, and mutual
 /// verification against the CA file (a peer without a certificate is refused). Make one per process
 /// (or per configuration) and a `TLSEngine` per link from it.
-public final class TLSContext: @unchecked Sendable {
+public final class TLSContext: @unchecked Sendable, Hashable {
     // Safe to share: the SSL_CTX is set up completely in init and only read afterwards (SSL_new),
     // which libssl allows from any thread; it is freed once, in deinit.
     let context: OpaquePointer
@@ -29,7 +29,9 @@ public final class TLSContext: @unchecked Sendable {
             throw fail("cannot use the certificate \(configuration.certificateFile)")
         }
         guard SSL_CTX_use_PrivateKey_file(context, configuration.keyFile, SSL_FILETYPE_PEM) == 1 else {
-            throw fail("cannot use the key \(configuration.keyFile)")
+            throw fail(
+                "cannot use the key \(configuration.keyFile): it is not a PEM private key, or it does not match the "
+                    + "certificate \(configuration.certificateFile)")
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
             throw fail("the key \(configuration.keyFile) does not match the certificate \(configuration.certificateFile)")
@@ -64,4 +66,16 @@ public final class TLSContext: @unchecked Sendable {
     deinit {
         SSL_CTX_free(context)
     }
+
+    /// The Cordis names this side's own certificate holds (its SAN URIs), empty without a certificate.
+    public var ownNames: [TLSPeerName] {
+        guard let certificate = SSL_CTX_get0_certificate(context) else { return [] }
+        return TLSEngine.cordisNames(of: certificate)
+    }
+
+    /// Contexts are equal when they are the same object.
+    public static func == (left: TLSContext, right: TLSContext) -> Bool { left === right }
+
+    /// Hashes the object's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -57,6 +57,8 @@ public final class Connection: Sendable {
         var decoder: FrameDecoder
         var filter: FrameFilter?
         var streamFilter: (any StreamFilter)?
+        /// The TLS layer, when the connection has one (kept after close for its peer's name).
+        var tls: TLSStreamFilter?
         var closeError: TransportError?
         var deadlineTimer: UInt64?
         var drainTimer: UInt64?
@@ -70,6 +72,19 @@ public final class Connection: Sendable {
         var queueBytes: Int
         /// True once `setMaxFrameSize` chose the frame limit (establishing then leaves it alone).
         var frameSizeChosen = false
+
+        init(
+            fd: Int32, interest: UInt32, decoder: FrameDecoder, queueFrames: Int, queueBytes: Int,
+            streamFilterAtStart: (any StreamFilter)?
+        ) {
+            self.fd = fd
+            self.interest = interest
+            self.decoder = decoder
+            self.queueFrames = queueFrames
+            self.queueBytes = queueBytes
+            self.streamFilter = streamFilterAtStart
+            self.tls = streamFilterAtStart as? TLSStreamFilter
+        }
 
         var pendingOutbound: Int { held + outbound.count }
         var queuedFrames: Int { inbound.count - inboundHead }
@@ -111,7 +126,10 @@ public final class Connection: Sendable {
     private let state: Mutex<State>
 
     /// Wraps a connected non-blocking socket and starts watching it. Takes ownership of `fd`.
-    init(fd: Int32, loop: EventLoop, limits: ConnectionLimits, credentials known: PeerCredentials? = nil) throws {
+    init(
+        fd: Int32, loop: EventLoop, limits: ConnectionLimits, credentials known: PeerCredentials? = nil,
+        streamFilter: (any StreamFilter)? = nil
+    ) throws {
         self.id = loop.allocateToken()
         self.loop = loop
         self.limits = limits
@@ -130,7 +148,8 @@ public final class Connection: Sendable {
             fd: fd, interest: interest,
             decoder: FrameDecoder(maxFrameSize: min(limits.handshakeFrameSize, limits.maxFrameSize)),
             queueFrames: min(limits.handshakeQueueFrames, limits.inboundQueueFrames),
-            queueBytes: min(limits.handshakeQueueBytes, limits.inboundQueueBytes)))
+            queueBytes: min(limits.handshakeQueueBytes, limits.inboundQueueBytes),
+            streamFilterAtStart: streamFilter))
         do {
             try loop.register(token: id, fd: fd, events: interest, handler: self)
         } catch {
@@ -245,8 +264,14 @@ public final class Connection: Sendable {
     /// Installs the stream filter (see `StreamFilter`); call it before any byte is sent or read, on
     /// the loop thread or before the connection is handed out.
     package func setStreamFilter(_ filter: (any StreamFilter)?) {
-        state.withLock { $0.streamFilter = filter }
+        state.withLock {
+            $0.streamFilter = filter
+            $0.tls = filter as? TLSStreamFilter
+        }
     }
+
+    /// The connection's TLS layer, nil on a plain connection.
+    package var tls: TLSStreamFilter? { state.withLock { $0.tls } }
 
     private func installFilter(_ filter: FrameFilter?) {
         let pending = state.withLock { state -> [[UInt8]] in
@@ -634,16 +659,37 @@ public final class Connection: Sendable {
         var frames: [[UInt8]] = []
         var failure: WireError?
         var streamFailure: TransportError?
-        var reply: [UInt8] = []
+        var replyClaim: WriteClaim?
+        var lastWords: [UInt8] = []
         let filter = state.withLock { state -> FrameFilter? in
+            let first = state.bytesReceived == 0
             state.bytesReceived &+= bytes.count
+            if first, state.streamFilter == nil, credentials == nil, bytes.count >= 3, bytes[0] == 0x16, bytes[1] == 0x03 {
+                // A TLS ClientHello on a plain TCP link: say so rather than "frame too large".
+                streamFailure = TransportError(
+                    .tls, "connection \(id): the peer speaks TLS, and this node has no TLS configured "
+                        + "(--tls-cert, --tls-key, --tls-ca); it runs with a secret or --insecure")
+                lastWords = Self.noTLSRefusal
+                return nil
+            }
             if let streamFilter = state.streamFilter {
                 do throws(TransportError) {
                     let (plain, answer) = try streamFilter.inbound(bytes)
-                    reply = answer
+                    // Put in line under this lock, so that no send encrypted after it (a TLS record
+                    // numbered later) can reach the socket before it.
+                    if !answer.isEmpty, state.fd >= 0, state.phase != .aborting, state.phase != .closed {
+                        if state.writing || state.awaitingWritable {
+                            state.outbound.append(contentsOf: answer)
+                        } else {
+                            state.writing = true
+                            state.held = answer.count
+                            replyClaim = WriteClaim(fd: state.fd, bytes: answer)
+                        }
+                    }
                     plain.withUnsafeBytes { state.decoder.feed($0) }
                 } catch {
                     streamFailure = error
+                    lastWords = state.tls?.takeLastWords() ?? []
                     return nil
                 }
             } else {
@@ -660,10 +706,16 @@ public final class Connection: Sendable {
             return state.filter
         }
         if let streamFailure {
-            abort(streamFailure)
+            // The filter's last word (a TLS alert, a plain refusal) goes out before the close.
+            if !lastWords.isEmpty, let claim = try? stage(lastWords, bypassLimit: true, raw: true) {
+                write(claim)
+                close(reason: streamFailure)
+            } else {
+                abort(streamFailure)
+            }
             return false
         }
-        if !reply.isEmpty, let claim = try? stage(reply, bypassLimit: true, raw: true) { write(claim) }
+        if let replyClaim { write(replyClaim) }
         var delivered: [(InboundItem, Int)] = []
         delivered.reserveCapacity(frames.count)
         for payload in frames {
@@ -680,6 +732,16 @@ public final class Connection: Sendable {
         }
         return keepReading
     }
+
+    /// A framed `reject` for a peer that opened with TLS on a plain link: in plain bytes, so its TLS
+    /// layer can tell that this side has no TLS.
+    private static let noTLSRefusal: [UInt8] = {
+        let notice = WireMessage.reject(Rejection(
+            code: "tlsNotConfigured", reason: "this node has no TLS configured; it runs with a secret or --insecure")).encoded
+        var framed: [UInt8] = []
+        try? FrameEncoder(maxFrameSize: Int.max).append(payload: notice, to: &framed)
+        return framed
+    }()
 
     /// Queues items for the consumer and hands one to a waiting consumer; false when the queue is
     /// full (reading paused). On the loop thread.

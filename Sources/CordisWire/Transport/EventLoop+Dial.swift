@@ -10,9 +10,15 @@ extension EventLoop {
     /// A host name is resolved through the system resolver (blocking the calling task briefly).
     /// The handshake deadline of `limits` starts when this returns.
     ///
+    /// With `tls`, a TCP connection runs TLS from its first byte (the client's first flight is sent at
+    /// once; frames sent before the TLS handshake is over wait for it); a Unix socket ignores it.
+    ///
     /// - Throws: `TransportError`: `connectionRefused` (nobody listens, or the Unix listener's backlog
-    ///   is full), `connectTimeout`, `addressUnavailable`, `invalidAddress`, `systemError`.
-    public func connect(to address: Address, limits: ConnectionLimits = ConnectionLimits()) async throws -> Connection {
+    ///   is full), `connectTimeout`, `addressUnavailable`, `invalidAddress`, `systemError`, `tls` when
+    ///   libssl cannot start a session.
+    public func connect(
+        to address: Address, limits: ConnectionLimits = ConnectionLimits(), tls: TLSContext? = nil
+    ) async throws -> Connection {
         switch address {
         case .unix(let path):
             let fd = ccordis_stream_socket(AF_UNIX)
@@ -53,7 +59,19 @@ extension EventLoop {
                     throw error
                 }
             }
-            return try Connection(fd: fd, loop: self, limits: limits)
+            guard let tls else { return try Connection(fd: fd, loop: self, limits: limits) }
+            let filter: TLSStreamFilter
+            do {
+                filter = try TLSStreamFilter(context: tls, side: .client)
+            } catch {
+                close(fd)
+                throw TransportError(.tls, "cannot start TLS to \(address): \(error.message)")
+            }
+            let connection = try Connection(fd: fd, loop: self, limits: limits, streamFilter: filter)
+            if let claim = try connection.stage(filter.firstFlight(), bypassLimit: true, raw: true) {
+                connection.write(claim)
+            }
+            return connection
         }
     }
 }

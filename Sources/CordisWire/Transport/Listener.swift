@@ -248,9 +248,22 @@ public final class Listener: Sendable {
                 error: TransportError(.tooManyConnections, "listener on \(address) is full")))
             return
         }
+        var tls: TLSStreamFilter?
+        if let context = options.tls, !address.isUnix {
+            do {
+                tls = try TLSStreamFilter(context: context, side: .server)
+            } catch {
+                Glibc.close(client)
+                loop.report(TransportEvent(
+                    .acceptFailed, "cannot start TLS on a connection to \(address): \(error.message)",
+                    error: TransportError(.tls, error.message)))
+                return
+            }
+        }
         let connection: Connection
         do {
-            connection = try Connection(fd: client, loop: loop, limits: options.limits, credentials: credentials)
+            connection = try Connection(
+                fd: client, loop: loop, limits: options.limits, credentials: credentials, streamFilter: tls)
         } catch {
             return
         }

@@ -26,13 +26,17 @@ public struct ListenerOptions: Sendable, Hashable {
     /// The most connections still in their handshake from one source: one IP address for TCP, one
     /// user id for a Unix socket; the source's slowest, oldest first, makes room for its new one.
     public var maxPendingHandshakesPerSource: Int
+    /// The TLS context of a TCP listener: every accepted TCP connection runs TLS from its first byte
+    /// (nil: plain; ignored for Unix sockets, which keep peer credentials).
+    public var tls: TLSContext?
 
     /// Creates options; the defaults follow the contracts.
     public init(
         limits: ConnectionLimits = ConnectionLimits(), maxConnections: Int = 1024, policy: PeerPolicy = PeerPolicy(),
         socketMode: UInt32 = 0o660, socketGroup: UInt32? = nil, backlog: Int32 = 1024,
-        maxPendingHandshakes: Int = 64, maxPendingHandshakesPerSource: Int = 16
+        maxPendingHandshakes: Int = 64, maxPendingHandshakesPerSource: Int = 16, tls: TLSContext? = nil
     ) {
+        self.tls = tls
         self.maxPendingHandshakes = maxPendingHandshakes
         self.maxPendingHandshakesPerSource = maxPendingHandshakesPerSource
         self.limits = limits

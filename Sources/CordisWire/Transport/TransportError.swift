@@ -51,6 +51,9 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let notListening = Code(rawValue: "notListening")
         /// A protocol rule of the link was broken (authentication, unexpected message, bad JSON).
         public static let protocolViolation = Code(rawValue: "protocolViolation")
+        /// The TLS layer refused the link: the peer's certificate (another CA, expired, another name,
+        /// none), bytes that are not TLS (a peer without TLS configured), or a broken TLS session.
+        public static let tls = Code(rawValue: "tls")
         /// Any other failed system call.
         public static let systemError = Code(rawValue: "systemError")
     }

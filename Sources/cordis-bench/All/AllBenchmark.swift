@@ -103,6 +103,7 @@ enum AllBenchmark {
             if settings.only.contains("loader") { await loader(into: &samples) }
             if settings.only.contains("codec") { codec(into: &samples) }
             if settings.only.contains("calls") { try await calls(settings, into: &samples) }
+            if settings.only.contains("calls") { try await TLSCallBenchmark.calls(settings, into: &samples) }
             if settings.only.contains("cluster") { try await cluster(settings, into: &samples) }
             if settings.only.contains("start") { try await start(settings, into: &samples) }
             if settings.only.contains("profile") { try await profile(settings, into: &samples) }
