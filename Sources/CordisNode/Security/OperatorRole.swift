@@ -25,7 +25,7 @@ public enum OperatorRole: String, Sendable, Hashable, Comparable, CaseIterable, 
     /// as unknown).
     public static func required(for command: String) -> OperatorRole? {
         switch command {
-        case "status", "members", "catalog", "subscribe", "unsubscribe": return .viewer
+        case "status", "members", "catalog", "subscribe", "unsubscribe", "traffic": return .viewer
         case "enable", "disable", "config", "add", "remove", "call": return .operator
         case "forget", "apply": return .admin
         default: return nil
