@@ -123,6 +123,7 @@ extension Node {
                         throw error
                     }
                     logger.info("registered in etcd again as a new incarnation \(etcd.incarnation)")
+                    closeLinksOfEarlierLife()
                     recovered()
                     shareExportsAgain()
                 } catch {
@@ -134,6 +135,18 @@ extension Node {
                     withdrawExportsForLostLease()
                 }
             }
+        }
+    }
+
+    /// Registered again as a new incarnation: every link the old life holds is closed here, so no peer
+    /// keeps talking to a life the cluster declared over (the peer takes the close for the end of that
+    /// life; this side does not take it for a failure of the peer's). Links to the new life are opened
+    /// as calls need them.
+    private func closeLinksOfEarlierLife() {
+        guard let etcd else { return }
+        for session in links.values {
+            etcd.idleClosed.insert(session.id)
+            session.link.close(reason: "\(name) registered again as a new incarnation")
         }
     }
 
