@@ -26,6 +26,8 @@ extension AllBenchmark {
         ("settle_s", "settle_ms", 1000),
         ("links_per_node", "links_per_node", 1),
         ("idle_msgs_per_node_per_s", "idle_msgs_per_node_s", 1),
+        ("idle_msgs_median_node_per_s", "idle_msgs_median_node_s", 1),
+        ("idle_msgs_busiest_node_per_s", "idle_msgs_busiest_node_s", 1),
         ("idle_heartbeats_per_node_per_s", "idle_heartbeats_per_node_s", 1),
         ("idle_membership_per_node_per_s", "idle_membership_per_node_s", 1),
         ("idle_etcd_per_node_per_s", "idle_etcd_per_node_s", 1),

@@ -7,7 +7,8 @@ import Foundation
 /// etcd mode. Node 0 provides `clock`; every other node runs a `greeter` (a consumer of `clock`), and
 /// odd nodes provide a `counter` too. For each mode and N it measures the time from launch until every
 /// greeter is active, the links each node holds, the messages each node sends per second while idle
-/// by kind (heartbeats, membership, announcements, and in etcd mode its requests to etcd), read from
+/// by kind (heartbeats, membership, announcements, and in etcd mode its requests to etcd; the mean, the
+/// median node and the busiest node), read from
 /// each node's `traffic` counters, the whole cluster's idle CPU (etcd included), the time
 /// from disabling the clock on node 0 until every greeter is `pending`, and how long a cluster-wide
 /// `status` takes.
@@ -141,13 +142,18 @@ enum ScaleBenchmark {
         let cpuAfter = pids.map(cpuTicks)
         let window = (ContinuousClock.now - windowStart).seconds
         var sent: [String: Double] = [:]
+        var perNode: [Double] = []
         for name in names {
             let after = try await ask(name, "traffic", folder: folder, clients: &clients)
+            var own = 0.0
             for kind in Self.idleKinds {
                 let delta = (after["sent"]?[kind]?.doubleValue ?? 0) - (trafficBefore[name]?["sent"]?[kind]?.doubleValue ?? 0)
                 sent[kind, default: 0] += delta
+                own += delta
             }
+            perNode.append(own / window)
         }
+        perNode.sort()
         let ticks = zip(cpuAfter, cpuBefore).map { $0 - $1 }.reduce(0, +)
         let hertz = Double(sysconf(Int32(_SC_CLK_TCK)))
         let cpuPercent = Double(ticks) / hertz / window * 100
@@ -165,6 +171,8 @@ enum ScaleBenchmark {
             "etcd": mode == .etcd ? 1 : 0, "nodes": Double(nodes), "settle_s": settle,
             "links_per_node": Double(links) / Double(nodes),
             "idle_msgs_per_node_per_s": Self.idleKinds.map { sent[$0] ?? 0 }.reduce(0, +) / window / Double(nodes),
+            "idle_msgs_median_node_per_s": perNode.isEmpty ? 0 : perNode[perNode.count / 2],
+            "idle_msgs_busiest_node_per_s": perNode.last ?? 0,
             "idle_heartbeats_per_node_per_s": (sent["heartbeat"] ?? 0) / window / Double(nodes),
             "idle_membership_per_node_per_s": ((sent["membership"] ?? 0) + (sent["announcement"] ?? 0)) / window / Double(nodes),
             "idle_etcd_per_node_per_s": (sent["etcd"] ?? 0) / window / Double(nodes),
