@@ -33,6 +33,7 @@ public final class TrafficCounter: Sendable, Hashable {
             }
         }
 
+        /// Kinds sort by name.
         public static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
@@ -69,7 +70,9 @@ public final class TrafficCounter: Sendable, Hashable {
     /// The counts so far.
     public var snapshot: Counts { counts.withLock { $0 } }
 
+    /// Counters are equal when they are the same counter.
     public static func == (lhs: TrafficCounter, rhs: TrafficCounter) -> Bool { lhs === rhs }
 
+    /// Hashes the counter's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
