@@ -13,14 +13,15 @@ struct EtcdDirectoryMachineTests {
                 .init(name: name, incarnation: incarnation, addresses: ["unix:/tmp/\(name).sock"]), version: "test"))
     }
 
-    static func clock(on node: String, _ incarnation: String, life: Int = 7) -> EtcdKeyValue {
+    static func clock(on node: String, _ incarnation: String, life: Int = 7, modRevision: Int64 = 0) -> EtcdKeyValue {
         EtcdKeyValue(
             key: EtcdDirectory.serviceKey(node: node, life: life),
             value: EtcdDirectory.serviceValue(
                 ServiceAnnouncement(
                     service: "clock", realm: nil, interface: "ClockAPI", interfaceVersion: "v", node: node, fiber: 3,
                     life: life),
-                incarnation: incarnation))
+                incarnation: incarnation),
+            modRevision: modRevision)
     }
 
     static func offers(_ directives: [EtcdDirectory.Directive]) -> [String] {
@@ -77,7 +78,7 @@ struct EtcdDirectoryMachineTests {
         #expect(Self.offers(directory.receive(.linkUp(member: "b", incarnation: "ib"))) == ["b"])
     }
 
-    @Test("a provider withdrawn over the link stays retracted while that link is up, though etcd still lists it; announced again, or the link closed, the listing counts again")
+    @Test("a provider withdrawn over the link stays retracted though etcd still lists it, until it is announced again or its key deleted")
     func withdrawnOverTheLink() {
         var directory = EtcdDirectory(name: "a")
         _ = directory.receive(.listed([Self.member("b", "ib"), Self.clock(on: "b", "ib")], revision: 2))
@@ -90,15 +91,29 @@ struct EtcdDirectoryMachineTests {
         // Announced again on the link: it counts as offered again (the node already made the proxy).
         #expect(Self.offers(directory.receive(.announcedOverLink(member: "b", life: 7))) == ["b"])
         #expect(directory.offered.count == 1)
-        // Withdrawn again, then the link closes in order: the listing is the truth again.
-        _ = directory.receive(.withdrawnOverLink(member: "b", life: 7))
-        #expect(Self.offers(directory.receive(.linkClosed(member: "b"))) == ["b"])
         // A deleted key forgets the withdrawal: put again while linked, it is offered.
-        _ = directory.receive(.linkUp(member: "b", incarnation: "ib"))
         _ = directory.receive(.withdrawnOverLink(member: "b", life: 7))
         let key = EtcdDirectory.serviceKey(node: "b", life: 7)
         #expect(Self.retracts(directory.receive(.changed([.delete(key: key, revision: 5)], revision: 5))).isEmpty)
         #expect(Self.offers(directory.receive(.changed([.put(Self.clock(on: "b", "ib"))], revision: 6))) == ["b"])
+    }
+
+    @Test("a provider withdrawn over a link that then closed as idle is not offered again from the stale listing; put again by its node, it is")
+    func withdrawalOutlivesAnIdleClose() {
+        var directory = EtcdDirectory(name: "a")
+        let listed = Self.clock(on: "b", "ib", modRevision: 3)
+        _ = directory.receive(.listed([Self.member("b", "ib"), listed], revision: 3))
+        _ = directory.receive(.linkUp(member: "b", incarnation: "ib"))
+        // b lost its lease: it withdrew its clock over the link, etcd not answering it (its key stays).
+        _ = directory.receive(.withdrawnOverLink(member: "b", life: 7))
+        // The link closes as idle before etcd deletes b's keys: the old listing does not bring it back.
+        #expect(Self.offers(directory.receive(.linkClosed(member: "b"))).isEmpty)
+        // Nor does a re-listing that still holds the very same key (same revision), nor a link up again.
+        #expect(Self.offers(directory.receive(.listed([Self.member("b", "ib"), listed], revision: 8))).isEmpty)
+        #expect(Self.offers(directory.receive(.linkUp(member: "b", incarnation: "ib"))).isEmpty)
+        _ = directory.receive(.linkClosed(member: "b"))
+        // b shares it again: its key is put anew, and it is offered.
+        #expect(Self.offers(directory.receive(.changed([.put(Self.clock(on: "b", "ib", modRevision: 9))], revision: 9))) == ["b"])
     }
 
     @Test("an idle link closed in order changes nothing that is offered")

@@ -14,14 +14,17 @@ package final class EtcdClient: Sendable {
     package let requestTimeout: Duration
     /// The largest answer read, in bytes.
     package let maxAnswerBytes: Int
+    /// Where requests (sent) and answers and watch messages (received) are counted, as `etcd`.
+    package let traffic: TrafficCounter?
     let loop: EventLoop
     private let current = Mutex(0)
 
     /// A client of `endpoints` (at least one) on `loop`.
     package init(
         endpoints: [EtcdEndpoint], loop: EventLoop, requestTimeout: Duration = .seconds(1),
-        maxAnswerBytes: Int = 8 << 20
+        maxAnswerBytes: Int = 8 << 20, traffic: TrafficCounter? = nil
     ) {
+        self.traffic = traffic
         precondition(!endpoints.isEmpty, "an etcd client needs an endpoint")
         self.endpoints = endpoints
         self.loop = loop
@@ -46,11 +49,13 @@ package final class EtcdClient: Sendable {
         var lastError = EtcdError(.unavailable, "no etcd endpoint")
         for _ in 0..<endpoints.count {
             let endpoint = preferred
+            traffic?.count(.etcd, sent: 1)
             do {
                 let exchange = try await HTTPExchange.post(
                     host: endpoint.host, port: endpoint.port, path: path, body: body.serialized(), on: loop,
                     connectTimeout: requestTimeout, deadline: requestTimeout, maxBodyBytes: maxAnswerBytes)
                 let (status, bytes) = try await exchange.response()
+                traffic?.count(.etcd, received: 1)
                 let answer: JSONValue
                 do {
                     answer = try JSONParser().parse(bytes)

@@ -57,6 +57,7 @@ package final class EtcdWatch: Sendable {
     ) async throws {
         let endpoint = client.preferred
         let exchange: HTTPExchange
+        client.traffic?.count(.etcd, sent: 1)
         do {
             exchange = try await HTTPExchange.post(
                 host: endpoint.host, port: endpoint.port, path: "/v3/watch", body: body.serialized(), on: client.loop,
@@ -82,6 +83,7 @@ package final class EtcdWatch: Sendable {
                         throw EtcdError(.malformed, "\(endpoint)/v3/watch: \(error)")
                     }
                     for line in complete {
+                        client.traffic?.count(.etcd, received: 1)
                         guard let message = try decode(line, from: endpoint) else { continue }
                         if case .dropped = continuation.yield(message) {
                             throw EtcdError(.overflow, "the watch of \(endpoint) fell behind; listing again")

@@ -89,6 +89,8 @@ extension Node {
             return try await status(request, by: requester)
         case .members:
             return try membersList()
+        case .traffic:
+            return trafficReport()
         case .forget:
             let result = try forget(request, by: requester)
             audit(session, requester, describe(request), entry: nil)

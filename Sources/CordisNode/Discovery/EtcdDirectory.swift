@@ -13,10 +13,11 @@ import CordisWire
 ///   lease expired) retracts it at once.
 /// - **A link in use is authoritative for its member.** While linked, the member's own `withdraw`
 ///   messages (acknowledged) retract its providers, so a deleted key does not retract them twice.
-/// - **A withdrawal over the link holds while the link does.** A provider the member withdrew over its
-///   link stays retracted though etcd still lists it (the member may not have reached etcd to delete
-///   its key), until the member announces it again on the link, the key is deleted, or the link ends
-///   (then the listing is the truth again).
+/// - **A withdrawal over the link holds until etcd or the member says otherwise.** A provider the
+///   member withdrew over its link stays retracted though etcd still lists it (the member may not have
+///   reached etcd to delete its key: it lost its lease), until the member announces it again on a link,
+///   the key is deleted, the key is put again (a newer revision: the member shares it again) or the
+///   member's life ends. An idle close of the link does not end it: the listing may be stale.
 /// - **A link that failed drops the life at once.** Its providers are retracted (consumers go to
 ///   `pending`, as in the mesh) and stay retracted until a link to the same life is up again; the node
 ///   re-dials it while it is listed. A member whose key is deleted (its lease expired) is gone.
@@ -85,8 +86,11 @@ struct EtcdDirectory: Sendable {
     private(set) var linked: [String: String] = [:]
     /// Member lives whose link failed: not offered until linked again.
     private(set) var suspects: [String: String] = [:]
-    /// The keys of providers withdrawn over a link that is still up: not offered while it is.
-    private(set) var withdrawnOnLink: Set<String> = []
+    /// The keys of providers withdrawn over a link, with the revision their key had then: not offered
+    /// until the key is put again at a newer revision, deleted, or announced over a link.
+    private(set) var withdrawnOnLink: [String: Int64] = [:]
+    /// The revision at which each listed key was last put.
+    private(set) var revisions: [String: Int64] = [:]
     /// The revision of the last listing or change applied.
     private(set) var revision: Int64 = 0
 
@@ -102,18 +106,22 @@ struct EtcdDirectory: Sendable {
             self.revision = revision
             var freshMembers: [String: Registration] = [:]
             var freshListings: [String: Listing] = [:]
+            var freshRevisions: [String: Int64] = [:]
             for kv in kvs {
                 if let member = Self.member(kv), member.name != name, freshMembers.count < Self.maxMembers {
                     freshMembers[member.name] = member
                 } else if let listing = Self.listing(kv), listing.announcement.node != name, freshListings.count < Self.maxServices {
                     freshListings[kv.key] = listing
+                    freshRevisions[kv.key] = kv.modRevision
                 }
             }
             for (memberName, old) in members where freshMembers[memberName]?.incarnation != old.incarnation {
                 gone(memberName, old.incarnation, into: &directives)
             }
             members = freshMembers
-            withdrawnOnLink = withdrawnOnLink.filter { freshListings[$0] != nil }
+            withdrawnOnLink = withdrawnOnLink.filter { key, revision in
+                freshListings[key] != nil && (freshRevisions[key] ?? 0) <= revision
+            }
             for key in listings.keys.sorted() where freshListings[key] == nil {
                 drop(key, into: &directives)
             }
@@ -121,6 +129,7 @@ struct EtcdDirectory: Sendable {
                 replaced(key, by: listing, into: &directives)
             }
             listings = freshListings
+            revisions = freshRevisions
             reconcile(into: &directives)
         case .changed(let changes, let revision):
             self.revision = max(self.revision, revision)
@@ -138,6 +147,10 @@ struct EtcdDirectory: Sendable {
                         else { continue }
                         replaced(kv.key, by: listing, into: &directives)
                         listings[kv.key] = listing
+                        revisions[kv.key] = kv.modRevision
+                        if let withdrawn = withdrawnOnLink[kv.key], kv.modRevision > withdrawn {
+                            withdrawnOnLink[kv.key] = nil
+                        }
                     }
                 case .delete(let key, _):
                     if key.hasPrefix(Self.membersPrefix) {
@@ -146,9 +159,10 @@ struct EtcdDirectory: Sendable {
                             gone(memberName, old.incarnation, into: &directives)
                         }
                     } else if listings[key] != nil {
-                        withdrawnOnLink.remove(key)
+                        withdrawnOnLink[key] = nil
                         drop(key, into: &directives)
                         listings[key] = nil
+                        revisions[key] = nil
                     }
                 }
             }
@@ -159,11 +173,9 @@ struct EtcdDirectory: Sendable {
             reconcile(into: &directives)
         case .linkClosed(let member):
             linked[member] = nil
-            forgetLinkWithdrawals(of: member)
             reconcile(into: &directives)
         case .linkFailed(let member, let incarnation):
             if linked[member] == incarnation { linked[member] = nil }
-            forgetLinkWithdrawals(of: member)
             suspects[member] = incarnation
             for key in offered.sorted() {
                 guard let listing = listings[key], listing.announcement.node == member, listing.incarnation == incarnation
@@ -174,10 +186,10 @@ struct EtcdDirectory: Sendable {
             if members[member]?.incarnation == incarnation { directives.append(.redial(member)) }
         case .withdrawnOverLink(let member, let life):
             let key = Self.serviceKey(node: member, life: life)
-            withdrawnOnLink.insert(key)
+            withdrawnOnLink[key] = revisions[key] ?? 0
             offered.remove(key)
         case .announcedOverLink(let member, let life):
-            withdrawnOnLink.remove(Self.serviceKey(node: member, life: life))
+            withdrawnOnLink[Self.serviceKey(node: member, life: life)] = nil
             reconcile(into: &directives)
         }
         return directives
@@ -187,7 +199,7 @@ struct EtcdDirectory: Sendable {
 
     /// Offers every listed provider of a listed, unsuspected member life not offered yet.
     private mutating func reconcile(into directives: inout [Directive]) {
-        for key in listings.keys.sorted() where !offered.contains(key) && !withdrawnOnLink.contains(key) {
+        for key in listings.keys.sorted() where !offered.contains(key) && withdrawnOnLink[key] == nil {
             guard let listing = listings[key], let member = members[listing.announcement.node],
                   member.incarnation == listing.incarnation, suspects[member.name] != listing.incarnation
             else { continue }
@@ -225,10 +237,10 @@ struct EtcdDirectory: Sendable {
         directives.append(.memberGone(name: member, incarnation: incarnation))
     }
 
-    /// The link to `member` ended or its life did: its withdrawals over the link no longer hold.
+    /// The life of `member` ended: its withdrawals over a link no longer hold.
     private mutating func forgetLinkWithdrawals(of member: String) {
         let prefix = "\(Self.servicesPrefix)\(member)/"
-        withdrawnOnLink = withdrawnOnLink.filter { !$0.hasPrefix(prefix) }
+        withdrawnOnLink = withdrawnOnLink.filter { !$0.key.hasPrefix(prefix) }
     }
 
     // MARK: - Keys

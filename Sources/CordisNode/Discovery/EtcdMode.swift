@@ -18,13 +18,13 @@ final class EtcdMode {
     var incarnation: String
     /// The lease the node's keys live under (0 before registration).
     var lease: Int64 = 0
-    /// When etcd last confirmed the lease.
-    var lastKept = ContinuousClock.now
+    /// What the node makes of its lease: degraded or not, exports withdrawn or not.
+    var rule: LeaseRule
     /// Why the node is degraded (its lease lost or etcd unreachable past the TTL), nil when it is not.
-    var degraded: String?
+    var degraded: String? { rule.degraded }
     /// True while the exports are withdrawn because the lease has certainly expired (no keepalive
     /// answered for a whole TTL): the others may already count this life as gone.
-    var exportsWithdrawn = false
+    var exportsWithdrawn: Bool { rule.exportsWithdrawn }
     /// The service key put for each exported provider life.
     var published: [Int: String] = [:]
     /// Links being opened on demand, by member.
@@ -46,6 +46,7 @@ final class EtcdMode {
         self.client = client
         self.leaseTTL = leaseTTL
         self.idleTimeout = idleTimeout
+        self.rule = LeaseRule(ttl: leaseTTL, now: .now)
     }
 
     /// The TTL in whole seconds, as etcd grants it.

@@ -12,13 +12,15 @@ extension Node {
     ///
     /// - Throws: `NameTakenError` when a live member holds the name; `EtcdError` when etcd cannot be
     ///   reached.
-    func registerInEtcd(retryingFor patience: Duration = .zero) async throws {
+    /// - Returns: what the lease rule says once registered (when the node was degraded: recover, share
+    ///   the exports again).
+    @discardableResult
+    func registerInEtcd(retryingFor patience: Duration = .zero) async throws -> [LeaseRule.Directive] {
         var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: .seconds(1))
         let deadline = ContinuousClock.now + patience
         while true {
             do {
-                try await registerOnce()
-                return
+                return try await registerOnce()
             } catch let error as EtcdError where error.code == .unavailable && ContinuousClock.now < deadline {
                 logger.warn("etcd does not answer yet, trying again: \(error)")
                 await pause(for: backoff.next(random: Double.random(in: 0...1)))
@@ -28,8 +30,8 @@ extension Node {
 
     /// One registration attempt: a new lease, then the member key created only if the name is free (or
     /// held by this very life, whose lease was lost or whose earlier attempt timed out).
-    private func registerOnce() async throws {
-        guard let etcd else { return }
+    private func registerOnce() async throws -> [LeaseRule.Directive] {
+        guard let etcd else { return [] }
         let lease = try await etcd.client.grant(ttl: etcd.ttlSeconds)
         let value = EtcdDirectory.memberValue(registration, version: CordisVersion.current)
         let key = EtcdDirectory.memberKey(name)
@@ -56,8 +58,8 @@ extension Node {
             }
         }
         etcd.lease = lease
-        etcd.lastKept = ContinuousClock.now
         etcd.published.removeAll()
+        return etcd.rule.receive(.registered(at: .now))
     }
 
     /// This node as its member key describes it.
@@ -103,45 +105,70 @@ extension Node {
             do {
                 if etcd.lease == 0 { throw EtcdError(.leaseNotFound, "no lease yet") }
                 _ = try await etcd.client.keepAlive(lease: etcd.lease)
-                etcd.lastKept = ContinuousClock.now
-                if etcd.degraded != nil {
-                    recovered()
-                    shareExportsAgain()
-                }
+                follow(etcd.rule.receive(.kept(at: .now)))
                 backoff.reset()
             } catch let error as EtcdError where error.code == .leaseNotFound {
-                markDegraded("the etcd lease was lost")
-                withdrawExportsForLostLease()
-                do {
-                    // The others declared this life over when its lease ended: come back as a new one.
-                    let previous = etcd.incarnation
-                    etcd.incarnation = UUID().uuidString.lowercased()
-                    do {
-                        try await registerInEtcd()
-                    } catch {
-                        etcd.incarnation = previous
-                        throw error
-                    }
-                    logger.info("registered in etcd again as a new incarnation \(etcd.incarnation)")
-                    recovered()
-                    shareExportsAgain()
-                } catch {
-                    logger.warn("cannot register in etcd again yet: \(error)")
-                }
+                let directives = etcd.rule.receive(.leaseNotFound)
+                follow(directives.filter { $0 != .registerAgain })
+                if directives.contains(.registerAgain) { await registerAgainAsNewIncarnation() }
             } catch {
-                if ContinuousClock.now - etcd.lastKept > etcd.leaseTTL {
-                    markDegraded("etcd has not answered for longer than the lease (\(error))")
-                    withdrawExportsForLostLease()
-                }
+                follow(etcd.rule.receive(.unanswered(at: .now, reason: "\(error)")))
             }
+        }
+    }
+
+    /// Carries out what the lease rule says.
+    private func follow(_ directives: [LeaseRule.Directive]) {
+        for directive in directives {
+            switch directive {
+            case .degrade(let reason):
+                logger.warn("degraded: \(reason)")
+            case .withdrawExports:
+                withdrawExportsForLostLease()
+            case .registerAgain:
+                // Awaited by the keepalive loop itself (see `keepLeaseAlive`).
+                break
+            case .recover:
+                logger.info("registered in etcd again (lease \(etcd?.lease ?? 0)); no longer degraded")
+            case .shareAgain(let afterWithdrawal):
+                shareExportsAgain(afterWithdrawal: afterWithdrawal)
+            }
+        }
+    }
+
+    /// The others declared this life over when its lease ended: the node comes back as a new one, and
+    /// closes the old life's links before it shares anything as the new one.
+    private func registerAgainAsNewIncarnation() async {
+        guard let etcd else { return }
+        let previous = etcd.incarnation
+        etcd.incarnation = UUID().uuidString.lowercased()
+        do {
+            let directives = try await registerInEtcd()
+            logger.info("registered in etcd again as a new incarnation \(etcd.incarnation)")
+            closeLinksOfEarlierLife()
+            follow(directives)
+        } catch {
+            etcd.incarnation = previous
+            logger.warn("cannot register in etcd again yet: \(error)")
+        }
+    }
+
+    /// Registered again as a new incarnation: every link the old life holds is closed here, so no peer
+    /// keeps talking to a life the cluster declared over (the peer takes the close for the end of that
+    /// life; this side does not take it for a failure of the peer's). Links to the new life are opened
+    /// as calls need them.
+    private func closeLinksOfEarlierLife() {
+        guard let etcd else { return }
+        for session in links.values {
+            etcd.idleClosed.insert(session.id)
+            session.link.close(reason: "\(name) registered again as a new incarnation")
         }
     }
 
     /// The lease has certainly expired: the exports are withdrawn from the linked peers in order (their
     /// keys went with the lease, so none is deleted from an etcd that does not answer).
     private func withdrawExportsForLostLease() {
-        guard let etcd, !etcd.exportsWithdrawn else { return }
-        etcd.exportsWithdrawn = true
+        guard let etcd else { return }
         etcd.published.removeAll()
         logger.warn("the etcd lease has expired: withdrawing this node's services from its linked peers")
         refreshExports()
@@ -149,13 +176,11 @@ extension Node {
 
     /// Registered again (or the lease found alive): the exports are announced to the linked peers and
     /// published under the lease again.
-    private func shareExportsAgain() {
-        guard let etcd else { return }
-        guard etcd.exportsWithdrawn else {
+    private func shareExportsAgain(afterWithdrawal: Bool) {
+        guard afterWithdrawal else {
             publishExports()
             return
         }
-        etcd.exportsWithdrawn = false
         // A withdrawal still waiting for acknowledgements ends first; its life is announced again after.
         detach { [weak self] in
             await self?.withdrawalsFinished()
@@ -169,18 +194,6 @@ extension Node {
     /// Whether the node shares its exports now: always in the mesh; in etcd mode, not while its lease
     /// has certainly expired.
     var sharesExports: Bool { etcd?.exportsWithdrawn != true }
-
-    private func markDegraded(_ reason: String) {
-        guard let etcd, etcd.degraded == nil else { return }
-        etcd.degraded = reason
-        logger.warn("degraded: \(reason)")
-    }
-
-    private func recovered() {
-        guard let etcd, etcd.degraded != nil else { return }
-        etcd.degraded = nil
-        logger.info("registered in etcd again (lease \(etcd.lease)); no longer degraded")
-    }
 
     // MARK: - The directory
 

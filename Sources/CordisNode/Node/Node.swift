@@ -72,6 +72,10 @@ public final class Node {
     private var nextHandshake = 0
     /// The incarnation of each linked member, for the handshake's early refusal (read off the actor).
     let liveMembers = LiveMembers()
+    /// The messages of every link and of the etcd client, by kind (the `traffic` command).
+    let traffic = TrafficCounter()
+    /// When `traffic` started counting.
+    let trafficSince = ContinuousClock.now
     private var listenersOfWorld: [EffectHandle] = []
     /// The control API's state (relays, subscribers, forgotten members): `Control/`.
     let control = ControlState()
@@ -125,7 +129,7 @@ public final class Node {
         if !configuration.etcdEndpoints.isEmpty {
             discovery = EtcdDirectory(name: configuration.name)
             etcd = EtcdMode(
-                client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop), incarnation: configuration.incarnation,
+                client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop, traffic: traffic), incarnation: configuration.incarnation,
                 leaseTTL: configuration.leaseTTL, idleTimeout: configuration.idleLinkTimeout)
         }
     }
@@ -294,7 +298,7 @@ public final class Node {
     }
 
     var linkOptions: LinkOptions {
-        LinkOptions(maxFrameSize: configuration.maxFrameSize)
+        LinkOptions(maxFrameSize: configuration.maxFrameSize, traffic: traffic)
     }
 
     // MARK: - Accepting and dialling

@@ -188,6 +188,7 @@ public final class Link: Sendable {
             }
             return try connection.stage(buffer)
         }
+        options.traffic?.sent(message)
         if let claim { connection.write(claim) }
     }
 
@@ -200,7 +201,10 @@ public final class Link: Sendable {
             guard (try? state.codec?.append(.goodbye(reason: reason), to: &buffer)) != nil, !buffer.isEmpty else { return nil }
             return (try? connection.stage(buffer)) ?? nil
         }
-        if let claim { connection.write(claim) }
+        if let claim {
+            options.traffic?.count(.membership, sent: 1)
+            connection.write(claim)
+        }
         connection.close()
     }
 
@@ -264,6 +268,7 @@ public final class Link: Sendable {
                 do throws(WireError) {
                     let message = try codec.decode(frame)
                     state.phase = .established(codec)
+                    options.traffic?.received(message)
                     switch message {
                     case .ping(let id):
                         return .answer(.pong(id: id))

@@ -9,12 +9,15 @@ public struct LinkOptions: Sendable, Hashable {
     public var failureDelay: Duration
     /// Whether `pong`s are handed to the consumer too; they always refresh `lastHeard`.
     public var deliversPongs: Bool
+    /// Where the link counts the messages it sends and receives after the handshake (nil: not counted).
+    public var traffic: TrafficCounter?
 
     /// Creates options; the defaults follow the contracts (frames 4 MiB).
     public init(
         handshakeTimeout: Duration = .seconds(5), maxFrameSize: Int = Frame.defaultMaxSize, deliversPongs: Bool = false,
-        failureDelay: Duration = .milliseconds(200)
+        failureDelay: Duration = .milliseconds(200), traffic: TrafficCounter? = nil
     ) {
+        self.traffic = traffic
         self.failureDelay = failureDelay
         self.handshakeTimeout = handshakeTimeout
         self.maxFrameSize = maxFrameSize

@@ -11,12 +11,13 @@ import Foundation
 /// and highest run) is printed next to it (`spread` in JSON). The groups are `core`, `loader`, `codec`,
 /// `calls` (remote call latency and throughput node to node, raw echo floor, Unix socket and
 /// authenticated TCP, pinned to CPU 0 and unpinned), `cluster` (remote withdrawal, failure detection,
-/// idle memory) and `start` (a cluster of 8 nodes with 1,000 fibers each); `profile` (not run unless
+/// idle memory), `start` (a cluster of 8 nodes with 1,000 fibers each) and `scale` (see
+/// `AllBenchmark+Scale.swift`); `profile` (not run unless
 /// named) is a bare call loop for instruction counts. `--iterations N` sets the calls per series. `--quick` is a smoke run
 /// with small sizes: its figures are not comparable with a full run.
 @CordisActor
 enum AllBenchmark {
-    nonisolated static let groups = ["core", "loader", "codec", "calls", "cluster", "start", "profile"]
+    nonisolated static let groups = ["core", "loader", "codec", "calls", "cluster", "start", "scale", "profile"]
 
     /// The settings of one run.
     struct Settings {
@@ -106,6 +107,7 @@ enum AllBenchmark {
             if settings.only.contains("calls") { try await TLSCallBenchmark.calls(settings, into: &samples) }
             if settings.only.contains("cluster") { try await cluster(settings, into: &samples) }
             if settings.only.contains("start") { try await start(settings, into: &samples) }
+            if settings.only.contains("scale") { try await scale(settings, into: &samples) }
             if settings.only.contains("profile") { try await profile(settings, into: &samples) }
         }
         return samples

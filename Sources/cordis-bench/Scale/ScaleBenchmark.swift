@@ -6,9 +6,10 @@ import Foundation
 /// `cordis-bench scale`: N real `cordis-node` processes on this machine, in the embedded mesh and in
 /// etcd mode. Node 0 provides `clock`; every other node runs a `greeter` (a consumer of `clock`), and
 /// odd nodes provide a `counter` too. For each mode and N it measures the time from launch until every
-/// greeter is active, the links each node holds, the read and write system calls per second per node
-/// while idle (each heartbeat or membership message is one write on one side and one read on the
-/// other; etcd mode adds its HTTP requests), the whole cluster's idle CPU (etcd included), the time
+/// greeter is active, the links each node holds, the messages each node sends per second while idle
+/// by kind (heartbeats, membership, announcements, and in etcd mode its requests to etcd; the mean, the
+/// median node and the busiest node), read from
+/// each node's `traffic` counters, the whole cluster's idle CPU (etcd included), the time
 /// from disabling the clock on node 0 until every greeter is `pending`, and how long a cluster-wide
 /// `status` takes.
 @CordisActor
@@ -17,6 +18,9 @@ enum ScaleBenchmark {
         case mesh
         case etcd
     }
+
+    /// The kinds of message counted as idle traffic: everything but calls and control requests.
+    static let idleKinds = ["heartbeat", "membership", "announcement", "etcd"]
 
     struct Figures {
         var rows: [[String: Double]] = []
@@ -46,7 +50,7 @@ enum ScaleBenchmark {
                   let big = sizes.last(where: { rows[$0] != nil }), big > small,
                   let first = rows[small], let last = rows[big]
             else { continue }
-            for key in ["settle_s", "links_per_node", "idle_io_per_node_per_s", "idle_cpu_percent", "withdraw_to_pending_s", "status_s"] {
+            for key in ["settle_s", "links_per_node", "idle_msgs_per_node_per_s", "idle_cpu_percent", "withdraw_to_pending_s", "status_s"] {
                 guard let a = first[key], let b = last[key], a > 0 else { continue }
                 figures.ratios["\(mode.rawValue) \(key) n\(big)/n\(small)"] = b / a
             }
@@ -125,17 +129,31 @@ enum ScaleBenchmark {
             let list = members["members"]?.arrayValue ?? []
             links += list.filter { $0["reachable"]?.boolValue == true && $0["self"]?.boolValue != true }.count
         }
-        // Idle traffic and CPU over the window.
+        // Idle traffic and CPU over the window. The bench's console links are closed meanwhile, so
+        // their heartbeats are not counted; its own requests count as `control`, which is left out.
         let pids = children.map(\.processIdentifier) + (etcd.map { [$0.processIdentifier] } ?? [])
-        let nodePids = children.map(\.processIdentifier)
-        let ioBefore = nodePids.map(ioCalls)
+        var trafficBefore: [String: JSONValue] = [:]
+        for name in names { trafficBefore[name] = try await ask(name, "traffic", folder: folder, clients: &clients) }
+        for client in clients.values { await client.close() }
+        clients.removeAll()
         let cpuBefore = pids.map(cpuTicks)
         let windowStart = ContinuousClock.now
         try await Task.sleep(for: idleWindow)
-        let window = (ContinuousClock.now - windowStart).seconds
-        let ioAfter = nodePids.map(ioCalls)
         let cpuAfter = pids.map(cpuTicks)
-        let io = zip(ioAfter, ioBefore).map { $0 - $1 }.reduce(0, +)
+        let window = (ContinuousClock.now - windowStart).seconds
+        var sent: [String: Double] = [:]
+        var perNode: [Double] = []
+        for name in names {
+            let after = try await ask(name, "traffic", folder: folder, clients: &clients)
+            var own = 0.0
+            for kind in Self.idleKinds {
+                let delta = (after["sent"]?[kind]?.doubleValue ?? 0) - (trafficBefore[name]?["sent"]?[kind]?.doubleValue ?? 0)
+                sent[kind, default: 0] += delta
+                own += delta
+            }
+            perNode.append(own / window)
+        }
+        perNode.sort()
         let ticks = zip(cpuAfter, cpuBefore).map { $0 - $1 }.reduce(0, +)
         let hertz = Double(sysconf(Int32(_SC_CLK_TCK)))
         let cpuPercent = Double(ticks) / hertz / window * 100
@@ -152,7 +170,12 @@ enum ScaleBenchmark {
         return [
             "etcd": mode == .etcd ? 1 : 0, "nodes": Double(nodes), "settle_s": settle,
             "links_per_node": Double(links) / Double(nodes),
-            "idle_io_per_node_per_s": Double(io) / window / Double(nodes),
+            "idle_msgs_per_node_per_s": Self.idleKinds.map { sent[$0] ?? 0 }.reduce(0, +) / window / Double(nodes),
+            "idle_msgs_median_node_per_s": perNode.isEmpty ? 0 : perNode[perNode.count / 2],
+            "idle_msgs_busiest_node_per_s": perNode.last ?? 0,
+            "idle_heartbeats_per_node_per_s": (sent["heartbeat"] ?? 0) / window / Double(nodes),
+            "idle_membership_per_node_per_s": ((sent["membership"] ?? 0) + (sent["announcement"] ?? 0)) / window / Double(nodes),
+            "idle_etcd_per_node_per_s": (sent["etcd"] ?? 0) / window / Double(nodes),
             "idle_cpu_percent": cpuPercent, "status_s": statusSeconds, "status_nodes": Double(reported),
             "withdraw_to_pending_s": withdraw,
         ]
@@ -206,8 +229,10 @@ enum ScaleBenchmark {
     }
 
     /// Starts a one-member etcd on free loopback ports; returns it and its client URL.
+    static var etcdInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/etcd") }
+
     static func startEtcd(folder: String) async throws -> (Process, String) {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/etcd") else {
+        guard etcdInstalled else {
             throw BenchmarkError("etcd mode needs /usr/bin/etcd (Debian's etcd-server)")
         }
         let client = try freePort()
@@ -258,16 +283,6 @@ enum ScaleBenchmark {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         return UInt16(bigEndian: address.sin_port)
-    }
-
-    /// The read and write system calls a process made so far (`/proc/PID/io`).
-    static func ioCalls(_ pid: Int32) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8) else { return 0 }
-        var total = 0
-        for line in text.split(separator: "\n") where line.hasPrefix("syscr:") || line.hasPrefix("syscw:") {
-            total += Int(line.split(separator: " ").last ?? "") ?? 0
-        }
-        return total
     }
 
     /// The CPU ticks (user and system) a process used so far (`/proc/PID/stat`).

@@ -1,0 +1,26 @@
+import Cordis
+import CordisWire
+
+/// `traffic`: the messages this node sent and received since it started, by kind, so an operator (or
+/// the scale benchmark) can tell heartbeats and membership from calls and control.
+extension Node {
+    /// `{"node", "seconds", "sent": {KIND: N…}, "received": {KIND: N…}}`, every kind present.
+    func trafficReport() -> JSONValue {
+        let counts = traffic.snapshot
+        func table(_ counted: [TrafficCounter.Kind: Int]) -> JSONValue {
+            var object = JSONObject()
+            for kind in TrafficCounter.Kind.allCases {
+                object[kind.rawValue] = .number(.integer(Int64(counted[kind] ?? 0)))
+            }
+            return .object(object)
+        }
+        let elapsed = (ContinuousClock.now - trafficSince).components
+        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        return .object([
+            "node": .string(name),
+            "seconds": .number(.double(seconds)),
+            "sent": table(counts.sent),
+            "received": table(counts.received),
+        ])
+    }
+}
