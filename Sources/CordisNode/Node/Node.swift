@@ -449,7 +449,7 @@ public final class Node {
                 logger.debug("\(member) closed the link in use as a duplicate: waiting for the other link", fields: [("CORDIS_PEER", member)])
                 _ = loop.schedule(after: linkOptions.handshakeTimeout) { [weak self] in
                     Task { @CordisActor in
-                        guard let self else { return }
+                        guard let self, self.running else { return }
                         self.carryOut(self.membership.receive(.replacementOverdue(member: member, closed: closed)))
                     }
                 }
