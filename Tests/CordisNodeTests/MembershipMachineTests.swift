@@ -103,6 +103,9 @@ struct MembershipMachineTests {
         /// Open ends: link id -> (open at a, open at b, b's life on it).
         var open: [Int: (atA: Bool, atB: Bool, life: Int)] = [:]
         var pending: [Pending] = []
+        /// b's timers armed by `awaitReplacement`: they fire only when nothing else is pending (a
+        /// handshake under way completes within the timer's time).
+        var timersAtB: [Membership.Event] = []
         var nextLink = 0
         /// Links dialled in b's current life (at most `Membership.maxStandbys` + 1, so b never has to
         /// close one itself).
@@ -133,6 +136,7 @@ struct MembershipMachineTests {
                 pending.append(Pending(atA: true, event: .linkClosed(session: id)))
             }
             pending.removeAll { !$0.atA }
+            timersAtB = []
             b = Membership(name: "b")
             bLife += 1
             linksOfLife = 0
@@ -143,7 +147,12 @@ struct MembershipMachineTests {
             let heads = pending.indices.filter { index in
                 !pending[..<index].contains { $0.atA == pending[index].atA && $0.event.session == pending[index].event.session }
             }
-            guard let index = heads.randomElement(using: &random) else { return }
+            guard let index = heads.randomElement(using: &random) else {
+                if !timersAtB.isEmpty {
+                    for directive in b.receive(timersAtB.removeFirst()) { carryOut(directive, atA: false) }
+                }
+                return
+            }
             let next = pending.remove(at: index)
             if next.atA {
                 for directive in a.receive(next.event) { carryOut(directive, atA: true) }
@@ -154,8 +163,14 @@ struct MembershipMachineTests {
 
         mutating func carryOut(_ directive: Membership.Directive, atA: Bool) {
             switch directive {
+            case .closeDuplicate(let id, _) where atA:
+                // a says why in its goodbye, which b reads before the close.
+                if open[id] != nil { pending.append(Pending(atA: false, event: .closedAsDuplicate(session: id))) }
+                close(id)
             case .refuse(let id, _), .closeDuplicate(let id, _), .close(let id, _):
                 close(id)
+            case .awaitReplacement(let member, let closed):
+                if !atA { timersAtB.append(.replacementOverdue(member: member, closed: closed)) }
             case .withdrawAll(_, let incarnation):
                 if atA {
                     withdrawnAtA.append(incarnation)
@@ -197,7 +212,7 @@ struct MembershipMachineTests {
                 simulation.deliver(using: &random)
             }
         }
-        while !simulation.pending.isEmpty { simulation.deliver(using: &random) }
+        while !simulation.pending.isEmpty || !simulation.timersAtB.isEmpty { simulation.deliver(using: &random) }
 
         let atA = simulation.a.session(of: "b")
         let atB = simulation.b.session(of: "a")
@@ -214,6 +229,8 @@ struct MembershipMachineTests {
             // Without restarts only duplicates come and go: the life is adopted once and never ends.
             #expect(simulation.withdrawnAtA.isEmpty, "seed \(seed): \(simulation.historyAtA)")
             #expect(simulation.adoptedAtA.count <= 1, "seed \(seed): \(simulation.historyAtA)")
+            // Nor at b, whichever link a closed as the duplicate and whenever b's other link came up.
+            #expect(simulation.withdrawnAtB.isEmpty, "seed \(seed): \(simulation.withdrawnAtB)")
         }
         // Per life, a adopts and withdraws in turn, starting with an adoption (a stale link of a life
         // a already lost may bring it back, as a healed partition would).
@@ -230,7 +247,7 @@ extension Membership.Event {
     var session: Int {
         switch self {
         case .handshakeCompleted(let session, _, _, _, _), .linkClosed(let session), .heartbeatMissed(let session),
-             .departed(let session):
+             .departed(let session), .closedAsDuplicate(let session), .replacementOverdue(_, let session):
             return session
         case .forgotten:
             return 0

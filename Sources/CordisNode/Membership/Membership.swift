@@ -7,9 +7,16 @@ import CordisWire
 ///
 /// Three rules decide everything, each in one place:
 /// - **A duplicate link** (a second link of a member's live life, whoever dialled it) never displaces
-///   the link in use. Only the member whose name sorts first closes duplicates; the other side keeps
-///   them as standbys (at most `maxStandbys`), one of which takes over without any visible change if
-///   the side that sorts first closed the one in use. Both sides so agree on the link that stays.
+///   the link in use. Only the member whose name sorts first closes duplicates, and says so in its
+///   `goodbye` (a reason starting with `duplicatePrefix`); the other side keeps them as standbys (at
+///   most `maxStandbys`), one of which takes over without any visible change if the side that sorts
+///   first closed the one in use. Both sides so agree on the link that stays. When the two nodes dial
+///   each other at once, the side that sorts second may have taken into use the link the other closes
+///   before its own link is up: told the link was closed as a duplicate and holding no standby, it
+///   waits for the replacement (`awaitReplacement`: the node arms a timer, the handshake timeout, and
+///   reports `replacementOverdue` when it fires). The replacement then takes over like a standby (a
+///   `promote`: members and announcements sent again, nothing withdrawn); only if none came in time
+///   are the member's services withdrawn, as for any lost link.
 /// - **A new incarnation** of a member replaces the old life only once the old life has no link (its
 ///   link closed or its heartbeats stopped); the old life's services are withdrawn then, once.
 /// - **A name conflict** (a new incarnation while the old life's link is up, or a peer claiming this
@@ -38,6 +45,11 @@ struct Membership {
         var link: LinkRef?
         /// Further links of the same life, oldest first, kept by the side that does not sort first.
         var standbys: [LinkRef] = []
+        /// The session of the link in use that the member said it closes as a duplicate.
+        var closingAsDuplicate: Int?
+        /// While the link in use was closed as a duplicate and no other was up: its session, until the
+        /// replacement is adopted or the wait is over.
+        var awaitingReplacement: Int?
 
         /// Whether a link to this life is up.
         var isLinked: Bool { link != nil }
@@ -56,6 +68,12 @@ struct Membership {
         /// The member on this link said it leaves the cluster (`goodbye` with `leaving`): it is dropped
         /// from the view (not forgotten: it may join again).
         case departed(session: Int)
+        /// The member on this link said (its `goodbye` reason starts with `duplicatePrefix`) that it
+        /// closes it as a duplicate of another link of the same life; heeded from a member whose name
+        /// sorts first only (the only side that closes duplicates).
+        case closedAsDuplicate(session: Int)
+        /// The wait for the replacement of link `closed`, armed by `awaitReplacement`, is over.
+        case replacementOverdue(member: String, closed: Int)
     }
 
     /// What the node must do.
@@ -64,8 +82,13 @@ struct Membership {
         case adopt(session: Int, member: String)
         /// Keep a second link of a live life as a standby (read it, answer it, send nothing new on it).
         case keepStandby(session: Int, member: String)
-        /// The standby becomes the link in use (the one in use closed); nothing else changes.
+        /// The standby (or the replacement of a link closed as a duplicate) becomes the link in use:
+        /// run it, send it `members` and the announcements again; nothing is withdrawn.
         case promote(session: Int, member: String)
+        /// The link in use, session `closed`, was closed as a duplicate and no other link is up yet:
+        /// the member has no link for now (calls to it fail) but nothing is withdrawn; arm a timer of
+        /// the handshake timeout that reports `replacementOverdue(member:closed:)`.
+        case awaitReplacement(member: String, closed: Int)
         /// Refuse the link: tell the peer why, close it, log the conflict.
         case refuse(session: Int, reason: String)
         /// Close a duplicate link of a live life.
@@ -77,6 +100,8 @@ struct Membership {
         case withdrawAll(member: String, incarnation: String)
     }
 
+    /// How a `goodbye` reason starts when the sender closes the link as a duplicate.
+    static let duplicatePrefix = "duplicate:"
     /// The most standby links one member may have; a further duplicate is closed.
     static let maxStandbys = 4
     /// The most addresses kept per member; the rest of a longer list is ignored.
@@ -112,11 +137,22 @@ struct Membership {
         case .handshakeCompleted(let session, let side, let peer, let incarnation, let addresses):
             admit(LinkRef(session: session, side: side), peer: peer, incarnation: incarnation, addresses: addresses, into: &directives)
         case .linkClosed(let session):
-            lose(session, into: &directives)
+            lose(session, awaitingReplacement: true, into: &directives)
         case .heartbeatMissed(let session):
             guard let owner = linkOwners[session] else { break }
             directives.append(.close(session: session, reason: "no heartbeat from \(owner)"))
-            lose(session, into: &directives)
+            lose(session, awaitingReplacement: false, into: &directives)
+        case .closedAsDuplicate(let session):
+            guard let owner = linkOwners[session], owner < name, var record = members[owner],
+                  record.link?.session == session
+            else { break }
+            record.closingAsDuplicate = session
+            members[owner] = record
+        case .replacementOverdue(let member, let closed):
+            guard var record = members[member], record.awaitingReplacement == closed, record.link == nil else { break }
+            record.awaitingReplacement = nil
+            members[member] = record
+            directives.append(.withdrawAll(member: member, incarnation: record.incarnation))
         case .departed(let session):
             guard let owner = linkOwners[session], let record = members[owner], record.link?.session == session else {
                 break
@@ -131,7 +167,8 @@ struct Membership {
             directives.append(.close(session: session, reason: "\(owner) left the cluster"))
             directives.append(.withdrawAll(member: owner, incarnation: record.incarnation))
         case .forgotten(let member):
-            if members[member]?.isLinked != true { members[member] = nil }
+            // A member waiting for its replacement link stays until the wait is over.
+            if let record = members[member], !record.isLinked, record.awaitingReplacement == nil { members[member] = nil }
         }
         return directives
     }
@@ -165,18 +202,36 @@ struct Membership {
             }
             return
         }
+        if record.awaitingReplacement != nil {
+            record.awaitingReplacement = nil
+            if record.incarnation == incarnation {
+                // The replacement of the link closed as a duplicate: it takes over like a standby.
+                record.addresses = Array(addresses.prefix(Self.maxAddresses))
+                record.link = link
+                members[peer] = record
+                linkOwners[link.session] = peer
+                directives.append(.promote(session: link.session, member: peer))
+                return
+            }
+            // Another life: the one that waited is over.
+            directives.append(.withdrawAll(member: peer, incarnation: record.incarnation))
+        }
         // No live life: this one is the member now (a restart if the incarnation changed; the old life's
         // services were withdrawn when its link went).
         record.incarnation = incarnation
         record.addresses = Array(addresses.prefix(Self.maxAddresses))
         record.link = link
         record.standbys = []
+        record.closingAsDuplicate = nil
         members[peer] = record
         linkOwners[link.session] = peer
         directives.append(.adopt(session: link.session, member: peer))
     }
 
-    private mutating func lose(_ session: Int, into directives: inout [Directive]) {
+    /// Link `session` is gone. The link in use hands over to a standby; with none, a link the member
+    /// closed as a duplicate waits for its replacement (`awaitingReplacement`, on a close only), and
+    /// any other ends the member's link.
+    private mutating func lose(_ session: Int, awaitingReplacement awaits: Bool, into directives: inout [Directive]) {
         guard let owner = linkOwners.removeValue(forKey: session), var record = members[owner] else { return }
         if let index = record.standbys.firstIndex(where: { $0.session == session }) {
             record.standbys.remove(at: index)
@@ -184,6 +239,8 @@ struct Membership {
             return
         }
         guard record.link?.session == session else { return }
+        let closedAsDuplicate = record.closingAsDuplicate == session
+        record.closingAsDuplicate = nil
         if !record.standbys.isEmpty {
             let standby = record.standbys.removeFirst()
             record.link = standby
@@ -192,6 +249,12 @@ struct Membership {
             return
         }
         record.link = nil
+        if awaits, closedAsDuplicate {
+            record.awaitingReplacement = session
+            members[owner] = record
+            directives.append(.awaitReplacement(member: owner, closed: session))
+            return
+        }
         members[owner] = record
         directives.append(.withdrawAll(member: owner, incarnation: record.incarnation))
     }

@@ -457,6 +457,7 @@ public final class Node {
                 logger.debug("the second link to \(member) is now the one in use", fields: [("CORDIS_PEER", member)])
                 sessions[member] = session
                 controlLinked(session)
+                session.run()
                 // The peer may have closed the first link as the duplicate without reading what was sent
                 // on it: the members and the announcements go again on this one (the peer keeps one
                 // provider per life, however often it is announced).
@@ -470,7 +471,17 @@ public final class Node {
             case .closeDuplicate(let id, let member):
                 guard let session = links.removeValue(forKey: id) else { continue }
                 logger.debug("closed a duplicate link to \(member)", fields: [("CORDIS_PEER", member)])
-                session.link.close(reason: "a link to \(member) already exists")
+                session.link.close(reason: "\(Membership.duplicatePrefix) a link to \(member) already exists")
+            case .awaitReplacement(let member, let closed):
+                // The closed session failed its calls; none go to it while the replacement comes.
+                if sessions[member]?.id == closed { sessions[member] = nil }
+                logger.debug("\(member) closed the link in use as a duplicate: waiting for the other link", fields: [("CORDIS_PEER", member)])
+                _ = loop.schedule(after: linkOptions.handshakeTimeout) { [weak self] in
+                    Task { @CordisActor in
+                        guard let self, self.running else { return }
+                        self.carryOut(self.membership.receive(.replacementOverdue(member: member, closed: closed)))
+                    }
+                }
             case .close(let id, let reason):
                 links[id]?.link.close(reason: reason)
             case .withdrawAll(let member, let incarnation):
@@ -621,6 +632,9 @@ public final class Node {
             forwardEvent(event, from: session)
         case .goodbye(let reason, let leaving):
             goodbyeReceived(reason, on: session)
+            if reason?.hasPrefix(Membership.duplicatePrefix) == true {
+                carryOut(membership.receive(.closedAsDuplicate(session: session.id)))
+            }
             logger.info("\(session.identity.name) said goodbye: \(reason ?? "")")
             // A member that leaves the cluster is dropped from the view at once (not forgotten: it may
             // join again); a plain goodbye (a node stopping, perhaps to restart) keeps it listed.
