@@ -102,6 +102,31 @@ struct EtcdClientTests {
         }
     }
 
+    @Test("a watch whose etcd stops answering ends as unavailable after its silence limit, so the caller lists again")
+    func silentWatch() async throws {
+        try await Self.withEtcd { etcd, client in
+            let (_, revision) = try await client.range(prefix: "cordis/services/")
+            let watch = client.watch(prefix: "cordis/services/", from: revision + 1, silenceLimit: .milliseconds(600))
+            var messages = watch.messages.makeAsyncIterator()
+            guard case .created = try await messages.next() else {
+                Issue.record("the watch was not created")
+                return
+            }
+            let member = try #require(etcd.process(etcd.members[0].name))
+            #expect(await member.suspend())
+            defer { member.signal(SIGCONT) }
+            let started = ContinuousClock.now
+            do {
+                while try await messages.next() != nil {}
+                Issue.record("the watch ended without an error")
+            } catch let error as EtcdError {
+                #expect(error.code == .unavailable)
+                #expect(error.message.contains("sent nothing on the watch"), "\(error.message)")
+            }
+            #expect(ContinuousClock.now - started < .seconds(10))
+        }
+    }
+
     @Test("a watch from a compacted revision fails with compacted, so the caller lists again")
     func compactedWatch() async throws {
         try await Self.withEtcd { _, client in

@@ -180,8 +180,15 @@ package final class EtcdClient: Sendable {
 
     // MARK: - Watches
 
-    /// Watches every key with `prefix` from `revision` on (see `EtcdWatch`).
-    package func watch(prefix: String, from revision: Int64, buffer: Int = 64) -> EtcdWatch {
-        EtcdWatch(client: self, prefix: prefix, from: revision, buffer: buffer)
+    /// How long a watch may stay silent before it is ended (so the caller lists again): etcd sends
+    /// nothing while nothing changes, and a stalled member or a vanished connection looks the same.
+    package static let watchSilenceLimit: Duration = .seconds(15)
+
+    /// Watches every key with `prefix` from `revision` on (see `EtcdWatch`); a watch silent for
+    /// `silenceLimit` ends with `unavailable`.
+    package func watch(
+        prefix: String, from revision: Int64, buffer: Int = 64, silenceLimit: Duration = EtcdClient.watchSilenceLimit
+    ) -> EtcdWatch {
+        EtcdWatch(client: self, prefix: prefix, from: revision, buffer: buffer, silenceLimit: silenceLimit)
     }
 }

@@ -4,7 +4,8 @@ import Synchronization
 
 /// One watch of a key prefix on etcd's JSON gateway: a `POST /v3/watch` whose chunked answer streams one
 /// JSON object per line. Its `messages` end when the stream does (the connection failed, the watch
-/// was cancelled or compacted, or the consumer fell `buffer` messages behind): the consumer then lists
+/// was cancelled or compacted, the consumer fell `buffer` messages behind, or nothing at all arrived for
+/// the silence limit, which is how a stalled member or a vanished connection shows): the consumer then lists
 /// the prefix again and watches from the next revision. Nothing here re-connects on its own.
 package final class EtcdWatch: Sendable {
     /// What the watch reports.
@@ -23,7 +24,7 @@ package final class EtcdWatch: Sendable {
     package let messages: AsyncThrowingStream<Message, any Error>
     private let task: Mutex<Task<Void, Never>?>
 
-    init(client: EtcdClient, prefix: String, from revision: Int64, buffer: Int) {
+    init(client: EtcdClient, prefix: String, from revision: Int64, buffer: Int, silenceLimit: Duration) {
         let (stream, continuation) = AsyncThrowingStream.makeStream(
             of: Message.self, throwing: (any Error).self, bufferingPolicy: .bufferingOldest(max(1, buffer)))
         messages = stream
@@ -37,7 +38,7 @@ package final class EtcdWatch: Sendable {
         ]
         let work = Task {
             do {
-                try await Self.run(client: client, body: body, into: continuation)
+                try await Self.run(client: client, body: body, silenceLimit: silenceLimit, into: continuation)
                 continuation.finish(throwing: EtcdError(.unavailable, "the watch stream ended"))
             } catch {
                 continuation.finish(throwing: error)
@@ -53,7 +54,8 @@ package final class EtcdWatch: Sendable {
     }
 
     private static func run(
-        client: EtcdClient, body: JSONValue, into continuation: AsyncThrowingStream<Message, any Error>.Continuation
+        client: EtcdClient, body: JSONValue, silenceLimit: Duration,
+        into continuation: AsyncThrowingStream<Message, any Error>.Continuation
     ) async throws {
         let endpoint = client.preferred
         let exchange: HTTPExchange
@@ -67,10 +69,27 @@ package final class EtcdWatch: Sendable {
             throw EtcdError(.unavailable, "\(endpoint): \(error.message)")
         }
         defer { exchange.close() }
+        let watchdog = SilenceWatchdog(limit: silenceLimit, on: client.loop) { exchange.close() }
+        defer { watchdog.stop() }
+        do {
+            try await follow(exchange, from: endpoint, client: client, watchdog: watchdog, into: continuation)
+        } catch where watchdog.fired {
+            throw EtcdError(.unavailable, "\(endpoint) sent nothing on the watch for \(silenceLimit); listing again")
+        }
+        if watchdog.fired {
+            throw EtcdError(.unavailable, "\(endpoint) sent nothing on the watch for \(silenceLimit); listing again")
+        }
+    }
+
+    private static func follow(
+        _ exchange: HTTPExchange, from endpoint: EtcdEndpoint, client: EtcdClient, watchdog: SilenceWatchdog,
+        into continuation: AsyncThrowingStream<Message, any Error>.Continuation
+    ) async throws {
         try await withTaskCancellationHandler {
             var lines = LineSplitter(maxLineBytes: maxLineBytes)
             var status = 0
             while let part = try await exchange.nextPart() {
+                watchdog.heard()
                 switch part {
                 case .head(let head):
                     status = head.status
