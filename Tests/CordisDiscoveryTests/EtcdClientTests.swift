@@ -127,6 +127,59 @@ struct EtcdClientTests {
         }
     }
 
+    /// A TCP port that accepts connections (the kernel completes them) and never answers: a stalled
+    /// endpoint. The descriptor stays open until `close`.
+    static func stalledEndpoint() throws -> (fd: Int32, endpoint: EtcdEndpoint) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, EtcdEndpoint(host: "127.0.0.1", port: UInt16(bigEndian: address.sin_port)))
+    }
+
+    @Test("a lease renewal with a budget ends within it though the endpoints before the healthy one stall")
+    func keepAliveWithinBudget() async throws {
+        let stalled = try (0..<3).map { _ in try Self.stalledEndpoint() }
+        defer { for (fd, _) in stalled { close(fd) } }
+        try await Self.withEtcd(extraEndpoints: stalled.map(\.endpoint)) { _, client in
+            let lease = try await client.grant(ttl: 10)
+            // The grant itself found the healthy endpoint; start from the first stalled one again.
+            client.rotate(from: client.preferred)
+            #expect(client.preferred == stalled[0].endpoint)
+            let started = ContinuousClock.now
+            do {
+                _ = try await client.keepAlive(lease: lease, within: .milliseconds(1200))
+            } catch let error as EtcdError {
+                // A loaded machine may leave the healthy endpoint too little of the budget; the bound holds.
+                #expect(error.code == .unavailable, "\(error)")
+            }
+            // Without the budget each stalled endpoint takes its whole second: 3 s before etcd is asked.
+            #expect(ContinuousClock.now - started < .milliseconds(2000))
+        }
+    }
+
+    @Test("host names are resolved once, when the client is made, so no request waits on a resolver")
+    func namesResolvedOnce() async throws {
+        let loop = try EventLoop(name: "etcd-names")
+        let client = EtcdClient(
+            endpoints: [EtcdEndpoint(host: "localhost", port: 2379), EtcdEndpoint(host: "no-such-host.invalid", port: 2379)],
+            loop: loop)
+        #expect(["127.0.0.1", "::1"].contains(client.endpoints[0].host), "\(client.endpoints[0])")
+        #expect(client.endpoints[1].host == "no-such-host.invalid")
+        await loop.shutdown()
+    }
+
     @Test("a watch from a compacted revision fails with compacted, so the caller lists again")
     func compactedWatch() async throws {
         try await Self.withEtcd { _, client in

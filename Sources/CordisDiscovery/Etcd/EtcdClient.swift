@@ -19,14 +19,19 @@ package final class EtcdClient: Sendable {
     let loop: EventLoop
     private let current = Mutex(0)
 
-    /// A client of `endpoints` (at least one) on `loop`.
+    /// A client of `endpoints` (at least one) on `loop`. Host names are resolved here, once (blocking,
+    /// through the system resolver), so no request waits on a resolver later; a name that does not
+    /// resolve now is kept and tried again with each request.
     package init(
         endpoints: [EtcdEndpoint], loop: EventLoop, requestTimeout: Duration = .seconds(1),
         maxAnswerBytes: Int = 8 << 20, traffic: TrafficCounter? = nil
     ) {
         self.traffic = traffic
         precondition(!endpoints.isEmpty, "an etcd client needs an endpoint")
-        self.endpoints = endpoints
+        self.endpoints = endpoints.map { endpoint in
+            guard let numeric = try? EventLoop.numericHost(endpoint.host) else { return endpoint }
+            return EtcdEndpoint(host: numeric, port: endpoint.port)
+        }
         self.loop = loop
         self.requestTimeout = requestTimeout
         self.maxAnswerBytes = maxAnswerBytes
@@ -42,18 +47,32 @@ package final class EtcdClient: Sendable {
         }
     }
 
-    /// Sends one request; returns the JSON answer. Tries each endpoint once, starting with the preferred.
+    /// Sends one request; returns the JSON answer. Tries each endpoint once, starting with the preferred,
+    /// each for at most `requestTimeout` to connect and as long again to answer; with a `budget`, the
+    /// whole request ends within about it: each endpoint left gets an equal share of what remains, so
+    /// one that stalls cannot use up the time a healthy one after it needs (a lease renewal must land
+    /// before the lease ends).
     ///
-    /// - Throws: `EtcdError` (`unavailable` when none answered, `refused` for an error answer).
-    package func request(_ path: String, _ body: JSONValue) async throws -> JSONValue {
+    /// - Throws: `EtcdError` (`unavailable` when none answered in time, `refused` for an error answer).
+    package func request(_ path: String, _ body: JSONValue, within budget: Duration? = nil) async throws -> JSONValue {
         var lastError = EtcdError(.unavailable, "no etcd endpoint")
-        for _ in 0..<endpoints.count {
+        let end = budget.map { ContinuousClock.now + $0 }
+        for attempt in 0..<endpoints.count {
             let endpoint = preferred
+            var timeout = requestTimeout
+            if let end {
+                let left = end - ContinuousClock.now
+                guard left > .zero else {
+                    throw EtcdError(.unavailable, "no etcd endpoint answered within \(budget ?? .zero): \(lastError.message)")
+                }
+                // Half for the connection, half for the answer, of this endpoint's share.
+                timeout = min(requestTimeout, left / (2 * (endpoints.count - attempt)))
+            }
             traffic?.count(.etcd, sent: 1)
             do {
                 let exchange = try await HTTPExchange.post(
                     host: endpoint.host, port: endpoint.port, path: path, body: body.serialized(), on: loop,
-                    connectTimeout: requestTimeout, deadline: requestTimeout, maxBodyBytes: maxAnswerBytes)
+                    connectTimeout: timeout, deadline: timeout, maxBodyBytes: maxAnswerBytes)
                 let (status, bytes) = try await exchange.response()
                 traffic?.count(.etcd, received: 1)
                 let answer: JSONValue
@@ -98,11 +117,12 @@ package final class EtcdClient: Sendable {
         return id
     }
 
-    /// Keeps lease `id` alive once; returns the TTL etcd granted again.
+    /// Keeps lease `id` alive once, trying the endpoints within `budget` when one is given (see
+    /// `request(_:_:within:)`); returns the TTL etcd granted again.
     ///
     /// - Throws: `EtcdError` `leaseNotFound` when the lease expired or was revoked.
-    package func keepAlive(lease id: Int64) async throws -> Int64 {
-        let answer = try await request("/v3/lease/keepalive", ["ID": .string(String(id))])
+    package func keepAlive(lease id: Int64, within budget: Duration? = nil) async throws -> Int64 {
+        let answer = try await request("/v3/lease/keepalive", ["ID": .string(String(id))], within: budget)
         guard let result = answer["result"] else { throw EtcdError(.malformed, "a keepalive answer has no result") }
         guard let ttl = EtcdCoding.int64(result["TTL"]) else { throw EtcdError(.malformed, "a keepalive answer has no TTL") }
         guard ttl > 0 else { throw EtcdError(.leaseNotFound, "lease \(id) expired") }

@@ -104,7 +104,8 @@ extension Node {
             guard running, !Task.isCancelled else { return }
             do {
                 if etcd.lease == 0 { throw EtcdError(.leaseNotFound, "no lease yet") }
-                _ = try await etcd.client.keepAlive(lease: etcd.lease)
+                // The renewal must land before the lease ends: a third of the TTL passed since the last.
+                _ = try await etcd.client.keepAlive(lease: etcd.lease, within: etcd.leaseTTL * 2 / 3)
                 follow(etcd.rule.receive(.kept(at: .now)))
                 backoff.reset()
             } catch let error as EtcdError where error.code == .leaseNotFound {

@@ -134,7 +134,7 @@ extension EventLoop {
     }
 
     /// `host` as a numeric address, resolving a name (blocking, through the system resolver).
-    static func numericHost(_ host: String) throws -> String {
+    package static func numericHost(_ host: String) throws -> String {
         if ccordis_numeric_family(host) != 0 { return host }
         var buffer = [CChar](repeating: 0, count: 64)
         let status = buffer.withUnsafeMutableBufferPointer { ccordis_resolve(host, $0.baseAddress, $0.count) }
