@@ -200,6 +200,27 @@ struct TransportListenerTests {
         }
     }
 
+    @Test("A listener's end is heard only once its socket is closed: a dial right after it is refused")
+    func endIsHeardAfterTheSocketCloses() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        for round in 0..<200 {
+            let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0))
+            let address = listener.address
+            let ended = Task { await nextConnection(listener) }
+            listener.close()
+            _ = try await withDeadline("listener closed") { await ended.value }
+            do {
+                let connection = try await loop.connect(to: address)
+                connection.close()
+                Issue.record("round \(round): a dial after the listener's end was accepted")
+                return
+            } catch let error as TransportError {
+                #expect(error.code == .connectionRefused)
+            }
+        }
+    }
+
     @Test("Connections over the limit of established ones are closed on accept and reported")
     func connectionsOverTheLimitAreRefused() async throws {
         let events = EventRecorder()

@@ -98,11 +98,14 @@ public final class Listener: Sendable {
             }
             return (state.fd, state.waiter)
         }
+        // The socket closes before anyone hears of the end: whoever awaited it may dial the address
+        // next and must be refused, not queued in the closing socket's backlog.
+        if fd >= 0 {
+            loop.deregister(token: token, fd: fd)
+            Glibc.close(fd)
+            removeSocketFile()
+        }
         waiter?.resume(returning: nil)
-        guard fd >= 0 else { return }
-        loop.deregister(token: token, fd: fd)
-        Glibc.close(fd)
-        removeSocketFile()
     }
 
     /// The next admitted connection that is still open, or nil once the listener is closed.
