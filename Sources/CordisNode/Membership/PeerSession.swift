@@ -50,32 +50,18 @@ final class PeerSession {
         lastHeardSeen = link.lastHeard
         silence = lastBeat - lastHeardSeen
         let link = self.link
-        // The reader, and the calls it serves, run on the loop thread (CordisActor's code too, as the
-        // default actor follows the task's executor preference): a message is handled in the loop turn
-        // that read it, without waking another thread. A job that blocks is taken over (EventLoop).
-        reader = Task(executorPreference: node?.loop) { [weak self] in
+        reader = Task { [weak self] in
             do {
                 for try await message in link.messages {
-                    guard let self, await self.deliver(message) else { break }
+                    guard let self, let node = self.node else { break }
+                    node.handle(message, from: self)
                 }
             } catch {
-                let text = "link to \(link.peer.name) failed: \(error)"
-                await self?.logReadFailure(text)
+                self?.node?.logger.info("link to \(link.peer.name) failed: \(error)")
             }
-            await self?.finish()
+            self?.finish()
         }
         scheduleHeartbeat()
-    }
-
-    /// Hands a message read from the link to the node; false when the node is gone.
-    private func deliver(_ message: WireMessage) -> Bool {
-        guard let node else { return false }
-        node.handle(message, from: self)
-        return true
-    }
-
-    private func logReadFailure(_ text: String) {
-        node?.logger.info(text)
     }
 
     private func scheduleHeartbeat() {
@@ -200,7 +186,7 @@ final class PeerSession {
             return
         }
         let id = call.id
-        let task = Task(executorPreference: node.loop) { [weak self] in
+        let task = Task { [weak self] in
             let reply: WireMessage
             do {
                 reply = .result(RemoteResult(id: id, value: try await body()))
@@ -211,7 +197,7 @@ final class PeerSession {
             } catch {
                 reply = RemoteCallError(.failed, "\(error)").reply(to: id)
             }
-            await self?.answer(id, with: reply)
+            self?.answer(id, with: reply)
         }
         let timer = node.loop.schedule(after: timeout) { [weak self] in
             Task { @CordisActor in
