@@ -230,12 +230,15 @@ struct TransportEventLoopTests {
         let client = try await loop.connect(to: listener.address)
         let server = try await withDeadline("accept") { try await accept(listener) }
         #expect(!loop.inLoopThread)
+        let loopThread = await withCheckedContinuation { (continuation: CheckedContinuation<pthread_t, Never>) in
+            loop.execute { continuation.resume(returning: pthread_self()) }
+        }
         let observed = try await withDeadline("loop task") {
             try await Task(executorPreference: loop) { () -> [Bool] in
-                var seen = [loop.inLoopThread]
+                var seen = [pthread_equal(pthread_self(), loopThread) != 0]
                 try await client.send(bytes("x"))
                 _ = try await nextFrame(server)
-                seen.append(loop.inLoopThread)
+                seen.append(pthread_equal(pthread_self(), loopThread) != 0)
                 return seen
             }.value
         }

@@ -1,4 +1,5 @@
 import CCordisShim
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -12,16 +13,46 @@ import Glibc
 /// actor; callers on any thread may send, and a send whose bytes fit in the socket is written at once
 /// from the caller's thread. Other threads wake the loop through an eventfd. Create one per node and
 /// call `shutdown()` when done; every connection and listener of a stopped loop is closed.
+///
+/// The loop is also a `TaskExecutor` (see `enqueue(_:)`): tasks that prefer it run their jobs on the
+/// loop thread between its turns. Such a job may block (a plugin keeping `CordisActor` busy): when one
+/// holds the thread longer than `takeover`, a standby thread takes the loop over and runs its turns,
+/// so sockets, heartbeat answers and timers go on; the blocked thread becomes the standby once its job
+/// returns. The standby thread starts with the first task job and sleeps while no task job runs.
 public final class EventLoop: Sendable {
     private struct Timer {
         var deadline: ContinuousClock.Instant
         var job: @Sendable () -> Void
     }
 
+    /// Queued work: the loop's own (never blocks; may touch loop-only state) or a task's job (may
+    /// block; the loop is taken over when it does).
+    private enum Job {
+        case loop(@Sendable () -> Void)
+        case task(UnownedJob)
+    }
+
+    /// The task job the driver is running: which one, and since when.
+    private struct TaskJobMark {
+        var serial: UInt64
+        var since: ContinuousClock.Instant
+    }
+
+    private enum Standby {
+        /// Not started: no task job ran yet.
+        case none
+        /// Checking every half `takeover` whether the driver is stuck in a task job.
+        case watching
+        /// Asleep until the next task job (no task job for about a second).
+        case parked
+    }
+
     private struct State {
         var handlers: [UInt64: any LoopHandler] = [:]
         var nextToken: UInt64 = 1
-        var jobs: [@Sendable () -> Void] = []
+        /// Jobs in order; those before `jobHead` already ran.
+        var jobs: [Job] = []
+        var jobHead = 0
         var timers: [UInt64: Timer] = [:]
         var wakePending = false
         /// While the loop blocks in epoll: the deadline it wakes up at by itself (nil: none).
@@ -30,9 +61,29 @@ public final class EventLoop: Sendable {
         var wakeups = 0
         var stopping = false
         var stopped = false
-        var thread: pthread_t?
+        /// The thread running the loop's turns; another one takes over when this one is held by a
+        /// task's job longer than `takeover`.
+        var driver: pthread_t?
+        /// While the driver runs a task's job.
+        var taskJob: TaskJobMark?
+        var taskJobSerial: UInt64 = 0
+        var standby = Standby.none
+        var takeovers = 0
         var finished: [CheckedContinuation<Void, Never>] = []
+
+        var hasJobs: Bool { jobHead < jobs.count }
+
+        func isDriver(_ thread: pthread_t) -> Bool {
+            guard let driver else { return false }
+            return pthread_equal(driver, thread) != 0
+        }
     }
+
+    private enum Role {
+        case drive, watch, exit
+    }
+
+    private static let noJob: @Sendable () -> Void = {}
 
     private static let wakeToken: UInt64 = 0
 
@@ -41,6 +92,10 @@ public final class EventLoop: Sendable {
     private let state = Mutex(State())
     private let observer: (@Sendable (TransportEvent) -> Void)?
     private let spin: Duration
+    private let takeover: Duration
+    private let name: String
+    /// Wakes a parked standby thread (and a watching one at shutdown).
+    private let standbySignal = DispatchSemaphore(value: 0)
     /// The end of each turn, for tests that await the changes the loop makes.
     package let turns = LoopTurns()
 
@@ -52,10 +107,13 @@ public final class EventLoop: Sendable {
     ///   - spin: how long the loop polls without sleeping after it handled events, before it blocks in
     ///     epoll; a short spin saves the wake-up of an idle CPU on a busy link at the price of CPU time
     ///     (it yields the CPU between polls). `defaultSpin` unless given.
+    ///   - name: the loop thread's name.
+    ///   - takeover: how long a task's job may hold the loop thread before a standby thread takes the
+    ///     loop over (1 ms to 10 s; `defaultTakeover` unless given).
     /// - Throws: `TransportError` with code `systemError` when epoll or the eventfd cannot be created.
     public init(
         observer: (@Sendable (TransportEvent) -> Void)? = nil, spin: Duration = EventLoop.defaultSpin,
-        name: String = "cordis-io"
+        name: String = "cordis-io", takeover: Duration = EventLoop.defaultTakeover
     ) throws {
         let epollFD = ccordis_epoll_create()
         guard epollFD >= 0 else { throw TransportError.system(.systemError, "cannot create epoll instance") }
@@ -75,7 +133,12 @@ public final class EventLoop: Sendable {
         self.wakeFD = wakeFD
         self.observer = observer
         self.spin = spin
-        let thread = Thread { [self] in self.run() }
+        self.takeover = min(max(takeover, .milliseconds(1)), .seconds(10))
+        self.name = name
+        let thread = Thread { [self] in
+            state.withLock { $0.driver = pthread_self() }
+            self.threadMain()
+        }
         thread.name = name
         thread.start()
     }
@@ -98,25 +161,43 @@ public final class EventLoop: Sendable {
         }
     }
 
-    /// True when the caller runs on this loop's thread.
+    /// True when the caller is the loop's own code on the loop thread: an event handler, a job given
+    /// to `execute(_:)`, a timer. False on every other thread and in a task's job run by the loop
+    /// (another thread may take the loop over while such a job runs, so it must hand loop work to
+    /// `execute(_:)`).
     public var inLoopThread: Bool {
-        let loopThread = state.withLock { $0.thread }
-        guard let loopThread else { return false }
-        return pthread_equal(loopThread, pthread_self()) != 0
+        let current = pthread_self()
+        return state.withLock { $0.isDriver(current) && $0.taskJob == nil }
     }
 
     /// Runs `job` on the loop thread, after the events being handled.
     public func execute(_ job: @escaping @Sendable () -> Void) {
+        enqueueJob(.loop(job))
+    }
+
+    /// Runs a task's job on the loop thread (see `enqueue(_:)`).
+    func enqueueTaskJob(_ job: UnownedJob) {
+        enqueueJob(.task(job))
+    }
+
+    private func enqueueJob(_ job: Job) {
         let current = pthread_self()
         let mustWake = state.withLock { state -> Bool in
             state.jobs.append(job)
             // The loop runs its queue dry before it sleeps: no wake-up needed from its own thread.
-            if let thread = state.thread, pthread_equal(thread, current) != 0 { return false }
+            if state.isDriver(current) { return false }
             defer { state.wakePending = true }
             return !state.wakePending
         }
         if mustWake { wake() }
     }
+
+    /// How long a task's job may hold the loop thread before another thread takes the loop over when
+    /// none is given: 50 ms (heartbeats are answered at most that late while a plugin blocks).
+    public static let defaultTakeover: Duration = .milliseconds(50)
+
+    /// How many times a standby thread took the loop over from a blocked task job (for tests).
+    package var takeovers: Int { state.withLock { $0.takeovers } }
 
     /// The spin of a loop created without one: `CORDIS_LOOP_SPIN_US` microseconds (0 to 10,000) when
     /// set, else 20 µs (measured: a remote call's p50 about 15% lower, pinned and unpinned, for no
@@ -217,8 +298,8 @@ public final class EventLoop: Sendable {
     /// How many times other threads woke the loop so far (for tests of the wake-ups saved).
     package var wakeups: Int { state.withLock { $0.wakeups } }
 
-    private func run() {
-        state.withLock { $0.thread = pthread_self() }
+    /// A loop thread: runs the loop's turns while it is the driver, watches the driver while not.
+    private func threadMain() {
         let capacity = 64
         let events = UnsafeMutablePointer<ccordis_event>.allocate(capacity: capacity)
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
@@ -226,6 +307,58 @@ public final class EventLoop: Sendable {
             events.deallocate()
             scratch.deallocate()
         }
+        let current = pthread_self()
+        while true {
+            let role = state.withLock { state -> Role in
+                if state.stopped { return .exit }
+                return state.isDriver(current) ? .drive : .watch
+            }
+            switch role {
+            case .exit: return
+            case .drive: drive(events: events, capacity: capacity, scratch: scratch)
+            case .watch: watch()
+            }
+        }
+    }
+
+    /// The next queued job; a task's job is marked as running (and wakes the standby thread).
+    private func nextJob() -> (Job, UInt64)? {
+        let (next, startStandby, signalStandby) = state.withLock { state -> ((Job, UInt64)?, Bool, Bool) in
+            state.wakePending = false
+            guard state.hasJobs else { return (nil, false, false) }
+            let job = state.jobs[state.jobHead]
+            state.jobs[state.jobHead] = .loop(Self.noJob)
+            state.jobHead += 1
+            if !state.hasJobs {
+                state.jobs.removeAll(keepingCapacity: true)
+                state.jobHead = 0
+            }
+            guard case .task = job else { return ((job, 0), false, false) }
+            state.taskJobSerial += 1
+            state.taskJob = TaskJobMark(serial: state.taskJobSerial, since: ContinuousClock.now)
+            switch state.standby {
+            case .none:
+                state.standby = .watching
+                return ((job, state.taskJobSerial), true, false)
+            case .parked:
+                state.standby = .watching
+                return ((job, state.taskJobSerial), false, true)
+            case .watching:
+                return ((job, state.taskJobSerial), false, false)
+            }
+        }
+        if startStandby {
+            let thread = Thread { [self] in self.threadMain() }
+            thread.name = name + "-standby"
+            thread.start()
+        }
+        if signalStandby { standbySignal.signal() }
+        return next
+    }
+
+    /// Runs the loop's turns until the loop stops or another thread took it over.
+    private func drive(events: UnsafeMutablePointer<ccordis_event>, capacity: Int, scratch: UnsafeMutableRawBufferPointer) {
+        let current = pthread_self()
         var spinUntil: ContinuousClock.Instant?
         var jobsLeft = false
         while true {
@@ -255,26 +388,31 @@ public final class EventLoop: Sendable {
                 handler?.handle(events: event.events, scratch: scratch)
             }
             var ranJobs = false
-            var stopping = false
             // Jobs may queue more jobs (a resumed task's next step): run them until none is left,
-            // a bounded number of rounds so events are not starved.
-            for _ in 0..<64 {
-                let (jobs, stop) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
-                    let jobs = state.jobs
-                    state.jobs.removeAll(keepingCapacity: true)
-                    state.wakePending = false
-                    return (jobs, state.stopping)
-                }
-                stopping = stop
-                if jobs.isEmpty { break }
+            // a bounded number so events are not starved.
+            for _ in 0..<1024 {
+                guard let next = nextJob() else { break }
+                let (job, serial) = next
                 ranJobs = true
-                for job in jobs { job() }
+                switch job {
+                case .loop(let body):
+                    body()
+                case .task(let taskJob):
+                    taskJob.runSynchronously(on: asUnownedTaskExecutor())
+                    let stillDriving = state.withLock { state -> Bool in
+                        if state.taskJob?.serial == serial { state.taskJob = nil }
+                        return state.isDriver(current)
+                    }
+                    // Held too long: the standby thread runs the loop now, this one becomes the standby.
+                    if !stillDriving { return }
+                }
             }
             runDueTimers()
             turns.finished()
+            let (stopping, left) = state.withLock { ($0.stopping, $0.hasJobs) }
             if stopping { break }
             // Jobs left after the bounded rounds: poll once more instead of blocking.
-            jobsLeft = state.withLock { !$0.jobs.isEmpty }
+            jobsLeft = left
             if spin > .zero && (handledAny || ranJobs) {
                 spinUntil = ContinuousClock.now.advanced(by: spin)
             }
@@ -288,17 +426,73 @@ public final class EventLoop: Sendable {
             state.finished.removeAll()
             return (handlers, finished)
         }
+        standbySignal.signal()
         for handler in handlers { handler.loopStopped() }
         // Jobs queued by the handlers while closing (stream ends, close callbacks) still run.
         let jobs = state.withLock { state in
-            defer { state.jobs.removeAll() }
-            return state.jobs
+            defer {
+                state.jobs.removeAll()
+                state.jobHead = 0
+            }
+            return Array(state.jobs[state.jobHead...])
         }
-        for job in jobs { job() }
+        for job in jobs {
+            switch job {
+            case .loop(let body): body()
+            case .task(let taskJob): taskJob.runSynchronously(on: asUnownedTaskExecutor())
+            }
+        }
         close(wakeFD)
         close(epollFD)
         turns.stopped()
         for continuation in finished { continuation.resume() }
+    }
+
+    /// The standby thread: every half `takeover` it looks whether the driver has been running the same
+    /// task job for longer than `takeover`, and takes the loop over if so. Asleep while no task job ran
+    /// for about a second. Returns when it took over or the loop stopped.
+    private func watch() {
+        let current = pthread_self()
+        let interval = takeover / 2
+        let (seconds, attoseconds) = interval.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        let quietChecksBeforeParking = max(2, 1_000_000_000 / max(1, nanoseconds))
+        var quietChecks = 0
+        var lastSerial = state.withLock { $0.taskJobSerial }
+        while true {
+            let park = state.withLock { state -> Bool? in
+                if state.stopped { return nil }
+                guard quietChecks >= quietChecksBeforeParking, state.taskJob == nil, !state.stopping else { return false }
+                state.standby = .parked
+                return true
+            }
+            guard let park else { return }
+            if park {
+                standbySignal.wait()
+                quietChecks = 0
+            } else {
+                _ = standbySignal.wait(timeout: .now() + .nanoseconds(nanoseconds))
+            }
+            let now = ContinuousClock.now
+            let tookOver = state.withLock { state -> Bool? in
+                if state.stopped { return nil }
+                if let mark = state.taskJob, mark.since.duration(to: now) >= takeover {
+                    state.driver = current
+                    state.taskJob = nil
+                    state.takeovers += 1
+                    return true
+                }
+                if state.taskJobSerial == lastSerial && state.taskJob == nil {
+                    quietChecks += 1
+                } else {
+                    quietChecks = 0
+                }
+                lastSerial = state.taskJobSerial
+                return false
+            }
+            guard let tookOver else { return }
+            if tookOver { return }
+        }
     }
 
     /// Milliseconds until the earliest timer, or -1 when there is none. With `blocking`, records that
@@ -307,7 +501,7 @@ public final class EventLoop: Sendable {
         let earliest = state.withLock { state -> ContinuousClock.Instant? in
             let earliest = state.timers.values.lazy.map(\.deadline).min()
             // Jobs queued (by this thread) or a wake-up on its way: the loop does not block.
-            if blocking && state.jobs.isEmpty { state.blockedUntil = .some(earliest) }
+            if blocking && !state.hasJobs { state.blockedUntil = .some(earliest) }
             return earliest
         }
         guard let earliest else { return -1 }

@@ -202,6 +202,7 @@ enum AllBenchmark {
         try await Task.sleep(for: .milliseconds(300))
         samples.add("node_rss_idle_mb", pair.childResidentMB())
         samples.add("node_pss_idle_mb", ProcessProbe.proportionalMB(pid: pair.child.processIdentifier))
+        samples.add("node_anon_idle_mb", ProcessProbe.anonymousMB(pid: pair.child.processIdentifier))
         let toggles = try await pair.disableUntilPending(settings.toggles).sorted()
         samples.add("withdraw_remote_p50_ms", toggles[toggles.count / 2] * 1000)
         samples.add("withdraw_remote_p99_ms", toggles[min(toggles.count - 1, toggles.count * 99 / 100)] * 1000)

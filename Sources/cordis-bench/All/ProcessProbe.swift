@@ -20,8 +20,18 @@ enum ProcessProbe {
     /// The proportional set size of process `pid` in MB (`Pss` in `/proc/PID/smaps_rollup`: shared
     /// library pages divided among the processes that map them), 0 when unreadable.
     static func proportionalMB(pid: Int32) -> Double {
+        rollupMB(pid: pid, field: "Pss:")
+    }
+
+    /// The private anonymous memory of process `pid` in MB (`Anonymous` in `/proc/PID/smaps_rollup`:
+    /// heap, thread stacks, the libraries' relocated data), 0 when unreadable.
+    static func anonymousMB(pid: Int32) -> Double {
+        rollupMB(pid: pid, field: "Anonymous:")
+    }
+
+    private static func rollupMB(pid: Int32, field: String) -> Double {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("Pss:") {
+        for line in text.split(separator: "\n") where line.hasPrefix(field) {
             let fields = line.split(separator: " ")
             if fields.count >= 2, let kilobytes = Double(fields[1]) { return kilobytes / 1024 }
         }
