@@ -27,10 +27,10 @@ public struct AccountNames: Sendable, Hashable {
         for identity in identities {
             if identity.hasPrefix("user:") {
                 let name = String(identity.dropFirst(5))
-                if let uid = Self.userID(name) { users[name] = uid }
+                if let uid = AccountDatabase.userID(named: name) { users[name] = uid }
             } else if identity.hasPrefix("group:") {
                 let name = String(identity.dropFirst(6))
-                if let gid = Self.groupID(name) { groups[name] = gid }
+                if let gid = AccountDatabase.groupID(named: name) { groups[name] = gid }
             }
         }
     }
@@ -40,28 +40,4 @@ public struct AccountNames: Sendable, Hashable {
 
     /// The listed group names of `gid`, sorted.
     public func groupNames(of gid: UInt32) -> [String] { groups.filter { $0.value == gid }.map(\.key).sorted() }
-
-    private static func userID(_ name: String) -> UInt32? {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let status = buffer.withUnsafeMutableBufferPointer { storage in
-            guard let base = storage.baseAddress else { return Int32(ERANGE) }
-            return getpwnam_r(name, &entry, base, storage.count, &result)
-        }
-        guard status == 0, result != nil else { return nil }
-        return entry.pw_uid
-    }
-
-    private static func groupID(_ name: String) -> UInt32? {
-        var entry = group()
-        var result: UnsafeMutablePointer<group>?
-        var buffer = [CChar](repeating: 0, count: 16384)
-        let status = buffer.withUnsafeMutableBufferPointer { storage in
-            guard let base = storage.baseAddress else { return Int32(ERANGE) }
-            return getgrnam_r(name, &entry, base, storage.count, &result)
-        }
-        guard status == 0, result != nil else { return nil }
-        return entry.gr_gid
-    }
 }

@@ -7,13 +7,13 @@ extension OperatorIdentity {
     /// event loop or the node's actor.
     public func addingAccountNames(of credentials: PeerCredentials) -> OperatorIdentity {
         var named = self
-        if let user = Self.userName(credentials.uid) {
+        if let user = AccountDatabase.userName(of: credentials.uid) {
             if !named.identities.contains("user:\(user)") { named.identities.append("user:\(user)") }
             if named.name == "uid:\(credentials.uid)" { named.name = user }
         }
         var seen: Set<UInt32> = []
         for gid in [credentials.gid] + credentials.groups where seen.insert(gid).inserted {
-            if let group = Self.groupName(gid), !named.identities.contains("group:\(group)") {
+            if let group = AccountDatabase.groupName(of: gid), !named.identities.contains("group:\(group)") {
                 named.identities.append("group:\(group)")
             }
         }

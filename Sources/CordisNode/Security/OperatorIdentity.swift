@@ -72,30 +72,4 @@ public struct OperatorIdentity: Sendable, Hashable, CustomStringConvertible {
 
     /// `name`.
     public var description: String { name }
-
-    /// The user name of `uid` from the password database (thread-safe lookup), or nil.
-    static func userName(_ uid: UInt32) -> String? {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let status = buffer.withUnsafeMutableBufferPointer { storage in
-            guard let base = storage.baseAddress else { return Int32(ERANGE) }
-            return getpwuid_r(uid, &entry, base, storage.count, &result)
-        }
-        guard status == 0, result != nil, let name = entry.pw_name else { return nil }
-        return String(cString: name)
-    }
-
-    /// The group name of `gid` from the group database (thread-safe lookup), or nil.
-    static func groupName(_ gid: UInt32) -> String? {
-        var entry = group()
-        var result: UnsafeMutablePointer<group>?
-        var buffer = [CChar](repeating: 0, count: 16384)
-        let status = buffer.withUnsafeMutableBufferPointer { storage in
-            guard let base = storage.baseAddress else { return Int32(ERANGE) }
-            return getgrgid_r(gid, &entry, base, storage.count, &result)
-        }
-        guard status == 0, result != nil, let name = entry.gr_name else { return nil }
-        return String(cString: name)
-    }
 }

@@ -79,17 +79,9 @@ struct EntriesFileFaultTests {
     @Test("A full disk rejects an add: the file keeps its bytes and the node its fibers", .enabled(if: getuid() == 0, "mounts a small tmpfs"))
     func fullDiskRejectsTheChange() async throws {
         try await TestCluster.run { cluster in
-            let mountPoint = cluster.folder.path("disk")
-            try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-            try #require(mount("tmpfs", mountPoint, "tmpfs", 0, "size=64k") == 0, "mount: \(String(cString: strerror(errno)))")
-            defer { umount2(mountPoint, Int32(MNT_DETACH)) }
-            let path = mountPoint + "/a.json"
-            try #"{"version": 1, "entries": \#(Self.entries)}"#.write(toFile: path, atomically: false, encoding: .utf8)
-            let a = try await cluster.launch("a", arguments: [
-                "--name", "a", "--entries", path, "--listen", "unix:\(cluster.folder.path("a.sock"))",
-            ] + ClusterMember.timing)
-            let console = try await cluster.control(a)
-            try #require(try await console.awaitFiber(ofEntry: "greeter", inState: "active") != nil)
+            let disk = try await SmallDiskNode.start(in: cluster, size: "64k", entries: Self.entries)
+            defer { disk.unmount() }
+            let (mountPoint, path, console) = (disk.mountPoint, disk.path, disk.console)
             let before = try #require(FileManager.default.contents(atPath: path))
             let fibersBefore = try await console.nodeStatus()["fibers"]?.arrayValue?.count
             // Fill the disk.

@@ -29,22 +29,13 @@ struct ReadOnlyFolderTests {
     @Test("Read-only: enable, disable, config, add and remove are each rejected saying why, fibers and file unchanged; writable again, a change succeeds", .enabled(if: getuid() == 0, "mounts a small tmpfs"))
     func readOnlyFolderRejectsEveryChange() async throws {
         try await TestCluster.run { cluster in
-            let mountPoint = cluster.folder.path("disk")
-            try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-            try #require(mount("tmpfs", mountPoint, "tmpfs", 0, "size=256k") == 0, "mount: \(String(cString: strerror(errno)))")
-            defer { umount2(mountPoint, Int32(MNT_DETACH)) }
-            let path = mountPoint + "/a.json"
-            try #"{"version": 1, "entries": \#(Self.entries)}"#.write(toFile: path, atomically: false, encoding: .utf8)
-            let a = try await cluster.launch("a", arguments: [
-                "--name", "a", "--entries", path, "--listen", "unix:\(cluster.folder.path("a.sock"))",
-            ] + ClusterMember.timing)
-            let console = try await cluster.control(a)
-            try #require(try await console.awaitFiber(ofEntry: "greeter", inState: "active") != nil)
+            let disk = try await SmallDiskNode.start(in: cluster, size: "256k", entries: Self.entries)
+            defer { disk.unmount() }
+            let (path, a, console) = (disk.path, disk.member, disk.console)
             let before = try #require(FileManager.default.contents(atPath: path))
             let fibersBefore = try await Self.fibers(console)
 
-            try #require(mount("tmpfs", mountPoint, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), "size=256k") == 0,
-                         "remount read-only: \(String(cString: strerror(errno)))")
+            try disk.remount(readOnly: true, size: "256k")
             let changes: [(String, JSONObject)] = [
                 ("enable", ["entry": "spare"]),
                 ("disable", ["entry": "greeter"]),
@@ -70,8 +61,7 @@ struct ReadOnlyFolderTests {
             #expect(counted.intValue != nil, "call: \(counted)")
             #expect(a.process.process.isRunning)
 
-            try #require(mount("tmpfs", mountPoint, "tmpfs", UInt(MS_REMOUNT), "size=256k") == 0,
-                         "remount read-write: \(String(cString: strerror(errno)))")
+            try disk.remount(readOnly: false, size: "256k")
             _ = try await console.request("add", args: ["entry": ["id": "second-greeter", "plugin": "greeter"]])
             #expect(try await console.awaitFiber(ofEntry: "second-greeter", inState: "active") != nil)
             let saved = try FileEntryStore(url: URL(fileURLWithPath: path)).load()
