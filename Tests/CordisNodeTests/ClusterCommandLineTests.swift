@@ -61,6 +61,15 @@ struct ClusterCommandLineTests {
             #expect(await broken.exitCode() == 66)
             #expect(broken.text.contains("error:"))
 
+            try cluster.folder.write("g.json", "[]")
+            let group = try cluster.spawn("group", arguments: [
+                "--name", "g", "--entries", cluster.folder.path("g.json"), "--listen", "unix:\(cluster.folder.path("g.sock"))",
+                "--socket-group", "no-such-group-here",
+            ])
+            #expect(await group.exitCode() == 64)
+            #expect(group.text.contains("error: --socket-group: no group named no-such-group-here"), "\(group.text)")
+            #expect(!group.text.contains("error: error:"), "\(group.text)")
+
             let b = try await cluster.start("b", entries: "[]")
             try cluster.folder.write("c.json", "[]")
             let clash = try cluster.spawn("c", arguments: [

@@ -213,7 +213,7 @@ public enum NodeRunner {
             return id
         case .name(let name):
             guard let entry = getgrnam(name) else {
-                throw NodeOptionsError(.invalidValue, "error: --socket-group: no group named \(name)")
+                throw NodeOptionsError(.invalidValue, "--socket-group: no group named \(name)")
             }
             return entry.pointee.gr_gid
         }
