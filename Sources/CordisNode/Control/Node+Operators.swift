@@ -210,7 +210,7 @@ extension Node {
 }
 
 extension Node {
-    /// SIGHUP: re-reads the operators file, then the entries file (refused, and logged, under
+    /// SIGHUP: re-reads the operators file, the trusted keys, the TLS files, then the entries file (refused, and logged, under
     /// `--require-signed-trees`, where only signed trees change the node). Whatever cannot be read
     /// is refused and logged; the node keeps running as it was.
     public func reloadOnSignal() async {
@@ -220,6 +220,14 @@ extension Node {
             logger.error("operators reload refused, the previous operators stay in force: \(error)")
         }
         reloadTrustedKeys()
+        if let tls = configuration.tls {
+            do {
+                try NodeTLS.reload(tls, for: name)
+                logger.info("reloaded the TLS certificate, key and CA files; new links use them")
+            } catch {
+                logger.error("TLS files not reloaded, the previous certificate and CAs stay in use: \(error.message)")
+            }
+        }
         if configuration.security.requireSignedTrees {
             logger.warn(
                 "reload of the entries file refused: \(name) accepts only signed trees (--require-signed-trees)",

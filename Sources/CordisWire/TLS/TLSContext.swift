@@ -1,19 +1,49 @@
 import COpenSSL
+import Synchronization
 
 /// A libssl context for Cordis links: TLS 1.3 only, this side's certificate and key, and mutual
 /// verification against the CA file (a peer without a certificate is refused). Make one per process
 /// (or per configuration) and a `TLSEngine` per link from it.
 public final class TLSContext: @unchecked Sendable, Hashable {
-    // Safe to share: the SSL_CTX is set up completely in init and only read afterwards (SSL_new),
-    // which libssl allows from any thread; it is freed once, in deinit.
-    let context: OpaquePointer
-    /// The configuration it was made from.
+    /// One libssl context, freed when the last holder lets go (each link's SSL object keeps its own
+    /// reference to the context it was made from, so a reload never pulls it from under a link).
+    private final class Handle: @unchecked Sendable {
+        let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+        deinit { SSL_CTX_free(pointer) }
+    }
+
+    // The SSL_CTX in use: set up completely before it is put here and only read afterwards (SSL_new),
+    // which libssl allows from any thread; `reload()` replaces it with another, under the lock.
+    private let current: Mutex<Handle>
+    /// The configuration it was made from (its files are read again by `reload()`).
     public let configuration: TLSConfiguration
 
     /// Reads the certificate, key and CA files.
     ///
     /// - Throws: `TLSError` `.configuration` naming the file libssl refused, and why.
     public init(_ configuration: TLSConfiguration) throws(TLSError) {
+        current = Mutex(Handle(try Self.make(configuration)))
+        self.configuration = configuration
+    }
+
+    /// Reads the files of `configuration` again (a renewed certificate or key, another CA bundle) and
+    /// makes them the ones new links use once `accept` (given the Cordis names of the new certificate)
+    /// returns; links already up keep the session they have. On any error nothing changes.
+    ///
+    /// - Throws: `TLSError` `.configuration` from libssl, or what `accept` throws.
+    public func reload(accepting accept: ([TLSPeerName]) throws(TLSError) -> Void) throws(TLSError) {
+        let fresh = Handle(try Self.make(configuration))
+        try accept(Self.names(of: fresh.pointer))
+        current.withLock { $0 = fresh }
+    }
+
+    /// A new SSL object of the context in use (each engine's), nil when libssl cannot make one.
+    func makeSSL() -> OpaquePointer? {
+        current.withLock { SSL_new($0.pointer) }
+    }
+
+    private static func make(_ configuration: TLSConfiguration) throws(TLSError) -> OpaquePointer {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_method()) else {
             throw TLSError(.configuration, "libssl cannot create a context: \(TLSError.drainQueue())")
@@ -45,8 +75,7 @@ public final class TLSContext: @unchecked Sendable, Hashable {
         if let time = configuration.verificationTime, let parameters = SSL_CTX_get0_param(context) {
             X509_VERIFY_PARAM_set_time(parameters, time_t(time))
         }
-        self.context = context
-        self.configuration = configuration
+        return context
     }
 
     /// A client context with no certificate of its own, trusting `caFile` (tests: a peer that shows
@@ -59,16 +88,16 @@ public final class TLSContext: @unchecked Sendable, Hashable {
         _ = SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_3_VERSION), nil)
         _ = SSL_CTX_load_verify_locations(context, caFile, nil)
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
-        self.context = context
+        self.current = Mutex(Handle(context))
         self.configuration = TLSConfiguration(certificateFile: "", keyFile: "", caFile: caFile)
-    }
-
-    deinit {
-        SSL_CTX_free(context)
     }
 
     /// The Cordis names this side's own certificate holds (its SAN URIs), empty without a certificate.
     public var ownNames: [TLSPeerName] {
+        current.withLock { Self.names(of: $0.pointer) }
+    }
+
+    private static func names(of context: OpaquePointer) -> [TLSPeerName] {
         guard let certificate = SSL_CTX_get0_certificate(context) else { return [] }
         return TLSEngine.cordisNames(of: certificate)
     }

@@ -55,7 +55,7 @@ public final class TLSEngine: Sendable {
     /// - Throws: `TLSError` `.configuration` when libssl cannot create the session.
     public init(context: TLSContext, side: Side, expecting: TLSPeerName? = nil) throws(TLSError) {
         ERR_clear_error()
-        guard let ssl = SSL_new(context.context) else {
+        guard let ssl = context.makeSSL() else {
             throw TLSError(.configuration, "libssl cannot create a session: \(TLSError.drainQueue())")
         }
         guard let inbound = BIO_new(BIO_s_mem()), let outbound = BIO_new(BIO_s_mem()) else {

@@ -15,6 +15,21 @@ public enum TLSFiles {
     ///
     /// - Throws: `TLSError` `.configuration` naming the flag's file and why it cannot be used.
     public static func load(_ configuration: TLSConfiguration) throws(TLSError) -> TLSContext {
+        try check(configuration)
+        return try TLSContext(configuration)
+    }
+
+    /// Reads `context`'s files again after the same checks (see `TLSContext.reload(accepting:)`).
+    ///
+    /// - Throws: `TLSError` `.configuration` naming the file and why; nothing changes then.
+    public static func reload(
+        _ context: TLSContext, accepting accept: ([TLSPeerName]) throws(TLSError) -> Void
+    ) throws(TLSError) {
+        try check(context.configuration)
+        try context.reload(accepting: accept)
+    }
+
+    private static func check(_ configuration: TLSConfiguration) throws(TLSError) {
         for (flag, path) in [("--tls-cert", configuration.certificateFile), ("--tls-key", configuration.keyFile),
                              ("--tls-ca", configuration.caFile)] {
             let file: RegularFile?
@@ -37,6 +52,5 @@ public enum TLSFiles {
                 throw TLSError(.configuration, "\(flag) \(path) holds no PEM block (-----BEGIN …-----)")
             }
         }
-        return try TLSContext(configuration)
     }
 }

@@ -255,4 +255,54 @@ struct ClusterTLSRefusalTests {
             #expect(await c.waitForLine(containing: "did not verify"), "\(c.process.text)")
         }
     }
+
+    @Test("SIGHUP reads the TLS files again: new links get the new certificate, links up keep theirs, a bad file changes nothing")
+    func certificatesReloadOnSighup() async throws {
+        try await TestCluster.run { cluster in
+            let folder = cluster.folder
+            let certificates = try await TLSTestCertificates(in: folder)
+            let live = folder.path("live")
+            try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
+            func install(_ holder: String) throws {
+                for suffix in ["pem", "key"] {
+                    let target = "\(live)/b.\(suffix)"
+                    try? FileManager.default.removeItem(atPath: target)
+                    try FileManager.default.copyItem(atPath: "\(certificates.folder)/\(holder).\(suffix)", toPath: target)
+                    chmod(target, 0o600)
+                }
+            }
+            try install("node-b")
+            try folder.write("b.json", #"[{"id": "counter", "plugin": "counter"}]"#)
+            let tls = ["--tls-cert", "\(live)/b.pem", "--tls-key", "\(live)/b.key", "--tls-ca", "\(certificates.folder)/bundle.pem"]
+            let b = try await cluster.launch("b", arguments: Base.arguments("b", in: folder, tls: tls))
+            let address = try await Self.address(of: b)
+            // A console that trusts only the new CA: b's certificate is still from the old one.
+            let trustingNewCA = { try certificates.context("operator-alice", ca: "ca2/ca.pem") }
+            await Self.expectRefused("a console trusting only the CA b does not use yet") {
+                try await ControlClient.connect(to: address, tls: try trustingNewCA(), timeout: .seconds(10))
+            }
+            let before = try await ControlClient.connect(
+                to: address, tls: try certificates.context("operator-bob", ca: "bundle.pem"), timeout: .seconds(10))
+
+            try install("ca2/node-b")
+            b.process.signal(SIGHUP)
+            #expect(await b.waitForLine(containing: "reloaded the TLS certificate, key and CA files"), "\(b.process.text)")
+            let after = try await ControlClient.connect(to: address, tls: try trustingNewCA(), timeout: .seconds(10))
+            #expect(try await after.request("status").objectValue?["nodes"] != nil)
+            await after.close()
+            // The link made before the reload still works.
+            #expect(try await before.request("status").objectValue?["nodes"] != nil)
+            await before.close()
+
+            // A certificate that names another node is refused; the one in use stays.
+            try install("node-a")
+            b.process.signal(SIGHUP)
+            #expect(await b.waitForLine(containing: "TLS files not reloaded"), "\(b.process.text)")
+            #expect(b.process.text.contains("names cordis://node/a, not this node"), "\(b.process.text)")
+            let still = try await ControlClient.connect(to: address, tls: try trustingNewCA(), timeout: .seconds(10))
+            #expect(try await still.request("status").objectValue?["nodes"] != nil)
+            await still.close()
+            #expect(b.process.process.isRunning)
+        }
+    }
 }
