@@ -1,6 +1,11 @@
 import CordisWire
+import Foundation
 import Synchronization
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Scheduling a timer wakes a blocked loop only when the new deadline is earlier than the one it
 /// sleeps to: a remote call arms a timeout on every call, and a loop woken for each would pay a
@@ -30,5 +35,25 @@ struct EventLoopWakeupTests {
         #expect(fired.withLock { $0 })
         loop.cancelTimer(first)
         for id in later { loop.cancelTimer(id) }
+    }
+
+    @Test("A stopped loop writes no wake-up into a file that took the number of its closed descriptors")
+    func stoppedLoopTouchesNoOtherFile() async throws {
+        let loop = try EventLoop()
+        await loop.shutdown()
+        // The lowest free numbers are the ones the loop just closed: new files get them.
+        let folder = try temporaryFolder()
+        let files = (0..<4).map { folder + "/file-\($0)" }
+        let descriptors = files.map { open($0, O_CREAT | O_RDWR | O_TRUNC, 0o600) }
+        defer { for fd in descriptors where fd >= 0 { close(fd) } }
+        #expect(descriptors.allSatisfy { $0 >= 0 })
+        for _ in 0..<3 {
+            loop.execute {}
+            _ = loop.schedule(after: .milliseconds(1)) {}
+        }
+        for file in files {
+            let size = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue
+            #expect(size == 0, "\(file) holds \(size ?? -1) bytes written by a stopped loop")
+        }
     }
 }

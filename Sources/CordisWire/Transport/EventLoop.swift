@@ -89,6 +89,10 @@ public final class EventLoop: Sendable {
 
     let epollFD: Int32
     private let wakeFD: Int32
+    /// Whether `epollFD` and `wakeFD` are still open: every use from another thread holds this lock,
+    /// so none reaches a closed descriptor whose number another file took meanwhile (a wake-up written
+    /// into someone's file, or another loop's epoll changed).
+    private let descriptorsOpen = Mutex(true)
     private let state = Mutex(State())
     private let observer: (@Sendable (TransportEvent) -> Void)?
     private let spin: Duration
@@ -260,7 +264,7 @@ public final class EventLoop: Sendable {
             return false
         }
         guard !stopping else { throw TransportError(.closed, "the event loop is shutting down") }
-        guard ccordis_epoll_add(epollFD, fd, events, token) == 0 else {
+        guard withDescriptors({ ccordis_epoll_add($0, fd, events, token) }) == 0 else {
             let error = TransportError.system(.systemError, "cannot watch socket \(fd)")
             _ = state.withLock { $0.handlers.removeValue(forKey: token) }
             throw error
@@ -270,29 +274,37 @@ public final class EventLoop: Sendable {
     /// Changes what `fd` is watched for; false when epoll refused (the fd is not registered).
     @discardableResult
     func modify(token: UInt64, fd: Int32, events: UInt32) -> Bool {
-        ccordis_epoll_modify(epollFD, fd, events, token) == 0
+        withDescriptors { ccordis_epoll_modify($0, fd, events, token) } == 0
     }
 
     /// Watches `fd` again after `unwatch(fd:)`.
     @discardableResult
     func rewatch(token: UInt64, fd: Int32, events: UInt32) -> Bool {
-        ccordis_epoll_add(epollFD, fd, events, token) == 0
+        withDescriptors { ccordis_epoll_add($0, fd, events, token) } == 0
     }
 
     /// Stops watching `fd` but keeps the handler registered.
     func unwatch(fd: Int32) {
-        _ = ccordis_epoll_remove(epollFD, fd)
+        _ = withDescriptors { ccordis_epoll_remove($0, fd) }
     }
 
     /// Stops watching `fd` and forgets its handler. Call before closing the descriptor.
     func deregister(token: UInt64, fd: Int32) {
-        _ = ccordis_epoll_remove(epollFD, fd)
+        _ = withDescriptors { ccordis_epoll_remove($0, fd) }
         _ = state.withLock { $0.handlers.removeValue(forKey: token) }
     }
 
     private func wake() {
-        state.withLock { $0.wakeups += 1 }
-        _ = ccordis_eventfd_signal(wakeFD)
+        let open = descriptorsOpen.withLock { open in
+            if open { _ = ccordis_eventfd_signal(wakeFD) }
+            return open
+        }
+        if open { state.withLock { $0.wakeups += 1 } }
+    }
+
+    /// Runs `body` with the epoll descriptor while it is open; -1 (as a failed call) after shutdown.
+    private func withDescriptors(_ body: (Int32) -> Int32) -> Int32 {
+        descriptorsOpen.withLock { open in open ? body(epollFD) : -1 }
     }
 
     /// How many times other threads woke the loop so far (for tests of the wake-ups saved).
@@ -442,8 +454,11 @@ public final class EventLoop: Sendable {
             case .task(let taskJob): taskJob.runSynchronously(on: asUnownedTaskExecutor())
             }
         }
-        close(wakeFD)
-        close(epollFD)
+        descriptorsOpen.withLock { open in
+            open = false
+            close(wakeFD)
+            close(epollFD)
+        }
         turns.stopped()
         for continuation in finished { continuation.resume() }
     }
