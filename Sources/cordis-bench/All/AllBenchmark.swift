@@ -247,9 +247,11 @@ enum AllBenchmark {
             return String(decoding: output, as: UTF8.self)
         }
         var lines = ["cordis-bench all: median of \(settings.rounds) run(s) [lowest – highest]"]
+        // Every key whole (the scale keys run past 40 characters), in one column.
+        let width = max(32, samples.order.map(\.count).max() ?? 0)
         for key in samples.order {
             let values = samples.values[key] ?? []
-            let label = key.padding(toLength: 32, withPad: " ", startingAt: 0)
+            let label = key.padding(toLength: width, withPad: " ", startingAt: 0)
             lines.append(label + String(
                 format: " %12.2f   [%.2f – %.2f]", median(values), values.min() ?? 0, values.max() ?? 0))
         }
