@@ -122,7 +122,7 @@ let package = Package(
         // `cordis-node` with test hooks the production binary does not have (claimed interface versions).
         .executableTarget(name: "cordis-test-node", dependencies: ["CordisNode"], path: "Tests/TestNode", swiftSettings: strict),
         .testTarget(
-            name: "CordisNodeTests", dependencies: ["CordisNode", "CordisProcessTesting", "cordis-test-node"],
+            name: "CordisNodeTests", dependencies: ["CordisNode", "CordisConsole", "CordisProcessTesting", "cordis-test-node"],
             swiftSettings: strict),
         .testTarget(name: "CordisDiscoveryTests", dependencies: ["CordisDiscovery", "CordisWire", "CordisJSON", "CordisProcessTesting"], swiftSettings: strict),
         .testTarget(name: "CordisConsoleTests", dependencies: ["CordisConsole", "CordisControl", "CordisWire", "CordisProcessTesting"], swiftSettings: strict),
