@@ -141,6 +141,9 @@ struct HTTPResponseDecoderTests {
             #"{"result": {"header": {"revision": "1"}, "events": [{"kv": {"key": "%%%"}}]}}"#,
             #"{"result": {"header": {"revision": "1"}, "events": [{"kv": 5}]}}"#,
             #"{"result": {"header": {"revision": "99999999999999999999999"}}}"#,
+            // The next revision to watch from must exist: the largest and negative ones are refused.
+            #"{"result": {"header": {"revision": "9223372036854775807"}}}"#,
+            #"{"result": {"header": {"revision": "-1"}}}"#,
         ] {
             #expect(throws: EtcdError.self, "\(line)") { try EtcdWatch.decode(Array(line.utf8), from: endpoint) }
         }

@@ -47,10 +47,14 @@ package enum EtcdCoding {
             lease: lease)
     }
 
-    /// The revision in an answer's header.
+    /// The revision in an answer's header, from 0 to one below the largest (the next one must exist).
     package static func revision(_ answer: JSONValue) throws(EtcdError) -> Int64 {
         guard let field = answer["header"]?["revision"], let revision = int64(field) else {
             throw EtcdError(.malformed, "an etcd answer has no readable revision")
+        }
+        // Callers watch from the next revision: it must exist.
+        guard revision >= 0, revision < Int64.max else {
+            throw EtcdError(.malformed, "an etcd answer has an impossible revision \(revision)")
         }
         return revision
     }
