@@ -62,7 +62,7 @@ extension Node {
             if let known = control.operatorOfSession[session.id] { return known }
             let handshake = session.link.handshake
             return OperatorIdentity(
-                credentials: session.link.connection.credentials, provedSecret: handshake.isAuthenticated && !handshake.isTLS,
+                credentials: session.link.connection.credentials, provedSecret: handshake.isAuthenticated,
                 certificateName: handshake.certificate?.kind == .operator ? handshake.certificate?.name : nil,
                 accounts: control.operators.file?.accounts ?? AccountNames())
         }
