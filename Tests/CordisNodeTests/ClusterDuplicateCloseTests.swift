@@ -5,11 +5,11 @@ import CordisWire
 import Foundation
 import Testing
 
-/// In-process nodes: the link a node uses closed by its peer as a duplicate, with no other link up yet.
+/// In-process nodes: the link a node uses closed by its peer as a duplicate.
 @Suite("Cluster: the link in use closed as a duplicate", .faultTurns)
 @CordisActor
 struct ClusterDuplicateCloseTests {
-    @Test("A call in flight on the link closed as a duplicate fails with withdrawn; the next link takes over with the proxies kept, nothing withdrawn")
+    @Test("A call in flight on the link in use, cut right after a duplicate goodbye, fails with withdrawn; the next link takes over with the proxies kept, nothing withdrawn")
     func callInFlightFailsAndProxiesStay() async throws {
         let folder = try TestFolder()
         defer { folder.remove() }
@@ -21,7 +21,8 @@ struct ClusterDuplicateCloseTests {
         let served = try #require(a.sessions["b"])
         let caller = Task { await ClusterInProcessCallTests.code { try await b.call(peer: "a", service: "echo", realm: nil, method: "ignore", arguments: [:]) } }
         try #require(await ClusterInProcessTests.eventually("a to serve the call", on: [a, b]) { served.inbound.count == 1 })
-        // a closes the link b uses as a duplicate (as if a used another one); b dials again.
+        // a says the link b uses is a duplicate (as if a used another one) and cuts it at once rather
+        // than draining it; b dials again.
         served.link.close(reason: "\(Membership.duplicatePrefix) a link to b already exists")
         #expect(await caller.value == .withdrawn)
         #expect(await ClusterInProcessTests.eventually("b to use a new link to a", on: [a, b]) {
@@ -33,6 +34,46 @@ struct ClusterDuplicateCloseTests {
             try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "again"])
         } == nil)
         probe.release()
+        await b.stop()
+        await a.stop()
+    }
+
+    @Test("Crossed links (each side took a different one first): a call b sent on the link a then closes as the duplicate is answered; b keeps a's proxy and its other link")
+    func callOnTheDuplicateIsAnswered() async throws {
+        let folder = try TestFolder()
+        defer { folder.remove() }
+        let probe = EchoProbe()
+        // Neither dials the other on its own: the test opens both links and chooses who takes which first.
+        let a = try ClusterInProcessCallTests.node("a", entries: [Entry(id: "echo", plugin: "echo")], probe: probe, folder: folder)
+        try await a.start()
+        let b = try ClusterInProcessCallTests.node("b", entries: [], probe: probe, folder: folder)
+        try await b.start()
+        // x: a dials b, and b (accepting) takes it into use; y: b dials a, and a takes it into use.
+        let x = try await Link.connect(
+            to: try #require(b.listeningAddresses.first), on: a.loop, configuration: a.handshakeConfiguration(),
+            limits: a.limits, options: a.linkOptions)
+        try #require(await ClusterInProcessTests.eventually("b to use x", on: [a, b]) { b.sessions["a"] != nil })
+        let y = try await Link.connect(
+            to: try #require(a.listeningAddresses.first), on: b.loop, configuration: b.handshakeConfiguration(),
+            limits: b.limits, options: b.linkOptions)
+        try #require(await ClusterInProcessTests.eventually("a to use y", on: [a, b]) { a.sessions["b"] != nil })
+        // b keeps y as a standby (it sorts second), and reads a's announcements on it.
+        b.adopt(y)
+        try #require(await ClusterInProcessTests.eventually("b to hold a's echo", on: [a, b]) { b.proxies.count == 1 })
+        let proxies = b.proxies.mapValues { ObjectIdentifier($0.fiber) }
+        let onX = try #require(b.sessions["a"])
+        // b calls a on x, which a has not read yet: a takes x only now, as its duplicate.
+        let caller = Task { try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "crossed"]) }
+        try #require(await ClusterInProcessTests.eventually("b to send the call on x", on: [a, b]) { onX.calls.count == 1 })
+        a.adopt(x)
+        #expect(try await caller.value == .string("crossed"))
+        #expect(await ClusterInProcessTests.eventually("one link between a and b, y", on: [a, b]) {
+            a.links.count == 1 && b.links.count == 1 && a.draining.isEmpty && b.draining.isEmpty
+                && b.sessions["a"] !== onX && b.sessions["a"] != nil && a.sessions["b"] != nil
+        })
+        // Nothing was withdrawn on the way: b's proxy of a's echo is the one it had, and calls work.
+        #expect(b.proxies.mapValues { ObjectIdentifier($0.fiber) } == proxies)
+        #expect(try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "after"]) == .string("after"))
         await b.stop()
         await a.stop()
     }

@@ -66,8 +66,12 @@ struct MembershipDuplicateCloseTests {
     func replacementAfterTheClose() {
         var view = Membership(name: "b")
         #expect(view.receive(Self.handshake(1, .responder, "a", "a1")) == [.adopt(session: 1, member: "a")])
-        #expect(view.receive(.closedAsDuplicate(session: 1)) == [])
-        #expect(view.receive(.linkClosed(session: 1)) == [.awaitReplacement(member: "a", closed: 1)])
+        // Told at once: the link is drained (its calls still answered) and no longer stands for a.
+        #expect(view.receive(.closedAsDuplicate(session: 1)) == [
+            .drain(session: 1, member: "a"), .awaitReplacement(member: "a", closed: 1),
+        ])
+        #expect(view.member(of: 1) == nil)
+        #expect(view.receive(.linkClosed(session: 1)) == [])
         #expect(view.receive(Self.handshake(2, .initiator, "a", "a1")) == [.promote(session: 2, member: "a")])
         #expect(view.session(of: "a") == 2)
         // The timer fires after the replacement: nothing happens.
@@ -100,8 +104,10 @@ struct MembershipDuplicateCloseTests {
     func replacementNeverComes() {
         var view = Membership(name: "b")
         _ = view.receive(Self.handshake(1, .responder, "a", "a1"))
-        _ = view.receive(.closedAsDuplicate(session: 1))
-        #expect(view.receive(.linkClosed(session: 1)) == [.awaitReplacement(member: "a", closed: 1)])
+        #expect(view.receive(.closedAsDuplicate(session: 1)) == [
+            .drain(session: 1, member: "a"), .awaitReplacement(member: "a", closed: 1),
+        ])
+        #expect(view.receive(.linkClosed(session: 1)) == [])
         #expect(view.session(of: "a") == nil)
         #expect(view.receive(.replacementOverdue(member: "a", closed: 1)) == [.withdrawAll(member: "a", incarnation: "a1")])
         #expect(view.receive(.replacementOverdue(member: "a", closed: 1)) == [])
@@ -127,7 +133,6 @@ struct MembershipDuplicateCloseTests {
         _ = view.receive(Self.handshake(1, .responder, "a", "a1"))
         #expect(view.receive(.linkClosed(session: 1)) == [.withdrawAll(member: "a", incarnation: "a1")])
         _ = view.receive(Self.handshake(2, .responder, "a", "a1"))
-        _ = view.receive(.closedAsDuplicate(session: 2))
         #expect(view.receive(.heartbeatMissed(session: 2)) == [
             .close(session: 2, reason: "no heartbeat from a"), .withdrawAll(member: "a", incarnation: "a1"),
         ])
@@ -158,13 +163,32 @@ struct MembershipDuplicateCloseTests {
         var view = Membership(name: "c")
         _ = view.receive(Self.handshake(1, .responder, "a", "a1"))
         _ = view.receive(Self.handshake(2, .responder, "b", "b1"))
-        _ = view.receive(.closedAsDuplicate(session: 1))
-        #expect(view.receive(.linkClosed(session: 1)) == [.awaitReplacement(member: "a", closed: 1)])
+        #expect(view.receive(.closedAsDuplicate(session: 1)) == [
+            .drain(session: 1, member: "a"), .awaitReplacement(member: "a", closed: 1),
+        ])
+        #expect(view.receive(.linkClosed(session: 1)) == [])
         #expect(view.receive(.replacementOverdue(member: "b", closed: 2)) == [])
         #expect(view.session(of: "b") == 2)
         #expect(view.receive(Self.handshake(3, .initiator, "b", "b1")) == [.keepStandby(session: 3, member: "b")])
         #expect(view.receive(Self.handshake(4, .initiator, "a", "a1")) == [.promote(session: 4, member: "a")])
         #expect(view.linkedNames == ["a", "b"])
+    }
+
+    @Test("The link in use closed as a duplicate while a standby is up: drained, the standby takes over; a standby closed so is only drained")
+    func closedWithAStandby() {
+        var view = Membership(name: "b")
+        _ = view.receive(Self.handshake(1, .responder, "a", "a1"))
+        #expect(view.receive(Self.handshake(2, .initiator, "a", "a1")) == [.keepStandby(session: 2, member: "a")])
+        #expect(view.receive(Self.handshake(3, .initiator, "a", "a1")) == [.keepStandby(session: 3, member: "a")])
+        #expect(view.receive(.closedAsDuplicate(session: 1)) == [.drain(session: 1, member: "a"), .promote(session: 2, member: "a")])
+        #expect(view.receive(.closedAsDuplicate(session: 3)) == [.drain(session: 3, member: "a")])
+        #expect(view.session(of: "a") == 2)
+        #expect(view.members["a"]?.standbys == [])
+        // The drained links' closes change nothing; a second duplicate goodbye on one is not heeded.
+        #expect(view.receive(.closedAsDuplicate(session: 1)) == [])
+        #expect(view.receive(.linkClosed(session: 1)) == [])
+        #expect(view.receive(.linkClosed(session: 3)) == [])
+        #expect(view.session(of: "a") == 2)
     }
 
     @Test("An operator's forget while b waits for the replacement does not drop the member (its wait ends first)")

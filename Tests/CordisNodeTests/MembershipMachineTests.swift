@@ -157,17 +157,19 @@ struct MembershipMachineTests {
             if next.atA {
                 for directive in a.receive(next.event) { carryOut(directive, atA: true) }
             } else {
-                for directive in b.receive(next.event) { carryOut(directive, atA: false) }
+                let directives = b.receive(next.event)
+                for directive in directives { carryOut(directive, atA: false) }
+                // A duplicate goodbye b does not heed leaves the link open until a's drain deadline.
+                if case .closedAsDuplicate(let id) = next.event, !directives.contains(where: { $0.isDrain }) { close(id) }
             }
         }
 
         mutating func carryOut(_ directive: Membership.Directive, atA: Bool) {
             switch directive {
             case .closeDuplicate(let id, _) where atA:
-                // a says why in its goodbye, which b reads before the close.
+                // a says why in its goodbye and drains the link: b closes it once drained.
                 if open[id] != nil { pending.append(Pending(atA: false, event: .closedAsDuplicate(session: id))) }
-                close(id)
-            case .refuse(let id, _), .closeDuplicate(let id, _), .close(let id, _):
+            case .refuse(let id, _), .closeDuplicate(let id, _), .close(let id, _), .drain(let id, _):
                 close(id)
             case .awaitReplacement(let member, let closed):
                 if !atA { timersAtB.append(.replacementOverdue(member: member, closed: closed)) }
@@ -239,6 +241,13 @@ struct MembershipMachineTests {
             let expected = turns.indices.map { $0 % 2 == 0 ? Character("+") : Character("-") }
             #expect(turns == expected.map { $0 }, "seed \(seed): \(simulation.historyAtA)")
         }
+    }
+}
+
+extension Membership.Directive {
+    /// Whether this is a `drain`.
+    var isDrain: Bool {
+        if case .drain = self { true } else { false }
     }
 }
 

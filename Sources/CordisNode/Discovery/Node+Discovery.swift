@@ -164,6 +164,7 @@ extension Node {
             etcd.idleClosed.insert(session.id)
             session.link.close(reason: "\(name) registered again as a new incarnation")
         }
+        for session in draining.values { session.link.close(reason: "\(name) registered again as a new incarnation") }
     }
 
     /// The lease has certainly expired: the exports are withdrawn from the linked peers in order (their

@@ -10,12 +10,15 @@ import CordisWire
 ///   the link in use. Only the member whose name sorts first closes duplicates, and says so in its
 ///   `goodbye` (a reason starting with `duplicatePrefix`); the other side keeps them as standbys (at
 ///   most `maxStandbys`), one of which takes over without any visible change if the side that sorts
-///   first closed the one in use. Both sides so agree on the link that stays. When the two nodes dial
-///   each other at once, the side that sorts second may have taken into use the link the other closes
-///   before its own link is up: told the link was closed as a duplicate and holding no standby, it
-///   waits for the replacement (`awaitReplacement`: the node arms a timer, the handshake timeout, and
-///   reports `replacementOverdue` when it fires). The replacement then takes over like a standby (a
-///   `promote`: members and announcements sent again, nothing withdrawn); only if none came in time
+///   first closed the one in use. Both sides so agree on the link that stays. A link closed as a
+///   duplicate is **drained**, never cut: the side closing it still answers the calls and requests
+///   that arrive on it, and the side told about it sends nothing new on it and closes it once its own
+///   calls on it are answered (`drain`), so no call fails because two links met. When the two nodes
+///   dial each other at once, the side that sorts second may have taken into use the link the other
+///   closes before its own link is up: told the link was closed as a duplicate and holding no standby,
+///   it waits for the replacement (`awaitReplacement`: the node arms a timer, the handshake timeout,
+///   and reports `replacementOverdue` when it fires). The replacement then takes over like a standby
+///   (a `promote`: members and announcements sent again, nothing withdrawn); only if none came in time
 ///   are the member's services withdrawn, as for any lost link.
 /// - **A new incarnation** of a member replaces the old life only once the old life has no link (its
 ///   link closed or its heartbeats stopped); the old life's services are withdrawn then, once.
@@ -45,8 +48,6 @@ struct Membership {
         var link: LinkRef?
         /// Further links of the same life, oldest first, kept by the side that does not sort first.
         var standbys: [LinkRef] = []
-        /// The session of the link in use that the member said it closes as a duplicate.
-        var closingAsDuplicate: Int?
         /// While the link in use was closed as a duplicate and no other was up: its session, until the
         /// replacement is adopted or the wait is over.
         var awaitingReplacement: Int?
@@ -69,8 +70,9 @@ struct Membership {
         /// from the view (not forgotten: it may join again).
         case departed(session: Int)
         /// The member on this link said (its `goodbye` reason starts with `duplicatePrefix`) that it
-        /// closes it as a duplicate of another link of the same life; heeded from a member whose name
-        /// sorts first only (the only side that closes duplicates).
+        /// closes it as a duplicate of another link of the same life: the link is drained from then on
+        /// and another takes over. Heeded from a member whose name sorts first only (the only side that
+        /// closes duplicates).
         case closedAsDuplicate(session: Int)
         /// The wait for the replacement of link `closed`, armed by `awaitReplacement`, is over.
         case replacementOverdue(member: String, closed: Int)
@@ -86,12 +88,16 @@ struct Membership {
         /// run it, send it `members` and the announcements again; nothing is withdrawn.
         case promote(session: Int, member: String)
         /// The link in use, session `closed`, was closed as a duplicate and no other link is up yet:
-        /// the member has no link for now (calls to it fail) but nothing is withdrawn; arm a timer of
-        /// the handshake timeout that reports `replacementOverdue(member:closed:)`.
+        /// the member has no link for now (new calls to it fail) but nothing is withdrawn; arm a timer
+        /// of the handshake timeout that reports `replacementOverdue(member:closed:)`.
         case awaitReplacement(member: String, closed: Int)
+        /// The member closes this link as a duplicate: it no longer stands for the member; send nothing
+        /// new on it, take the answers of the calls already sent on it, then close it.
+        case drain(session: Int, member: String)
         /// Refuse the link: tell the peer why, close it, log the conflict.
         case refuse(session: Int, reason: String)
-        /// Close a duplicate link of a live life.
+        /// Close a duplicate link of a live life: say so in a `goodbye`, answer what the member still
+        /// sends on it, and close it once the member does (or at a deadline).
         case closeDuplicate(session: Int, member: String)
         /// Close a link that stopped answering heartbeats.
         case close(session: Int, reason: String)
@@ -137,17 +143,15 @@ struct Membership {
         case .handshakeCompleted(let session, let side, let peer, let incarnation, let addresses):
             admit(LinkRef(session: session, side: side), peer: peer, incarnation: incarnation, addresses: addresses, into: &directives)
         case .linkClosed(let session):
-            lose(session, awaitingReplacement: true, into: &directives)
+            lose(session, into: &directives)
         case .heartbeatMissed(let session):
             guard let owner = linkOwners[session] else { break }
             directives.append(.close(session: session, reason: "no heartbeat from \(owner)"))
-            lose(session, awaitingReplacement: false, into: &directives)
+            lose(session, into: &directives)
         case .closedAsDuplicate(let session):
-            guard let owner = linkOwners[session], owner < name, var record = members[owner],
-                  record.link?.session == session
-            else { break }
-            record.closingAsDuplicate = session
-            members[owner] = record
+            guard let owner = linkOwners[session], owner < name else { break }
+            directives.append(.drain(session: session, member: owner))
+            lose(session, awaitingReplacement: true, into: &directives)
         case .replacementOverdue(let member, let closed):
             guard var record = members[member], record.awaitingReplacement == closed, record.link == nil else { break }
             record.awaitingReplacement = nil
@@ -222,16 +226,15 @@ struct Membership {
         record.addresses = Array(addresses.prefix(Self.maxAddresses))
         record.link = link
         record.standbys = []
-        record.closingAsDuplicate = nil
         members[peer] = record
         linkOwners[link.session] = peer
         directives.append(.adopt(session: link.session, member: peer))
     }
 
-    /// Link `session` is gone. The link in use hands over to a standby; with none, a link the member
-    /// closed as a duplicate waits for its replacement (`awaitingReplacement`, on a close only), and
-    /// any other ends the member's link.
-    private mutating func lose(_ session: Int, awaitingReplacement awaits: Bool, into directives: inout [Directive]) {
+    /// Link `session` no longer stands for its member. The link in use hands over to a standby; with
+    /// none, a link the member closed as a duplicate waits for its replacement (`awaits`), and any
+    /// other ends the member's link.
+    private mutating func lose(_ session: Int, awaitingReplacement awaits: Bool = false, into directives: inout [Directive]) {
         guard let owner = linkOwners.removeValue(forKey: session), var record = members[owner] else { return }
         if let index = record.standbys.firstIndex(where: { $0.session == session }) {
             record.standbys.remove(at: index)
@@ -239,8 +242,6 @@ struct Membership {
             return
         }
         guard record.link?.session == session else { return }
-        let closedAsDuplicate = record.closingAsDuplicate == session
-        record.closingAsDuplicate = nil
         if !record.standbys.isEmpty {
             let standby = record.standbys.removeFirst()
             record.link = standby
@@ -249,7 +250,7 @@ struct Membership {
             return
         }
         record.link = nil
-        if awaits, closedAsDuplicate {
+        if awaits {
             record.awaitingReplacement = session
             members[owner] = record
             directives.append(.awaitReplacement(member: owner, closed: session))

@@ -30,6 +30,12 @@ final class PeerSession {
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
     /// Message types already logged as dropped (each is logged once per link).
     private var dropped: Set<String> = []
+    /// Whether the link is drained: it no longer stands for its member (see `drain`).
+    private(set) var isDraining = false
+    /// Whether a drained link closes once nothing on it waits for an answer (else when the peer closes).
+    private var closesWhenIdle = false
+    /// The timer that closes a drained link at its deadline.
+    private var drainTimer: UInt64?
 
     init(id: Int, link: Link, node: Node) {
         self.id = id
@@ -101,6 +107,7 @@ final class PeerSession {
         isOver = true
         link.close()
         if let heartbeat { node?.loop.cancelTimer(heartbeat) }
+        if let drainTimer { node?.loop.cancelTimer(drainTimer) }
         for (_, entry) in serving {
             entry.task.cancel()
             node?.loop.cancelTimer(entry.timer)
@@ -168,6 +175,38 @@ final class PeerSession {
     /// Completes a call with a `result` or `error` message.
     func complete(_ message: WireMessage) {
         _ = calls.receive(message)
+        closeIfDrained()
+    }
+
+    // MARK: - Draining
+
+    /// Drains the link, which no longer stands for its member (one of two links between the same lives
+    /// was closed as the duplicate): nothing new is sent on it, and what the peer still sends on it is
+    /// answered, so no call fails because two links met. With `whenIdle` (the side told the link is a
+    /// duplicate) it closes as soon as no call sent on it waits for an answer and none from the peer is
+    /// being served; otherwise (the side that said so, first sending `goodbye`) it closes when the peer
+    /// does. Either way it closes at `deadline` at the latest.
+    func drain(closingWhenIdle whenIdle: Bool, goodbye: String?, deadline: Duration) {
+        guard !isOver, !isDraining, let node else { return }
+        isDraining = true
+        closesWhenIdle = whenIdle
+        if let goodbye { send(.goodbye(reason: goodbye)) }
+        run()
+        drainTimer = node.loop.schedule(after: deadline) { [weak self] in
+            Task { @CordisActor in
+                guard let self, !self.isOver else { return }
+                self.link.close(reason: "the duplicate link to \(self.identity.name) was not closed within \(deadline)")
+            }
+        }
+        closeIfDrained()
+    }
+
+    /// Closes a drained link that closes when idle, once nothing on it waits for an answer.
+    func closeIfDrained() {
+        guard isDraining, closesWhenIdle, !isOver, calls.count == 0, serving.isEmpty,
+              node?.relaysPending(to: identity.name) != true
+        else { return }
+        link.close(reason: "the duplicate link is drained")
     }
 
     /// Fails every waiting call with `withdrawn`.
@@ -218,6 +257,7 @@ final class PeerSession {
         if let error = send(reply), error.code == .tooLarge {
             send(RemoteCallError(.tooLarge, "the result of call \(id) does not fit in a frame: \(error.message)").reply(to: id))
         }
+        closeIfDrained()
     }
 
     /// The peer gave up call `id`: its serving task is cancelled and its slot freed; nothing is sent.
@@ -226,5 +266,6 @@ final class PeerSession {
         node?.loop.cancelTimer(entry.timer)
         entry.task.cancel()
         inbound.finish(id)
+        closeIfDrained()
     }
 }

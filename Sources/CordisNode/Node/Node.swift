@@ -41,6 +41,8 @@ public final class Node {
     var sessions: [String: PeerSession] = [:]
     /// Every link to a node (in use or standby), by session id.
     var links: [Int: PeerSession] = [:]
+    /// The links closed as duplicates, drained before they close, by session id.
+    var draining: [Int: PeerSession] = [:]
     var consoles: [Int: PeerSession] = [:]
     /// Which link stands for each member.
     var membership: Membership
@@ -221,7 +223,7 @@ public final class Node {
         await endDiscovery()
         running = false
         for listener in listeners { listener.close() }
-        for session in Array(links.values) + Array(consoles.values) {
+        for session in Array(links.values) + Array(draining.values) + Array(consoles.values) {
             session.link.close(reason: "node \(name) is stopping")
         }
         endTasks()
@@ -233,7 +235,7 @@ public final class Node {
         running = false
         for task in etcd?.tasks ?? [] { task.cancel() }
         for listener in listeners { listener.close() }
-        for session in Array(links.values) + Array(consoles.values) { session.link.close() }
+        for session in Array(links.values) + Array(draining.values) + Array(consoles.values) { session.link.close() }
         endTasks()
     }
 
@@ -414,6 +416,7 @@ public final class Node {
             consoles[session.id] = nil
             return
         }
+        if draining.removeValue(forKey: session.id) != nil { return }
         guard links.removeValue(forKey: session.id) != nil else { return }
         // Relays waiting on the link in use fail; a standby closing changes nothing.
         if sessions[session.identity.name] === session { controlSessionEnded(session) }
@@ -470,10 +473,25 @@ public final class Node {
                 session.link.close(reason: "nameTaken: \(reason)")
             case .closeDuplicate(let id, let member):
                 guard let session = links.removeValue(forKey: id) else { continue }
-                logger.debug("closed a duplicate link to \(member)", fields: [("CORDIS_PEER", member)])
-                session.link.close(reason: "\(Membership.duplicatePrefix) a link to \(member) already exists")
+                logger.debug("closing a duplicate link to \(member)", fields: [("CORDIS_PEER", member)])
+                draining[id] = session
+                // The member may have sent calls on it before it learns it is the duplicate: they are
+                // answered here until it closes the link (their timeout, and the handshake's, at most).
+                session.drain(
+                    closingWhenIdle: false, goodbye: "\(Membership.duplicatePrefix) a link to \(member) already exists",
+                    deadline: configuration.callTimeout + linkOptions.handshakeTimeout)
+            case .drain(let id, let member):
+                guard let session = links.removeValue(forKey: id) else { continue }
+                logger.debug("\(member) closes a link as a duplicate: draining it", fields: [("CORDIS_PEER", member)])
+                draining[id] = session
+                if sessions[member] === session {
+                    sessions[member] = nil
+                    // Event subscriptions to the member follow the link that takes over.
+                    control.followed = control.followed.filter { $0.key.member != member }
+                }
+                session.drain(closingWhenIdle: true, goodbye: nil, deadline: configuration.callTimeout + linkOptions.handshakeTimeout)
             case .awaitReplacement(let member, let closed):
-                // The closed session failed its calls; none go to it while the replacement comes.
+                // The drained link takes no new calls; none go to the member while the replacement comes.
                 if sessions[member]?.id == closed { sessions[member] = nil }
                 logger.debug("\(member) closed the link in use as a duplicate: waiting for the other link", fields: [("CORDIS_PEER", member)])
                 _ = loop.schedule(after: linkOptions.handshakeTimeout) { [weak self] in
@@ -541,6 +559,27 @@ public final class Node {
     }
 
 
+    /// A message on a drained link: calls and requests the member sent before it learnt the link is a
+    /// duplicate are served, answers to this node's are taken; the rest (announcements, member lists,
+    /// the goodbyes) go again, or went, on the link that stands for the member, and are ignored here.
+    private func handleDrained(_ message: WireMessage, from session: PeerSession) {
+        switch message {
+        case .call(let call): serve(call, from: session)
+        case .cancel(let id): session.cancelServing(id)
+        case .result, .error: session.complete(message)
+        case .request(let request): serve(request, from: session)
+        case .response(let response):
+            completeRelay(response, from: session)
+            session.closeIfDrained()
+        default: break
+        }
+    }
+
+    /// Whether a request relayed to `member` waits for its answer.
+    func relaysPending(to member: String) -> Bool {
+        control.relays.values.contains { $0.member == member }
+    }
+
     /// Every member this node knows, itself included.
     var members: [Member] {
         var others = discovery.known
@@ -592,6 +631,10 @@ public final class Node {
             case .goodbye, .error: break
             default: session.drop(message, because: "a console sends requests, calls and cancels only")
             }
+            return
+        }
+        if session.isDraining {
+            handleDrained(message, from: session)
             return
         }
         guard let member = membership.member(of: session.id) else {
