@@ -28,7 +28,7 @@ fi
 if ((build)); then
   # shellcheck source=scripts/packages.sh
   source scripts/packages.sh
-  ensure_packages libssl-dev libsystemd-dev pkg-config
+  ensure_packages libssl-dev libsystemd0 pkg-config
   swift build -c release --product cordis-node >&2
   swift build -c release --product cordis-console >&2
 fi

@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/packages.sh
 source scripts/packages.sh
-ensure_packages libssl-dev libsystemd-dev pkg-config
+ensure_packages libssl-dev libsystemd0 pkg-config
 swift run -c release cordis-example

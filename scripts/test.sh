@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 source scripts/packages.sh
 # Everything the tests use: python3 (the conformance client), etcd (etcd mode), openssl (certificates and
 # signed trees), systemd (socket activation), tmux and graphviz (the console's terminal and graph tests).
-ensure_packages libssl-dev libsystemd-dev pkg-config python3 etcd-server etcd-client openssl systemd tmux graphviz
+ensure_packages libssl-dev libsystemd0 pkg-config python3 etcd-server etcd-client openssl systemd tmux graphviz
 if (($# > 0)); then
   swift test -Xswiftc -warnings-as-errors "$@"
   exit

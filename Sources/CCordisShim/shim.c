@@ -1,6 +1,8 @@
 #include "CCordisShim.h"
 
 #include <arpa/inet.h>
+#include <pthread.h>
+#include <sys/random.h>
 #include <dirent.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -313,4 +315,15 @@ int ccordis_set_process_affinity(int cpu) {
     }
     closedir(tasks);
     return changed;
+}
+
+int ccordis_name_thread(const char *name) {
+    char cut[16];
+    strncpy(cut, name, sizeof cut - 1);
+    cut[sizeof cut - 1] = 0;
+    return pthread_setname_np(pthread_self(), cut);
+}
+
+ssize_t ccordis_random(void *bytes, size_t count) {
+    return getrandom(bytes, count, 0);
 }

@@ -143,6 +143,45 @@ struct SystemdActivationTests {
         #expect(await node.exitCode() == 0)
     }
 
+    /// The files process `pid` has mapped (`/proc/PID/maps`), by name.
+    static func mappedFiles(of pid: Int32) throws -> Set<String> {
+        // Read to the end: a /proc file has no size to read by.
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/\(pid)/maps"))
+        defer { try? handle.close() }
+        let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        return Set(maps.split(separator: "\n").compactMap { line in
+            line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(5).first.map {
+                String($0.split(separator: "/").last ?? $0)
+            }
+        })
+    }
+
+    @Test("A node not run by systemd maps neither libsystemd nor Foundation's ICU; given a notification socket, it loads libsystemd and notifies")
+    func librariesLoadedOnlyWhenNeeded() async throws {
+        let folder = try TestFolder()
+        defer { folder.remove() }
+        try folder.write("entries.json", Self.entries)
+        // An empty NOTIFY_SOCKET counts as none (and hides one the test process may have).
+        let plain = try NodeProcess(
+            name: "a", arguments: ["--name", "a", "--entries", folder.path("entries.json"), "--listen", "unix:\(folder.path("a.sock"))"],
+            directory: folder.url, environment: ["NOTIFY_SOCKET": ""])
+        defer { plain.signal(SIGKILL) }
+        #expect(await plain.waitForLine(containing: "node a started"))
+        let files = try Self.mappedFiles(of: plain.process.processIdentifier)
+        #expect(files.contains { $0.hasPrefix("libswiftCore") }, "\(files.sorted())")
+        #expect(!files.contains { $0.hasPrefix("libsystemd") }, "\(files.sorted())")
+        #expect(!files.contains { $0.hasPrefix("libFoundation.") || $0.contains("FoundationInternationalization") || $0.contains("ICU") },
+                "\(files.sorted())")
+
+        let notify = try NotifySocket()
+        let told = try NodeProcess(
+            name: "b", arguments: ["--name", "b", "--entries", folder.path("entries.json"), "--listen", "unix:\(folder.path("b.sock"))"],
+            directory: folder.url, environment: ["NOTIFY_SOCKET": notify.path])
+        defer { told.signal(SIGKILL) }
+        #expect(Self.receive("READY=1", from: notify).received, "output:\n\(told.text)")
+        #expect(try Self.mappedFiles(of: told.process.processIdentifier).contains { $0.hasPrefix("libsystemd.so.0") })
+    }
+
     /// Reads datagrams until one holds the line `line`, for at most 20 seconds in all.
     static func receive(_ line: String, from socket: NotifySocket) -> (received: Bool, seen: [String]) {
         let deadline = ContinuousClock.now + .seconds(20)

@@ -92,6 +92,12 @@ int ccordis_set_blocking(int fd);
 /// Threads created later inherit the setting of the thread creating them. Returns threads changed.
 int ccordis_set_process_affinity(int cpu);
 
+/// getrandom(2) with no flags: up to `count` bytes from the kernel's generator (blocks only until it
+/// is first seeded at boot); returns the bytes written, or -1 with errno.
+ssize_t ccordis_random(void *bytes, size_t count);
+/// Names the calling thread (the kernel keeps 15 bytes); returns 0 or an error number.
+int ccordis_name_thread(const char *name);
+
 int ccordis_shim_version(void);
 
 #endif

@@ -1,6 +1,6 @@
 import CordisFiles
 import CordisJSON
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc

@@ -1,52 +1,54 @@
-import Foundation
+import Synchronization
 
 /// An `EntryStore` in memory: a node or a test whose plugin tree need not outlive the process.
-public final class InMemoryEntryStore: EntryStore, @unchecked Sendable {
-    // Every stored property below is read and written only while holding `lock`.
-    private let lock = NSLock()
-    private var tree: EntryTree
-    private var saveFailure: (any Error & Sendable)?
-    private var loadFailure: (any Error & Sendable)?
-    private var saves = 0
+public final class InMemoryEntryStore: EntryStore, Sendable {
+    private struct State {
+        var tree: EntryTree
+        var saveFailure: (any Error & Sendable)?
+        var loadFailure: (any Error & Sendable)?
+        var saves = 0
+    }
+
+    private let state: Mutex<State>
 
     /// A store holding `tree`.
     public init(_ tree: EntryTree = EntryTree()) {
-        self.tree = tree
+        state = Mutex(State(tree: tree))
     }
 
     /// The tree as last saved (or as given at creation).
     public var stored: EntryTree {
-        lock.withLock { tree }
+        state.withLock { $0.tree }
     }
 
     /// How many saves succeeded.
     package var saveCount: Int {
-        lock.withLock { saves }
+        state.withLock { $0.saves }
     }
 
     /// Makes every later save throw `error` (nil to succeed again), leaving the stored tree as it is.
     package func failSaves(with error: (any Error & Sendable)?) {
-        lock.withLock { saveFailure = error }
+        state.withLock { $0.saveFailure = error }
     }
 
     /// Makes every later load throw `error` (nil to succeed again).
     package func failLoads(with error: (any Error & Sendable)?) {
-        lock.withLock { loadFailure = error }
+        state.withLock { $0.loadFailure = error }
     }
 
     public func load() throws -> EntryTree {
-        try lock.withLock {
-            if let loadFailure { throw loadFailure }
-            return tree
+        try state.withLock { state in
+            if let failure = state.loadFailure { throw failure }
+            return state.tree
         }
     }
 
     public func save(_ tree: EntryTree) throws {
-        try lock.withLock {
-            if let saveFailure { throw saveFailure }
+        try state.withLock { state in
+            if let failure = state.saveFailure { throw failure }
             try tree.validate()
-            self.tree = tree
-            saves += 1
+            state.tree = tree
+            state.saves += 1
         }
     }
 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Where log records go: stderr, journald, a test's array.
 ///
@@ -25,6 +29,6 @@ public struct StderrLogExporter: LogExporter {
         var line = "[\(record.level)] \(record.name): \(record.message)"
         for field in record.fields { line += " \(field.key)=\(field.value)" }
         line += "\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        StandardStreams.write(line, to: STDERR_FILENO)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One log message with its structured fields.
 public struct LogRecord: Sendable, Hashable {

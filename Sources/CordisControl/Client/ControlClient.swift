@@ -1,6 +1,6 @@
 import CordisJSON
 import CordisWire
-import Foundation
+import FoundationEssentials
 
 /// A console's link to one node's control API: sends requests and awaits their responses.
 ///

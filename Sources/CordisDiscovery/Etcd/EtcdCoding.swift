@@ -1,5 +1,5 @@
 import CordisJSON
-import Foundation
+import FoundationEssentials
 
 /// The gateway's JSON conventions: keys and values base64, 64-bit integers as decimal strings.
 package enum EtcdCoding {

@@ -1,5 +1,8 @@
 import Cordis
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The built-in catalog of `cordis-node`: `clock`, `counter`, `greeter`, `badge`.
 public enum BuiltinCatalog {

@@ -1,6 +1,9 @@
 import Cordis
 import CordisWire
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The stream of changes a console can follow: every fiber's `internal/status` and the Loader's
 /// `loader/entry`, stamped with the node's name and the time, pushed as `event` messages after a

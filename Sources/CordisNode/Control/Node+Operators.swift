@@ -1,6 +1,10 @@
 import Cordis
 import CordisWire
-import Foundation
+import Dispatch
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Operators and roles: who a console is, what its role lets it do, the refusal of a console the
 /// operators file does not list (at the handshake), and the audit of every change, applied or refused.

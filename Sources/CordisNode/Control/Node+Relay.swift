@@ -1,6 +1,9 @@
 import Cordis
 import CordisWire
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Relaying: the node a console reaches forwards requests for other members over its own links, and
 /// collects every member's status for `status` with `cluster: true`.

@@ -1,7 +1,10 @@
 import Cordis
 import CordisSigning
 import CordisWire
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `apply`: a signed plugin tree, checked rule by rule (shape, size, signature by a trusted key, node
 /// name, validity window, freshness, then the entries through the Loader's own validation) and

@@ -1,7 +1,10 @@
 import Cordis
 import CordisDiscovery
 import CordisWire
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// etcd mode: the node registers under a lease, publishes its exports as keys, follows the directory
 /// with a watch, and opens links only where calls flow (closing them when idle).

@@ -1,4 +1,3 @@
-import CSystemd
 import Cordis
 
 #if canImport(Glibc)
@@ -32,12 +31,12 @@ public struct JournalLogExporter: LogExporter {
     public func export(_ record: LogRecord) {
         let fields = JournalFields.make(record: record, node: node, identifier: identifier)
         if Self.send(fields) < 0 {
-            NodeStderrLogExporter.write(NodeStderrLogExporter.line(record: record, node: node) + "\n", to: STDERR_FILENO)
+            StandardStreams.write(NodeStderrLogExporter.line(record: record, node: node) + "\n", to: STDERR_FILENO)
         }
     }
 
     /// Sends one entry made of `fields` with `sd_journal_sendv`; returns its result (negative errno on
-    /// failure).
+    /// failure, `-ENOSYS` when libsystemd cannot be loaded).
     static func send(_ fields: [(String, String)]) -> Int32 {
         var bytes: [UInt8] = []
         var spans: [(offset: Int, length: Int)] = []
@@ -52,7 +51,8 @@ public struct JournalLogExporter: LogExporter {
         return bytes.withUnsafeMutableBytes { buffer -> Int32 in
             guard let base = buffer.baseAddress else { return -EINVAL }
             let vectors = spans.map { iovec(iov_base: base + $0.offset, iov_len: $0.length) }
-            return vectors.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) }
+            guard case .success(let systemd) = SystemdLibrary.functions else { return -ENOSYS }
+            return vectors.withUnsafeBufferPointer { systemd.journalSendv($0.baseAddress, Int32($0.count)) }
         }
     }
 }

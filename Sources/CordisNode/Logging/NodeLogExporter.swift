@@ -1,5 +1,5 @@
 import Cordis
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc

@@ -23,7 +23,7 @@ public struct NodeStderrLogExporter: LogExporter {
 
     /// Writes the record's line to standard error.
     public func export(_ record: LogRecord) {
-        Self.write(Self.line(record: record, node: node) + "\n", to: STDERR_FILENO)
+        StandardStreams.write(Self.line(record: record, node: node) + "\n", to: STDERR_FILENO)
     }
 
     /// The line for `record` (without its newline): `[level] logger: message` then ` KEY=value` for
@@ -75,24 +75,5 @@ public struct NodeStderrLogExporter: LogExporter {
             }
         }
         return escaped
-    }
-
-    /// Writes all of `text` to `fd`, retrying short writes and interruptions; gives up on other errors.
-    static func write(_ text: String, to fd: Int32) {
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, base + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
     }
 }

@@ -1,7 +1,10 @@
 import Cordis
 import CordisDiscovery
 import CordisWire
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// A cluster node: a plugin world and its Loader, listeners and links to the other members, and the

@@ -1,7 +1,10 @@
 import Cordis
 import CordisDiscovery
 import CordisWire
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a node is and how it behaves on the network: its name, addresses, secrets and timings.
 public struct NodeConfiguration: Sendable {

@@ -2,7 +2,10 @@ import Cordis
 import CordisDiscovery
 import CordisWire
 import Dispatch
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs a node process: parses the command line, checks the entries
 /// file and the secrets before anything starts, listens (or adopts socket-activated listeners), tells
@@ -220,12 +223,12 @@ public enum NodeRunner {
     }
 
     static func printLine(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        StandardStreams.printLine(text)
     }
 
     static func printError(_ text: String) {
         let line = text.hasPrefix("error:") ? text : "error: \(text)"
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStreams.printErrorLine(line)
     }
 }
 
@@ -257,7 +260,7 @@ final class SignalStream {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .unbounded)
         self.stream = stream
         sources = signals.map { number in
-            Foundation.signal(number, SIG_IGN)
+            Glibc.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { continuation.yield(number) }
             source.resume()

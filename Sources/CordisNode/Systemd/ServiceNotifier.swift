@@ -1,5 +1,4 @@
-import CSystemd
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -7,9 +6,9 @@ import Glibc
 
 /// Tells systemd about the node's life: ready, reloading, stopping, a status line, watchdog pings.
 ///
-/// Messages go through libsystemd's `sd_notify`, which reads `NOTIFY_SOCKET` from the process
-/// environment at each call and does nothing when it is unset (not started by systemd, or a unit
-/// without `Type=notify`): every method then returns `false`. The watchdog interval is read from the
+/// Messages go through libsystemd's `sd_notify`, with `NOTIFY_SOCKET` read from the process environment
+/// at each call: when it is unset or empty (not started by systemd, or a unit without `Type=notify`) nothing is
+/// sent, libsystemd is not even loaded, and every method returns `false`. The watchdog interval is read from the
 /// environment given at creation (the process's by default), so tests can inject it. A value type,
 /// safe to use from any thread.
 public struct ServiceNotifier: Sendable {
@@ -98,11 +97,13 @@ public struct ServiceNotifier: Sendable {
 
     /// Sends `state`, newline-separated `KEY=VALUE` assignments, through `sd_notify`.
     ///
-    /// - Returns: `false` when `NOTIFY_SOCKET` is unset, `true` when the message was sent.
-    /// - Throws: `SystemdError` `notifyFailed` when `NOTIFY_SOCKET` is malformed or unreachable.
+    /// - Returns: `false` when `NOTIFY_SOCKET` is unset or empty, `true` when the message was sent.
+    /// - Throws: `SystemdError` `notifyFailed` when `NOTIFY_SOCKET` is malformed or unreachable,
+    ///   `libraryUnavailable` when it is set and libsystemd cannot be loaded.
     @discardableResult
     public func send(_ state: String) throws -> Bool {
-        let result = sd_notify(0, state)
+        guard let socket = getenv("NOTIFY_SOCKET"), socket.pointee != 0 else { return false }
+        let result = try SystemdLibrary.functions.get().notify(0, state)
         if result < 0 {
             let first = state.split(separator: "\n").first.map(String.init) ?? state
             throw SystemdError(

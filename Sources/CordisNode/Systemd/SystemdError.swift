@@ -21,6 +21,8 @@ public struct SystemdError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let notifyFailed = Code(rawValue: "notifyFailed")
         /// `LISTEN_PID`, `LISTEN_FDS` or `LISTEN_FDNAMES` is malformed, or a passed descriptor is not open.
         public static let invalidActivation = Code(rawValue: "invalidActivation")
+        /// libsystemd (`libsystemd.so.0`) is needed, because systemd runs the node, and cannot be loaded.
+        public static let libraryUnavailable = Code(rawValue: "libraryUnavailable")
     }
 
     /// What kind of failure this is.

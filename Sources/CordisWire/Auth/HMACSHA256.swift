@@ -1,6 +1,10 @@
 import COpenSSL
+import CCordisShim
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// HMAC-SHA256, constant-time comparison and random bytes, through libcrypto.
+/// HMAC-SHA256 and constant-time comparison through libcrypto, and random bytes from the kernel.
 enum HMACSHA256 {
     /// The size of a MAC in bytes.
     static let size = 32
@@ -50,13 +54,30 @@ enum HMACSHA256 {
         }
     }
 
-    /// `count` bytes from libcrypto's cryptographically secure generator.
+    /// `count` bytes from the kernel's cryptographically secure generator (`getrandom(2)`, the source
+    /// libcrypto's own generator seeds from). Not libcrypto's `RAND_bytes`: the first call of that sets
+    /// up its generator and providers, about 2 MB resident, in every node, even one whose links use no
+    /// secret and no TLS and so never need libcrypto otherwise.
     static func randomBytes(_ count: Int) throws(WireError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
-        let status = bytes.withUnsafeMutableBufferPointer { buffer in
-            RAND_bytes(buffer.baseAddress, Int32(buffer.count))
+        var filled = 0
+        var failure: Int32 = 0
+        bytes.withUnsafeMutableBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            // Bounded: each turn fills at least one byte or ends the loop.
+            while filled < buffer.count {
+                let got = ccordis_random(base + filled, buffer.count - filled)
+                if got > 0 {
+                    filled += got
+                } else if got < 0, errno == EINTR {
+                    continue
+                } else {
+                    failure = got < 0 ? errno : EIO
+                    return
+                }
+            }
         }
-        guard status == 1 else { throw WireError(.crypto, "RAND_bytes could not produce random bytes") }
+        guard filled == count else { throw WireError(.crypto, "getrandom could not produce random bytes (errno \(failure))") }
         return bytes
     }
 }

@@ -1,6 +1,6 @@
 import CCordisShim
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 #if canImport(Glibc)
@@ -139,12 +139,10 @@ public final class EventLoop: Sendable {
         self.spin = spin
         self.takeover = min(max(takeover, .milliseconds(1)), .seconds(10))
         self.name = name
-        let thread = Thread { [self] in
+        DetachedThread.start(name: name) { [self] in
             state.withLock { $0.driver = pthread_self() }
             self.threadMain()
         }
-        thread.name = name
-        thread.start()
     }
 
     /// Stops the loop: closes every listener and connection, then ends the thread. Idempotent.
@@ -360,9 +358,7 @@ public final class EventLoop: Sendable {
             }
         }
         if startStandby {
-            let thread = Thread { [self] in self.threadMain() }
-            thread.name = name + "-standby"
-            thread.start()
+            DetachedThread.start(name: name + "-standby") { [self] in self.threadMain() }
         }
         if signalStandby { standbySignal.signal() }
         return next
