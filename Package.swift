@@ -108,7 +108,7 @@ let package = Package(
         .executableTarget(name: "cordis-node", dependencies: ["CordisNode"], swiftSettings: strict),
         .target(name: "CordisConsole", dependencies: ["CordisControl", "CordisWire", "CordisJSON", "CordisSigning", "CordisDiscovery"], swiftSettings: strict),
         .executableTarget(name: "cordis-console", dependencies: ["CordisConsole"], swiftSettings: strict),
-        .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire", "CordisNode", "CordisControl"], swiftSettings: strict),
+        .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire", "CordisNode", "CordisControl", "CCordisShim"], swiftSettings: strict),
         .executableTarget(name: "custom-node", dependencies: ["Cordis", "CordisNode"], path: "Examples/CustomNode", swiftSettings: strict),
         .executableTarget(name: "cordis-example", dependencies: ["Cordis"], path: "Examples/Greeter", swiftSettings: strict),
         .testTarget(name: "CordisJSONTests", dependencies: ["CordisJSON"], swiftSettings: strict),

@@ -1,6 +1,7 @@
 #include "CCordisShim.h"
 
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sys/random.h>
 #include <dirent.h>
@@ -326,4 +327,9 @@ int ccordis_name_thread(const char *name) {
 
 ssize_t ccordis_random(void *bytes, size_t count) {
     return getrandom(bytes, count, 0);
+}
+
+size_t ccordis_heap_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
 }

@@ -79,7 +79,7 @@ func runCore(quick: Bool) async throws {
     }
     report("core", rows.map {
         ["consumers": Double($0.consumers), "load_s": $0.load, "withdraw_s": $0.withdraw,
-         "reprovide_s": $0.reprovide, "rss_bytes_per_fiber": $0.bytesPerFiber]
+         "reprovide_s": $0.reprovide, "heap_bytes_per_fiber": $0.bytesPerFiber]
     }, ratios: ratios)
 }
 

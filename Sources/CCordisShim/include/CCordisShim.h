@@ -95,6 +95,9 @@ int ccordis_set_process_affinity(int cpu);
 /// getrandom(2) with no flags: up to `count` bytes from the kernel's generator (blocks only until it
 /// is first seeded at boot); returns the bytes written, or -1 with errno.
 ssize_t ccordis_random(void *bytes, size_t count);
+/// Bytes of heap in use in this process (glibc's mallinfo2: allocated chunks plus mmapped blocks),
+/// every arena counted; what benchmarks measure memory per object with.
+size_t ccordis_heap_in_use(void);
 /// Names the calling thread (the kernel keeps 15 bytes); returns 0 or an error number.
 int ccordis_name_thread(const char *name);
 

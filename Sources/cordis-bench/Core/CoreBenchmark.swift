@@ -1,3 +1,4 @@
+import CCordisShim
 import Cordis
 import Foundation
 
@@ -12,7 +13,8 @@ enum BenchKey: ServiceKey {
 final class BenchService {}
 
 /// `cordis-bench core`: N consumer fibers of one service; time to load them all, to drop them all to
-/// `pending` on withdrawal, to bring them all back, and resident memory per fiber.
+/// `pending` on withdrawal, to bring them all back, and heap bytes per fiber (glibc's count of bytes in
+/// use, which a size measured after a larger one still sees: resident memory does not shrink).
 @CordisActor
 enum CoreBenchmark {
     struct Row {
@@ -41,7 +43,7 @@ enum CoreBenchmark {
         let root = Context()
         var provider = try provide(on: root)
         await root.settled()
-        let rssBefore = residentBytes()
+        let heapBefore = ccordis_heap_in_use()
         let clock = ContinuousClock()
         var fibers: [Fiber] = []
         fibers.reserveCapacity(count)
@@ -53,7 +55,7 @@ enum CoreBenchmark {
         }
         await root.settled()
         let load = clock.now - loadStart
-        let rssAfter = residentBytes()
+        let heapAfter = ccordis_heap_in_use()
         try check(fibers, are: .active)
 
         let withdrawStart = clock.now
@@ -72,21 +74,13 @@ enum CoreBenchmark {
         try await provider.dispose()
         return Row(
             consumers: count, load: load.seconds, withdraw: withdraw.seconds, reprovide: reprovide.seconds,
-            bytesPerFiber: Double(max(0, rssAfter - rssBefore)) / Double(count))
+            bytesPerFiber: Double(heapAfter > heapBefore ? heapAfter - heapBefore : 0) / Double(count))
     }
 
     private static func check(_ fibers: [Fiber], are state: FiberState) throws {
         if let wrong = fibers.first(where: { $0.state != state }) {
             throw BenchmarkError("fiber \(wrong.id) is \(wrong.state), expected \(state)")
         }
-    }
-
-    /// Resident set size of this process, from `/proc/self/statm`.
-    static func residentBytes() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-        let fields = text.split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 }
 
