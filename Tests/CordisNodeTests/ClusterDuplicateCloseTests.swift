@@ -77,4 +77,52 @@ struct ClusterDuplicateCloseTests {
         await b.stop()
         await a.stop()
     }
+
+    @Test(
+        "Crossed links, the other link not taken yet when a closes the one b uses: a call b makes meanwhile waits for it, answered on it, or fails when the wait ends",
+        arguments: [true, false])
+    func callWaitsForTheReplacement(replacementComes: Bool) async throws {
+        let folder = try TestFolder()
+        defer { folder.remove() }
+        let probe = EchoProbe()
+        // a advertises an address where nobody listens, so b's own dials never bring a link: the only
+        // other link is the one the test hands b.
+        let a = try ClusterInProcessCallTests.node(
+            "a", entries: [Entry(id: "echo", plugin: "echo")], probe: probe, folder: folder,
+            advertise: [.unix(path: folder.path("nobody.sock"))])
+        try await a.start()
+        let b = try ClusterInProcessCallTests.node("b", entries: [], probe: probe, folder: folder)
+        try await b.start()
+        let x = try await Link.connect(
+            to: try #require(b.listeningAddresses.first), on: a.loop, configuration: a.handshakeConfiguration(),
+            limits: a.limits, options: a.linkOptions)
+        try #require(await ClusterInProcessTests.eventually("b to use x", on: [a, b]) { b.sessions["a"] != nil })
+        let y = try await Link.connect(
+            to: try #require(a.listeningAddresses.first), on: b.loop, configuration: b.handshakeConfiguration(),
+            limits: b.limits, options: b.linkOptions)
+        try #require(await ClusterInProcessTests.eventually("a to use y", on: [a, b]) { a.sessions["b"] != nil })
+        // a takes x as its duplicate while b has not taken y: b waits for its other link.
+        a.adopt(x)
+        try #require(await ClusterInProcessTests.eventually("b to wait for its other link to a", on: [a, b]) {
+            b.awaitsReplacement(of: "a")
+        })
+        let caller = Task { try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "waited"]) }
+        try #require(await ClusterInProcessTests.eventually("the call to wait", on: [a, b]) { b.replacementWaiters["a"]?.count == 1 })
+        if replacementComes {
+            let onY = try #require(b.adopt(y))
+            #expect(try await caller.value == .string("waited"))
+            #expect(b.sessions["a"] === onY)
+        } else {
+            // a dies before b takes y: no other link comes, so the wait ends after the handshake
+            // timeout, and the call fails with it.
+            a.crashForTesting()
+            let started = ContinuousClock.now
+            await #expect(throws: RemoteCallError.self) { try await caller.value }
+            #expect(ContinuousClock.now - started < .seconds(15))
+            #expect(!b.awaitsReplacement(of: "a"))
+        }
+        #expect(b.replacementWaiters.isEmpty)
+        await b.stop()
+        if replacementComes { await a.stop() }
+    }
 }

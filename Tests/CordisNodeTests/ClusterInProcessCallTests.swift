@@ -108,10 +108,11 @@ final class ScriptedPeer: Sendable {
 struct ClusterInProcessCallTests {
     static func node(
         _ name: String, entries: [Entry], peers: [Node] = [], probe: EchoProbe, folder: TestFolder,
-        callTimeout: Duration = .seconds(30), withdrawTimeout: Duration = .seconds(30), maxFrameSize: Int = 16 * 1024
+        callTimeout: Duration = .seconds(30), withdrawTimeout: Duration = .seconds(30), maxFrameSize: Int = 16 * 1024,
+        advertise: [Address] = []
     ) throws -> Node {
         var configuration = NodeConfiguration(
-            name: name, listen: [.unix(path: folder.path("\(name).sock"))],
+            name: name, listen: [.unix(path: folder.path("\(name).sock"))], advertise: advertise,
             peers: peers.flatMap(\.listeningAddresses), heartbeatInterval: .milliseconds(100),
             heartbeatTimeout: .seconds(5), callTimeout: callTimeout, withdrawTimeout: withdrawTimeout,
             maxFrameSize: maxFrameSize)

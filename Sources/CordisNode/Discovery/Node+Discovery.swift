@@ -322,11 +322,14 @@ extension Node {
 
     // MARK: - Links on demand
 
-    /// The session of the link in use to `member`, opening one when there is none (etcd mode): dials
-    /// the addresses etcd lists for it, at most one dial per member at a time. Nil when it cannot be
-    /// reached.
+    /// The session of the link in use to `member`. While its link in use was closed as a duplicate and
+    /// the other is not up yet, waits for that one (at most the handshake timeout). With none, in etcd
+    /// mode, opens one: dials the addresses etcd lists for it, at most one dial per member at a time.
+    /// Nil when it cannot be reached.
     func openLink(to member: String) async -> PeerSession? {
         if let session = sessions[member] { return session }
+        // The link in use was closed as a duplicate and the other is on its way: wait for it.
+        if awaitsReplacement(of: member) { return await replacementLink(of: member) }
         guard let etcd, running else { return nil }
         if let opening = etcd.opening[member] { return await opening.value }
         let addresses = discovery.member(named: member)?.addresses ?? []

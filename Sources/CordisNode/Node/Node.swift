@@ -46,6 +46,9 @@ public final class Node {
     var links: [Int: PeerSession] = [:]
     /// The links closed as duplicates, drained before they close, by session id.
     var draining: [Int: PeerSession] = [:]
+    /// Calls to a member whose link in use was closed as a duplicate before its other link was up: they
+    /// wait for that link (or the end of the wait, then nil), by member.
+    var replacementWaiters: [String: [CheckedContinuation<PeerSession?, Never>]] = [:]
     var consoles: [Int: PeerSession] = [:]
     /// Which link stands for each member.
     var membership: Membership
@@ -225,6 +228,7 @@ public final class Node {
         await loader.stop()
         await endDiscovery()
         running = false
+        for member in Array(replacementWaiters.keys) { endReplacementWait(of: member) }
         for listener in listeners { listener.close() }
         for session in Array(links.values) + Array(draining.values) + Array(consoles.values) {
             session.link.close(reason: "node \(name) is stopping")
@@ -455,6 +459,7 @@ public final class Node {
                 carryOut(discovery.receive(.linked(
                     member: member, incarnation: incarnation, addresses: membership.members[member]?.addresses ?? [])))
                 carryOut(exports.receive(.peerLinked(member)))
+                endReplacementWait(of: member)
             case .keepStandby(let id, let member):
                 logger.debug("keeping a second link to \(member) until \(member) closes one", fields: [("CORDIS_PEER", member)])
                 links[id]?.run()
@@ -469,6 +474,7 @@ public final class Node {
                 // provider per life, however often it is announced).
                 session.send(.members(members))
                 carryOut(exports.receive(.peerLinked(member)))
+                endReplacementWait(of: member)
             case .refuse(let id, let reason):
                 guard let session = links.removeValue(forKey: id) else { continue }
                 logger.warn(
@@ -507,6 +513,7 @@ public final class Node {
                 links[id]?.link.close(reason: reason)
             case .withdrawAll(let member, let incarnation):
                 memberLost(member, incarnation: incarnation)
+                endReplacementWait(of: member)
             }
         }
     }
@@ -540,6 +547,25 @@ public final class Node {
                 redial(member)
             }
         }
+    }
+
+    /// Whether calls to `member` wait for a link: its link in use was closed as a duplicate and the
+    /// other one is not up yet (at most the handshake timeout).
+    func awaitsReplacement(of member: String) -> Bool {
+        running && membership.members[member]?.awaitingReplacement != nil
+    }
+
+    /// Waits for the link that replaces `member`'s link closed as a duplicate; nil when none came.
+    func replacementLink(of member: String) async -> PeerSession? {
+        await withCheckedContinuation { replacementWaiters[member, default: []].append($0) }
+    }
+
+    /// The wait for `member`'s replacement link is over: the calls waiting go on with the link in use
+    /// now, or fail without one.
+    private func endReplacementWait(of member: String) {
+        guard let waiters = replacementWaiters.removeValue(forKey: member) else { return }
+        let session = running ? sessions[member] : nil
+        for waiter in waiters { waiter.resume(returning: session) }
     }
 
     /// A member's life is over here: its proxies go (consumers drop to `pending`), its calls fail, and
