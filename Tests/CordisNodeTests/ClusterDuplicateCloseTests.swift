@@ -62,15 +62,20 @@ struct ClusterDuplicateCloseTests {
         try #require(await ClusterInProcessTests.eventually("b to hold a's echo", on: [a, b]) { b.proxies.count == 1 })
         let proxies = b.proxies.mapValues { ObjectIdentifier($0.fiber) }
         let onX = try #require(b.sessions["a"])
-        // b calls a on x, which a has not read yet: a takes x only now, as its duplicate.
+        // b calls a on x, which a has not read yet, and subscribes to a's events on it as a member
+        // does: a takes x only now, as its duplicate.
         let caller = Task { try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "crossed"]) }
         try #require(await ClusterInProcessTests.eventually("b to send the call on x", on: [a, b]) { onX.calls.count == 1 })
+        onX.send(.request(ControlRequest(id: 900, command: "subscribe", args: ["follow": true, "history": false, "cluster": false])))
         a.adopt(x)
+        let drained = try #require(a.draining.values.first)
         #expect(try await caller.value == .string("crossed"))
         #expect(await ClusterInProcessTests.eventually("one link between a and b, y", on: [a, b]) {
             a.links.count == 1 && b.links.count == 1 && a.draining.isEmpty && b.draining.isEmpty
                 && b.sessions["a"] !== onX && b.sessions["a"] != nil && a.sessions["b"] != nil
         })
+        // What the drained link held on a ended with it (the subscription b made on it).
+        #expect(!a.control.subscribers.contains { $0.session === drained })
         // Nothing was withdrawn on the way: b's proxy of a's echo is the one it had, and calls work.
         #expect(b.proxies.mapValues { ObjectIdentifier($0.fiber) } == proxies)
         #expect(try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "after"]) == .string("after"))

@@ -69,7 +69,8 @@ extension Node {
         control.relays.removeValue(forKey: id)?.continuation.resume(throwing: error)
     }
 
-    /// A link ended: its relays fail as unreachable, its subscriptions end.
+    /// The link in use to a member, or a console's link, ended: the relays to the member fail as
+    /// unreachable and the subscriptions to it are forgotten, then what the link itself held ends.
     func controlSessionEnded(_ session: PeerSession) {
         let member = session.identity.name
         if session.identity.role == .node {
@@ -78,6 +79,12 @@ extension Node {
             }
             control.followed = control.followed.filter { $0.key.member != member }
         }
+        controlLinkClosed(session)
+    }
+
+    /// A link ended, whichever it was (a standby or a drained duplicate too, while the member stays
+    /// linked): the subscriptions made on it end, its requests in flight and its proven operator go.
+    func controlLinkClosed(_ session: PeerSession) {
         control.subscribers.removeAll { $0.session === session }
         control.inFlight[session.id] = nil
         control.operatorOfSession[session.id] = nil

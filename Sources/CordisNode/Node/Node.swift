@@ -423,10 +423,13 @@ public final class Node {
             consoles[session.id] = nil
             return
         }
-        if draining.removeValue(forKey: session.id) != nil { return }
+        if draining.removeValue(forKey: session.id) != nil {
+            controlLinkClosed(session)
+            return
+        }
         guard links.removeValue(forKey: session.id) != nil else { return }
-        // Relays waiting on the link in use fail; a standby closing changes nothing.
-        if sessions[session.identity.name] === session { controlSessionEnded(session) }
+        // Relays waiting on the link in use fail; a standby closing ends only what it held itself.
+        if sessions[session.identity.name] === session { controlSessionEnded(session) } else { controlLinkClosed(session) }
         carryOut(membership.receive(.linkClosed(session: session.id)))
     }
 
