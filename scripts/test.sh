@@ -5,8 +5,9 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/packages.sh
 source scripts/packages.sh
 # Everything the tests use: python3 (the conformance client), etcd (etcd mode), openssl (certificates and
-# signed trees), systemd (socket activation), tmux and graphviz (the console's terminal and graph tests).
-ensure_packages libssl-dev libsystemd0 pkg-config python3 etcd-server etcd-client openssl systemd tmux graphviz
+# signed trees), systemd (socket activation), tmux and graphviz (the console's terminal and graph tests),
+# iproute2 (`ss`: the simultaneous-dial test counts the connections between two nodes).
+ensure_packages libssl-dev libsystemd0 pkg-config python3 etcd-server etcd-client openssl systemd tmux graphviz iproute2
 if (($# > 0)); then
   swift test -Xswiftc -warnings-as-errors "$@"
   exit
