@@ -38,17 +38,17 @@ struct ClusterDuplicateCloseTests {
         await a.stop()
     }
 
-    @Test("Crossed links (each side took a different one first): a call b sent on the link a then closes as the duplicate is answered; b keeps a's proxy and its other link")
-    func callOnTheDuplicateIsAnswered() async throws {
-        let folder = try TestFolder()
-        defer { folder.remove() }
-        let probe = EchoProbe()
-        // Neither dials the other on its own: the test opens both links and chooses who takes which first.
-        let a = try ClusterInProcessCallTests.node("a", entries: [Entry(id: "echo", plugin: "echo")], probe: probe, folder: folder)
+    /// a (providing `echo`) and b with two links the test opened, crossed: x (a dialled it, b took it into
+    /// use) and y (b dialled it, a took it into use); neither side has taken its end of the other yet.
+    /// Both advertise an address where nobody listens, so no dial of their own brings a third link.
+    static func crossedLinks(folder: TestFolder, probe: EchoProbe) async throws -> (a: Node, b: Node, x: Link, y: Link) {
+        let a = try ClusterInProcessCallTests.node(
+            "a", entries: [Entry(id: "echo", plugin: "echo")], probe: probe, folder: folder,
+            advertise: [.unix(path: folder.path("nobody-a.sock"))])
         try await a.start()
-        let b = try ClusterInProcessCallTests.node("b", entries: [], probe: probe, folder: folder)
+        let b = try ClusterInProcessCallTests.node(
+            "b", entries: [], probe: probe, folder: folder, advertise: [.unix(path: folder.path("nobody-b.sock"))])
         try await b.start()
-        // x: a dials b, and b (accepting) takes it into use; y: b dials a, and a takes it into use.
         let x = try await Link.connect(
             to: try #require(b.listeningAddresses.first), on: a.loop, configuration: a.handshakeConfiguration(),
             limits: a.limits, options: a.linkOptions)
@@ -57,6 +57,14 @@ struct ClusterDuplicateCloseTests {
             to: try #require(a.listeningAddresses.first), on: b.loop, configuration: b.handshakeConfiguration(),
             limits: b.limits, options: b.linkOptions)
         try #require(await ClusterInProcessTests.eventually("a to use y", on: [a, b]) { a.sessions["b"] != nil })
+        return (a, b, x, y)
+    }
+
+    @Test("Crossed links (each side took a different one first): a call b sent on the link a then closes as the duplicate is answered; b keeps a's proxy and its other link")
+    func callOnTheDuplicateIsAnswered() async throws {
+        let folder = try TestFolder()
+        defer { folder.remove() }
+        let (a, b, x, y) = try await Self.crossedLinks(folder: folder, probe: EchoProbe())
         // b keeps y as a standby (it sorts second), and reads a's announcements on it.
         b.adopt(y)
         try #require(await ClusterInProcessTests.eventually("b to hold a's echo", on: [a, b]) { b.proxies.count == 1 })
@@ -89,23 +97,7 @@ struct ClusterDuplicateCloseTests {
     func callWaitsForTheReplacement(replacementComes: Bool) async throws {
         let folder = try TestFolder()
         defer { folder.remove() }
-        let probe = EchoProbe()
-        // a advertises an address where nobody listens, so b's own dials never bring a link: the only
-        // other link is the one the test hands b.
-        let a = try ClusterInProcessCallTests.node(
-            "a", entries: [Entry(id: "echo", plugin: "echo")], probe: probe, folder: folder,
-            advertise: [.unix(path: folder.path("nobody.sock"))])
-        try await a.start()
-        let b = try ClusterInProcessCallTests.node("b", entries: [], probe: probe, folder: folder)
-        try await b.start()
-        let x = try await Link.connect(
-            to: try #require(b.listeningAddresses.first), on: a.loop, configuration: a.handshakeConfiguration(),
-            limits: a.limits, options: a.linkOptions)
-        try #require(await ClusterInProcessTests.eventually("b to use x", on: [a, b]) { b.sessions["a"] != nil })
-        let y = try await Link.connect(
-            to: try #require(a.listeningAddresses.first), on: b.loop, configuration: b.handshakeConfiguration(),
-            limits: b.limits, options: b.linkOptions)
-        try #require(await ClusterInProcessTests.eventually("a to use y", on: [a, b]) { a.sessions["b"] != nil })
+        let (a, b, x, y) = try await Self.crossedLinks(folder: folder, probe: EchoProbe())
         // a takes x as its duplicate while b has not taken y: b waits for its other link.
         a.adopt(x)
         try #require(await ClusterInProcessTests.eventually("b to wait for its other link to a", on: [a, b]) {
