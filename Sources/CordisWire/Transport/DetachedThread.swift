@@ -8,9 +8,9 @@ import Glibc
 enum DetachedThread {
     /// Starts a detached thread named `name` (cut to the 15 bytes Linux keeps) that runs `body`.
     ///
-    /// A failure to create the thread is a resource exhaustion the loop cannot run without: it stops
-    /// the process with the reason.
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+    /// - Returns: 0, or the error number `pthread_create` gave (`EAGAIN` when the process or the system
+    ///   has run out of threads); `body` then never runs.
+    static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Int32 {
         let box = Unmanaged.passRetained(Body(name: name, run: body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
@@ -24,10 +24,8 @@ enum DetachedThread {
             body.run()
             return nil
         }, box)
-        if result != 0 {
-            Unmanaged<Body>.fromOpaque(box).release()
-            fatalError("cannot start thread \(name): pthread_create returned \(result)")
-        }
+        if result != 0 { Unmanaged<Body>.fromOpaque(box).release() }
+        return result
     }
 
     private final class Body: Sendable {

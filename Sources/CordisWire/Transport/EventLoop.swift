@@ -114,7 +114,8 @@ public final class EventLoop: Sendable {
     ///   - name: the loop thread's name.
     ///   - takeover: how long a task's job may hold the loop thread before a standby thread takes the
     ///     loop over (1 ms to 10 s; `defaultTakeover` unless given).
-    /// - Throws: `TransportError` with code `systemError` when epoll or the eventfd cannot be created.
+    /// - Throws: `TransportError` with code `systemError` when epoll, the eventfd or the loop's thread
+    ///   cannot be created.
     public init(
         observer: (@Sendable (TransportEvent) -> Void)? = nil, spin: Duration = EventLoop.defaultSpin,
         name: String = "cordis-io", takeover: Duration = EventLoop.defaultTakeover
@@ -139,9 +140,14 @@ public final class EventLoop: Sendable {
         self.spin = spin
         self.takeover = min(max(takeover, .milliseconds(1)), .seconds(10))
         self.name = name
-        DetachedThread.start(name: name) { [self] in
+        let started = DetachedThread.start(name: name) { [self] in
             state.withLock { $0.driver = pthread_self() }
             self.threadMain()
+        }
+        guard started == 0 else {
+            close(epollFD)
+            close(wakeFD)
+            throw TransportError.system(.systemError, "cannot start the event loop's thread", errno: started)
         }
     }
 
@@ -357,8 +363,10 @@ public final class EventLoop: Sendable {
                 return ((job, state.taskJobSerial), false, false)
             }
         }
-        if startStandby {
-            DetachedThread.start(name: name + "-standby") { [self] in self.threadMain() }
+        if startStandby, DetachedThread.start(name: name + "-standby", { [self] in self.threadMain() }) != 0 {
+            // No thread to spare: the loop runs on without a standby (a task job that holds it then
+            // delays the loop's own work), and the next task job tries again.
+            state.withLock { if $0.standby == .watching { $0.standby = .none } }
         }
         if signalStandby { standbySignal.signal() }
         return next
