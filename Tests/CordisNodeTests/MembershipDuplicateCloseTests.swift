@@ -62,6 +62,16 @@ struct MembershipDuplicateCloseTests {
         return (view, directives)
     }
 
+    /// b, whose link 1 to a (life a1) a closed as the duplicate before b's other link was up: waiting
+    /// for its replacement.
+    static func waitingForReplacement() -> Membership {
+        var view = Membership(name: "b")
+        _ = view.receive(handshake(1, .responder, "a", "a1"))
+        _ = view.receive(.closedAsDuplicate(session: 1))
+        _ = view.receive(.linkClosed(session: 1))
+        return view
+    }
+
     @Test("b adopted a's link, a closed it as the duplicate before b's own link was up: b's own link takes over without a withdrawal")
     func replacementAfterTheClose() {
         var view = Membership(name: "b")
@@ -116,10 +126,7 @@ struct MembershipDuplicateCloseTests {
 
     @Test("A new life of the member arrives while b waits for the replacement: the old life is withdrawn, then the new one adopted")
     func newLifeWhileWaiting() {
-        var view = Membership(name: "b")
-        _ = view.receive(Self.handshake(1, .responder, "a", "a1"))
-        _ = view.receive(.closedAsDuplicate(session: 1))
-        _ = view.receive(.linkClosed(session: 1))
+        var view = Self.waitingForReplacement()
         #expect(view.receive(Self.handshake(2, .initiator, "a", "a2")) == [
             .withdrawAll(member: "a", incarnation: "a1"), .adopt(session: 2, member: "a"),
         ])
@@ -193,10 +200,7 @@ struct MembershipDuplicateCloseTests {
 
     @Test("An operator's forget while b waits for the replacement does not drop the member (its wait ends first)")
     func forgetWhileWaiting() {
-        var view = Membership(name: "b")
-        _ = view.receive(Self.handshake(1, .responder, "a", "a1"))
-        _ = view.receive(.closedAsDuplicate(session: 1))
-        _ = view.receive(.linkClosed(session: 1))
+        var view = Self.waitingForReplacement()
         #expect(view.receive(.forgotten(name: "a")) == [])
         #expect(view.receive(.replacementOverdue(member: "a", closed: 1)) == [.withdrawAll(member: "a", incarnation: "a1")])
         _ = view.receive(.forgotten(name: "a"))

@@ -111,35 +111,28 @@ struct SimultaneousDialTests {
         return (problems.map { "round \(round): \($0)" }, lostLinks)
     }
 
-    @Test("Two nodes started together, each the other's peer, fifty rounds: one link, announcements on it, no link lost, a withdrawal completes")
-    func twoNodes() async throws {
-        let rounds = 50
+    /// Runs `rounds` rounds of `names` started together; expects no problem and no link lost in any.
+    static func rounds(_ rounds: Int, of names: [String], _ what: String) async throws {
         let started = ContinuousClock.now
         var problems: [String] = []
         var lost = 0
         for index in 0..<rounds {
-            let outcome = try await Self.round(index, ["a", "b"])
+            let outcome = try await round(index, names)
             problems += outcome.problems
             lost += outcome.lost
         }
-        print("simultaneous dials of two nodes: \(rounds) rounds in \(ContinuousClock.now - started); links lost and relinked on the way: \(lost)")
+        print("simultaneous dials of \(what): \(rounds) rounds in \(ContinuousClock.now - started); links lost and relinked on the way: \(lost)")
         #expect(problems.isEmpty, "\(problems)")
         #expect(lost == 0, "a link was lost while the nodes dialled each other (consumers went pending and came back)")
     }
 
+    @Test("Two nodes started together, each the other's peer, fifty rounds: one link, announcements on it, no link lost, a withdrawal completes")
+    func twoNodes() async throws {
+        try await Self.rounds(50, of: ["a", "b"], "two nodes")
+    }
+
     @Test("Three nodes started together, each the others' peer, twenty rounds: one link per pair, announcements, no link lost, a withdrawal completes")
     func threeNodes() async throws {
-        let rounds = 20
-        let started = ContinuousClock.now
-        var problems: [String] = []
-        var lost = 0
-        for index in 0..<rounds {
-            let outcome = try await Self.round(index, ["a", "b", "c"])
-            problems += outcome.problems
-            lost += outcome.lost
-        }
-        print("simultaneous dials of three nodes: \(rounds) rounds in \(ContinuousClock.now - started); links lost and relinked on the way: \(lost)")
-        #expect(problems.isEmpty, "\(problems)")
-        #expect(lost == 0, "a link was lost while the nodes dialled each other (consumers went pending and came back)")
+        try await Self.rounds(20, of: ["a", "b", "c"], "three nodes")
     }
 }
