@@ -106,7 +106,7 @@ let package = Package(
         .target(name: "CordisDiscovery", dependencies: ["CordisJSON", "CordisWire"], swiftSettings: strict),
         .target(name: "CordisNode", dependencies: ["Cordis", "CordisJSON", "CordisWire", "CordisControl", "CordisDiscovery", "CordisFiles", "CordisSigning"], swiftSettings: strict),
         .executableTarget(name: "cordis-node", dependencies: ["CordisNode"], swiftSettings: strict),
-        .target(name: "CordisConsole", dependencies: ["CordisControl", "CordisWire", "CordisJSON", "CordisSigning", "CordisDiscovery"], swiftSettings: strict),
+        .target(name: "CordisConsole", dependencies: ["CordisControl", "CordisWire", "CordisJSON", "CordisSigning", "CordisDiscovery", "CordisFiles"], swiftSettings: strict),
         .executableTarget(name: "cordis-console", dependencies: ["CordisConsole"], swiftSettings: strict),
         .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire", "CordisNode", "CordisControl", "CCordisShim"], swiftSettings: strict),
         .executableTarget(name: "custom-node", dependencies: ["Cordis", "CordisNode"], path: "Examples/CustomNode", swiftSettings: strict),

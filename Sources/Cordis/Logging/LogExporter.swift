@@ -1,3 +1,4 @@
+import CordisFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

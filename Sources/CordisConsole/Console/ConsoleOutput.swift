@@ -1,3 +1,4 @@
+import CordisFiles
 import Foundation
 
 /// Where the console writes: stdout and stderr, and whether stdout is a terminal (colours, `watch`).
@@ -27,18 +28,6 @@ public struct ConsoleOutput: Sendable {
 
     /// Writes all of `text` to `fd`, retrying short writes.
     static func writeAll(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { buffer in
-                write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
-        bytes.removeAll()
+        StandardStreams.write(text, to: fd)
     }
 }

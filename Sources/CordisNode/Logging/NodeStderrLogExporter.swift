@@ -1,4 +1,5 @@
 import Cordis
+import CordisFiles
 
 #if canImport(Glibc)
 import Glibc

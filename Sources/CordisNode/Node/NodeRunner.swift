@@ -1,4 +1,5 @@
 import Cordis
+import CordisFiles
 import CordisDiscovery
 import CordisWire
 import Dispatch
