@@ -99,6 +99,11 @@ extension Node {
             }
         }
         if args["follow"]?.boolValue == true {
+            // The request ran while its link stayed open: one that closed meanwhile (its session's
+            // subscriptions already ended) gets no subscriber that nothing would remove.
+            guard !session.hasEnded else {
+                throw ControlError("closed", "the link of \(session.identity.name) closed before the subscription started")
+            }
             control.subscribers.append(
                 ControlState.Subscriber(session: session, id: request.id, cluster: cluster, on: on, operator: requester))
             if cluster {

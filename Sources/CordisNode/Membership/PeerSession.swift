@@ -14,8 +14,14 @@ final class PeerSession {
     let calls: PendingCalls
     /// Calls from this peer being served here: bounded, answered with `overloaded` past the bound.
     let inbound = InboundCallLimit()
-    /// The calls being served, by id: the serving task and its timeout.
-    private var serving: [Int: (task: Task<Void, Never>, timer: UInt64)] = [:]
+    /// A call being served: its task and its timeout, both nil while the call runs its first step.
+    private struct Serving {
+        var task: Task<Void, Never>?
+        var timer: UInt64?
+    }
+
+    /// The calls being served, by id.
+    private var serving: [Int: Serving] = [:]
     private var reader: Task<Void, Never>?
     private var heartbeat: UInt64?
     /// When the last heartbeat ran, the last frame from the peer it saw, and how long the peer has
@@ -108,10 +114,7 @@ final class PeerSession {
         link.close()
         if let heartbeat { node?.loop.cancelTimer(heartbeat) }
         if let drainTimer { node?.loop.cancelTimer(drainTimer) }
-        for (_, entry) in serving {
-            entry.task.cancel()
-            node?.loop.cancelTimer(entry.timer)
-        }
+        for (_, entry) in serving { end(entry) }
         serving.removeAll()
         inbound.reset()
         node?.sessionEnded(self)
@@ -120,6 +123,9 @@ final class PeerSession {
         endWaiters.removeAll()
         for waiter in waiters { waiter.resume() }
     }
+
+    /// Whether the link is over (its session ended: nothing the node keeps for it may be added again).
+    var hasEnded: Bool { isOver }
 
     /// Waits until the link is over.
     func ended() async {
@@ -225,7 +231,10 @@ final class PeerSession {
             return
         }
         let id = call.id
-        let task = Task { [weak self] in
+        serving[id] = Serving()
+        // The call runs at once, on this actor, until it first suspends: a provider that answers
+        // without suspending is answered here, with no task queued and no timer armed.
+        let task = Task.immediate { @CordisActor [weak self] in
             let reply: WireMessage
             do {
                 reply = .result(RemoteResult(id: id, value: try await body()))
@@ -238,21 +247,27 @@ final class PeerSession {
             }
             self?.answer(id, with: reply)
         }
+        guard serving[id] != nil else { return }
         let timer = node.loop.schedule(after: timeout) { [weak self] in
             Task { @CordisActor in
                 self?.answer(id, with: RemoteCallError(
                     .timeout, "\(call.service).\(call.method) did not answer within \(timeout)").reply(to: id))
             }
         }
-        serving[id] = (task, timer)
+        serving[id] = Serving(task: task, timer: timer)
+    }
+
+    /// Stops what serves a call: its task (if it suspended) and its timeout.
+    private func end(_ entry: Serving) {
+        entry.task?.cancel()
+        if let timer = entry.timer { node?.loop.cancelTimer(timer) }
     }
 
     /// Sends the answer of a call being served (unless it already ended), `too-large` in place of a
     /// result that does not fit in a frame.
     private func answer(_ id: Int, with reply: WireMessage) {
         guard let entry = serving.removeValue(forKey: id) else { return }
-        node?.loop.cancelTimer(entry.timer)
-        entry.task.cancel()
+        end(entry)
         inbound.finish(id)
         if let error = send(reply), error.code == .tooLarge {
             send(RemoteCallError(.tooLarge, "the result of call \(id) does not fit in a frame: \(error.message)").reply(to: id))
@@ -263,8 +278,7 @@ final class PeerSession {
     /// The peer gave up call `id`: its serving task is cancelled and its slot freed; nothing is sent.
     func cancelServing(_ id: Int) {
         guard let entry = serving.removeValue(forKey: id) else { return }
-        node?.loop.cancelTimer(entry.timer)
-        entry.task.cancel()
+        end(entry)
         inbound.finish(id)
         closeIfDrained()
     }

@@ -214,7 +214,7 @@ public final class Link: Sendable {
     }
 
     /// The next message from the connection's queue; nil at the end.
-    func nextMessage() async throws -> WireMessage? {
+    nonisolated(nonsending) func nextMessage() async throws -> WireMessage? {
         switch try await connection.nextItem() {
         case .message(let message)?: return message
         case nil: return nil

@@ -21,6 +21,12 @@ public struct LinkMessages: AsyncSequence, Sendable {
         public mutating func next() async throws -> WireMessage? {
             try await link.nextMessage()
         }
+
+        /// The next message, waited for on the caller's actor: a reader on an actor is resumed there
+        /// directly, with no hop to the default pool and back.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> WireMessage? {
+            try await link.nextMessage()
+        }
     }
 
     /// An iterator over the link's messages.

@@ -419,7 +419,7 @@ public final class Connection: Sendable {
     // MARK: Consumer side
 
     /// The next inbound item; nil at the end after an orderly close; throws the close error.
-    func nextItem() async throws -> InboundItem? {
+    nonisolated(nonsending) func nextItem() async throws -> InboundItem? {
         if let ready = try takeReady() { return ready.item }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<InboundItem?, any Error>) in
@@ -457,7 +457,7 @@ public final class Connection: Sendable {
     }
 
     /// The next inbound frame payload (see `frames`).
-    func nextFrame() async throws -> [UInt8]? {
+    nonisolated(nonsending) func nextFrame() async throws -> [UInt8]? {
         switch try await nextItem() {
         case .frame(let payload)?: return payload
         case .message(let message)?: return message.encoded

@@ -20,6 +20,11 @@ public struct InboundFrames: AsyncSequence, Sendable {
         public mutating func next() async throws -> [UInt8]? {
             try await connection.nextFrame()
         }
+
+        /// The next payload, waited for on the caller's actor (no hop to the default pool and back).
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> [UInt8]? {
+            try await connection.nextFrame()
+        }
     }
 
     /// An iterator over the connection's frames.
