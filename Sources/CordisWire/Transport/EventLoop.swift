@@ -20,11 +20,6 @@ import Glibc
 /// so sockets, heartbeat answers and timers go on; the blocked thread becomes the standby once its job
 /// returns. The standby thread starts with the first task job and sleeps while no task job runs.
 public final class EventLoop: Sendable {
-    private struct Timer {
-        var deadline: ContinuousClock.Instant
-        var job: @Sendable () -> Void
-    }
-
     /// Queued work: the loop's own (never blocks; may touch loop-only state) or a task's job (may
     /// block; the loop is taken over when it does).
     private enum Job {
@@ -53,7 +48,7 @@ public final class EventLoop: Sendable {
         /// Jobs in order; those before `jobHead` already ran.
         var jobs: [Job] = []
         var jobHead = 0
-        var timers: [UInt64: Timer] = [:]
+        var timers = TimerQueue<@Sendable () -> Void>()
         var wakePending = false
         /// While the loop blocks in epoll: the deadline it wakes up at by itself (nil: none).
         var blockedUntil: ContinuousClock.Instant??
@@ -230,7 +225,7 @@ public final class EventLoop: Sendable {
         let (id, mustWake) = state.withLock { state -> (UInt64, Bool) in
             let id = state.nextToken
             state.nextToken += 1
-            state.timers[id] = Timer(deadline: deadline, job: job)
+            state.timers.insert(id: id, deadline: deadline, job: job)
             // A running loop looks at the timers before it blocks again, and a blocked one only needs
             // waking for a deadline earlier than the one it sleeps to (a call's timeout rarely is).
             guard case .some(let until) = state.blockedUntil, !state.wakePending else { return (id, false) }
@@ -244,7 +239,7 @@ public final class EventLoop: Sendable {
 
     /// Cancels a timer that has not fired; nothing happens when it already ran.
     public func cancelTimer(_ id: UInt64) {
-        _ = state.withLock { $0.timers.removeValue(forKey: id) }
+        _ = state.withLock { $0.timers.remove(id: id) }
     }
 
     /// Reports an event to the observer.
@@ -518,7 +513,7 @@ public final class EventLoop: Sendable {
     /// the loop is about to block until then (a timer scheduled meanwhile wakes it only if earlier).
     private func nextTimeout(blocking: Bool = false) -> Int32 {
         let earliest = state.withLock { state -> ContinuousClock.Instant? in
-            let earliest = state.timers.values.lazy.map(\.deadline).min()
+            let earliest = state.timers.earliestDeadline()
             // Jobs queued (by this thread) or a wake-up on its way: the loop does not block.
             if blocking && !state.hasJobs { state.blockedUntil = .some(earliest) }
             return earliest
@@ -535,15 +530,7 @@ public final class EventLoop: Sendable {
 
     private func runDueTimers() {
         let now = ContinuousClock.now
-        let due = state.withLock { state -> [@Sendable () -> Void] in
-            guard !state.timers.isEmpty else { return [] }
-            var due: [(ContinuousClock.Instant, UInt64, @Sendable () -> Void)] = []
-            for (id, timer) in state.timers where timer.deadline <= now {
-                due.append((timer.deadline, id, timer.job))
-            }
-            for entry in due { state.timers.removeValue(forKey: entry.1) }
-            return due.sorted { $0.0 < $1.0 }.map(\.2)
-        }
+        let due = state.withLock { $0.timers.takeDue(at: now) }
         for job in due { job() }
     }
 }
