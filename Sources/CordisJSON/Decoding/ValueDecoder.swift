@@ -208,15 +208,41 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try decoder.child(key, value: nil, explore: true).decodeValue(T.self)
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decodeMember(type, forKey: key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decodeMember(type, forKey: key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decodeMember(type, forKey: key) }
+    /// A member of the object read as is when it has the JSON type asked for; nil sends the request
+    /// the long way (a missing key, a wrong type, a probe), which records the issue with its path.
+    private func present(_ key: Key) -> JSONValue? {
+        guard let object, let member = object[key.stringValue] else { return nil }
+        markRead(key)
+        return member
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        if case .bool(let flag)? = present(key) { return flag }
+        return try decodeMember(type, forKey: key)
+    }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        if case .string(let text)? = present(key) { return text }
+        return try decodeMember(type, forKey: key)
+    }
+
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        if case .number(let number)? = present(key) { return number.doubleValue }
+        return try decodeMember(type, forKey: key)
+    }
+
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decodeMember(type, forKey: key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decodeMember(type, forKey: key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        if case .number(.integer(let integer))? = present(key), let exact = Int(exactly: integer) { return exact }
+        return try decodeMember(type, forKey: key)
+    }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decodeMember(type, forKey: key) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decodeMember(type, forKey: key) }
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decodeMember(type, forKey: key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decodeMember(type, forKey: key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        if case .number(.integer(let integer))? = present(key) { return integer }
+        return try decodeMember(type, forKey: key)
+    }
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decodeMember(type, forKey: key) }
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decodeMember(type, forKey: key) }
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decodeMember(type, forKey: key) }
@@ -224,11 +250,23 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decodeMember(type, forKey: key) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decodeMember(type, forKey: key) }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try decodeMemberIfPresent(type, forKey: key) }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try decodeMemberIfPresent(type, forKey: key) }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try decodeMemberIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        if case .bool(let value)? = present(key) { return value }
+        return try decodeMemberIfPresent(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        if case .string(let value)? = present(key) { return value }
+        return try decodeMemberIfPresent(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        if case .number(let number)? = present(key) { return number.doubleValue }
+        return try decodeMemberIfPresent(type, forKey: key)
+    }
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try decodeMemberIfPresent(type, forKey: key) }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try decodeMemberIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        if case .number(.integer(let integer))? = present(key), let exact = Int(exactly: integer) { return exact }
+        return try decodeMemberIfPresent(type, forKey: key)
+    }
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try decodeMemberIfPresent(type, forKey: key) }
     func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try decodeMemberIfPresent(type, forKey: key) }
     func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try decodeMemberIfPresent(type, forKey: key) }

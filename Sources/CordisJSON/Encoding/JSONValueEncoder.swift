@@ -17,7 +17,7 @@ public struct JSONValueEncoder: Sendable {
         var info: [CodingUserInfoKey: Any] = [:]
         for (key, item) in userInfo { info[key] = item }
         let root = EncodingNode()
-        try ValueEncoder(node: root, codingPath: [], userInfo: info).encodeValue(value)
+        try ValueEncoder(node: root, path: nil, userInfo: info).encodeValue(value)
         guard let result = root.resolved() else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "\(T.self) encoded no value"))
         }
@@ -57,15 +57,22 @@ final class EncodingNode {
         var keys: [String] = []
         var nodes: [String: EncodingNode] = [:]
         if case .object(let existingKeys, let existingNodes) = content {
+            if let existing = existingNodes[key] { return existing }
             keys = existingKeys
             nodes = existingNodes
         }
-        if let existing = nodes[key] { return existing }
+        // Released before the change, so the arrays are grown in place, not copied per member.
+        content = .empty
         let node = EncodingNode()
         keys.append(key)
         nodes[key] = node
         content = .object(keys: keys, nodes: nodes)
         return node
+    }
+
+    /// Sets member `key` to `value` (a scalar: no node of its own is needed until it is read back).
+    func setMember(_ key: String, to value: JSONValue) {
+        member(key).content = .value(value)
     }
 
     func becomeObject() {
@@ -77,6 +84,7 @@ final class EncodingNode {
     func appendElement() -> EncodingNode {
         var nodes: [EncodingNode] = []
         if case .array(let existing) = content { nodes = existing }
+        content = .empty
         let node = EncodingNode()
         nodes.append(node)
         content = .array(nodes)
@@ -94,13 +102,43 @@ final class EncodingNode {
     }
 }
 
+/// A coding path kept as a chain to the root, so that a nested encoder costs no array copy; the
+/// path is built only when asked for (by an error, or a type that reads it).
+final class CodingPathLink: @unchecked Sendable {
+    let key: any CodingKey
+    let parent: CodingPathLink?
+
+    init(key: any CodingKey, parent: CodingPathLink?) {
+        self.key = key
+        self.parent = parent
+    }
+
+    static func path(to link: CodingPathLink?) -> [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var current = link
+        while let step = current {
+            keys.append(step.key)
+            current = step.parent
+        }
+        return keys.reversed()
+    }
+}
+
 struct ValueEncoder: Encoder {
     let node: EncodingNode
-    let codingPath: [any CodingKey]
+    let path: CodingPathLink?
     let userInfo: [CodingUserInfoKey: Any]
 
+    init(node: EncodingNode, path: CodingPathLink?, userInfo: [CodingUserInfoKey: Any]) {
+        self.node = node
+        self.path = path
+        self.userInfo = userInfo
+    }
+
+    var codingPath: [any CodingKey] { CodingPathLink.path(to: path) }
+
     func encodeValue<T: Encodable>(_ value: T) throws {
-        if let json = value as? JSONValue {
+        if T.self == JSONValue.self, let json = value as? JSONValue {
             node.content = .value(json)
             return
         }
@@ -122,7 +160,7 @@ struct ValueEncoder: Encoder {
     }
 
     func child(_ key: any CodingKey, node: EncodingNode) -> ValueEncoder {
-        ValueEncoder(node: node, codingPath: codingPath + [key], userInfo: userInfo)
+        ValueEncoder(node: node, path: CodingPathLink(key: key, parent: path), userInfo: userInfo)
     }
 
     static func number(_ value: Double, at codingPath: [any CodingKey]) throws -> JSONValue {
@@ -147,6 +185,30 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try memberEncoder(key).encodeValue(value)
+    }
+
+    // The scalars go straight into the member: no nested encoder, no single-value container.
+    private func set(_ value: JSONValue, forKey key: Key) { encoder.node.setMember(key.stringValue, to: value) }
+
+    mutating func encode(_ value: Bool, forKey key: Key) throws { set(.bool(value), forKey: key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { set(.string(value), forKey: key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { set(.integer(value), forKey: key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { set(.integer(value), forKey: key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { set(.integer(value), forKey: key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { set(.integer(value), forKey: key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { set(.integer(value), forKey: key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { set(.integer(value), forKey: key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { set(.integer(value), forKey: key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { set(.integer(value), forKey: key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { set(.integer(value), forKey: key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { set(.integer(value), forKey: key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        guard value.isFinite else { return try memberEncoder(key).encodeValue(value) }
+        set(.number(.double(value)), forKey: key)
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        guard value.isFinite else { return try memberEncoder(key).encodeValue(value) }
+        set(.number(.double(Double(value))), forKey: key)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
@@ -180,6 +242,18 @@ struct UnkeyedEncoding: UnkeyedEncodingContainer {
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         try elementEncoder().encodeValue(value)
+    }
+
+    // The common scalars go straight into a new element.
+    private func append(_ value: JSONValue) { encoder.node.appendElement().content = .value(value) }
+
+    mutating func encode(_ value: Bool) throws { append(.bool(value)) }
+    mutating func encode(_ value: String) throws { append(.string(value)) }
+    mutating func encode(_ value: Int) throws { append(.integer(value)) }
+    mutating func encode(_ value: Int64) throws { append(.integer(value)) }
+    mutating func encode(_ value: Double) throws {
+        guard value.isFinite else { return try elementEncoder().encodeValue(value) }
+        append(.number(.double(value)))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {

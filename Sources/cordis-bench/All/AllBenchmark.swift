@@ -140,6 +140,14 @@ enum AllBenchmark {
         if let decode = figures["result64k.decode.cordis.MB_per_s"] { samples.add("wire_decode_mb_s", decode) }
         if let encode = figures["result64k.encode.cordis.MB_per_s"] { samples.add("wire_encode_mb_s", encode) }
         if let call = figures["call.decode.cordis.msgs_per_s"] { samples.add("wire_decode_call_per_s", call) }
+        for (figure, key) in [
+            ("codable.reading.encode.per_s", "codable_encode_reading_per_s"),
+            ("codable.reading.decode.per_s", "codable_decode_reading_per_s"),
+            ("codable.items100.encode.per_s", "codable_encode_items100_per_s"),
+            ("codable.items100.decode.per_s", "codable_decode_items100_per_s"),
+        ] {
+            if let value = figures[figure] { samples.add(key, value) }
+        }
     }
 
     /// Node-to-node calls (node A in this process, B a `cordis-node` child) and the raw echo floor,

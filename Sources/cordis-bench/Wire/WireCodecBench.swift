@@ -32,7 +32,37 @@ func runWireCodecBenchmark(roundSeconds: Double = 0.25) -> [String: Double] {
     measureCase("result64k", message: big, foundation: foundationBig, roundSeconds: roundSeconds, into: &figures)
 
     measureSealed(call, roundSeconds: roundSeconds, into: &figures)
+    measureCodable(roundSeconds: roundSeconds, into: &figures)
     return figures
+}
+
+/// `Codable` values to and from `JSONValue` (what a remote call's arguments and result go through, on
+/// both nodes): `codable.reading` is a struct of a string and a double (the `clock` service's
+/// reading), `codable.items100` an object holding 100 records of four fields.
+private func measureCodable(roundSeconds: Double, into figures: inout [String: Double]) {
+    let encoder = JSONValueEncoder()
+    let decoder = JSONValueDecoder()
+    func measure<T: Codable & Equatable>(_ name: String, _ value: T) {
+        guard let encoded = try? encoder.encode(value) else {
+            figures["codable.\(name).encode.failures"] = 1
+            return
+        }
+        figures["codable.\(name).encode.per_s"] = rate(roundSeconds) {
+            if (try? encoder.encode(value)) == nil { figures["codable.\(name).encode.failures", default: 0] += 1 }
+        }
+        figures["codable.\(name).decode.per_s"] = rate(roundSeconds) {
+            if (try? decoder.decode(T.self, from: encoded)) != value {
+                figures["codable.\(name).decode.failures", default: 0] += 1
+            }
+        }
+    }
+    measure("reading", BenchReading(node: "b", seconds: 1_764_547_200.25))
+    measure("items100", BenchItems(items: (0..<100).map { BenchItem(id: $0, name: "item-\($0)", enabled: $0 % 2 == 0, weight: 1.5) }))
+}
+
+private struct BenchReading: Codable, Equatable {
+    var node: String
+    var seconds: Double
 }
 
 private func measureCase<F: Codable & Equatable>(

@@ -1,0 +1,56 @@
+import CordisJSON
+import Testing
+
+/// `JSONValueEncoder`: scalars written straight into their object or array keep the order, the types
+/// and the errors (with their paths) of the long way.
+@Suite("JSONValueEncoder: scalars and their errors")
+struct JSONValueEncoderScalarTests {
+    private struct Record: Encodable {
+        var name: String
+        var count: Int
+        var small: UInt8
+        var big: UInt64
+        var ratio: Double
+        var single: Float
+        var flag: Bool
+        var note: String?
+        var tags: [String]
+        var weights: [Double]
+    }
+
+    private struct Holder: Encodable {
+        var items: [Weighted]
+    }
+
+    private struct Weighted: Encodable {
+        var weight: Double
+    }
+
+    @Test("Scalar members and elements keep their encoding order and JSON types; nil is left out")
+    func scalars() throws {
+        let record = Record(
+            name: "a", count: -3, small: 7, big: UInt64.max, ratio: 0.5, single: 1.5, flag: true, note: nil,
+            tags: ["x", "y"], weights: [1, 2.5])
+        let value = try JSONValueEncoder().encode(record)
+        #expect(value.jsonString() == #"{"name":"a","count":-3,"small":7,"big":1.8446744073709552e+19,"ratio":0.5,"single":1.5,"flag":true,"tags":["x","y"],"weights":[1.0,2.5]}"#)
+    }
+
+    @Test("A non-finite number is an error naming its path, in a member and in an array element", arguments: [
+        Double.nan, Double.infinity, -Double.infinity,
+    ])
+    func nonFinite(_ number: Double) {
+        let member = #expect(throws: EncodingError.self) { try JSONValueEncoder().encode(Weighted(weight: number)) }
+        #expect(Self.path(of: member) == ["weight"])
+        let nested = #expect(throws: EncodingError.self) {
+            try JSONValueEncoder().encode(Holder(items: [Weighted(weight: 1), Weighted(weight: number)]))
+        }
+        #expect(Self.path(of: nested) == ["items", "Index 1", "weight"])
+        let element = #expect(throws: EncodingError.self) { try JSONValueEncoder().encode(["ok": [1, number]]) }
+        #expect(Self.path(of: element) == ["ok", "Index 1"])
+    }
+
+    private static func path(of error: EncodingError?) -> [String]? {
+        guard case .invalidValue(_, let context)? = error else { return nil }
+        return context.codingPath.map { $0.intValue.map { "Index \($0)" } ?? $0.stringValue }
+    }
+}
