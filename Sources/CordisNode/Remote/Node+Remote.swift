@@ -167,14 +167,10 @@ extension Node {
             session.send(RemoteCallError(.unknownService, "\(name) shares no service named \(call.service)").reply(to: call.id))
             return
         }
-        // A provider being withdrawn still serves: its remote consumers' disposers may call it.
-        let withdrawing = exportRecords.values.first { record in
-            record.slot.name == call.service && exports.exports.values.contains {
-                $0.announcement.life == record.id && $0.announcement.realm == call.realm && $0.withdrawal != nil
-            }
-        }
+        // A provider being withdrawn still serves: its remote consumers' disposers may call it. (Looked
+        // for only when no current provider answers: the search goes over every export.)
         let current = context.provider(of: call.service, in: realm).flatMap { $0.isFallback ? nil : $0 }
-        guard let record = current ?? withdrawing else {
+        guard let record = current ?? withdrawingProvider(of: call.service, in: call.realm) else {
             session.send(RemoteCallError(.withdrawn, "\(name) does not provide \(call.service)").reply(to: call.id))
             return
         }
@@ -182,6 +178,16 @@ extension Node {
         if session.role == .node { linkUsed(session.identity.name) }
         session.serve(call, timeout: configuration.callTimeout) {
             try await service.dispatch(instance, call.method, call.args)
+        }
+    }
+
+    /// The provider of `service` in `realm` whose withdrawal is under way (its remote consumers are
+    /// still letting go of it), if any.
+    private func withdrawingProvider(of service: String, in realm: String?) -> ProviderRecord? {
+        exportRecords.values.first { record in
+            record.slot.name == service && exports.exports.values.contains {
+                $0.announcement.life == record.id && $0.announcement.realm == realm && $0.withdrawal != nil
+            }
         }
     }
 
