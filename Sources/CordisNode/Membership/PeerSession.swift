@@ -231,6 +231,7 @@ final class PeerSession {
             return
         }
         let id = call.id
+        let arrived = ContinuousClock.now
         serving[id] = Serving()
         // The call runs at once, on this actor, until it first suspends: a provider that answers
         // without suspending is answered here, with no task queued and no timer armed.
@@ -248,7 +249,9 @@ final class PeerSession {
             self?.answer(id, with: reply)
         }
         guard serving[id] != nil else { return }
-        let timer = node.loop.schedule(after: timeout) { [weak self] in
+        // The timeout counts from the call's arrival, whatever its first step took.
+        let remaining = max(.zero, timeout - (ContinuousClock.now - arrived))
+        let timer = node.loop.schedule(after: remaining) { [weak self] in
             Task { @CordisActor in
                 self?.answer(id, with: RemoteCallError(
                     .timeout, "\(call.service).\(call.method) did not answer within \(timeout)").reply(to: id))
