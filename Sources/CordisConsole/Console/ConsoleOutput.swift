@@ -22,12 +22,7 @@ public struct ConsoleOutput: Sendable {
     public static var standard: ConsoleOutput {
         ConsoleOutput(
             isTerminal: isatty(STDOUT_FILENO) == 1,
-            out: { writeAll(STDOUT_FILENO, $0) },
-            err: { writeAll(STDERR_FILENO, $0) })
-    }
-
-    /// Writes all of `text` to `fd`, retrying short writes.
-    static func writeAll(_ fd: Int32, _ text: String) {
-        StandardStreams.write(text, to: fd)
+            out: { StandardStreams.write($0, to: STDOUT_FILENO) },
+            err: { StandardStreams.write($0, to: STDERR_FILENO) })
     }
 }

@@ -1,3 +1,4 @@
+import CordisFiles
 import Foundation
 
 /// The controlling terminal for `watch`: raw input (no echo, no line buffering, Ctrl-C as a key), the
@@ -60,6 +61,6 @@ final class Terminal: @unchecked Sendable {
     }
 
     func write(_ text: String) {
-        ConsoleOutput.writeAll(output, text)
+        StandardStreams.write(text, to: output)
     }
 }

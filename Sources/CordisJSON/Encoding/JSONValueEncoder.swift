@@ -104,7 +104,7 @@ final class EncodingNode {
 
 /// A coding path kept as a chain to the root, so that a nested encoder costs no array copy; the
 /// path is built only when asked for (by an error, or a type that reads it).
-final class CodingPathLink: @unchecked Sendable {
+final class CodingPathLink {
     let key: any CodingKey
     let parent: CodingPathLink?
 
@@ -128,12 +128,6 @@ struct ValueEncoder: Encoder {
     let node: EncodingNode
     let path: CodingPathLink?
     let userInfo: [CodingUserInfoKey: Any]
-
-    init(node: EncodingNode, path: CodingPathLink?, userInfo: [CodingUserInfoKey: Any]) {
-        self.node = node
-        self.path = path
-        self.userInfo = userInfo
-    }
 
     var codingPath: [any CodingKey] { CodingPathLink.path(to: path) }
 

@@ -101,7 +101,7 @@ extension Node {
         if args["follow"]?.boolValue == true {
             // The request ran while its link stayed open: one that closed meanwhile (its session's
             // subscriptions already ended) gets no subscriber that nothing would remove.
-            guard !session.hasEnded else {
+            guard !session.isOver else {
                 throw ControlError("closed", "the link of \(session.identity.name) closed before the subscription started")
             }
             control.subscribers.append(

@@ -31,7 +31,8 @@ final class PeerSession {
     private var lastHeardSeen = ContinuousClock.now
     private var silence = Duration.zero
     private var sequence = 0
-    private var isOver = false
+    /// Whether the link is over (its session ended: nothing the node keeps for it may be added again).
+    private(set) var isOver = false
     private var isRunning = false
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
     /// Message types already logged as dropped (each is logged once per link).
@@ -123,9 +124,6 @@ final class PeerSession {
         endWaiters.removeAll()
         for waiter in waiters { waiter.resume() }
     }
-
-    /// Whether the link is over (its session ended: nothing the node keeps for it may be added again).
-    var hasEnded: Bool { isOver }
 
     /// Waits until the link is over.
     func ended() async {
