@@ -198,6 +198,38 @@ struct LinkTests {
         #expect(link.server.connection.bufferedOutboundBytes == 0)
     }
 
+    @Test("Answers go to the call table on the loop thread, unread by the consumer; other messages stay in order")
+    func answersGoToTheCallTableOnTheLoopThread() async throws {
+        let link = try await linked(tcp: false, secrets: Self.secretA)
+        defer { Task { await link.loop.shutdown() } }
+        let table = PendingCalls(timers: link.loop)
+        link.client.deliverAnswers(to: table)
+        let client = link.client
+        let caller = Task {
+            try await table.call(CallRequest(service: "clock", realm: nil, method: "now", args: [:])) {
+                try client.enqueue($0)
+            }
+        }
+        let received = try await withDeadline("the call") { try await nextMessage(link.server) }
+        guard case .call(let call)? = received else {
+            Issue.record("expected the call, got \(String(describing: received))")
+            return
+        }
+        try await link.server.send(Self.call(7))
+        try await link.server.send(.result(RemoteResult(id: call.id + 100, value: "nobody waits")))
+        try await link.server.send(.error(RemoteError(id: nil, code: "failed", message: "about no call")))
+        try await link.server.send(.result(RemoteResult(id: call.id, value: 42)))
+        // The client's consumer has read nothing yet: the answer reached the caller on the loop thread.
+        let value = try await withDeadline("the answer") { try await caller.value }
+        #expect(value == 42)
+        #expect(table.count == 0)
+        let rest = try await withDeadline("the other messages") {
+            var messages = link.client.messages.makeAsyncIterator()
+            return [try await messages.next(), try await messages.next()]
+        }
+        #expect(rest == [Self.call(7), .error(RemoteError(id: nil, code: "failed", message: "about no call"))])
+    }
+
     @Test("An unknown message type gets an error reply and the link stays up")
     func unknownTypeGetsErrorReply() async throws {
         let link = try await linked(tcp: false, secrets: Self.secretA)

@@ -257,6 +257,42 @@ struct PendingCallsTests {
         #expect(table.count == 0)
         #expect(timers.armed.isEmpty)
     }
+
+    @Test("whenEmpty runs once no call waits: at once when none does, else when the last one ends, once")
+    func whenEmptyRunsOnceTheLastCallEnds() async throws {
+        let table = PendingCalls(timers: timers)
+        let runs = Mutex(0)
+        table.whenEmpty { runs.withLock { $0 += 1 } }
+        #expect(runs.withLock { $0 } == 1, "an empty table runs it at once")
+
+        let first = start(table)
+        let second = start(table)
+        let third = start(table)
+        let ids = [try await outbox.call(0).id, try await outbox.call(1).id, try await outbox.call(2).id]
+        table.whenEmpty { runs.withLock { $0 += 1 } }
+        #expect(runs.withLock { $0 } == 1, "calls wait: not yet")
+        table.receive(.result(RemoteResult(id: ids[0], value: 1)))
+        _ = try await outcome(first)
+        #expect(table.cancel(ids[1]))
+        _ = try await outcome(second)
+        #expect(runs.withLock { $0 } == 1, "one call still waits")
+        #expect(timers.fireAll() == 1)
+        _ = try await outcome(third)
+        #expect(runs.withLock { $0 } == 2, "the last call ended by its timeout")
+
+        let fourth = start(table)
+        let fourthID = try await outbox.call(5).id  // after two cancels (messages 3 and 4)
+        table.receive(.result(RemoteResult(id: fourthID, value: 4)))
+        _ = try await outcome(fourth)
+        #expect(runs.withLock { $0 } == 2, "it runs once")
+
+        let fifth = start(table)
+        _ = try await outbox.call(6)
+        table.whenEmpty { runs.withLock { $0 += 1 } }
+        table.close(reason: "the link closed")
+        _ = try await outcome(fifth)
+        #expect(runs.withLock { $0 } == 3, "closing the table ends the last call too")
+    }
 }
 
 @Suite("InboundCallLimit")

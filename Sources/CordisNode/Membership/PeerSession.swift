@@ -50,6 +50,8 @@ final class PeerSession {
         self.identity = link.peer
         self.node = node
         self.calls = PendingCalls(timeout: node.configuration.callTimeout, timers: node.loop)
+        // This node calls members only; their answers resume the callers from the loop thread.
+        if link.peer.role == .node { link.deliverAnswers(to: calls) }
     }
 
     /// The peer's role: a member node or a console.
@@ -176,12 +178,6 @@ final class PeerSession {
         }
     }
 
-    /// Completes a call with a `result` or `error` message.
-    func complete(_ message: WireMessage) {
-        _ = calls.receive(message)
-        closeIfDrained()
-    }
-
     // MARK: - Draining
 
     /// Drains the link, which no longer stands for its member (one of two links between the same lives
@@ -196,6 +192,10 @@ final class PeerSession {
         closesWhenIdle = whenIdle
         if let goodbye { send(.goodbye(reason: goodbye)) }
         run()
+        // Answers end calls on the loop thread: the last one to end looks again whether the link is idle.
+        calls.whenEmpty { [weak self] in
+            Task { @CordisActor in self?.closeIfDrained() }
+        }
         drainTimer = node.loop.schedule(after: deadline) { [weak self] in
             Task { @CordisActor in
                 guard let self, !self.isOver else { return }

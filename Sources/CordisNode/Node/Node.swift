@@ -598,7 +598,6 @@ public final class Node {
         switch message {
         case .call(let call): serve(call, from: session)
         case .cancel(let id): session.cancelServing(id)
-        case .result, .error: session.complete(message)
         case .request(let request): serve(request, from: session)
         case .response(let response):
             completeRelay(response, from: session)
@@ -698,7 +697,9 @@ public final class Node {
         case .cancel(let id):
             session.cancelServing(id)
         case .result, .error:
-            session.complete(message)
+            // Answers went to the session's calls on the loop thread (`Link.deliverAnswers`); what
+            // comes here (an `error` without an id) answers no call.
+            break
         case .request(let request):
             serve(request, from: session)
         case .response(let response):

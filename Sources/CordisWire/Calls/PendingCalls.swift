@@ -45,6 +45,15 @@ public final class PendingCalls: Sendable {
         var nextID = 1
         var entries: [Int: Entry] = [:]
         var closed: RemoteCallError?
+        /// Called once no call waits (see `whenEmpty(_:)`).
+        var whenEmpty: (@Sendable () -> Void)?
+
+        /// The `whenEmpty` body, taken, when no call waits any more.
+        mutating func takeWhenEmpty() -> (@Sendable () -> Void)? {
+            guard entries.isEmpty, let body = whenEmpty else { return nil }
+            whenEmpty = nil
+            return body
+        }
     }
 
     /// How many calls may wait for an answer at once.
@@ -115,6 +124,19 @@ public final class PendingCalls: Sendable {
         }
     }
 
+    /// Calls `body` once no call waits for an answer: at once, on the caller's thread, when none does;
+    /// else on the thread that ends the last one (the link's loop thread for an answer), after its
+    /// caller was resumed. Once: a body not called yet is replaced by the next one given.
+    ///
+    /// For a link that takes no new calls (one being drained), to learn when it is idle.
+    public func whenEmpty(_ body: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> (@Sendable () -> Void)? in
+            state.whenEmpty = body
+            return state.takeWhenEmpty()
+        }
+        now?()
+    }
+
     /// Gives up call `id`: its caller fails with `cancelled` and the peer is sent a `cancel`. False
     /// when no such call waits.
     @discardableResult
@@ -126,7 +148,8 @@ public final class PendingCalls: Sendable {
     /// when the link closes; later calls to it change nothing.
     public func close(reason: String = "the link closed") {
         let failure = RemoteCallError(.withdrawn, "the provider went away: \(reason)")
-        let (taken, closed) = state.withLock { state -> ([(CheckedContinuation<JSONValue, any Error>, UInt64?)], RemoteCallError) in
+        let (taken, closed, emptied) = state.withLock {
+            state -> ([(CheckedContinuation<JSONValue, any Error>, UInt64?)], RemoteCallError, (@Sendable () -> Void)?) in
             let closed = state.closed ?? failure
             state.closed = closed
             var taken: [(CheckedContinuation<JSONValue, any Error>, UInt64?)] = []
@@ -141,12 +164,13 @@ public final class PendingCalls: Sendable {
                     break
                 }
             }
-            return (taken, closed)
+            return (taken, closed, state.takeWhenEmpty())
         }
         for (continuation, timer) in taken {
             if let timer { timers.cancelTimer(timer) }
             continuation.resume(throwing: closed)
         }
+        emptied?()
     }
 
     // MARK: Steps of a call
@@ -171,21 +195,22 @@ public final class PendingCalls: Sendable {
     private func start(
         _ id: Int, request: CallRequest, timeout: Duration, continuation: CheckedContinuation<JSONValue, any Error>
     ) {
-        let early = state.withLock { state -> Result<JSONValue, any Error>? in
+        let early = state.withLock { state -> (Result<JSONValue, any Error>, (@Sendable () -> Void)?)? in
             guard var entry = state.entries[id] else {
-                return .failure(RemoteCallError(.withdrawn, "call \(id) was lost by the table"))
+                return (.failure(RemoteCallError(.withdrawn, "call \(id) was lost by the table")), nil)
             }
             if case .finished(let outcome) = entry.waiter {
                 state.entries[id] = nil
-                return outcome
+                return (outcome, state.takeWhenEmpty())
             }
             entry.waiter = .waiting(continuation)
             entry.sent = true
             state.entries[id] = entry
             return nil
         }
-        if let early {
-            continuation.resume(with: early)
+        if let (outcome, emptied) = early {
+            continuation.resume(with: outcome)
+            emptied?()
             return
         }
         let timer = timers.schedule(after: timeout) { [weak self] in
@@ -210,24 +235,28 @@ public final class PendingCalls: Sendable {
     /// when no such call is waiting.
     @discardableResult
     private func finish(_ id: Int, _ outcome: Result<JSONValue, any Error>, tellPeer: Bool) -> Bool {
-        typealias Taken = (CheckedContinuation<JSONValue, any Error>?, UInt64?, (@Sendable (WireMessage) throws -> Void)?)
+        typealias Taken = (
+            CheckedContinuation<JSONValue, any Error>?, UInt64?, (@Sendable (WireMessage) throws -> Void)?,
+            (@Sendable () -> Void)?
+        )
         let taken = state.withLock { state -> Taken? in
             guard let entry = state.entries[id] else { return nil }
             switch entry.waiter {
             case .reserved:
                 state.entries[id]?.waiter = .finished(outcome)
-                return (nil, nil, nil)
+                return (nil, nil, nil, nil)
             case .finished:
                 return nil
             case .waiting(let continuation):
                 state.entries[id] = nil
-                return (continuation, entry.timer, tellPeer && entry.sent ? entry.send : nil)
+                return (continuation, entry.timer, tellPeer && entry.sent ? entry.send : nil, state.takeWhenEmpty())
             }
         }
-        guard let (continuation, timer, send) = taken else { return false }
+        guard let (continuation, timer, send, emptied) = taken else { return false }
         if let timer { timers.cancelTimer(timer) }
         if let send { try? send(.cancel(id: id)) }
         continuation?.resume(with: outcome)
+        emptied?()
         return true
     }
 }

@@ -21,6 +21,8 @@ public final class Link: Sendable {
     private struct Receiving {
         var phase: Phase
         var lastHeard = ContinuousClock.now
+        /// Where answers go on the loop thread (see `deliverAnswers(to:)`).
+        var answers: PendingCalls?
     }
 
     private struct Sending {
@@ -159,6 +161,14 @@ public final class Link: Sendable {
     /// When the last frame from the peer arrived (any frame, heartbeats included).
     public var lastHeard: ContinuousClock.Instant { receiving.withLock { $0.lastHeard } }
 
+    /// From now on hands every answer received (a `result`, an `error` with an id) to `calls` on the
+    /// loop thread, as it is decoded, instead of queueing it for `messages`: the caller waiting for it
+    /// is resumed without a hop through the link's reader. Other messages are queued as before, so an
+    /// answer may reach its caller before a message the peer sent ahead of it is read.
+    public func deliverAnswers(to calls: PendingCalls) {
+        receiving.withLock { $0.answers = calls }
+    }
+
     /// The messages received, in order (see `LinkMessages`).
     public var messages: LinkMessages { LinkMessages(link: self) }
 
@@ -233,6 +243,7 @@ public final class Link: Sendable {
         case handshakeEstablished([WireMessage], HandshakeResult, SessionCodec)
         case handshakeFailed([WireMessage], WireError)
         case answer(WireMessage)
+        case offer(WireMessage, to: PendingCalls)
         case refuse(WireError)
     }
 
@@ -276,6 +287,9 @@ public final class Link: Sendable {
                         return .verdict(.consume)
                     case .unknown(let type, _):
                         return .answer(WireMessage.unknownTypeReply(to: type))
+                    case .result, .error:
+                        guard let answers = state.answers else { return .verdict(.decoded(message)) }
+                        return .offer(message, to: answers)
                     default:
                         return .verdict(.decoded(message))
                     }
@@ -320,6 +334,9 @@ public final class Link: Sendable {
         case .answer(let message):
             try? enqueue(message)
             return .consume
+        case .offer(let message, let calls):
+            // Resumes the caller outside the lock; an `error` without an id answers no call.
+            return calls.receive(message) ? .consume : .decoded(message)
         case .refuse(let error):
             if error.code != .rejected {
                 try? enqueue(.error(RemoteError(id: nil, code: error.code.rawValue, message: BoundedText.clip(error.message))))
