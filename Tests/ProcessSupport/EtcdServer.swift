@@ -116,29 +116,45 @@ public final class EtcdServer: Sendable {
         for process in processes.table.withLock({ Array($0.values) }) { await process.stop() }
     }
 
-    /// `count` loopback ports free right now (each bound once by this process, then released).
+    /// `count` loopback ports free right now (each bound once by this process, then released), chosen
+    /// below the kernel's ephemeral range: a port the kernel hands out for an outgoing connection or a
+    /// listener on port 0 (other tests' nodes and clients) is never one of these between the check
+    /// and etcd's own bind.
     public static func freePorts(_ count: Int) throws -> [UInt16] {
+        let ephemeralStart = ephemeralPortStart()
+        let range: ClosedRange<UInt16> = ephemeralStart > 12_000 ? 10_000...(ephemeralStart - 1) : 1_024...9_999
         var ports: [UInt16] = []
         var sockets: [Int32] = []
         defer { for fd in sockets { close(fd) } }
-        for _ in 0..<count {
+        for _ in 0..<200 where ports.count < count {
+            let port = UInt16.random(in: range)
+            guard !ports.contains(port) else { continue }
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { throw POSIXError(.EMFILE) }
-            sockets.append(fd)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = 0
+            address.sin_port = port.bigEndian
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             let bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            _ = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+            guard bound == 0 else {
+                close(fd)
+                continue
             }
-            ports.append(UInt16(bigEndian: address.sin_port))
+            sockets.append(fd)
+            ports.append(port)
         }
+        guard ports.count == count else { throw POSIXError(.EADDRINUSE) }
         return ports
+    }
+
+    /// The first port of the kernel's ephemeral range (32768 when it cannot be read).
+    private static func ephemeralPortStart() -> UInt16 {
+        guard let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8),
+              let first = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first,
+              let start = UInt16(first)
+        else { return 32_768 }
+        return start
     }
 }
