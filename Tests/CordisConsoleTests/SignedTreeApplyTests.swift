@@ -35,9 +35,9 @@ struct SignedTreeApplyTests {
     static func setUp(_ cluster: Cluster) async throws -> Setup {
         let folder = cluster.folder
         for name in ["admin", "other"] {
-            #expect(runShell("openssl genpkey -algorithm ed25519 -out \(folder.path("\(name).pem")) 2>/dev/null") == 0)
+            #expect(await runShell("openssl genpkey -algorithm ed25519 -out \(folder.path("\(name).pem")) 2>/dev/null") == 0)
         }
-        #expect(runShell("openssl pkey -in \(folder.path("admin.pem")) -pubout -out \(folder.path("trusted.pem"))") == 0)
+        #expect(await runShell("openssl pkey -in \(folder.path("admin.pem")) -pubout -out \(folder.path("trusted.pem"))") == 0)
         try folder.write("sign.sh", opensslSign)
         try folder.write("tree.json", tree)
         let node = try await cluster.start("a", entries: entries, extra: ["--trusted-keys", folder.path("trusted.pem")])
@@ -45,10 +45,10 @@ struct SignedTreeApplyTests {
     }
 
     /// Writes an envelope signed by the openssl command line for a payload given as JSON text.
-    static func opensslEnvelope(_ setup: Setup, _ name: String, payload: String, key: String? = nil) throws -> String {
+    static func opensslEnvelope(_ setup: Setup, _ name: String, payload: String, key: String? = nil) async throws -> String {
         try setup.cluster.folder.write("\(name).payload", payload)
         let out = setup.path("\(name).signed.json")
-        #expect(runShell("sh \(setup.path("sign.sh")) \(key ?? setup.key) \(setup.path("\(name).payload")) \(out)") == 0)
+        #expect(await runShell("sh \(setup.path("sign.sh")) \(key ?? setup.key) \(setup.path("\(name).payload")) \(out)") == 0)
         return out
     }
 
@@ -98,7 +98,7 @@ struct SignedTreeApplyTests {
         let cluster = try Cluster()
         defer { Task { await cluster.stop() } }
         let setup = try await Self.setUp(cluster)
-        let file = try Self.opensslEnvelope(setup, "cli", payload: Self.payload(version: 3))
+        let file = try await Self.opensslEnvelope(setup, "cli", payload: Self.payload(version: 3))
         let applied = try await cluster.console("a", ["apply", file])
         #expect(applied.code == 0, "\(applied.err)")
         #expect(String(decoding: try setup.entriesBytes(), as: UTF8.self).contains("\"count\""))
@@ -111,8 +111,8 @@ struct SignedTreeApplyTests {
         defer { Task { await cluster.stop() } }
         let setup = try await Self.setUp(cluster)
         let now = Date()
-        try await Self.expectRefused(setup, try Self.opensslEnvelope(setup, "wrongkey", payload: Self.payload(version: 10), key: setup.otherKey), rule: "signature")
-        let good = try Self.opensslEnvelope(setup, "tampered", payload: Self.payload(version: 10))
+        try await Self.expectRefused(setup, try await Self.opensslEnvelope(setup, "wrongkey", payload: Self.payload(version: 10), key: setup.otherKey), rule: "signature")
+        let good = try await Self.opensslEnvelope(setup, "tampered", payload: Self.payload(version: 10))
         var text = try String(contentsOfFile: good, encoding: .utf8)
         let start = try #require(text.range(of: "\"payload\":\"")).upperBound
         let index = text.index(start, offsetBy: 20)
@@ -120,7 +120,7 @@ struct SignedTreeApplyTests {
         try text.write(toFile: good, atomically: true, encoding: .utf8)
         try await Self.expectRefused(setup, good, rule: "signature")
         // A tree for b sent to a (the console would send it to b): straight through the control API.
-        let other = try Self.opensslEnvelope(setup, "other", payload: Self.payload(node: "b", version: 10))
+        let other = try await Self.opensslEnvelope(setup, "other", payload: Self.payload(node: "b", version: 10))
         let envelope = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: other))))
         let before = try setup.entriesBytes()
         let client = try await ControlClient.connect(to: try Address(parsing: cluster.address("a")))
@@ -133,18 +133,18 @@ struct SignedTreeApplyTests {
         await client.close()
         #expect(try setup.entriesBytes() == before)
         try await Self.expectRefused(
-            setup, try Self.opensslEnvelope(setup, "expired", payload: Self.payload(version: 10, issued: now - 7200, expires: now - 600)),
+            setup, try await Self.opensslEnvelope(setup, "expired", payload: Self.payload(version: 10, issued: now - 7200, expires: now - 600)),
             rule: "window")
         try await Self.expectRefused(
-            setup, try Self.opensslEnvelope(setup, "future", payload: Self.payload(version: 10, issued: now + 900, expires: now + 7200)),
+            setup, try await Self.opensslEnvelope(setup, "future", payload: Self.payload(version: 10, issued: now + 900, expires: now + 7200)),
             rule: "window")
         let big = #"[{"id":"count","plugin":"counter","config":{"pad":""# + String(repeating: "x", count: 300 * 1024) + #""}}]"#
-        try await Self.expectRefused(setup, try Self.opensslEnvelope(setup, "big", payload: Self.payload(version: 10, entries: big)), rule: "size")
+        try await Self.expectRefused(setup, try await Self.opensslEnvelope(setup, "big", payload: Self.payload(version: 10, entries: big)), rule: "size")
         try await Self.expectRefused(
-            setup, try Self.opensslEnvelope(setup, "invalid", payload: Self.payload(version: 10, entries: #"[{"id":"x","plugin":"nope"}]"#)),
+            setup, try await Self.opensslEnvelope(setup, "invalid", payload: Self.payload(version: 10, entries: #"[{"id":"x","plugin":"nope"}]"#)),
             rule: "content")
         try await Self.expectRefused(
-            setup, try Self.opensslEnvelope(setup, "badconfig", payload: Self.payload(version: 10, entries: #"[{"id":"c","plugin":"counter","config":{"start":"x"}}]"#)),
+            setup, try await Self.opensslEnvelope(setup, "badconfig", payload: Self.payload(version: 10, entries: #"[{"id":"c","plugin":"counter","config":{"start":"x"}}]"#)),
             rule: "content")
         try cluster.folder.write("shape.json", #"{"keyId": "x", "payload": 3}"#)
         try await Self.expectRefused(setup, setup.path("shape.json"), rule: "shape")
@@ -155,8 +155,8 @@ struct SignedTreeApplyTests {
         let cluster = try Cluster()
         defer { Task { await cluster.stop() } }
         var setup = try await Self.setUp(cluster)
-        let newer = try Self.opensslEnvelope(setup, "v20", payload: Self.payload(version: 20))
-        let older = try Self.opensslEnvelope(setup, "v19", payload: Self.payload(version: 19))
+        let newer = try await Self.opensslEnvelope(setup, "v20", payload: Self.payload(version: 20))
+        let older = try await Self.opensslEnvelope(setup, "v19", payload: Self.payload(version: 19))
         #expect(try await cluster.console("a", ["apply", newer]).code == 0)
         await setup.node.stop()
         let kept = String(decoding: try setup.entriesBytes(), as: UTF8.self)
@@ -169,8 +169,8 @@ struct SignedTreeApplyTests {
         let cluster = try Cluster()
         defer { Task { await cluster.stop() } }
         let folder = cluster.folder
-        #expect(runShell("openssl genpkey -algorithm ed25519 -out \(folder.path("admin.pem")) 2>/dev/null") == 0)
-        #expect(runShell("openssl pkey -in \(folder.path("admin.pem")) -pubout -out \(folder.path("trusted.pem"))") == 0)
+        #expect(await runShell("openssl genpkey -algorithm ed25519 -out \(folder.path("admin.pem")) 2>/dev/null") == 0)
+        #expect(await runShell("openssl pkey -in \(folder.path("admin.pem")) -pubout -out \(folder.path("trusted.pem"))") == 0)
         try folder.write("sign.sh", Self.opensslSign)
         let node = try await cluster.start(
             "a", entries: Self.entries, extra: ["--trusted-keys", folder.path("trusted.pem"), "--require-signed-trees"])
@@ -185,7 +185,7 @@ struct SignedTreeApplyTests {
         #expect(await node.waitForLine(containing: "reload of the entries file refused"))
         let status = try await cluster.console("a", ["status", "--json"])
         #expect(status.out.contains("\"clock\""))
-        let signed = try Self.opensslEnvelope(setup, "ok", payload: Self.payload(version: 1))
+        let signed = try await Self.opensslEnvelope(setup, "ok", payload: Self.payload(version: 1))
         let applied = try await cluster.console("a", ["apply", signed])
         #expect(applied.code == 0, "\(applied.err)")
     }

@@ -18,7 +18,7 @@ struct SignedVersionRecordTests {
         // that write fail, as a full disk would.
         let blocker = record + ".tmp.\(setup.node.process.processIdentifier)"
         try FileManager.default.createDirectory(atPath: blocker, withIntermediateDirectories: false)
-        let five = try SignedTreeApplyTests.opensslEnvelope(setup, "five", payload: SignedTreeApplyTests.payload(version: 5))
+        let five = try await SignedTreeApplyTests.opensslEnvelope(setup, "five", payload: SignedTreeApplyTests.payload(version: 5))
         try await SignedTreeApplyTests.expectRefused(setup, five, rule: "freshness")
         #expect(!FileManager.default.fileExists(atPath: record))
         try FileManager.default.removeItem(atPath: blocker)
@@ -27,7 +27,7 @@ struct SignedVersionRecordTests {
         let kept = try JSONParser().parse(Array(try Data(contentsOf: URL(fileURLWithPath: record))))
         #expect(kept["version"] == 5)
         // An older tree, still valid, is refused as a replay.
-        let four = try SignedTreeApplyTests.opensslEnvelope(setup, "four", payload: SignedTreeApplyTests.payload(version: 4))
+        let four = try await SignedTreeApplyTests.opensslEnvelope(setup, "four", payload: SignedTreeApplyTests.payload(version: 4))
         try await SignedTreeApplyTests.expectRefused(setup, four, rule: "freshness")
     }
 }

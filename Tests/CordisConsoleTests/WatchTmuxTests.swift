@@ -7,13 +7,12 @@ import Testing
 struct WatchTmuxTests {
     static let tmux = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    /// Runs tmux on its own server socket and waits for it (posix_spawn and waitpid, see
-    /// `runShell`); returns stdout, read from a file.
+    /// Runs tmux on its own server socket and awaits it (`runShell`); returns stdout, read from a file.
     @discardableResult
     static func tmux(_ socket: String, _ arguments: [String]) async throws -> String {
         let outPath = socket + ".out"
         let quoted = ([tmux ?? "tmux", "-S", socket] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        runShell(quoted.joined(separator: " ") + " > '\(outPath)' 2>/dev/null < /dev/null")
+        await runShell(quoted.joined(separator: " ") + " > '\(outPath)' 2>/dev/null < /dev/null")
         return (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
     }
 
