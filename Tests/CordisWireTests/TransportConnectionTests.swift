@@ -52,6 +52,28 @@ struct TransportConnectionTests {
         for (index, frame) in received.enumerated() { #expect(frame.allSatisfy { $0 == UInt8(index) }) }
     }
 
+    @Test("Frames sent right before the peer closes all arrive, then the end", arguments: [false, true])
+    func framesThenTheEnd(tcp: Bool) async throws {
+        let link = try await pair(tcp: tcp)
+        defer { Task { await link.loop.shutdown() } }
+        // Small frames and the close, all in the socket before the server reads: the read that takes
+        // the bytes is short, and the end must still be seen on a later turn.
+        for index in 0..<20 { try await link.client.send([UInt8](repeating: UInt8(index), count: 10)) }
+        link.client.close()
+        let frames = try await withDeadline("the frames and the end") {
+            var frames: [[UInt8]] = []
+            var iterator = link.server.frames.makeAsyncIterator()
+            do {
+                while frames.count <= 20, let frame = try await iterator.next() { frames.append(frame) }
+            } catch {
+                // A reset instead of an orderly end still ends the stream.
+            }
+            return frames
+        }
+        #expect(frames == (0..<20).map { [UInt8](repeating: UInt8($0), count: 10) })
+        _ = try await withDeadline("the server side closed") { await link.server.closed() }
+    }
+
     @Test("A peer that connects and sends nothing is closed at the handshake deadline")
     func silentPeerIsClosedAtHandshakeDeadline() async throws {
         let events = EventRecorder()
