@@ -638,10 +638,8 @@ public final class Connection: Sendable {
             guard fd >= 0 else { return }
             let count = read(fd, scratch.baseAddress, scratch.count)
             if count > 0 {
-                if !discarding, !take(UnsafeRawBufferPointer(rebasing: scratch[0..<count])) { return }
-                // A short read emptied the socket: the next read would only say EAGAIN. The descriptor is
-                // watched level-triggered, so whatever comes later (bytes, the end) is reported again.
-                if count < scratch.count { return }
+                if discarding { continue }
+                if !take(UnsafeRawBufferPointer(rebasing: scratch[0..<count])) { return }
                 continue
             }
             if count == 0 {
