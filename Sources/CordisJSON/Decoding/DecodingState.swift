@@ -8,14 +8,31 @@ final class DecodingState {
         case probe
     }
 
-    /// One object met while decoding, with the keys read from it.
+    /// One object met while decoding, with the members read from it (by position).
     final class ObjectUse {
         let path: [ConfigPathComponent]
-        let keys: [String]
-        var used: Set<String> = []
-        init(path: [ConfigPathComponent], keys: [String]) {
+        let object: JSONObject
+        private var read: [Bool]
+
+        init(path: [ConfigPathComponent], object: JSONObject) {
             self.path = path
-            self.keys = keys
+            self.object = object
+            self.read = Array(repeating: false, count: object.count)
+        }
+
+        /// Marks `key` as read (a key the object does not have needs no mark: it cannot be unknown).
+        func markRead(_ key: String) {
+            if let position = object.position(of: key) { read[position] = true }
+        }
+
+        /// Marks the member at `position` of the object as read.
+        func markRead(at position: Int) {
+            read[position] = true
+        }
+
+        /// The keys the type never read, in order.
+        var unread: [String] {
+            object.indices.compactMap { read[$0] ? nil : object[$0].key }
         }
     }
 
@@ -44,7 +61,7 @@ final class DecodingState {
     func objectUse(at codingPath: [any CodingKey], object: JSONObject) -> ObjectUse {
         let path = codingPath.configPath
         if let existing = objectsByPath[path] { return existing }
-        let use = ObjectUse(path: path, keys: object.keys)
+        let use = ObjectUse(path: path, object: object)
         objects.append(use)
         objectsByPath[path] = use
         return use
@@ -56,7 +73,7 @@ final class DecodingState {
         var found: [ConfigError.Issue] = []
         for object in objects {
             if let failurePath, failurePath.starts(with: object.path) { continue }
-            for key in object.keys where !object.used.contains(key) {
+            for key in object.unread {
                 found.append(ConfigError.Issue(code: .unknownKey, path: object.path + [.key(key)], message: "unknown key \"\(key)\""))
             }
         }

@@ -163,7 +163,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func markRead(_ key: Key) {
-        use?.used.insert(key.stringValue)
+        use?.markRead(key.stringValue)
     }
 
     func contains(_ key: Key) -> Bool {
@@ -211,9 +211,9 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// A member of the object read as is when it has the JSON type asked for; nil sends the request
     /// the long way (a missing key, a wrong type, a probe), which records the issue with its path.
     private func present(_ key: Key) -> JSONValue? {
-        guard let object, let member = object[key.stringValue] else { return nil }
-        markRead(key)
-        return member
+        guard let object, let position = object.position(of: key.stringValue) else { return nil }
+        use?.markRead(at: position)
+        return object[position].value
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
@@ -281,7 +281,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func memberDecoder(_ key: any CodingKey) -> ValueDecoder {
-        use?.used.insert(key.stringValue)
+        use?.markRead(key.stringValue)
         if let object {
             guard let member = object[key.stringValue] else {
                 decoder.state.record(.missingKey, "missing required key \"\(key.stringValue)\"", at: codingPath + [key])

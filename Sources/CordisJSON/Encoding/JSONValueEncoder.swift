@@ -26,12 +26,17 @@ public struct JSONValueEncoder: Sendable {
 }
 
 /// A value under construction: a scalar, or an object or array whose members are still being encoded.
+///
+/// An object's or array's scalars go straight into its `JSONObject` or array; only a member or element
+/// encoded through a nested encoder or container gets a node of its own, kept by its position (its
+/// place in the object holds `null` until the node is resolved). An object of scalars only is done as
+/// soon as it is encoded.
 final class EncodingNode {
     enum Content {
         case empty
         case value(JSONValue)
-        case object(keys: [String], nodes: [String: EncodingNode])
-        case array([EncodingNode])
+        case object(JSONObject, nodes: [Int: EncodingNode])
+        case array([JSONValue], nodes: [Int: EncodingNode])
     }
 
     var content: Content = .empty
@@ -40,64 +45,108 @@ final class EncodingNode {
         switch content {
         case .empty: return nil
         case .value(let value): return value
-        case .object(let keys, let nodes):
+        case .object(let object, let nodes):
+            guard !nodes.isEmpty else { return .object(object) }
             var members: [JSONObject.Element] = []
-            members.reserveCapacity(keys.count)
-            for key in keys {
-                if let value = nodes[key]?.resolved() { members.append((key, value)) }
+            members.reserveCapacity(object.count)
+            for (position, member) in object.enumerated() {
+                guard let node = nodes[position] else {
+                    members.append(member)
+                    continue
+                }
+                if let value = node.resolved() { members.append((member.key, value)) }
             }
             return .object(JSONObject(uniqueMembers: members))
-        case .array(let nodes):
-            return .array(nodes.map { $0.resolved() ?? .object(JSONObject()) })
+        case .array(let values, let nodes):
+            guard !nodes.isEmpty else { return .array(values) }
+            return .array(values.indices.map { position in
+                guard let node = nodes[position] else { return values[position] }
+                return node.resolved() ?? .object(JSONObject())
+            })
         }
     }
 
-    /// The node for `key`, making this node an object if it is not one yet.
-    func member(_ key: String) -> EncodingNode {
-        var keys: [String] = []
-        var nodes: [String: EncodingNode] = [:]
-        if case .object(let existingKeys, let existingNodes) = content {
-            if let existing = existingNodes[key] { return existing }
-            keys = existingKeys
+    /// Runs `body` on the object and its nodes, making this node an object if it is not one yet. Both
+    /// are taken out of `content` first, so they grow in place instead of being copied per member.
+    private func withObject<Result>(_ body: (inout JSONObject, inout [Int: EncodingNode]) -> Result) -> Result {
+        var object = JSONObject()
+        var nodes: [Int: EncodingNode] = [:]
+        if case .object(let existing, let existingNodes) = content {
+            object = existing
             nodes = existingNodes
         }
-        // Released before the change, so the arrays are grown in place, not copied per member.
         content = .empty
-        let node = EncodingNode()
-        keys.append(key)
-        nodes[key] = node
-        content = .object(keys: keys, nodes: nodes)
-        return node
+        defer { content = .object(object, nodes: nodes) }
+        return body(&object, &nodes)
     }
 
-    /// Sets member `key` to `value` (a scalar: no node of its own is needed until it is read back).
+    /// Runs `body` on the elements and their nodes, making this node an array if it is not one yet (in
+    /// place, as above).
+    private func withArray<Result>(_ body: (inout [JSONValue], inout [Int: EncodingNode]) -> Result) -> Result {
+        var values: [JSONValue] = []
+        var nodes: [Int: EncodingNode] = [:]
+        if case .array(let existing, let existingNodes) = content {
+            values = existing
+            nodes = existingNodes
+        }
+        content = .empty
+        defer { content = .array(values, nodes: nodes) }
+        return body(&values, &nodes)
+    }
+
+    /// The node for member `key`, for a value encoded through a nested encoder: the one encoded before
+    /// under that key, or a new one in the place of a scalar set before, or at the end.
+    func member(_ key: String) -> EncodingNode {
+        withObject { object, nodes in
+            let node: EncodingNode
+            if let position = object.position(of: key) {
+                if let existing = nodes[position] { return existing }
+                node = EncodingNode()
+                nodes[position] = node
+            } else {
+                node = EncodingNode()
+                nodes[object.count] = node
+                object[key] = .null
+            }
+            return node
+        }
+    }
+
+    /// Sets member `key` to `value` (a scalar: no node of its own), in the place of an earlier one.
     func setMember(_ key: String, to value: JSONValue) {
-        member(key).content = .value(value)
+        withObject { object, nodes in
+            object[key] = value
+            if !nodes.isEmpty, let position = object.position(of: key) { nodes[position] = nil }
+        }
     }
 
     func becomeObject() {
         if case .object = content { return }
-        content = .object(keys: [], nodes: [:])
+        content = .object(JSONObject(), nodes: [:])
     }
 
-    /// Appends a new element node, making this node an array if it is not one yet.
+    /// Appends a new element node, for a value encoded through a nested encoder.
     func appendElement() -> EncodingNode {
-        var nodes: [EncodingNode] = []
-        if case .array(let existing) = content { nodes = existing }
-        content = .empty
         let node = EncodingNode()
-        nodes.append(node)
-        content = .array(nodes)
+        withArray { values, nodes in
+            nodes[values.count] = node
+            values.append(.null)
+        }
         return node
+    }
+
+    /// Appends a scalar element (no node of its own).
+    func appendElement(_ value: JSONValue) {
+        withArray { values, _ in values.append(value) }
     }
 
     func becomeArray() {
         if case .array = content { return }
-        content = .array([])
+        content = .array([], nodes: [:])
     }
 
     var elementCount: Int {
-        if case .array(let nodes) = content { return nodes.count }
+        if case .array(let values, _) = content { return values.count }
         return 0
     }
 }
@@ -239,7 +288,7 @@ struct UnkeyedEncoding: UnkeyedEncodingContainer {
     }
 
     // The common scalars go straight into a new element.
-    private func append(_ value: JSONValue) { encoder.node.appendElement().content = .value(value) }
+    private func append(_ value: JSONValue) { encoder.node.appendElement(value) }
 
     mutating func encode(_ value: Bool) throws { append(.bool(value)) }
     mutating func encode(_ value: String) throws { append(.string(value)) }
