@@ -131,6 +131,28 @@ struct JSONValueDecoderTests {
         #expect(throws: ConfigError.self) { try JSONValueDecoder().decode(Probe.self, from: ["other": 1]) }
     }
 
+    /// Opens each object of a list twice, reading `a` through one container and `b` through another.
+    private struct Halves: Decodable {
+        var a: Int
+        var b: Int
+        init(from decoder: any Decoder) throws {
+            a = try decoder.container(keyedBy: NameKey.self).decode(Int.self, forKey: NameKey("a"))
+            b = try decoder.container(keyedBy: NameKey.self).decode(Int.self, forKey: NameKey("b"))
+        }
+    }
+
+    @Test("Keys read through two containers of one object both count, in few objects and in many",
+          arguments: [3, 20])
+    func keysReadThroughTwoContainersCount(objects: Int) throws {
+        let list = (0..<objects).map { index -> JSONValue in ["a": .integer(index), "b": .integer(index * 2)] }
+        let decoded = try JSONValueDecoder().decode([Halves].self, from: .array(list))
+        #expect(decoded.map(\.b) == (0..<objects).map { $0 * 2 })
+        var withExtra = list
+        withExtra[objects - 1] = ["a": 1, "b": 2, "c": 3]
+        let error = try issues([Halves].self, JSONValue.array(withExtra).jsonString())
+        #expect(error.issues.map(\.description) == ["unknown key \"c\" (at [\(objects - 1)].c)"])
+    }
+
     @Test func decodesScalarsAtTheRoot() throws {
         #expect(try JSONValueDecoder().decode(Int.self, from: 5) == 5)
         #expect(try JSONValueDecoder().decode(String?.self, from: nil) == nil)

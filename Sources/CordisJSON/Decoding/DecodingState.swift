@@ -57,13 +57,25 @@ final class DecodingState {
         issues.append(ConfigError.Issue(code: code, path: codingPath.configPath, message: message))
     }
 
+    /// How many objects are looked up by scanning before they are indexed by path.
+    private static let scannedObjects = 8
+
     /// The use record for the object at `path`, shared by every container opened on it.
     func objectUse(at codingPath: [any CodingKey], object: JSONObject) -> ObjectUse {
         let path = codingPath.configPath
-        if let existing = objectsByPath[path] { return existing }
+        // Most values hold a few objects: a scan finds one without hashing its path.
+        if objects.count <= Self.scannedObjects {
+            if let existing = objects.first(where: { $0.path == path }) { return existing }
+        } else if let existing = objectsByPath[path] {
+            return existing
+        }
         let use = ObjectUse(path: path, object: object)
         objects.append(use)
-        objectsByPath[path] = use
+        if objects.count == Self.scannedObjects + 1 {
+            for earlier in objects { objectsByPath[earlier.path] = earlier }
+        } else if objects.count > Self.scannedObjects + 1 {
+            objectsByPath[path] = use
+        }
         return use
     }
 
