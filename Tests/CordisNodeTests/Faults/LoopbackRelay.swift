@@ -76,16 +76,6 @@ final class LoopbackRelay: Sendable {
         }
     }
 
-    private static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
-        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
-        var index = haystack.startIndex
-        while index + needle.count <= haystack.endIndex {
-            if haystack[index..<(index + needle.count)].elementsEqual(needle) { return true }
-            index += 1
-        }
-        return false
-    }
-
     private static func withAddress(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -148,18 +138,11 @@ final class LoopbackRelay: Sendable {
             if fds[0].fd < 0 || fds[1].fd < 0 { break }
             if ready <= 0 { continue }
             for index in 0..<2 where fds[index].revents != 0 {
-                let from = fds[index].fd, to = fds[1 - index].fd
-                let count = read(from, &buffer, buffer.count)
-                if count <= 0 { break loop }
-                var offset = 0
-                while offset < count {
-                    let written = buffer.withUnsafeBytes { send(to, $0.baseAddress! + offset, count - offset, Int32(MSG_NOSIGNAL)) }
-                    if written <= 0 { break loop }
-                    offset += written
-                }
+                guard let count = RelayBytes.forwardChunk(from: fds[index].fd, to: fds[1 - index].fd, buffer: &buffer)
+                else { break loop }
                 state.withLock { state in
                     state.forwarded += count
-                    if let trigger = state.trigger, Self.contains(buffer[0..<count], trigger) {
+                    if let trigger = state.trigger, RelayBytes.contains(buffer[0..<count], trigger) {
                         state.trigger = nil
                         state.cut = true
                     }

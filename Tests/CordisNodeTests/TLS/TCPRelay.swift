@@ -55,13 +55,7 @@ final class TCPRelay: Sendable {
 
     /// Whether `text` appears in the recorded bytes.
     func recorded(contains text: String) -> Bool {
-        let needle = Array(text.utf8)
-        let haystack = recorded
-        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
-        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-            if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
-        }
-        return false
+        RelayBytes.contains(recorded[...], Array(text.utf8))
     }
 
     /// Writes `bytes` into every live connection, toward the target; returns how many got them.
@@ -165,19 +159,10 @@ final class TCPRelay: Sendable {
             if ready < 0 && errno != EINTR { break }
             if ready <= 0 { continue }
             for index in 0..<2 where fds[index].revents != 0 {
-                let from = fds[index].fd, to = fds[1 - index].fd
-                let count = read(from, &buffer, buffer.count)
-                if count <= 0 { break loop }
-                state.withLock { $0.recorded += buffer[0..<count] }
-                var offset = 0
-                while offset < count {
-                    let written = buffer.withUnsafeBytes { raw -> Int in
-                        guard let base = raw.baseAddress else { return -1 }
-                        return send(to, base + offset, count - offset, Int32(MSG_NOSIGNAL))
-                    }
-                    if written <= 0 { break loop }
-                    offset += written
+                let forwarded = RelayBytes.forwardChunk(from: fds[index].fd, to: fds[1 - index].fd, buffer: &buffer) { chunk in
+                    state.withLock { $0.recorded += chunk }
                 }
+                if forwarded == nil { break loop }
             }
         }
         state.withLock { state in state.pairs.removeAll { $0.client == a } }
