@@ -98,16 +98,16 @@ final class EncodingNode {
     /// under that key, or a new one in the place of a scalar set before, or at the end.
     func member(_ key: String) -> EncodingNode {
         withObject { object, nodes in
-            let node: EncodingNode
-            if let position = object.position(of: key) {
-                if let existing = nodes[position] { return existing }
-                node = EncodingNode()
-                nodes[position] = node
+            let position: Int
+            if let existing = object.position(of: key) {
+                if let node = nodes[existing] { return node }
+                position = existing
             } else {
-                node = EncodingNode()
-                nodes[object.count] = node
+                position = object.count
                 object[key] = .null
             }
+            let node = EncodingNode()
+            nodes[position] = node
             return node
         }
     }
