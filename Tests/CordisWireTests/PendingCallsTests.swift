@@ -109,7 +109,7 @@ struct PendingCallsTests {
         return Task { try await table.call(addOne, timeout: timeout, send: send) }
     }
 
-    @Test("a result reply returns its value to the caller and frees the call's place and timer")
+    @Test("a result reply returns its value to the caller and frees the call's place; the timer then finds nothing due")
     func resultReturnsValue() async throws {
         let table = PendingCalls(timers: timers)
         let task = start(table)
@@ -119,7 +119,38 @@ struct PendingCallsTests {
         #expect(table.receive(.result(RemoteResult(id: call.id, value: 3))))
         #expect(try await outcome(task).get() == 3)
         #expect(table.count == 0)
-        #expect(timers.armed.isEmpty)
+        try expectTimerFindsNothingDue()
+    }
+
+    /// Fires the table's timer (at most one is armed) and checks it ended nothing and was not armed again.
+    func expectTimerFindsNothingDue(sent: Int = 1) throws {
+        #expect(timers.armed.count <= 1, "a table keeps one timer")
+        timers.fireAll()
+        #expect(timers.armed.isEmpty, "no call waits: the timer is not armed again")
+        #expect(outbox.messages.count == sent, "no cancel is sent")
+    }
+
+    @Test("calls share one timer, armed for the earliest deadline; it ends only the calls due and is armed for the next")
+    func oneTimerForTheEarliestDeadline() async throws {
+        let table = PendingCalls(timers: timers)
+        let slow = [start(table), start(table)]
+        _ = try await outbox.call(0)
+        _ = try await outbox.call(1)
+        #expect(timers.armed == [PendingCalls.defaultTimeout], "one timer for two calls")
+        let fast = start(table, timeout: .milliseconds(250))
+        let fastCall = try await outbox.call(2)
+        #expect(timers.armed == [.milliseconds(250)], "an earlier deadline moves the timer, the later one is cancelled")
+        #expect(timers.fireAll() == 1)
+        #expect(try await failure(fast)?.code == .timeout)
+        #expect(try await outbox.message(3) == .cancel(id: fastCall.id))
+        #expect(table.count == 2, "the calls not yet due still wait")
+        let next = try #require(timers.armed.first)
+        #expect(timers.armed.count == 1)
+        #expect(next > PendingCalls.defaultTimeout - .seconds(5) && next <= PendingCalls.defaultTimeout,
+                "armed again for the slow calls' deadline")
+        table.close()
+        for task in slow { #expect(try await failure(task)?.code == .withdrawn) }
+        #expect(timers.armed.isEmpty, "closing cancels the timer")
     }
 
     @Test("an error reply fails the caller with the reply's code and message")
@@ -194,6 +225,25 @@ struct PendingCallsTests {
         await loop.shutdown()
     }
 
+    @Test("on a real event loop calls with earlier deadlines than the one waiting time out at their own")
+    func earlierDeadlineOnEventLoop() async throws {
+        let loop = try EventLoop(name: "pending-calls-test")
+        let table = PendingCalls(timers: loop)
+        let patient = start(table, timeout: .seconds(60))
+        _ = try await outbox.call(0)
+        let started = ContinuousClock.now
+        let second = start(table, timeout: .milliseconds(400))
+        _ = try await outbox.call(1)
+        let first = start(table, timeout: .milliseconds(50))
+        #expect(try await failure(first)?.code == .timeout)
+        #expect(try await failure(second)?.code == .timeout)
+        #expect(ContinuousClock.now - started < .seconds(5), "timed out at their own deadlines, not the patient call's")
+        #expect(table.count == 1, "the call with a later deadline still waits")
+        table.close()
+        #expect(try await failure(patient)?.code == .withdrawn)
+        await loop.shutdown()
+    }
+
     @Test("cancel fails the caller with cancelled and sends a cancel; a second cancel finds nothing")
     func cancelSendsCancel() async throws {
         let table = PendingCalls(timers: timers)
@@ -203,7 +253,7 @@ struct PendingCallsTests {
         #expect(try await failure(task)?.code == .cancelled)
         #expect(try await outbox.message(1) == .cancel(id: call.id))
         #expect(!table.cancel(call.id))
-        #expect(timers.armed.isEmpty)
+        try expectTimerFindsNothingDue(sent: 2)
     }
 
     @Test("cancelling the calling task ends the call with CancellationError and sends a cancel")
@@ -255,7 +305,7 @@ struct PendingCallsTests {
         }
         #expect((error as? TransportError)?.code == .closed)
         #expect(table.count == 0)
-        #expect(timers.armed.isEmpty)
+        try expectTimerFindsNothingDue(sent: 0)
     }
 
     @Test("whenEmpty runs once no call waits: at once when none does, else when the last one ends, once")
@@ -276,7 +326,9 @@ struct PendingCallsTests {
         #expect(table.cancel(ids[1]))
         _ = try await outcome(second)
         #expect(runs.withLock { $0 } == 1, "one call still waits")
-        #expect(timers.fireAll() == 1)
+        // The timer was armed for the earliest deadline of the three: if that was not the third's,
+        // firing it finds the third not yet due and arms it for the third's.
+        for _ in 0 ..< 2 where table.count > 0 { #expect(timers.fireAll() == 1) }
         _ = try await outcome(third)
         #expect(runs.withLock { $0 } == 2, "the last call ended by its timeout")
 

@@ -15,9 +15,14 @@ import Synchronization
 ///   calls are refused with `withdrawn`.
 ///
 /// When `maxPending` calls are waiting, a new one fails at once with `overloaded` without being sent.
-/// Timeouts run on the `CallTimers` given at creation, normally the link's `EventLoop`
-/// (`schedule(after:)`, so a timeout costs a timer entry, not a task). Thread-safe: the table is one
-/// mutex, never held while sending or resuming a caller.
+///
+/// Timeouts run on the `CallTimers` given at creation, normally the link's `EventLoop`. The table
+/// keeps one timer, not one per call: each call records its deadline, and the timer is armed for the
+/// earliest deadline of the calls waiting (moved earlier when a call with an earlier deadline starts).
+/// When it fires it ends every call due by then and is armed again for the next deadline. A call that
+/// ends before its deadline costs the timer nothing; the timer may fire once with nothing due, and is
+/// then not armed again until a call waits. Thread-safe: the table is one mutex, never held while
+/// sending, arming the timer or resuming a caller.
 public final class PendingCalls: Sendable {
     /// The default bound on calls waiting for an answer on one link.
     public static let defaultMaxPending = 1024
@@ -35,10 +40,35 @@ public final class PendingCalls: Sendable {
 
     private struct Entry {
         var waiter: Waiter = .reserved
-        var timer: UInt64?
+        /// When the call times out, and after how long; set when the caller starts waiting.
+        var deadline: ContinuousClock.Instant?
+        var timeout: Duration = .zero
         /// True once the `call` message is (being) sent, so that ending it early sends a `cancel`.
         var sent = false
         let send: @Sendable (WireMessage) throws -> Void
+    }
+
+    /// The table's one timer: the deadline it fires for, and its id once scheduled. `generation`
+    /// names each arming, so a timer replaced by an earlier one finds it is stale when it fires.
+    private struct Alarm {
+        var deadline: ContinuousClock.Instant
+        var generation: UInt64
+        var timer: UInt64?
+    }
+
+    /// A timer to schedule after `delay` under `generation`, and the one it replaces, to cancel.
+    private struct Arming {
+        var delay: Duration
+        var generation: UInt64
+        var replaced: UInt64?
+    }
+
+    /// A call ended by its timeout, to fail outside the lock.
+    private struct Expired {
+        var id: Int
+        var timeout: Duration
+        var continuation: CheckedContinuation<JSONValue, any Error>
+        var cancel: (@Sendable (WireMessage) throws -> Void)?
     }
 
     private struct State {
@@ -47,6 +77,37 @@ public final class PendingCalls: Sendable {
         var closed: RemoteCallError?
         /// Called once no call waits (see `whenEmpty(_:)`).
         var whenEmpty: (@Sendable () -> Void)?
+        var alarm: Alarm?
+        var generation: UInt64 = 0
+
+        /// Arms the timer for `deadline` (it is `now` now) when none is armed or it is armed later;
+        /// nil when the armed one already fires in time.
+        mutating func arm(for deadline: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Arming? {
+            if let alarm, alarm.deadline <= deadline { return nil }
+            generation += 1
+            let replaced = alarm?.timer
+            alarm = Alarm(deadline: deadline, generation: generation)
+            return Arming(delay: now.duration(to: deadline), generation: generation, replaced: replaced)
+        }
+
+        /// Takes the waiting calls due by `due` out of the table; arms the timer again for the
+        /// earliest deadline left.
+        mutating func expire(dueBy due: ContinuousClock.Instant, now: ContinuousClock.Instant) -> ([Expired], Arming?) {
+            alarm = nil
+            var expired: [Expired] = []
+            var next: ContinuousClock.Instant?
+            for (id, entry) in entries {
+                guard case .waiting(let continuation) = entry.waiter, let deadline = entry.deadline else { continue }
+                if deadline <= due {
+                    expired.append(Expired(
+                        id: id, timeout: entry.timeout, continuation: continuation, cancel: entry.sent ? entry.send : nil))
+                    entries[id] = nil
+                } else if next.map({ deadline < $0 }) ?? true {
+                    next = deadline
+                }
+            }
+            return (expired.sorted { $0.id < $1.id }, next.flatMap { arm(for: $0, now: now) })
+        }
 
         /// The `whenEmpty` body, taken, when no call waits any more.
         mutating func takeWhenEmpty() -> (@Sendable () -> Void)? {
@@ -148,15 +209,17 @@ public final class PendingCalls: Sendable {
     /// when the link closes; later calls to it change nothing.
     public func close(reason: String = "the link closed") {
         let failure = RemoteCallError(.withdrawn, "the provider went away: \(reason)")
-        let (taken, closed, emptied) = state.withLock {
-            state -> ([(CheckedContinuation<JSONValue, any Error>, UInt64?)], RemoteCallError, (@Sendable () -> Void)?) in
+        let (taken, closed, timer, emptied) = state.withLock {
+            state -> ([CheckedContinuation<JSONValue, any Error>], RemoteCallError, UInt64?, (@Sendable () -> Void)?) in
             let closed = state.closed ?? failure
             state.closed = closed
-            var taken: [(CheckedContinuation<JSONValue, any Error>, UInt64?)] = []
+            let timer = state.alarm?.timer
+            state.alarm = nil
+            var taken: [CheckedContinuation<JSONValue, any Error>] = []
             for (id, entry) in state.entries {
                 switch entry.waiter {
                 case .waiting(let continuation):
-                    taken.append((continuation, entry.timer))
+                    taken.append(continuation)
                     state.entries[id] = nil
                 case .reserved:
                     state.entries[id]?.waiter = .finished(.failure(closed))
@@ -164,12 +227,10 @@ public final class PendingCalls: Sendable {
                     break
                 }
             }
-            return (taken, closed, state.takeWhenEmpty())
+            return (taken, closed, timer, state.takeWhenEmpty())
         }
-        for (continuation, timer) in taken {
-            if let timer { timers.cancelTimer(timer) }
-            continuation.resume(throwing: closed)
-        }
+        if let timer { timers.cancelTimer(timer) }
+        for continuation in taken { continuation.resume(throwing: closed) }
         emptied?()
     }
 
@@ -191,44 +252,81 @@ public final class PendingCalls: Sendable {
         }
     }
 
-    /// Makes the caller wait for call `id`, arms its timeout and sends it.
+    /// Makes the caller wait for call `id`, records its deadline (arming the timer when it is the
+    /// earliest) and sends it.
     private func start(
         _ id: Int, request: CallRequest, timeout: Duration, continuation: CheckedContinuation<JSONValue, any Error>
     ) {
-        let early = state.withLock { state -> (Result<JSONValue, any Error>, (@Sendable () -> Void)?)? in
+        enum Step {
+            case ended(Result<JSONValue, any Error>, (@Sendable () -> Void)?)
+            case send(@Sendable (WireMessage) throws -> Void, Arming?)
+        }
+        let now = ContinuousClock.now
+        let deadline = now.advanced(by: timeout)
+        let step = state.withLock { state -> Step in
             guard var entry = state.entries[id] else {
-                return (.failure(RemoteCallError(.withdrawn, "call \(id) was lost by the table")), nil)
+                return .ended(.failure(RemoteCallError(.withdrawn, "call \(id) was lost by the table")), nil)
             }
             if case .finished(let outcome) = entry.waiter {
                 state.entries[id] = nil
-                return (outcome, state.takeWhenEmpty())
+                return .ended(outcome, state.takeWhenEmpty())
             }
             entry.waiter = .waiting(continuation)
             entry.sent = true
+            entry.deadline = deadline
+            entry.timeout = timeout
             state.entries[id] = entry
-            return nil
+            return .send(entry.send, state.arm(for: deadline, now: now))
         }
-        if let (outcome, emptied) = early {
+        switch step {
+        case .ended(let outcome, let emptied):
             continuation.resume(with: outcome)
             emptied?()
-            return
+        case .send(let send, let arming):
+            schedule(arming)
+            do {
+                try send(.call(request.call(id: id)))
+            } catch {
+                finish(id, .failure(error), tellPeer: false)
+            }
         }
-        let timer = timers.schedule(after: timeout) { [weak self] in
-            self?.finish(id, .failure(RemoteCallError(.timeout, "call \(id) got no answer within \(timeout)")), tellPeer: true)
+    }
+
+    /// Schedules the timer an arming asks for, and cancels the one it replaces.
+    private func schedule(_ arming: Arming?) {
+        guard let arming else { return }
+        if let replaced = arming.replaced { timers.cancelTimer(replaced) }
+        let generation = arming.generation
+        let timer = timers.schedule(after: arming.delay) { [weak self] in
+            self?.alarmFired(generation)
         }
-        let armed = state.withLock { state -> Bool in
-            guard state.entries[id] != nil else { return false }
-            state.entries[id]?.timer = timer
+        let current = state.withLock { state -> Bool in
+            guard state.alarm?.generation == generation else { return false }
+            state.alarm?.timer = timer
             return true
         }
-        if !armed { timers.cancelTimer(timer) }
-        let send = state.withLock { $0.entries[id]?.send }
-        guard let send else { return }
-        do {
-            try send(.call(request.call(id: id)))
-        } catch {
-            finish(id, .failure(error), tellPeer: false)
+        // Replaced by an earlier arming, or fired, before its id was recorded.
+        if !current { timers.cancelTimer(timer) }
+    }
+
+    /// The timer fired: every call due by its deadline fails with `timeout`, and the peer is sent a
+    /// `cancel` for each.
+    private func alarmFired(_ generation: UInt64) {
+        let now = ContinuousClock.now
+        let taken = state.withLock { state -> ([Expired], Arming?, (@Sendable () -> Void)?)? in
+            guard let alarm = state.alarm, alarm.generation == generation else { return nil }
+            // Due by the deadline it was armed for, even if it fired early (a test's timers).
+            let (expired, next) = state.expire(dueBy: max(alarm.deadline, now), now: now)
+            return (expired, next, state.takeWhenEmpty())
         }
+        guard let (expired, next, emptied) = taken else { return }
+        schedule(next)
+        for call in expired {
+            if let cancel = call.cancel { try? cancel(.cancel(id: call.id)) }
+            call.continuation.resume(
+                throwing: RemoteCallError(.timeout, "call \(call.id) got no answer within \(call.timeout)"))
+        }
+        emptied?()
     }
 
     /// Ends call `id` with `outcome` (sending a `cancel` first when `tellPeer` and it was sent); false
@@ -236,7 +334,7 @@ public final class PendingCalls: Sendable {
     @discardableResult
     private func finish(_ id: Int, _ outcome: Result<JSONValue, any Error>, tellPeer: Bool) -> Bool {
         typealias Taken = (
-            CheckedContinuation<JSONValue, any Error>?, UInt64?, (@Sendable (WireMessage) throws -> Void)?,
+            CheckedContinuation<JSONValue, any Error>?, (@Sendable (WireMessage) throws -> Void)?,
             (@Sendable () -> Void)?
         )
         let taken = state.withLock { state -> Taken? in
@@ -244,16 +342,15 @@ public final class PendingCalls: Sendable {
             switch entry.waiter {
             case .reserved:
                 state.entries[id]?.waiter = .finished(outcome)
-                return (nil, nil, nil, nil)
+                return (nil, nil, nil)
             case .finished:
                 return nil
             case .waiting(let continuation):
                 state.entries[id] = nil
-                return (continuation, entry.timer, tellPeer && entry.sent ? entry.send : nil, state.takeWhenEmpty())
+                return (continuation, tellPeer && entry.sent ? entry.send : nil, state.takeWhenEmpty())
             }
         }
-        guard let (continuation, timer, send, emptied) = taken else { return false }
-        if let timer { timers.cancelTimer(timer) }
+        guard let (continuation, send, emptied) = taken else { return false }
         if let send { try? send(.cancel(id: id)) }
         continuation?.resume(with: outcome)
         emptied?()
