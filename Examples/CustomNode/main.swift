@@ -34,7 +34,8 @@ func catalog(node: String) -> PluginCatalog {
     }
     catalog.register(name: "forecast", inject: [Dependency(WeatherKey.self)]) { scope in
         let weather = try scope.ctx.get(WeatherKey.self)
-        scope.ctx.logger("forecast").info("Lisbon: \(try await weather.temperature(in: "Lisbon")) °C")
+        let lisbon = try await weather.temperature(in: "Lisbon")
+        scope.ctx.logger("forecast").info("Lisbon: \(lisbon) °C")
     }
     return catalog
 }

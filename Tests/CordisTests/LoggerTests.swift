@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import Cordis
 
@@ -73,6 +74,37 @@ struct LoggerTests {
         root.logger.error("after")
         #expect(warnings.all.count == 2)
         #expect(all.all.map(\.message) == ["detail", "careful", "broken", "after"])
+    }
+
+    @Test("the buffer keeps records from its level; an exporter still gets the rest; nothing taken is not even built")
+    func recordsNothingTakesAreDropped() async throws {
+        let hub = LogHub(capacity: 10, recentLevel: .info)
+        let logger = Logger(name: "levels", hub: hub)
+        let built = Mutex(0)
+        func detail() -> String {
+            built.withLock { $0 += 1 }
+            return "detail"
+        }
+        #expect(!hub.takes(.debug) && hub.takes(.info))
+        logger.debug(detail(), fields: [("KEY", detail())])
+        logger.info("kept")
+        #expect(built.withLock { $0 } == 0, "a debug line nothing takes is not built")
+        #expect(hub.recent.map(\.message) == ["kept"])
+
+        let verbose = CapturedLogs(level: .debug)
+        let token = hub.add(verbose)
+        #expect(hub.takes(.debug))
+        logger.debug(detail())
+        #expect(built.withLock { $0 } == 1)
+        #expect(verbose.all.map(\.message) == ["detail"], "an exporter at debug gets it")
+        #expect(hub.recent.map(\.message) == ["kept"], "the buffer still keeps only info and above")
+        hub.remove(token)
+        #expect(!hub.takes(.debug), "without the exporter nothing takes debug again")
+
+        hub.recentLevel = .debug
+        logger.debug(detail())
+        #expect(hub.recent.map(\.message) == ["kept", "detail"])
+        #expect(hub.recent.map(\.sequence) == [1, 3], "every record taken is numbered")
     }
 
     @Test func recentLogsKeepTheNewestRecordsInOrder() async throws {

@@ -18,9 +18,11 @@ public final class Context {
 
     /// Creates a new plugin world and returns its root context.
     ///
-    /// - Parameter logLevel: the least severe level the default stderr exporter prints (`warn`).
-    public convenience init(logLevel: LogLevel = .warn) {
-        let logs = LogHub()
+    /// - Parameters:
+    ///   - logLevel: the least severe level the default stderr exporter prints (`warn`).
+    ///   - recentLevel: the least severe level `recentLogs` keeps (every record by default).
+    public convenience init(logLevel: LogLevel = .warn, recentLevel: LogLevel = .debug) {
+        let logs = LogHub(recentLevel: recentLevel)
         let world = World(logs: logs)
         let runner = PluginRunner.forFunction(name: "root", dependencies: [], config: EmptyConfig()) { _, _ in }
         let root = Fiber(id: world.makeFiberID(), world: world, runner: runner, parent: nil, state: .active)
@@ -265,7 +267,8 @@ public final class Context {
         return try scope.collect("ctx.logger.exporter()") { logs.remove(token) }
     }
 
-    /// The recent log records kept in memory (bounded).
+    /// The recent log records kept in memory (the last thousand at or above the level given at
+    /// creation, oldest first).
     public var recentLogs: [LogRecord] { world.logs.recent }
 
     // MARK: - Inspection

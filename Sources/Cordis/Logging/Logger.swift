@@ -18,16 +18,31 @@ public struct Logger: Sendable {
     }
 
     /// Logs at `level` with extra structured fields.
-    public func log(_ level: LogLevel, _ message: String, fields: [(key: String, value: String)] = []) {
-        hub.log(LogRecord(level: level, name: name, message: message, fiberID: fiberID, fields: self.fields + fields))
+    ///
+    /// The message and the fields are evaluated only when the hub takes `level` (an exporter or the
+    /// buffer of recent records wants it), so a `debug` line nothing takes costs a comparison.
+    public func log(
+        _ level: LogLevel, _ message: @autoclosure () -> String,
+        fields: @autoclosure () -> [(key: String, value: String)] = []
+    ) {
+        guard hub.takes(level) else { return }
+        hub.log(LogRecord(level: level, name: name, message: message(), fiberID: fiberID, fields: self.fields + fields()))
     }
 
     /// Logs an error.
-    public func error(_ message: String, fields: [(key: String, value: String)] = []) { log(.error, message, fields: fields) }
+    public func error(_ message: @autoclosure () -> String, fields: @autoclosure () -> [(key: String, value: String)] = []) {
+        log(.error, message(), fields: fields())
+    }
     /// Logs a warning.
-    public func warn(_ message: String, fields: [(key: String, value: String)] = []) { log(.warn, message, fields: fields) }
+    public func warn(_ message: @autoclosure () -> String, fields: @autoclosure () -> [(key: String, value: String)] = []) {
+        log(.warn, message(), fields: fields())
+    }
     /// Logs information.
-    public func info(_ message: String, fields: [(key: String, value: String)] = []) { log(.info, message, fields: fields) }
+    public func info(_ message: @autoclosure () -> String, fields: @autoclosure () -> [(key: String, value: String)] = []) {
+        log(.info, message(), fields: fields())
+    }
     /// Logs detail.
-    public func debug(_ message: String, fields: [(key: String, value: String)] = []) { log(.debug, message, fields: fields) }
+    public func debug(_ message: @autoclosure () -> String, fields: @autoclosure () -> [(key: String, value: String)] = []) {
+        log(.debug, message(), fields: fields())
+    }
 }

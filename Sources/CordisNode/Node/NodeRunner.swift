@@ -85,7 +85,9 @@ public enum NodeRunner {
             return ExitCode.failure
         }
         configuration.connectionBudget = descriptors.connections
-        let context = Context()
+        // Records below the node's level are neither printed nor kept: a debug line per call costs
+        // nothing unless `--log-level debug` asked for it.
+        let context = Context(logLevel: options.logLevel, recentLevel: options.logLevel)
         _ = try? context.exportLogs(to: NodeLogExporter.make(node: options.name, level: options.logLevel))
         let logger = context.logger("node")
         logger.debug(

@@ -138,7 +138,8 @@ enum ClusterBenchmark {
             let configuration = NodeConfiguration(
                 name: "a", listen: [try Address(parsing: "unix:\(folder)/a.sock")],
                 peers: [try Address(parsing: try external ?? addressOfB(folder: folder, tcp: tcp))], secrets: secrets)
-            let context = Context(logLevel: .error)
+            // As in a `cordis-node` at its default level: printed from error, kept from info.
+            let context = Context(logLevel: .error, recentLevel: NodeOptions.defaultLogLevel)
             let node = try Node(
                 configuration: configuration, catalog: catalog, remoteServices: BuiltinCatalog.remoteServices,
                 store: store, context: context)
