@@ -50,4 +50,77 @@ struct ClusterBusyActorTests {
             #expect(memberA?["reachable"]?.boolValue == true)
         }
     }
+
+    /// A node serves each call in the loop turn that read it, on its event loop thread: b's `stall`
+    /// provider blocks that thread for 3 s while both members beat every 0.2 s and give up after 2 s.
+    /// The loop's standby thread must take the loop over, or b would neither answer a's heartbeats nor
+    /// send its own, and each would declare the other down.
+    @Test("A provider blocking the thread that serves its call for 3 s with a 2 s heartbeat timeout does not get its node declared down")
+    func blockingProviderKeepsTheLink() async throws {
+        try await TestCluster.run { cluster in
+            let timing = ["--heartbeat-interval", "0.2", "--heartbeat-timeout", "2"]
+            try cluster.folder.write("b.json", #"{"version": 1, "entries": [{"id": "stall", "plugin": "stall"}]}"#)
+            let b = try await ClusterMember.launch(
+                "b", folder: cluster.folder,
+                arguments: ["--name", "b", "--entries", cluster.folder.path("b.json"), "--listen", "unix:\(cluster.folder.path("b.sock"))"] + timing,
+                executable: NodeProcess.testNodeExecutable)
+            cluster.track(b)
+            try cluster.folder.write("a.json", #"{"version": 1, "entries": []}"#)
+            let a = try await ClusterMember.launch(
+                "a", folder: cluster.folder,
+                arguments: ["--name", "a", "--entries", cluster.folder.path("a.json"), "--listen", "unix:\(cluster.folder.path("a.sock"))",
+                            "--peer", b.address] + timing,
+                executable: NodeProcess.testNodeExecutable)
+            cluster.track(a)
+            let console = try await cluster.control(a)
+            try #require(await console.awaitStatus("a proxy for b's stall") { $0.fibers(plugin: "remote:stall").count == 1 })
+
+            let answer = try await console.request(
+                "call", args: ["service": "stall", "method": "block", "args": .object(["_0": .double(3)])], timeout: .seconds(30))
+            #expect(answer.doubleValue == 3)
+            #expect(b.process.text.contains("stall: done"))
+            #expect(!b.process.text.contains("no heartbeat from a"))
+            #expect(!a.process.text.contains("no heartbeat from b"))
+            #expect(!a.process.text.contains("link to b lost"))
+            let members = try await console.request("members")
+            let memberB = members["members"]?.arrayValue?.first { $0["name"]?.stringValue == "b" }
+            #expect(memberB?["reachable"]?.boolValue == true)
+        }
+    }
+
+    /// A consumer's code goes on, after a remote call returns, on the thread that received the answer
+    /// (the node's event loop thread) until it next suspends: a's `stall-after-call` plugin blocks that
+    /// thread for 3 s after its call to b's clock. The loop's standby thread must take a's loop over, or
+    /// a would neither answer b's heartbeats nor send its own.
+    @Test("A consumer blocking for 3 s right after a remote call, with a 2 s heartbeat timeout, does not get its node declared down")
+    func consumerBlockingAfterACallKeepsTheLink() async throws {
+        try await TestCluster.run { cluster in
+            let timing = ["--heartbeat-interval", "0.2", "--heartbeat-timeout", "2"]
+            try cluster.folder.write("b.json", #"{"version": 1, "entries": [{"id": "clock", "plugin": "clock"}]}"#)
+            let b = try await ClusterMember.launch(
+                "b", folder: cluster.folder,
+                arguments: ["--name", "b", "--entries", cluster.folder.path("b.json"), "--listen", "unix:\(cluster.folder.path("b.sock"))"] + timing,
+                executable: NodeProcess.testNodeExecutable)
+            cluster.track(b)
+            try cluster.folder.write("a.json", #"""
+                {"version": 1, "entries": [{"id": "staller", "plugin": "stall-after-call", "config": {"seconds": 3}}]}
+                """#)
+            let a = try await ClusterMember.launch(
+                "a", folder: cluster.folder,
+                arguments: ["--name", "a", "--entries", cluster.folder.path("a.json"), "--listen", "unix:\(cluster.folder.path("a.sock"))",
+                            "--peer", b.address] + timing,
+                executable: NodeProcess.testNodeExecutable)
+            cluster.track(a)
+            try #require(await a.waitForLine(containing: "stall-after-call: blocking"))
+            try #require(await a.waitForLine(containing: "stall-after-call: done", timeout: .seconds(20)))
+
+            #expect(!b.process.text.contains("no heartbeat from a"))
+            #expect(!a.process.text.contains("no heartbeat from b"))
+            #expect(!b.process.text.contains("link to a lost"))
+            let console = try await cluster.control(b)
+            let members = try await console.request("members")
+            let memberA = members["members"]?.arrayValue?.first { $0["name"]?.stringValue == "a" }
+            #expect(memberA?["reachable"]?.boolValue == true)
+        }
+    }
 }

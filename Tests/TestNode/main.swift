@@ -6,8 +6,43 @@ import Foundation
 // does not have: `CORDIS_TEST_INTERFACE_VERSIONS=clock=V[,counter=W]` makes it claim those interface
 // versions, as a node built from a changed interface would (building a second binary in a test is not
 // possible here); the plugin `busy` (config `{"seconds": S}`) blocks `CordisActor` for S seconds when it
-// starts, as a misbehaving plugin would, logging `busy: blocking` before and `busy: done` after.
+// starts, as a misbehaving plugin would, logging `busy: blocking` before and `busy: done` after; the
+// plugin `stall` provides the remote service `stall`, whose `block(seconds)` blocks the thread that
+// serves the call for that long, as a misbehaving provider would; the plugin `stall-after-call` (config
+// `{"seconds": S}`) calls `clock.now()` and then blocks the thread its code resumed on for S seconds,
+// logging `stall-after-call: blocking` and `stall-after-call: done`.
+
+/// The test service `stall`.
+@Remote
+protocol StallAPI: Sendable {
+    /// Blocks the serving thread (not a suspension) for `seconds` (at most 60), then returns them.
+    func block(_ seconds: Double) async throws -> Double
+}
+
+enum StallServiceKey: RemoteServiceKey {
+    typealias Value = any StallAPI
+    typealias Interface = StallAPIRemote
+    static let name = "stall"
+}
+
+@CordisActor
+final class Stall: StallAPI {
+    let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    func block(_ seconds: Double) async throws -> Double {
+        logger.info("stall: blocking for \(seconds) s")
+        usleep(UInt32(max(0, min(seconds, 60)) * 1_000_000))
+        logger.info("stall: done")
+        return seconds
+    }
+}
+
 var services = BuiltinCatalog.remoteServices
+services.register(StallServiceKey.self)
 for pair in (ProcessInfo.processInfo.environment["CORDIS_TEST_INTERFACE_VERSIONS"] ?? "").split(separator: ",") {
     let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
     guard parts.count == 2 else { continue }
@@ -29,6 +64,16 @@ func testCatalog(node: String) -> PluginCatalog {
         // Deliberately blocks the actor's thread (not a suspension): what the test is about.
         usleep(UInt32(max(0, min(config.seconds, 60)) * 1_000_000))
         logger.info("busy: done")
+    }
+    catalog.register(name: "stall-after-call", config: BusyConfig.self, inject: [Dependency(ClockServiceKey.self)]) { scope, config in
+        let logger = scope.ctx.logger("stall-after-call")
+        let reading = try await scope.ctx.get(ClockServiceKey.self).now()
+        logger.info("stall-after-call: blocking for \(config.seconds) s after a reading from \(reading.node)")
+        usleep(UInt32(max(0, min(config.seconds, 60)) * 1_000_000))
+        logger.info("stall-after-call: done")
+    }
+    catalog.register(name: "stall", provides: [StallServiceKey.name]) { scope in
+        try scope.ctx.provide(StallServiceKey.self, Stall(logger: scope.ctx.logger("stall")))
     }
     return catalog
 }

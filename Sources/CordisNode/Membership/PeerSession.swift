@@ -58,25 +58,36 @@ final class PeerSession {
     var role: PeerRole { identity.role }
 
     /// Starts reading messages and sending heartbeats; both end with the link.
+    ///
+    /// The reader prefers the node's event loop as its executor: the loop thread that decodes a message
+    /// resumes the reader in the same turn, so a call is read, served (its provider runs until it first
+    /// suspends) and answered there, with no thread hand-off. A provider that blocks the thread is
+    /// covered by the loop's takeover: after `EventLoop.defaultTakeover` a standby thread runs the loop
+    /// (heartbeats, other links) until the blocked job returns.
     func run() {
         guard !isRunning, !isOver else { return }
         isRunning = true
         lastBeat = ContinuousClock.now
         lastHeardSeen = link.lastHeard
         silence = lastBeat - lastHeardSeen
-        let link = self.link
-        reader = Task { [weak self] in
-            do {
-                for try await message in link.messages {
-                    guard let self, let node = self.node else { break }
-                    node.handle(message, from: self)
-                }
-            } catch {
-                self?.node?.logger.info("link to \(link.peer.name) failed: \(error)")
-            }
-            self?.finish()
+        let loop = node?.loop
+        reader = Task(executorPreference: loop) { [weak self] in
+            await self?.readMessages()
         }
         scheduleHeartbeat()
+    }
+
+    private func readMessages() async {
+        let link = self.link
+        do {
+            for try await message in link.messages {
+                guard let node = self.node else { break }
+                node.handle(message, from: self)
+            }
+        } catch {
+            node?.logger.info("link to \(link.peer.name) failed: \(error)")
+        }
+        finish()
     }
 
     private func scheduleHeartbeat() {
@@ -167,9 +178,12 @@ final class PeerSession {
     func call(service: String, realm: String?, method: String, arguments: JSONObject) async throws -> JSONValue {
         let link = self.link
         node?.logger.debug("calling \(service).\(method) on \(identity.name)", fields: [("CORDIS_PEER", identity.name)])
+        let calls = self.calls
         do {
-            return try await calls.call(CallRequest(service: service, realm: realm, method: method, args: arguments)) {
-                try link.enqueue($0)
+            return try await withTaskExecutorPreference(node?.loop) {
+                try await calls.call(CallRequest(service: service, realm: realm, method: method, args: arguments)) {
+                    try link.enqueue($0)
+                }
             }
         } catch let error as TransportError where error.code == .tooLarge {
             throw RemoteCallError(.tooLarge, "the call of \(service).\(method) does not fit in a frame: \(error.message)")
