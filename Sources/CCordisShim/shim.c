@@ -81,6 +81,14 @@ void ccordis_eventfd_drain(int fd) {
 
 int ccordis_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
 
+int ccordis_allowed_cpus(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+    int count = CPU_COUNT(&set);
+    return count > 0 ? count : 1;
+}
+
 int ccordis_peer_credentials(int fd, uint32_t *uid, uint32_t *gid, int32_t *pid) {
     struct ucred credentials;
     socklen_t length = sizeof credentials;

@@ -41,6 +41,9 @@ void ccordis_eventfd_drain(int fd);
 /// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
 int ccordis_accept(int fd);
 
+/// How many CPUs the calling thread may run on (its affinity mask); 1 when it cannot be read.
+int ccordis_allowed_cpus(void);
+
 /// The peer's credentials on a Unix socket (SO_PEERCRED).
 int ccordis_peer_credentials(int fd, uint32_t *uid, uint32_t *gid, int32_t *pid);
 /// The peer's supplementary groups (SO_PEERGROUPS); returns the count written (at most capacity).

@@ -203,12 +203,21 @@ public final class EventLoop: Sendable {
     package var takeovers: Int { state.withLock { $0.takeovers } }
 
     /// The spin of a loop created without one: `CORDIS_LOOP_SPIN_US` microseconds (0 to 10,000) when
-    /// set, else 20 µs (measured: a remote call's p50 about 15% lower, pinned and unpinned, for no
-    /// more CPU per call; an idle loop does not spin).
-    public static let defaultSpin: Duration = {
-        guard let text = ProcessInfo.processInfo.environment["CORDIS_LOOP_SPIN_US"], let value = Int(text) else {
-            return .microseconds(20)
-        }
+    /// set; else 100 µs when the creating thread may run on two CPUs or more, 20 µs when on one.
+    ///
+    /// A node reads, serves and resumes its callers on the loop thread, so the next event of a busy
+    /// link (the answer to a call just sent, the next call of a peer) usually comes within a round
+    /// trip, about 100 µs: polling that long saves the wake-up of a sleeping thread on an idle CPU,
+    /// which costs tens to hundreds of microseconds on a virtual machine. On one CPU the peer cannot
+    /// make progress while the loop polls, so a short poll only saves the sleep in epoll. The price is
+    /// CPU time: up to the spin for each burst of events on a node with nothing else to do (an idle
+    /// loop does not spin). `docs/performance.md` has the measurements.
+    public static var defaultSpin: Duration {
+        spinFromEnvironment ?? (ccordis_allowed_cpus() >= 2 ? .microseconds(100) : .microseconds(20))
+    }
+
+    private static let spinFromEnvironment: Duration? = {
+        guard let text = ProcessInfo.processInfo.environment["CORDIS_LOOP_SPIN_US"], let value = Int(text) else { return nil }
         return .microseconds(max(0, min(value, 10_000)))
     }()
 
