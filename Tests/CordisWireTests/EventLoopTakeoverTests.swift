@@ -39,6 +39,43 @@ final class ThreadGate: Sendable {
 /// over the loop, so sockets, heartbeat answers and timers go on.
 @Suite("Event loop takeover")
 struct EventLoopTakeoverTests {
+    @Test("A task that prefers a loop goes on after the loop stopped: its jobs run on the default executor, and so does an actor it holds")
+    func taskPreferringAStoppedLoopGoesOn() async throws {
+        let loop = try EventLoop()
+        // The task's continuation, and the test's while it waits for the task to suspend: one lock.
+        let meeting = Mutex<(task: CheckedContinuation<Void, Never>?, test: CheckedContinuation<Void, Never>?)>((nil, nil))
+        let task = Task(executorPreference: loop) { () async -> Int in
+            await withCheckedContinuation { continuation in
+                meeting.withLock { meeting in
+                    meeting.task = continuation
+                    defer { meeting.test = nil }
+                    return meeting.test
+                }?.resume()
+            }
+            // Runs where the loop would have run it; then an actor's code, scheduled on the same
+            // preference, and back.
+            return await LoopStopProbe.shared.bump()
+        }
+        try await withDeadline("the task suspends") {
+            await withCheckedContinuation { continuation in
+                let suspended = meeting.withLock { meeting -> Bool in
+                    if meeting.task != nil { return true }
+                    meeting.test = continuation
+                    return false
+                }
+                if suspended { continuation.resume() }
+            }
+        }
+        await loop.shutdown()
+        meeting.withLock { meeting in
+            defer { meeting.task = nil }
+            return meeting.task
+        }?.resume()
+        let value = try await withDeadline("the task preferring the stopped loop ends") { await task.value }
+        #expect(value == 1)
+        #expect(try await withDeadline("the actor still runs for others") { await LoopStopProbe.shared.bump() } == 2)
+    }
+
     @Test("A task job that blocks the loop thread does not stop the loop: pings are answered and timers fire until it returns")
     func blockedTaskJobDoesNotStopTheLoop() async throws {
         let loop = try EventLoop()
@@ -81,5 +118,16 @@ struct EventLoopTakeoverTests {
         try await client.send(bytes("data"))
         let delivered = try await withDeadline("data after the block") { try await nextFrame(server) }
         #expect(text(delivered) == "data")
+    }
+}
+
+/// An actor the stopped-loop test calls from a task that prefers the loop.
+private actor LoopStopProbe {
+    static let shared = LoopStopProbe()
+    private var count = 0
+
+    func bump() -> Int {
+        count += 1
+        return count
     }
 }

@@ -178,21 +178,35 @@ public final class EventLoop: Sendable {
         enqueueJob(.loop(job))
     }
 
-    /// Runs a task's job on the loop thread (see `enqueue(_:)`).
+    /// Runs a task's job on the loop thread (see `enqueue(_:)`); on Swift's default executor once the
+    /// loop has stopped.
+    ///
+    /// A task keeps preferring the loop after it stopped (a link's reader, a task it started, the
+    /// actor such a task holds): a job it queued then must still run, or the task, and any actor
+    /// scheduled on it, would wait for ever.
     func enqueueTaskJob(_ job: UnownedJob) {
-        enqueueJob(.task(job))
+        if !enqueueJob(.task(job), unlessStopped: true) { globalConcurrentExecutor.enqueue(job) }
     }
 
     private func enqueueJob(_ job: Job) {
+        enqueueJob(job, unlessStopped: false)
+    }
+
+    /// Queues `job` and wakes the loop unless the caller is the loop or a wake-up is on its way. With
+    /// `unlessStopped`, queues nothing and returns false once the loop has stopped.
+    @discardableResult
+    private func enqueueJob(_ job: Job, unlessStopped: Bool) -> Bool {
         let current = pthread_self()
-        let mustWake = state.withLock { state -> Bool in
+        let (queued, mustWake) = state.withLock { state -> (Bool, Bool) in
+            if unlessStopped && state.stopped { return (false, false) }
             state.jobs.append(job)
             // The loop runs its queue dry before it sleeps: no wake-up needed from its own thread.
-            if state.isDriver(current) { return false }
+            if state.isDriver(current) { return (true, false) }
             defer { state.wakePending = true }
-            return !state.wakePending
+            return (true, !state.wakePending)
         }
         if mustWake { wake() }
+        return queued
     }
 
     /// How long a task's job may hold the loop thread before another thread takes the loop over when
