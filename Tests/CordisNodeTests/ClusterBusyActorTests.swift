@@ -7,29 +7,37 @@ import Testing
 /// longer than the heartbeat timeout does not get its node declared down by its peers.
 @Suite("Cluster: a node whose CordisActor is busy stays up")
 struct ClusterBusyActorTests {
+    /// Starts b, then a with b as its peer, both test nodes beating every 0.2 s and giving up after 2 s
+    /// of silence, with the given entries files.
+    static func startPair(_ cluster: TestCluster, b bEntries: String, a aEntries: String) async throws -> (a: ClusterMember, b: ClusterMember) {
+        let timing = ["--heartbeat-interval", "0.2", "--heartbeat-timeout", "2"]
+        try cluster.folder.write("b.json", bEntries)
+        let b = try await ClusterMember.launch(
+            "b", folder: cluster.folder,
+            arguments: ["--name", "b", "--entries", cluster.folder.path("b.json"), "--listen", "unix:\(cluster.folder.path("b.sock"))"] + timing,
+            executable: NodeProcess.testNodeExecutable)
+        cluster.track(b)
+        try cluster.folder.write("a.json", aEntries)
+        let a = try await ClusterMember.launch(
+            "a", folder: cluster.folder,
+            arguments: ["--name", "a", "--entries", cluster.folder.path("a.json"), "--listen", "unix:\(cluster.folder.path("a.sock"))",
+                        "--peer", b.address] + timing,
+            executable: NodeProcess.testNodeExecutable)
+        cluster.track(a)
+        return (a, b)
+    }
     /// Both members beat every 0.2 s and give up after 2 s of silence; a's `busy` plugin blocks a's
     /// `CordisActor` for 3 s. If a's heartbeats depended on the actor, b would declare a down after 2 s.
     @Test("A plugin blocking CordisActor for 3 s with a 2 s heartbeat timeout does not get its node declared down")
     func busyActorKeepsTheLink() async throws {
         try await TestCluster.run { cluster in
-            let timing = ["--heartbeat-interval", "0.2", "--heartbeat-timeout", "2"]
-            try cluster.folder.write("b.json", #"{"version": 1, "entries": [{"id": "clock", "plugin": "clock"}]}"#)
-            let b = try await ClusterMember.launch(
-                "b", folder: cluster.folder,
-                arguments: ["--name", "b", "--entries", cluster.folder.path("b.json"), "--listen", "unix:\(cluster.folder.path("b.sock"))"] + timing,
-                executable: NodeProcess.testNodeExecutable)
-            cluster.track(b)
-            try cluster.folder.write("a.json", #"""
+            let (a, b) = try await Self.startPair(
+                cluster, b: #"{"version": 1, "entries": [{"id": "clock", "plugin": "clock"}]}"#,
+                a: #"""
                 {"version": 1, "entries": [
                   {"id": "greeter", "plugin": "greeter"},
                   {"id": "busy", "plugin": "busy", "config": {"seconds": 3}, "disabled": true}]}
                 """#)
-            let a = try await ClusterMember.launch(
-                "a", folder: cluster.folder,
-                arguments: ["--name", "a", "--entries", cluster.folder.path("a.json"), "--listen", "unix:\(cluster.folder.path("a.sock"))",
-                            "--peer", b.address] + timing,
-                executable: NodeProcess.testNodeExecutable)
-            cluster.track(a)
             let console = try await cluster.control(b)
             try #require(try await console.awaitFiber(ofEntry: "clock", inState: "active") != nil)
             try #require(await a.waitForLine(containing: "hello at"))
@@ -58,20 +66,9 @@ struct ClusterBusyActorTests {
     @Test("A provider blocking the thread that serves its call for 3 s with a 2 s heartbeat timeout does not get its node declared down")
     func blockingProviderKeepsTheLink() async throws {
         try await TestCluster.run { cluster in
-            let timing = ["--heartbeat-interval", "0.2", "--heartbeat-timeout", "2"]
-            try cluster.folder.write("b.json", #"{"version": 1, "entries": [{"id": "stall", "plugin": "stall"}]}"#)
-            let b = try await ClusterMember.launch(
-                "b", folder: cluster.folder,
-                arguments: ["--name", "b", "--entries", cluster.folder.path("b.json"), "--listen", "unix:\(cluster.folder.path("b.sock"))"] + timing,
-                executable: NodeProcess.testNodeExecutable)
-            cluster.track(b)
-            try cluster.folder.write("a.json", #"{"version": 1, "entries": []}"#)
-            let a = try await ClusterMember.launch(
-                "a", folder: cluster.folder,
-                arguments: ["--name", "a", "--entries", cluster.folder.path("a.json"), "--listen", "unix:\(cluster.folder.path("a.sock"))",
-                            "--peer", b.address] + timing,
-                executable: NodeProcess.testNodeExecutable)
-            cluster.track(a)
+            let (a, b) = try await Self.startPair(
+                cluster, b: #"{"version": 1, "entries": [{"id": "stall", "plugin": "stall"}]}"#,
+                a: #"{"version": 1, "entries": []}"#)
             let console = try await cluster.control(a)
             try #require(await console.awaitStatus("a proxy for b's stall") { $0.fibers(plugin: "remote:stall").count == 1 })
 
@@ -95,22 +92,11 @@ struct ClusterBusyActorTests {
     @Test("A consumer blocking for 3 s right after a remote call, with a 2 s heartbeat timeout, does not get its node declared down")
     func consumerBlockingAfterACallKeepsTheLink() async throws {
         try await TestCluster.run { cluster in
-            let timing = ["--heartbeat-interval", "0.2", "--heartbeat-timeout", "2"]
-            try cluster.folder.write("b.json", #"{"version": 1, "entries": [{"id": "clock", "plugin": "clock"}]}"#)
-            let b = try await ClusterMember.launch(
-                "b", folder: cluster.folder,
-                arguments: ["--name", "b", "--entries", cluster.folder.path("b.json"), "--listen", "unix:\(cluster.folder.path("b.sock"))"] + timing,
-                executable: NodeProcess.testNodeExecutable)
-            cluster.track(b)
-            try cluster.folder.write("a.json", #"""
+            let (a, b) = try await Self.startPair(
+                cluster, b: #"{"version": 1, "entries": [{"id": "clock", "plugin": "clock"}]}"#,
+                a: #"""
                 {"version": 1, "entries": [{"id": "staller", "plugin": "stall-after-call", "config": {"seconds": 3}}]}
                 """#)
-            let a = try await ClusterMember.launch(
-                "a", folder: cluster.folder,
-                arguments: ["--name", "a", "--entries", cluster.folder.path("a.json"), "--listen", "unix:\(cluster.folder.path("a.sock"))",
-                            "--peer", b.address] + timing,
-                executable: NodeProcess.testNodeExecutable)
-            cluster.track(a)
             try #require(await a.waitForLine(containing: "stall-after-call: blocking"))
             try #require(await a.waitForLine(containing: "stall-after-call: done", timeout: .seconds(20)))
 
