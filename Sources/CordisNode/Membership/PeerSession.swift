@@ -70,24 +70,37 @@ final class PeerSession {
         lastBeat = ContinuousClock.now
         lastHeardSeen = link.lastHeard
         silence = lastBeat - lastHeardSeen
-        let loop = node?.loop
-        reader = Task(executorPreference: loop) { [weak self] in
-            await self?.readMessages()
+        let session = WeakSession(self)
+        reader = Task(executorPreference: node?.loop) {
+            await Self.read(session)
         }
         scheduleHeartbeat()
     }
 
-    private func readMessages() async {
-        let link = self.link
+    /// A session held weakly: its reader keeps it only while it handles a message, so a session the
+    /// node let go of ends its reader at the next message.
+    private struct WeakSession: Sendable {
+        weak var session: PeerSession?
+        let link: Link
+
+        init(_ session: PeerSession) {
+            self.session = session
+            self.link = session.link
+        }
+    }
+
+    /// The reader: hands each message of the link to the node, then finishes the session.
+    private static func read(_ weak: WeakSession) async {
+        let link = weak.link
         do {
             for try await message in link.messages {
-                guard let node = self.node else { break }
-                node.handle(message, from: self)
+                guard let session = weak.session, let node = session.node else { break }
+                node.handle(message, from: session)
             }
         } catch {
-            node?.logger.info("link to \(link.peer.name) failed: \(error)")
+            weak.session?.node?.logger.info("link to \(link.peer.name) failed: \(error)")
         }
-        finish()
+        weak.session?.finish()
     }
 
     private func scheduleHeartbeat() {
@@ -172,6 +185,11 @@ final class PeerSession {
     // MARK: - Calls to the peer
 
     /// Sends a call and waits for its answer, at most the node's call timeout.
+    ///
+    /// The wait prefers the node's event loop as its executor: the loop thread that decodes the answer
+    /// resumes the caller in the same turn, and the caller's code goes on there until it next suspends
+    /// (no thread woken per call; a caller that blocks instead gets the loop taken over after
+    /// `EventLoop.defaultTakeover`).
     ///
     /// - Throws: `RemoteCallError` (`withdrawn` when the link goes, `timeout`, `overloaded`,
     ///   `too-large` when the request does not fit in a frame, or the provider's error).
