@@ -225,6 +225,17 @@ struct PendingCallsTests {
         await loop.shutdown()
     }
 
+    @Test("a timeout far beyond any clock's range is taken, waits on a real loop, and the answer still ends the call")
+    func hugeTimeout() async throws {
+        let loop = try EventLoop(name: "pending-calls-test")
+        let table = PendingCalls(timers: loop)
+        let task = start(table, timeout: .seconds(Int64.max))
+        let call = try await outbox.call(0)
+        #expect(table.receive(.result(RemoteResult(id: call.id, value: 7))))
+        #expect(try await outcome(task).get() == 7)
+        await loop.shutdown()
+    }
+
     @Test("on a real event loop calls with earlier deadlines than the one waiting time out at their own")
     func earlierDeadlineOnEventLoop() async throws {
         let loop = try EventLoop(name: "pending-calls-test")
