@@ -231,7 +231,7 @@ public final class Fiber {
         guard state != .disposed, !isDriving else { return }
         isDriving = true
         world.driverStarted()
-        Task { await self.drive() }
+        world.startDriver(of: self)
     }
 
     func settled() async {
@@ -239,7 +239,8 @@ public final class Fiber {
         await withCheckedContinuation { settleWaiters.append($0) }
     }
 
-    private func drive() async {
+    /// Runs transitions until the fiber's target is reached; started by `World`'s run queue.
+    func drive() async {
         // Bounded: every iteration performs a transition or ends; transitions are finite, and a
         // fiber whose target keeps changing keeps following it, one transition at a time.
         while let step = nextStep() {

@@ -10,6 +10,10 @@ final class World {
     private var nextRealmID = 0
     private var drivers = 0
     private var quiescenceWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Fibers whose driver starts at the run queue's next turn, in the order they were scheduled.
+    private var runQueue: [Fiber] = []
+    /// Whether a turn of the run queue is queued on the actor.
+    private var turnQueued = false
 
     init(logs: LogHub) {
         self.logs = logs
@@ -46,6 +50,31 @@ final class World {
         let waiters = quiescenceWaiters
         quiescenceWaiters.removeAll()
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Starts `fiber`'s driver at the run queue's next turn: a job of its own on `CordisActor`, after the
+    /// code that scheduled it. Drivers start in the order their fibers were scheduled.
+    func startDriver(of fiber: Fiber) {
+        runQueue.append(fiber)
+        guard !turnQueued else { return }
+        turnQueued = true
+        Task { self.runTurn() }
+    }
+
+    /// One turn of the run queue: starts the driver of every fiber queued before the turn began, one
+    /// after the other, each as a task that runs here at once until it first suspends. A driver that
+    /// ends without suspending (the usual case) has ended, and freed its task, before the next starts,
+    /// so a burst of schedules (a provider returning to 100,000 consumers) never holds a task per fiber
+    /// at once. Fibers scheduled during the turn wait for the next one, queued on the actor behind the
+    /// jobs already waiting for it.
+    private func runTurn() {
+        let batch = runQueue
+        runQueue = []
+        turnQueued = false
+        // Bounded: the batch is fixed when the turn begins.
+        for fiber in batch {
+            _ = Task.immediate { await fiber.drive() }
+        }
     }
 
     /// Whether no fiber has a transition in flight or scheduled.

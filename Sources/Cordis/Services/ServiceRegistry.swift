@@ -8,7 +8,7 @@ final class ServiceRegistry {
     final class SlotState {
         var records: [ProviderRecord] = []
         var current: ProviderRecord?
-        var dependents: [Int: Fiber] = [:]
+        var dependents = OrderedFibers()
         var isEmpty: Bool { records.isEmpty && dependents.isEmpty && current == nil }
     }
 
@@ -65,14 +65,14 @@ final class ServiceRegistry {
     /// Adds a fiber to the dependents of a slot.
     func addDependent(_ fiber: Fiber, on slot: ServiceSlot) {
         let state = slots[slot] ?? SlotState()
-        state.dependents[fiber.id] = fiber
+        state.dependents.insert(fiber)
         slots[slot] = state
     }
 
     /// Removes a fiber from the dependents of a slot.
     func removeDependent(_ fiber: Fiber, on slot: ServiceSlot) {
         guard let state = slots[slot] else { return }
-        state.dependents[fiber.id] = nil
+        state.dependents.remove(id: fiber.id)
         if state.isEmpty { slots[slot] = nil }
     }
 
@@ -86,7 +86,8 @@ final class ServiceRegistry {
         let next = Self.choose(in: state)
         guard next !== previous else { return }
         state.current = next
-        for fiber in state.dependents.values { fiber.schedule() }
+        // In the order the dependents started.
+        for fiber in state.dependents.fibers { fiber.schedule() }
         onChange(slot)
     }
 

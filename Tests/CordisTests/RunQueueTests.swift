@@ -1,0 +1,145 @@
+import Testing
+@testable import Cordis
+
+enum OrderKey: ServiceKey {
+    typealias Value = OrderService
+    static let name = "order"
+}
+
+/// A trivial service whose coming and going the consumers below follow.
+@CordisActor
+final class OrderService {}
+
+/// Consumer loads, in the order they happened.
+@CordisActor
+final class LoadLog {
+    var names: [String] = []
+}
+
+@Suite("Run queue: dependents reload in the order they started, and a driver that suspends holds up no other")
+@CordisActor
+struct RunQueueTests {
+    private func provide(_ root: Context) throws -> Fiber {
+        try root.plugin(name: "provider") { scope in
+            try scope.ctx.provide(OrderKey.self, OrderService())
+        }
+    }
+
+    @Test("A provider that comes back reloads its 200 consumers in the order they started, every time")
+    func consumersReloadInStartOrder() async throws {
+        let root = Context()
+        let log = LoadLog()
+        var provider = try provide(root)
+        let names = (0..<200).map { "consumer-\($0)" }
+        var consumers: [Fiber] = []
+        for name in names {
+            consumers.append(try root.plugin(name: name, inject: [Dependency(OrderKey.self)]) { _ in
+                log.names.append(name)
+            })
+        }
+        await root.settled()
+        #expect(log.names == names)
+        for round in 0..<3 {
+            log.names.removeAll()
+            try await provider.dispose()
+            await root.settled()
+            #expect(consumers.allSatisfy { $0.state == .pending }, "round \(round)")
+            provider = try provide(root)
+            await root.settled()
+            #expect(log.names == names, "round \(round): reloaded out of start order")
+        }
+        // Some consumers gone (holes in the middle and at the start) keep the others' order.
+        for index in stride(from: 0, to: 200, by: 3) { try await consumers[index].dispose() }
+        let kept = names.enumerated().filter { $0.offset % 3 != 0 }.map(\.element)
+        log.names.removeAll()
+        try await provider.dispose()
+        provider = try provide(root)
+        await root.settled()
+        #expect(log.names == kept)
+    }
+
+    @Test("A consumer whose load waits for a later consumer's load does not hold it up")
+    func suspendedDriverDoesNotBlockTheNext() async throws {
+        try await withinDeadline("two consumers that wait for each other") {
+            let root = Context()
+            let signal = Signal()
+            let waiter = try root.plugin(name: "waiter", inject: [Dependency(OrderKey.self)]) { _ in
+                await signal.wait()
+            }
+            let signaller = try root.plugin(name: "signaller", inject: [Dependency(OrderKey.self)]) { _ in
+                signal.fire()
+            }
+            _ = try provide(root)
+            // Quiescent only once both loads ended: a driver that held up the next would never get there.
+            await root.settled()
+            #expect(waiter.state == .active)
+            #expect(signaller.state == .active)
+        }
+    }
+
+    @Test("Fibers scheduled while a turn runs start in a later turn, after it")
+    func scheduledDuringATurnStartAfterIt() async throws {
+        let root = Context()
+        let log = LoadLog()
+        // The first consumer starts a child when it loads: the child's driver is queued during the turn.
+        let first = try root.plugin(name: "first") { scope in
+            log.names.append("first")
+            try scope.ctx.plugin(name: "child") { _ in log.names.append("child") }
+        }
+        let second = try root.plugin(name: "second") { _ in log.names.append("second") }
+        await root.settled()
+        #expect(first.state == .active && second.state == .active)
+        #expect(log.names == ["first", "second", "child"])
+    }
+}
+
+/// A one-shot signal one plugin waits for and another fires.
+@CordisActor
+private final class Signal {
+    private var fired = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if fired { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func fire() {
+        fired = true
+        let resumed = waiters
+        waiters.removeAll()
+        for waiter in resumed { waiter.resume() }
+    }
+}
+
+@Suite("OrderedFibers")
+@CordisActor
+struct OrderedFibersTests {
+    @Test("Keeps the order of adding through removals and compactions; adding twice keeps one")
+    func orderThroughRemovals() {
+        let root = Context()
+        let fibers = (0..<100).map { _ in
+            Fiber(id: root.world.makeFiberID(), world: root.world, runner: root.fiber.runner, parent: root.fiber, state: .pending)
+        }
+        var list = OrderedFibers()
+        for fiber in fibers { list.insert(fiber) }
+        list.insert(fibers[5])
+        #expect(list.count == 100)
+        #expect(list.fibers.map(\.id) == fibers.map(\.id))
+        // Remove 70 of them (forcing compactions), in an order unrelated to adding.
+        var removed = Set<Int>()
+        for index in (0..<100).map({ ($0 * 37) % 100 }).prefix(70) {
+            list.remove(id: fibers[index].id)
+            removed.insert(fibers[index].id)
+            #expect(list.fibers.map(\.id) == fibers.map(\.id).filter { !removed.contains($0) })
+        }
+        #expect(list.count == 30)
+        list.remove(id: fibers[((0 * 37) % 100)].id)
+        #expect(list.count == 30)
+        // Added again after removal: at the end.
+        list.insert(fibers[0])
+        #expect(list.fibers.last === fibers[0])
+        for fiber in fibers { list.remove(id: fiber.id) }
+        #expect(list.isEmpty && list.fibers.isEmpty)
+    }
+}
