@@ -70,7 +70,7 @@ func format(_ value: Double) -> String {
 @CordisActor
 func runCore(quick: Bool) async throws {
     let sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]
-    let rows = try await CoreBenchmark.run(sizes: sizes)
+    let rows = try await CoreBenchmark.run(sizes: sizes, repetitions: quick ? 1 : CoreBenchmark.repetitions)
     var ratios: [String: Double] = [:]
     if let ten = rows.first(where: { $0.consumers == 10_000 }), let hundred = rows.first(where: { $0.consumers == 100_000 }) {
         ratios["load t(100k)/t(10k)"] = hundred.load / ten.load

@@ -109,8 +109,11 @@ public final class Context {
         child.attach(context: context, strongly: true)
         child.logFields = fiber.logFields
         world.remember(child)
-        child.parentHandle = try owner.collect("ctx.plugin()") { [weak child] in
-            await child?.dispose(reason: .parent)
+        // Unowned, not weak: the world holds the child until it is disposed, and disposing it detaches this
+        // handle (dropping the closure) first, so the closure never runs after the child is gone. A weak
+        // reference would give every fiber a side table, and every retain of it a trip there.
+        child.parentHandle = try owner.collect("ctx.plugin()") { [unowned child] in
+            await child.dispose(reason: .parent)
         }
         for dependency in runner.dependencies {
             world.registry.addDependent(child, on: context.realm(for: dependency.name).slot(dependency.name))

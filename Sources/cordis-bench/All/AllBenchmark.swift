@@ -117,7 +117,7 @@ enum AllBenchmark {
 
     static func core(_ settings: Settings, into samples: inout Samples) async throws {
         let sizes = settings.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]
-        let rows = try await CoreBenchmark.run(sizes: sizes)
+        let rows = try await CoreBenchmark.run(sizes: sizes, repetitions: settings.quick ? 1 : CoreBenchmark.repetitions)
         guard let ten = rows.first(where: { $0.consumers == 10_000 }), let largest = rows.last, let before = rows.dropLast().last
         else { return }
         samples.add("core_withdraw_10k_ms", ten.withdraw * 1000)

@@ -14,9 +14,13 @@ final class BenchService {}
 
 /// `cordis-bench core`: N consumer fibers of one service; time to load them all, to drop them all to
 /// `pending` on withdrawal, to bring them all back, and heap bytes per fiber (glibc's count of bytes in
-/// use, which a size measured after a larger one still sees: resident memory does not shrink).
+/// use, which a size measured after a larger one still sees: resident memory does not shrink). Each size is
+/// measured `repetitions` times, interleaved with the others; a row holds the medians.
 @CordisActor
 enum CoreBenchmark {
+    /// How many times a full run measures each size (a `--quick` run once).
+    static let repetitions = 3
+
     struct Row {
         var consumers: Int
         var load: Double
@@ -25,12 +29,28 @@ enum CoreBenchmark {
         var bytesPerFiber: Double
     }
 
-    static func run(sizes: [Int]) async throws -> [Row] {
-        var rows: [Row] = []
-        for size in sizes {
-            rows.append(try await measure(consumers: size))
+    /// Measures every size `repetitions` times, the sizes interleaved (1k, 10k, 100k, 1k, …) so a change in
+    /// the machine's load falls on all of them; each figure of a row is the median of its repetitions.
+    /// One measurement of 10,000 fibers takes tens of milliseconds, which another process on this
+    /// machine can stretch by half: a ratio of two single measurements is mostly that noise.
+    static func run(sizes: [Int], repetitions: Int = 1) async throws -> [Row] {
+        var measured: [Int: [Row]] = [:]
+        for _ in 0..<max(1, repetitions) {
+            for size in sizes {
+                measured[size, default: []].append(try await measure(consumers: size))
+            }
         }
-        return rows
+        return sizes.map { size in
+            let rows = measured[size] ?? []
+            func median(_ figure: (Row) -> Double) -> Double {
+                let sorted = rows.map(figure).sorted()
+                let middle = sorted.count / 2
+                return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+            }
+            return Row(
+                consumers: size, load: median(\.load), withdraw: median(\.withdraw), reprovide: median(\.reprovide),
+                bytesPerFiber: median(\.bytesPerFiber))
+        }
     }
 
     private static func provide(on root: Context) throws -> Fiber {
