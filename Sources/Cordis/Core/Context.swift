@@ -217,7 +217,7 @@ public final class Context {
     /// Like `get(_:)`, naming `property` (the `@Inject` property) in the error.
     public func get<K: ServiceKey>(_ key: K.Type, property: String) throws -> K.Value {
         let record: ProviderRecord
-        if let pinned = fiber.resolved[K.name] {
+        if let pinned = fiber.pinned(K.name) {
             record = pinned
         } else if fiber.dependencies.contains(where: { $0.name == K.name }) {
             throw CordisError(.serviceUnavailable, "cannot get required service \"\(property)\" in inactive context")

@@ -36,8 +36,8 @@ public final class Fiber {
     private weak var weakContext: Context?
     /// The scope of the current life (loading or active), nil otherwise.
     private(set) var scope: EffectScope?
-    /// The providers pinned for the current life, by service name.
-    private(set) var resolved: [String: ProviderRecord] = [:]
+    /// The providers pinned for the current life, in the order of the fiber's dependencies.
+    private(set) var resolved: [Target.Pin] = []
     private var failedTarget: Target?
     private var instance: AnyObject?
     private var wantsDispose = false
@@ -112,7 +112,14 @@ public final class Fiber {
     }
 
     /// The provider in use for each injected service, while loaded.
-    public var providers: [String: ProviderRecord] { resolved }
+    public var providers: [String: ProviderRecord] {
+        Dictionary(resolved.map { ($0.service, $0.record) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The provider pinned for `service` in the current life, if any.
+    func pinned(_ service: String) -> ProviderRecord? {
+        resolved.first { $0.service == service }?.record
+    }
 
     /// The services this fiber provides now, with their realms.
     public var provided: [ServiceSlot] { records.map(\.slot) }
@@ -271,20 +278,33 @@ public final class Fiber {
         case finalize
     }
 
-    /// The providers a fiber would use now, by service name; nil when a required one is missing.
+    /// The providers a fiber would use now, in the order of its dependencies (an optional one that is
+    /// not provided is left out); nil when a required one is missing. A fiber has a handful of
+    /// dependencies at most, so a list, not a dictionary: no hashing, one allocation.
     struct Target: Equatable {
-        var records: [String: ProviderRecord]
+        /// One injected service and the provider it resolves to.
+        struct Pin {
+            var service: String
+            var record: ProviderRecord
+        }
+
+        var records: [Pin]
+
+        /// The same services resolving to the same provider fibers (a provider fiber that provides
+        /// again keeps its consumers).
         static func == (lhs: Target, rhs: Target) -> Bool {
             lhs.records.count == rhs.records.count
-                && lhs.records.allSatisfy { key, record in rhs.records[key]?.fiber === record.fiber }
+                && zip(lhs.records, rhs.records).allSatisfy { $0.service == $1.service && $0.record.fiber === $1.record.fiber }
         }
     }
 
     private func currentTarget() -> Target? {
-        var records: [String: ProviderRecord] = [:]
-        for dependency in runner.dependencies {
+        let dependencies = runner.dependencies
+        var records: [Target.Pin] = []
+        records.reserveCapacity(dependencies.count)
+        for dependency in dependencies {
             if let record = world.registry.current(slot(for: dependency.name)) {
-                records[dependency.name] = record
+                records.append(Target.Pin(service: dependency.name, record: record))
             } else if !dependency.optional {
                 return nil
             }
@@ -325,8 +345,8 @@ public final class Fiber {
     private func load(_ target: Target) async {
         setState(.loading)
         resolved = target.records
-        for record in target.records.values where record.fiber !== self {
-            record.fiber.consumers.insert(id)
+        for pin in target.records where pin.record.fiber !== self {
+            pin.record.fiber.consumers.insert(id)
         }
         let scope = EffectScope(ctx: ctx)
         self.scope = scope
@@ -380,9 +400,9 @@ public final class Fiber {
 
     private func releaseProviders() {
         let held = resolved
-        resolved = [:]
-        for record in held.values where record.fiber !== self {
-            record.fiber.release(consumer: id)
+        resolved = []
+        for pin in held where pin.record.fiber !== self {
+            pin.record.fiber.release(consumer: id)
         }
     }
 
