@@ -205,7 +205,7 @@ struct TransportListenerTests {
         let loop = try EventLoop()
         defer { Task { await loop.shutdown() } }
         for round in 0..<200 {
-            let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0))
+            let listener = try listenOutsideTheEphemeralRange(loop)
             let address = listener.address
             let ended = Task { await nextConnection(listener) }
             listener.close()
@@ -219,6 +219,22 @@ struct TransportListenerTests {
                 #expect(error.code == .connectionRefused)
             }
         }
+    }
+
+    /// A TCP listener on a loopback port below the kernel's default ephemeral range (32768-60999), where it never
+    /// places another test's listener on port 0 nor a dial's own end: a dial to it after it closed
+    /// can only be refused (a port from the ephemeral range was once taken meanwhile by a listener
+    /// another test opened on port 0, or picked as the dial's own source port, and the dial accepted).
+    private func listenOutsideTheEphemeralRange(_ loop: EventLoop) throws -> Listener {
+        // Bounded: 100 random ports of 22,000; a port in use is skipped.
+        for _ in 0..<100 {
+            do {
+                return try loop.listen(on: .tcp(host: "127.0.0.1", port: UInt16.random(in: 10_000...32_000)))
+            } catch let error as TransportError where error.code == .addressInUse {
+                continue
+            }
+        }
+        throw TransportError(.addressInUse, "no free port in 10000-32000 after 100 tries")
     }
 
     @Test("Connections over the limit of established ones are closed on accept and reported")
