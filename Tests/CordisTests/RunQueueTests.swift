@@ -10,12 +10,6 @@ enum OrderKey: ServiceKey {
 @CordisActor
 final class OrderService {}
 
-/// Consumer loads, in the order they happened.
-@CordisActor
-final class LoadLog {
-    var names: [String] = []
-}
-
 @Suite("Run queue: dependents reload in the order they started, and a driver that suspends holds up no other")
 @CordisActor
 struct RunQueueTests {
@@ -28,46 +22,46 @@ struct RunQueueTests {
     @Test("A provider that comes back reloads its 200 consumers in the order they started, every time")
     func consumersReloadInStartOrder() async throws {
         let root = Context()
-        let log = LoadLog()
+        let log = Trail()
         var provider = try provide(root)
         let names = (0..<200).map { "consumer-\($0)" }
         var consumers: [Fiber] = []
         for name in names {
             consumers.append(try root.plugin(name: name, inject: [Dependency(OrderKey.self)]) { _ in
-                log.names.append(name)
+                log.add(name)
             })
         }
         await root.settled()
-        #expect(log.names == names)
+        #expect(log.entries == names)
         for round in 0..<3 {
-            log.names.removeAll()
+            log.reset()
             try await provider.dispose()
             await root.settled()
             #expect(consumers.allSatisfy { $0.state == .pending }, "round \(round)")
             provider = try provide(root)
             await root.settled()
-            #expect(log.names == names, "round \(round): reloaded out of start order")
+            #expect(log.entries == names, "round \(round): reloaded out of start order")
         }
         // Some consumers gone (holes in the middle and at the start) keep the others' order.
         for index in stride(from: 0, to: 200, by: 3) { try await consumers[index].dispose() }
         let kept = names.enumerated().filter { $0.offset % 3 != 0 }.map(\.element)
-        log.names.removeAll()
+        log.reset()
         try await provider.dispose()
         provider = try provide(root)
         await root.settled()
-        #expect(log.names == kept)
+        #expect(log.entries == kept)
     }
 
     @Test("A consumer whose load waits for a later consumer's load does not hold it up")
     func suspendedDriverDoesNotBlockTheNext() async throws {
         try await withinDeadline("two consumers that wait for each other") {
             let root = Context()
-            let signal = Signal()
+            let gate = Gate()
             let waiter = try root.plugin(name: "waiter", inject: [Dependency(OrderKey.self)]) { _ in
-                await signal.wait()
+                await gate.pass()
             }
             let signaller = try root.plugin(name: "signaller", inject: [Dependency(OrderKey.self)]) { _ in
-                signal.fire()
+                gate.open()
             }
             _ = try provide(root)
             // Quiescent only once both loads ended: a driver that held up the next would never get there.
@@ -80,35 +74,16 @@ struct RunQueueTests {
     @Test("Fibers scheduled while a turn runs start in a later turn, after it")
     func scheduledDuringATurnStartAfterIt() async throws {
         let root = Context()
-        let log = LoadLog()
+        let log = Trail()
         // The first consumer starts a child when it loads: the child's driver is queued during the turn.
         let first = try root.plugin(name: "first") { scope in
-            log.names.append("first")
-            try scope.ctx.plugin(name: "child") { _ in log.names.append("child") }
+            log.add("first")
+            try scope.ctx.plugin(name: "child") { _ in log.add("child") }
         }
-        let second = try root.plugin(name: "second") { _ in log.names.append("second") }
+        let second = try root.plugin(name: "second") { _ in log.add("second") }
         await root.settled()
         #expect(first.state == .active && second.state == .active)
-        #expect(log.names == ["first", "second", "child"])
-    }
-}
-
-/// A one-shot signal one plugin waits for and another fires.
-@CordisActor
-private final class Signal {
-    private var fired = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func wait() async {
-        if fired { return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func fire() {
-        fired = true
-        let resumed = waiters
-        waiters.removeAll()
-        for waiter in resumed { waiter.resume() }
+        #expect(log.entries == ["first", "second", "child"])
     }
 }
 
