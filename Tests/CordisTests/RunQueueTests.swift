@@ -90,12 +90,16 @@ struct RunQueueTests {
 @Suite("OrderedFibers")
 @CordisActor
 struct OrderedFibersTests {
-    @Test("Keeps the order of adding through removals and compactions; adding twice keeps one")
-    func orderThroughRemovals() {
+    private func makeFibers(_ count: Int) -> [Fiber] {
         let root = Context()
-        let fibers = (0..<100).map { _ in
+        return (0..<count).map { _ in
             Fiber(id: root.world.makeFiberID(), world: root.world, runner: root.fiber.runner, parent: root.fiber, state: .pending)
         }
+    }
+
+    @Test("Keeps the fibers by id through removals and compactions; adding twice keeps one; finds each by id")
+    func orderThroughRemovals() {
+        let fibers = makeFibers(100)
         var list = OrderedFibers()
         for fiber in fibers { list.insert(fiber) }
         list.insert(fibers[5])
@@ -107,14 +111,29 @@ struct OrderedFibersTests {
             list.remove(id: fibers[index].id)
             removed.insert(fibers[index].id)
             #expect(list.fibers.map(\.id) == fibers.map(\.id).filter { !removed.contains($0) })
+            #expect(list.count == 100 - removed.count)
         }
+        for fiber in fibers {
+            #expect((list[fiber.id] === fiber) == !removed.contains(fiber.id))
+        }
+        // Removing again, or an id never added, changes nothing.
+        list.remove(id: fibers[0].id)
+        list.remove(id: -1)
         #expect(list.count == 30)
-        list.remove(id: fibers[((0 * 37) % 100)].id)
-        #expect(list.count == 30)
-        // Added again after removal: at the end.
+        // Added again after removal: back in its place by id.
         list.insert(fibers[0])
-        #expect(list.fibers.last === fibers[0])
+        #expect(list.fibers.first === fibers[0])
+        #expect(list.count == 31)
         for fiber in fibers { list.remove(id: fiber.id) }
         #expect(list.isEmpty && list.fibers.isEmpty)
+    }
+
+    @Test("Fibers added out of id order are kept by id")
+    func outOfOrder() {
+        let fibers = makeFibers(40)
+        var list = OrderedFibers()
+        for index in (0..<40).map({ ($0 * 17) % 40 }) { list.insert(fibers[index]) }
+        #expect(list.count == 40)
+        #expect(list.fibers.map(\.id) == fibers.map(\.id))
     }
 }

@@ -277,7 +277,7 @@ public final class Context {
     // MARK: - Inspection
 
     /// Every live fiber of this world, by id.
-    public var fibers: [Fiber] { world.fibers.values.sorted { $0.id < $1.id } }
+    public var fibers: [Fiber] { world.fibers.fibers }
 
     /// Waits until no fiber of this world has a transition in flight.
     public func settled() async {

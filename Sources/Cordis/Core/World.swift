@@ -5,7 +5,8 @@ final class World {
     let registry = ServiceRegistry()
     let events = EventBus()
     let logs: LogHub
-    private(set) var fibers: [Int: Fiber] = [:]
+    /// Every fiber of the world not yet disposed, by id.
+    private(set) var fibers = OrderedFibers()
     private var nextFiberID = 0
     private var nextRealmID = 0
     private var drivers = 0
@@ -33,11 +34,11 @@ final class World {
     }
 
     func remember(_ fiber: Fiber) {
-        fibers[fiber.id] = fiber
+        fibers.insert(fiber)
     }
 
     func forget(_ fiber: Fiber) {
-        fibers[fiber.id] = nil
+        fibers.remove(id: fiber.id)
     }
 
     func driverStarted() {

@@ -209,7 +209,7 @@ extension Loader {
 
     private func childrenByParent() -> [ObjectIdentifier: [Fiber]] {
         var children: [ObjectIdentifier: [Fiber]] = [:]
-        for fiber in ctx.world.fibers.values {
+        for fiber in ctx.world.fibers.fibers {
             guard let parent = fiber.parent else { continue }
             children[ObjectIdentifier(parent), default: []].append(fiber)
         }

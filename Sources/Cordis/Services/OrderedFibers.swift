@@ -1,48 +1,71 @@
-/// Fibers in the order they were added, each once: adding, removing and finding one by id take constant
-/// time (amortized), and iteration follows the order of adding.
+/// Fibers ordered by id, which is the order they started in, each once.
 ///
-/// A slot's dependents are kept in it, so a provider that comes or goes reschedules its consumers in the
-/// order they started (as cordis does), and a burst of reschedules walks them in the order their memory
-/// was allocated rather than in hash order.
+/// A fiber is usually added when it starts, with an id above every other here: adding appends it.
+/// Removing one finds it by binary search and leaves a hole until the next compaction, so removing
+/// costs logarithmic time (constant, amortized, for the compaction). There is no hash table: a world
+/// of 100,000 fibers keeps one array of them, and walking it visits them in the order their memory was
+/// allocated. A slot's dependents and the world's fibers are kept in one each, so a provider that
+/// comes or goes reschedules its consumers in the order they started (as cordis does).
 struct OrderedFibers {
-    /// The fibers in the order they were added; a removed one leaves a hole until the next compaction.
-    private var entries: [Fiber?] = []
-    /// Each fiber's position in `entries`, by fiber id.
-    private var positions: [Int: Int] = [:]
+    /// Every fiber here and the holes removals left, by ascending id.
+    private var entries: [(id: Int, fiber: Fiber?)] = []
 
     /// The number of fibers.
-    var count: Int { positions.count }
+    private(set) var count = 0
 
     /// Whether there is no fiber.
-    var isEmpty: Bool { positions.isEmpty }
+    var isEmpty: Bool { count == 0 }
 
-    /// The fibers, oldest first.
-    var fibers: [Fiber] { entries.compactMap { $0 } }
+    /// The fibers, by ascending id.
+    var fibers: [Fiber] { entries.compactMap(\.fiber) }
 
-    /// Adds `fiber` at the end, unless it is already here.
+    /// The fiber with `id`, if it is here.
+    subscript(id: Int) -> Fiber? {
+        let index = firstIndex(notBelow: id)
+        return index < entries.count && entries[index].id == id ? entries[index].fiber : nil
+    }
+
+    /// Adds `fiber` in its place by id, unless it is already here.
     mutating func insert(_ fiber: Fiber) {
-        guard positions[fiber.id] == nil else { return }
-        positions[fiber.id] = entries.count
-        entries.append(fiber)
+        let id = fiber.id
+        guard let last = entries.last, last.id >= id else {
+            entries.append((id, fiber))
+            count += 1
+            return
+        }
+        let index = firstIndex(notBelow: id)
+        if index < entries.count, entries[index].id == id {
+            guard entries[index].fiber == nil else { return }
+            entries[index].fiber = fiber
+        } else {
+            entries.insert((id, fiber), at: index)
+        }
+        count += 1
     }
 
     /// Removes the fiber with `id`, if it is here.
     mutating func remove(id: Int) {
-        guard let position = positions.removeValue(forKey: id) else { return }
-        entries[position] = nil
-        if positions.isEmpty {
+        let index = firstIndex(notBelow: id)
+        guard index < entries.count, entries[index].id == id, entries[index].fiber != nil else { return }
+        entries[index].fiber = nil
+        count -= 1
+        if count == 0 {
             entries.removeAll()
-        } else if entries.count >= 16, positions.count < entries.count / 2 {
-            compact()
+        } else if entries.count >= 16, count < entries.count / 2 {
+            // At most once per as many removals as fibers remain.
+            entries.removeAll { $0.fiber == nil }
         }
     }
 
-    /// Drops the holes: at most once per as many removals as fibers remain, so removing costs constant
-    /// time on average.
-    private mutating func compact() {
-        entries = entries.filter { $0 != nil }
-        for (position, fiber) in entries.enumerated() {
-            if let fiber { positions[fiber.id] = position }
+    /// The position of the first entry whose id is `id` or above (`entries.count` if none).
+    private func firstIndex(notBelow id: Int) -> Int {
+        // Bounded: the range halves every pass.
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].id < id { low = middle + 1 } else { high = middle }
         }
+        return low
     }
 }
