@@ -1,6 +1,10 @@
 import CordisJSON
 
-/// How a fiber makes and runs its plugin: the name, dependencies, config, and type-erased factories.
+/// How a fiber makes and runs its plugin: the name, dependencies, config, and how to instantiate it or
+/// replace its config.
+///
+/// One object per runner holds all of it (a plugin type with its config, or a function plugin with its
+/// `apply`), so a fiber's plugin costs one allocation, not one per closure.
 @CordisActor
 struct PluginRunner {
     /// A loaded plugin: its instance (nil for function plugins), `apply`, and the services it provides.
@@ -10,37 +14,31 @@ struct PluginRunner {
         var provisions: @CordisActor () -> [ServiceProvision]
     }
 
-    var name: String
-    var dependencies: [Dependency]
-    var provides: [String]
-    var config: Any
-    var instantiate: @CordisActor (Context) throws -> Loaded
-    /// Returns a runner with another config (typed); throws on a type mismatch.
-    var reconfiguredWith: @CordisActor (Any) throws -> PluginRunner
-    /// Returns a runner with another config decoded from JSON; throws a config error.
-    var reconfiguredWithJSON: @CordisActor (JSONValue) throws -> PluginRunner
+    private let definition: any PluginDefinition
+    /// The services it injects, kept here too: a fiber reads them on every step, and this saves it a
+    /// visit to the definition.
+    let dependencies: [Dependency]
 
-    func reconfigured(_ config: Any) throws -> PluginRunner { try reconfiguredWith(config) }
-    func reconfigured(json: JSONValue) throws -> PluginRunner { try reconfiguredWithJSON(json) }
+    private init(_ definition: any PluginDefinition) {
+        self.definition = definition
+        self.dependencies = definition.dependencies
+    }
+
+    var name: String { definition.name }
+    var provides: [String] { definition.provides }
+    var config: Any { definition.config }
+
+    func instantiate(_ ctx: Context) throws -> Loaded { try definition.instantiate(ctx) }
+
+    /// A runner with another config (typed); throws on a type mismatch.
+    func reconfigured(_ config: Any) throws -> PluginRunner { try definition.reconfigured(config) }
+
+    /// A runner with another config decoded from JSON; throws a config error.
+    func reconfigured(json: JSONValue) throws -> PluginRunner { try definition.reconfigured(json: json) }
 
     /// A runner for a plugin type with a decoded config.
     static func forType<P: Plugin>(_ type: P.Type, config: P.Config) -> PluginRunner {
-        PluginRunner(
-            name: P.name, dependencies: P.injects, provides: P.provides, config: config,
-            instantiate: { ctx in
-                let instance = P(ctx: ctx, config: config)
-                return Loaded(object: instance, apply: { try await instance.apply($0) }, provisions: { instance.provisions() })
-            },
-            reconfiguredWith: { value in
-                guard let typed = value as? P.Config else {
-                    throw CordisError(
-                        .typeMismatch, "plugin \(P.name) takes a config of type \(P.Config.self), not \(Swift.type(of: value))")
-                }
-                return forType(P.self, config: typed)
-            },
-            reconfiguredWithJSON: { json in
-                try forType(P.self, config: ConfigDecoding.decode(P.Config.self, from: json, plugin: P.name))
-            })
+        PluginRunner(TypeDefinition<P>(config: config))
     }
 
     /// A runner for a function plugin.
@@ -48,18 +46,89 @@ struct PluginRunner {
         name: String, dependencies: [Dependency], config: C,
         apply: @escaping @CordisActor (EffectScope, C) async throws -> Void
     ) -> PluginRunner {
-        PluginRunner(
-            name: name, dependencies: dependencies, provides: [], config: config,
-            instantiate: { _ in Loaded(object: nil, apply: { try await apply($0, config) }, provisions: { [] }) },
-            reconfiguredWith: { value in
-                guard let typed = value as? C else {
-                    throw CordisError(.typeMismatch, "plugin \(name) takes a config of type \(C.self), not \(Swift.type(of: value))")
-                }
-                return forFunction(name: name, dependencies: dependencies, config: typed, apply: apply)
-            },
-            reconfiguredWithJSON: { json in
-                let typed = try ConfigDecoding.decode(C.self, from: json, plugin: name)
-                return forFunction(name: name, dependencies: dependencies, config: typed, apply: apply)
-            })
+        PluginRunner(FunctionDefinition(name: name, dependencies: dependencies, config: config, apply: apply))
+    }
+}
+
+/// What a runner knows of its plugin.
+@CordisActor
+private protocol PluginDefinition: AnyObject {
+    var name: String { get }
+    var dependencies: [Dependency] { get }
+    var provides: [String] { get }
+    var config: Any { get }
+    func instantiate(_ ctx: Context) throws -> PluginRunner.Loaded
+    func reconfigured(_ config: Any) throws -> PluginRunner
+    func reconfigured(json: JSONValue) throws -> PluginRunner
+}
+
+/// A plugin type `P` with its config.
+@CordisActor
+private final class TypeDefinition<P: Plugin>: PluginDefinition {
+    let typedConfig: P.Config
+    // Read once: the type's static members may build them anew on every read.
+    let name = P.name
+    let dependencies = P.injects
+    let provides = P.provides
+
+    init(config: P.Config) {
+        typedConfig = config
+    }
+
+    var config: Any { typedConfig }
+
+    func instantiate(_ ctx: Context) throws -> PluginRunner.Loaded {
+        let instance = P(ctx: ctx, config: typedConfig)
+        return PluginRunner.Loaded(
+            object: instance, apply: { try await instance.apply($0) }, provisions: { instance.provisions() })
+    }
+
+    func reconfigured(_ config: Any) throws -> PluginRunner {
+        guard let typed = config as? P.Config else {
+            throw CordisError(
+                .typeMismatch, "plugin \(P.name) takes a config of type \(P.Config.self), not \(type(of: config))")
+        }
+        return PluginRunner.forType(P.self, config: typed)
+    }
+
+    func reconfigured(json: JSONValue) throws -> PluginRunner {
+        try PluginRunner.forType(P.self, config: ConfigDecoding.decode(P.Config.self, from: json, plugin: P.name))
+    }
+}
+
+/// A function plugin: its name, dependencies, config and `apply`.
+@CordisActor
+private final class FunctionDefinition<C: Decodable>: PluginDefinition {
+    let name: String
+    let dependencies: [Dependency]
+    let typedConfig: C
+    let apply: @CordisActor (EffectScope, C) async throws -> Void
+
+    init(name: String, dependencies: [Dependency], config: C, apply: @escaping @CordisActor (EffectScope, C) async throws -> Void) {
+        self.name = name
+        self.dependencies = dependencies
+        self.typedConfig = config
+        self.apply = apply
+    }
+
+    var provides: [String] { [] }
+    var config: Any { typedConfig }
+
+    func instantiate(_ ctx: Context) throws -> PluginRunner.Loaded {
+        let apply = self.apply
+        let config = typedConfig
+        return PluginRunner.Loaded(object: nil, apply: { try await apply($0, config) }, provisions: { [] })
+    }
+
+    func reconfigured(_ config: Any) throws -> PluginRunner {
+        guard let typed = config as? C else {
+            throw CordisError(.typeMismatch, "plugin \(name) takes a config of type \(C.self), not \(type(of: config))")
+        }
+        return PluginRunner.forFunction(name: name, dependencies: dependencies, config: typed, apply: apply)
+    }
+
+    func reconfigured(json: JSONValue) throws -> PluginRunner {
+        let typed = try ConfigDecoding.decode(C.self, from: json, plugin: name)
+        return PluginRunner.forFunction(name: name, dependencies: dependencies, config: typed, apply: apply)
     }
 }
