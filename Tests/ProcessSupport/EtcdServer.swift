@@ -116,10 +116,14 @@ public final class EtcdServer: Sendable {
         for process in processes.table.withLock({ Array($0.values) }) { await process.stop() }
     }
 
+    /// Every port `freePorts` has handed out in this process: never handed out twice, so two etcd members,
+    /// or two tests running at once, cannot draw the same port while neither has bound it yet.
+    private static let handedOut = Mutex<Set<UInt16>>([])
+
     /// `count` loopback ports free right now (each bound once by this process, then released), chosen
     /// below the kernel's ephemeral range: a port the kernel hands out for an outgoing connection or a
     /// listener on port 0 (other tests' nodes and clients) is never one of these between the check
-    /// and etcd's own bind.
+    /// and etcd's own bind, and none was handed out before by this process.
     public static func freePorts(_ count: Int) throws -> [UInt16] {
         let ephemeralStart = ephemeralPortStart()
         let range: ClosedRange<UInt16> = ephemeralStart > 12_000 ? 10_000...(ephemeralStart - 1) : 1_024...9_999
@@ -128,8 +132,8 @@ public final class EtcdServer: Sendable {
         defer { for fd in sockets { close(fd) } }
         for _ in 0..<200 where ports.count < count {
             let port = UInt16.random(in: range)
-            guard !ports.contains(port) else { continue }
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard !ports.contains(port), handedOut.withLock({ $0.insert(port).inserted }) else { continue }
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { throw POSIXError(.EMFILE) }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
