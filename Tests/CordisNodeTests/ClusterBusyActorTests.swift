@@ -75,7 +75,9 @@ struct ClusterBusyActorTests {
             let answer = try await console.request(
                 "call", args: ["service": "stall", "method": "block", "args": .object(["_0": .double(3)])], timeout: .seconds(30))
             #expect(answer.doubleValue == 3)
-            #expect(b.process.text.contains("stall: done"))
+            // b wrote the line before it answered, but the answer can reach this test before the thread
+            // draining b's output has read it.
+            #expect(await b.waitForLine(containing: "stall: done"))
             #expect(!b.process.text.contains("no heartbeat from a"))
             #expect(!a.process.text.contains("no heartbeat from b"))
             #expect(!a.process.text.contains("link to b lost"))

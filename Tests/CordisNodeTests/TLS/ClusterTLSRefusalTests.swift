@@ -219,8 +219,9 @@ struct ClusterTLSRefusalTests {
             #expect(allowed.0 == 0, "\(allowed.1)")
             let unlisted = try await console("operator-carol", ["members"])
             #expect(unlisted.0 == 69, "\(unlisted.1)")
-            #expect(a.process.text.contains("refused console carol"), "\(a.process.text)")
-            #expect(a.process.text.contains("CORDIS_OPERATOR=bob"), "\(a.process.text)")
+            // Written before the answers, but read from a's output by another thread: waited for.
+            #expect(await a.waitForLine(containing: "refused console carol"), "\(a.process.text)")
+            #expect(await a.waitForLine(containing: "CORDIS_OPERATOR=bob"), "\(a.process.text)")
         }
     }
 
