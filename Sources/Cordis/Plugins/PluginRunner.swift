@@ -86,13 +86,13 @@ private final class TypeDefinition<P: Plugin>: PluginDefinition {
     func reconfigured(_ config: Any) throws -> PluginRunner {
         guard let typed = config as? P.Config else {
             throw CordisError(
-                .typeMismatch, "plugin \(P.name) takes a config of type \(P.Config.self), not \(type(of: config))")
+                .typeMismatch, "plugin \(name) takes a config of type \(P.Config.self), not \(type(of: config))")
         }
         return PluginRunner.forType(P.self, config: typed)
     }
 
     func reconfigured(json: JSONValue) throws -> PluginRunner {
-        try PluginRunner.forType(P.self, config: ConfigDecoding.decode(P.Config.self, from: json, plugin: P.name))
+        try PluginRunner.forType(P.self, config: ConfigDecoding.decode(P.Config.self, from: json, plugin: name))
     }
 }
 

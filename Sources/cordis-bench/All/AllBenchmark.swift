@@ -124,12 +124,13 @@ enum AllBenchmark {
         samples.add("core_load_10k_ms", ten.load * 1000)
         // The worst growth of the three operations from the second largest size to the largest
         // (10k → 100k in a full run: 10 when linear).
-        samples.add("core_scale_ratio", max(
-            largest.load / before.load, largest.withdraw / before.withdraw, largest.reprovide / before.reprovide))
+        let load = largest.load / before.load, withdraw = largest.withdraw / before.withdraw
+        let reprovide = largest.reprovide / before.reprovide
+        samples.add("core_scale_ratio", max(load, withdraw, reprovide))
         // Each of the three, so the worst one can be named.
-        samples.add("core_scale_load", largest.load / before.load)
-        samples.add("core_scale_withdraw", largest.withdraw / before.withdraw)
-        samples.add("core_scale_reprovide", largest.reprovide / before.reprovide)
+        samples.add("core_scale_load", load)
+        samples.add("core_scale_withdraw", withdraw)
+        samples.add("core_scale_reprovide", reprovide)
         samples.add("core_bytes_per_fiber", largest.bytesPerFiber)
     }
 
@@ -234,7 +235,7 @@ enum AllBenchmark {
 
     // MARK: Output
 
-    static func median(_ values: [Double]) -> Double {
+    nonisolated static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return 0 }
         let middle = sorted.count / 2

@@ -42,11 +42,7 @@ enum CoreBenchmark {
         }
         return sizes.map { size in
             let rows = measured[size] ?? []
-            func median(_ figure: (Row) -> Double) -> Double {
-                let sorted = rows.map(figure).sorted()
-                let middle = sorted.count / 2
-                return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-            }
+            func median(_ figure: (Row) -> Double) -> Double { AllBenchmark.median(rows.map(figure)) }
             return Row(
                 consumers: size, load: median(\.load), withdraw: median(\.withdraw), reprovide: median(\.reprovide),
                 bytesPerFiber: median(\.bytesPerFiber))
