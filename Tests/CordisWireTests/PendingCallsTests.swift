@@ -285,9 +285,11 @@ struct PendingCallsTests {
     @Test("at the bound a new call fails with overloaded without being sent; an answer makes room")
     func overloadedAtBound() async throws {
         let table = PendingCalls(maxPending: 2, timers: timers)
+        // Each call is awaited on the wire before the next starts: tasks started together may send in
+        // either order, and the test answers the first by the id it was sent with.
         let first = start(table)
-        let second = start(table)
         let firstCall = try await outbox.call(0)
+        let second = start(table)
         _ = try await outbox.call(1)
         let third = start(table)
         #expect(try await failure(third)?.code == .overloaded)
@@ -326,10 +328,14 @@ struct PendingCallsTests {
         table.whenEmpty { runs.withLock { $0 += 1 } }
         #expect(runs.withLock { $0 } == 1, "an empty table runs it at once")
 
+        // One at a time, so ids[n] is the id the n-th task's call was sent with.
+        var ids: [Int] = []
         let first = start(table)
+        ids.append(try await outbox.call(0).id)
         let second = start(table)
+        ids.append(try await outbox.call(1).id)
         let third = start(table)
-        let ids = [try await outbox.call(0).id, try await outbox.call(1).id, try await outbox.call(2).id]
+        ids.append(try await outbox.call(2).id)
         table.whenEmpty { runs.withLock { $0 += 1 } }
         #expect(runs.withLock { $0 } == 1, "calls wait: not yet")
         table.receive(.result(RemoteResult(id: ids[0], value: 1)))
