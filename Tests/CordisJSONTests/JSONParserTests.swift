@@ -41,6 +41,50 @@ struct JSONParserTests {
         #expect(try parse("-0") == .number(.integer(0)))
     }
 
+    /// The double `text` stands for, through the parser's shortcut when it takes one.
+    private func shortcut(_ text: String) -> Double? {
+        Array(text.utf8).withUnsafeBufferPointer { JSONNumberText.exactDouble($0) }
+    }
+
+    @Test("a number with a fraction or exponent gives the same double as a correctly rounded conversion, shortcut or not")
+    func fractionsMatchTheCorrectlyRoundedConversion() throws {
+        var texts = [
+            "0.0", "-0.0", "0.1", "-0.1", "1e22", "1e23", "1E-22", "1e-23", "9007199254740992.0",
+            "9007199254740993.0", "9007199254740992.5", "4.9e-324", "1.7976931348623157e308", "2.5e-5",
+            "123456789012345678e-5", "1234567890123456789.5", "1764663123.456789", "1764663123.4567893",
+            "0.000000000000000000000000001", "100000000000000000000000e-10", "3.0e0", "0e400", "7.25E+2",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let digits = String((0..<Int.random(in: 1...20, using: &generator)).map { _ in
+                Character(String(Int.random(in: 0...9, using: &generator)))
+            })
+            let point = Int.random(in: 0...digits.count, using: &generator)
+            var text = Bool.random(using: &generator) ? "-" : ""
+            let whole = digits.prefix(point).drop { $0 == "0" }
+            text += whole.isEmpty ? "0" : String(whole)
+            text += "." + (point < digits.count ? String(digits.dropFirst(point)) : "0")
+            if Bool.random(using: &generator) { text += "e\(Int.random(in: -30...30, using: &generator))" }
+            texts.append(text)
+        }
+        var shortcuts = 0
+        for text in texts {
+            let expected = try #require(Double(text), "\(text)")
+            guard case .number(.double(let parsed)) = try parse(text) else {
+                Issue.record("\(text) did not parse as a double")
+                continue
+            }
+            #expect(parsed.bitPattern == expected.bitPattern, "\(text): \(parsed) != \(expected)")
+            if let fast = shortcut(text) {
+                shortcuts += 1
+                #expect(fast.bitPattern == expected.bitPattern, "\(text): shortcut \(fast) != \(expected)")
+            }
+        }
+        #expect(shortcuts > texts.count / 4, "the shortcut is taken for short significands")
+        #expect(shortcut("1764663123.456789") == 1764663123.456789, "a timestamp with microseconds takes it")
+        #expect(shortcut("1e23") == nil && shortcut("9007199254740993.0") == nil, "outside its bounds it is not taken")
+    }
+
     @Test func decodesEscapesAndUnicode() throws {
         #expect(try parse(#""a\"b\\c\/d\b\f\n\r\t""#) == "a\"b\\c/d\u{8}\u{c}\n\r\t")
         #expect(try parse(#""\u00e9\u4e2d\ud83d\ude00""#) == "é中😀")

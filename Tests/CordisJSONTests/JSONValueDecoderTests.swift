@@ -153,6 +153,26 @@ struct JSONValueDecoderTests {
         #expect(error.issues.map(\.description) == ["unknown key \"c\" (at [\(objects - 1)].c)"])
     }
 
+    /// Reads members k0 … k69 of an object, except the ones it is told to skip.
+    private struct Wide: Decodable {
+        static let count = 70
+        static let skipped: Set<Int> = [3, 63, 64, 66]
+        var sum = 0
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: NameKey.self)
+            for index in 0..<Self.count where !Self.skipped.contains(index) {
+                sum += try container.decode(Int.self, forKey: NameKey("k\(index)"))
+            }
+        }
+    }
+
+    @Test("Members an object has but the type never reads are unknown keys, before and after the 64th")
+    func unreadMembersOfAWideObjectAreUnknown() throws {
+        let object = JSONObject((0..<Wide.count).map { ("k\($0)", JSONValue.integer(Int64($0))) })
+        let error = try issues(Wide.self, JSONValue.object(object).jsonString())
+        #expect(error.issues.map(\.description) == Wide.skipped.sorted().map { "unknown key \"k\($0)\" (at k\($0))" })
+    }
+
     @Test func decodesScalarsAtTheRoot() throws {
         #expect(try JSONValueDecoder().decode(Int.self, from: 5) == 5)
         #expect(try JSONValueDecoder().decode(String?.self, from: nil) == nil)

@@ -12,27 +12,38 @@ final class DecodingState {
     final class ObjectUse {
         let path: [ConfigPathComponent]
         let object: JSONObject
-        private var read: [Bool]
+        /// The first 64 members' marks, one bit each (most objects need no more).
+        private var readBits: UInt64 = 0
+        /// The marks of members from the 65th on, allocated only for objects that have them.
+        private var readBeyond: [Bool]
 
         init(path: [ConfigPathComponent], object: JSONObject) {
             self.path = path
             self.object = object
-            self.read = Array(repeating: false, count: object.count)
+            self.readBeyond = object.count > 64 ? Array(repeating: false, count: object.count - 64) : []
         }
 
         /// Marks `key` as read (a key the object does not have needs no mark: it cannot be unknown).
         func markRead(_ key: String) {
-            if let position = object.position(of: key) { read[position] = true }
+            if let position = object.position(of: key) { markRead(at: position) }
         }
 
         /// Marks the member at `position` of the object as read.
         func markRead(at position: Int) {
-            read[position] = true
+            if position < 64 {
+                readBits |= 1 << UInt64(position)
+            } else {
+                readBeyond[position - 64] = true
+            }
+        }
+
+        private func isRead(_ position: Int) -> Bool {
+            position < 64 ? readBits & (1 << UInt64(position)) != 0 : readBeyond[position - 64]
         }
 
         /// The keys the type never read, in order.
         var unread: [String] {
-            object.indices.compactMap { read[$0] ? nil : object[$0].key }
+            object.indices.compactMap { isRead($0) ? nil : object[$0].key }
         }
     }
 

@@ -122,7 +122,10 @@ final class EncodingNode {
 
     func becomeObject() {
         if case .object = content { return }
-        content = .object(JSONObject(), nodes: [:])
+        // Room for a few members, so a small struct's object is not regrown member by member.
+        var object = JSONObject()
+        object.reserveCapacity(4)
+        content = .object(object, nodes: [:])
     }
 
     /// Appends a new element node, for a value encoded through a nested encoder.

@@ -179,6 +179,12 @@ struct JSONScanner {
         guard frames.count < maxDepth else {
             throw error(.depthLimitExceeded, "nesting deeper than \(maxDepth) levels")
         }
+        if frames.capacity == 0 {
+            // Room for a typical message at once, rather than regrowing each stack from one element.
+            frames.reserveCapacity(8)
+            values.reserveCapacity(16)
+            keys.reserveCapacity(16)
+        }
         frames.append(Frame(isObject: isObject, valueStart: values.count, keyStart: keys.count, seenKeys: nil))
     }
 
@@ -288,7 +294,9 @@ struct JSONScanner {
             if negative { return .integer(accumulator) }
             if accumulator != Int64.min { return .integer(-accumulator) }
         }
-        let text = String(decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
+        let digits = UnsafeBufferPointer(start: base + start, count: position - start)
+        if let exact = JSONNumberText.exactDouble(digits) { return .double(exact) }
+        let text = String(decoding: digits, as: UTF8.self)
         guard let double = Double(text), double.isFinite else {
             throw error(.numberOutOfRange, "number \(PrintableText.excerpt(text)) is out of range", at: start)
         }
@@ -490,5 +498,75 @@ struct JSONScanner {
     private func hex4(_ value: UInt16) -> String {
         let digits = String(value, radix: 16, uppercase: true)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}
+
+/// Number text the parser has already checked against the JSON grammar.
+enum JSONNumberText {
+    /// The powers of ten a double holds exactly (10^22 is the last).
+    private static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
+
+    /// The value of `text` (a valid JSON number) when it can be computed exactly without rounding
+    /// twice, else nil (then the caller converts the text the slow way).
+    ///
+    /// Clinger's fast path: a significand of at most 2^53 is a double exactly, so are 10^0 … 10^22,
+    /// and one IEEE multiplication or division of exact operands rounds correctly, giving the same
+    /// double as a correctly rounded conversion of the text (most numbers a peer prints, such as
+    /// timestamps with microseconds, take this path; no string is built).
+    static func exactDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        var index = 0
+        let negative = text.first == UInt8(ascii: "-")
+        if negative { index = 1 }
+        var significand: UInt64 = 0
+        var significantDigits = 0
+        var scale = 0
+        var inFraction = false
+        while index < text.count {
+            let byte = text[index]
+            if byte == UInt8(ascii: ".") {
+                inFraction = true
+            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                if significand != 0 || byte != UInt8(ascii: "0") {
+                    significantDigits += 1
+                    // 19 digits always fit a UInt64; more cannot be exact here.
+                    guard significantDigits <= 19 else { return nil }
+                    significand = significand * 10 + UInt64(byte &- UInt8(ascii: "0"))
+                }
+                if inFraction { scale -= 1 }
+            } else {
+                break  // "e" or "E"
+            }
+            index += 1
+        }
+        if index < text.count {
+            index += 1
+            var exponentNegative = false
+            if text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") {
+                exponentNegative = text[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            var exponent = 0
+            while index < text.count {
+                exponent = exponent * 10 + Int(text[index] &- UInt8(ascii: "0"))
+                guard exponent <= 400 else { return nil }
+                index += 1
+            }
+            scale += exponentNegative ? -exponent : exponent
+        }
+        guard significand <= 1 << 53 else { return nil }
+        let magnitude: Double
+        if significand == 0 {
+            magnitude = 0
+        } else if scale >= 0, scale < exactPowersOfTen.count {
+            magnitude = Double(significand) * exactPowersOfTen[scale]
+        } else if scale < 0, -scale < exactPowersOfTen.count {
+            magnitude = Double(significand) / exactPowersOfTen[-scale]
+        } else {
+            return nil
+        }
+        return negative ? -magnitude : magnitude
     }
 }

@@ -41,6 +41,11 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     public var endIndex: Int { members.count }
     public subscript(position: Int) -> Element { members[position] }
 
+    /// Makes room for `capacity` members without regrowing.
+    public mutating func reserveCapacity(_ capacity: Int) {
+        members.reserveCapacity(capacity)
+    }
+
     /// The keys in order.
     public var keys: [String] { members.map(\.key) }
 

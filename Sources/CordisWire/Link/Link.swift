@@ -191,6 +191,8 @@ public final class Link: Sendable {
                 throw connection.closeError ?? TransportError(.closed, "link on connection \(connection.id) is closed")
             }
             var buffer: [UInt8] = []
+            // Room for a call or an answer of a few fields, so the frame is not regrown as it is written.
+            buffer.reserveCapacity(256)
             do throws(WireError) {
                 try state.codec?.append(message, to: &buffer)
             } catch {

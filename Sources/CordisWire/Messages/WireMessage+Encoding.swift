@@ -6,8 +6,7 @@ extension WireMessage {
     /// Members are written in a fixed order, so equal messages give equal bytes (the golden fixtures
     /// depend on it).
     public func encode(into buffer: inout [UInt8]) {
-        var json = JSONObjectWriter(buffer: buffer, type: type)
-        buffer = []
+        var json = JSONObjectWriter(taking: &buffer, type: type)
         switch self {
         case .hello(let hello):
             json.identity(hello.identity)
@@ -30,8 +29,7 @@ extension WireMessage {
             json.buffer.append(UInt8(ascii: "["))
             for (index, member) in members.enumerated() {
                 if index > 0 { json.buffer.append(UInt8(ascii: ",")) }
-                var item = JSONObjectWriter(buffer: json.buffer)
-                json.buffer = []
+                var item = JSONObjectWriter(taking: &json.buffer)
                 item.string("name", member.name)
                 item.strings("addresses", member.addresses)
                 item.string("incarnation", member.incarnation)
@@ -138,16 +136,18 @@ extension FrameEncoder {
 struct JSONObjectWriter {
     var buffer: [UInt8]
 
-    /// Starts an object with no members.
-    init(buffer: [UInt8]) {
-        self.buffer = buffer
+    /// Starts an object with no members at the end of `buffer`, which it takes (left empty): the
+    /// bytes are appended in place, never copied because two arrays share them.
+    init(taking buffer: inout [UInt8]) {
+        self.buffer = []
+        swap(&self.buffer, &buffer)
         self.buffer.append(UInt8(ascii: "{"))
         needsComma = false
     }
 
-    /// Starts an object whose first member is `"type": type`.
-    init(buffer: [UInt8], type: String) {
-        self.init(buffer: buffer)
+    /// Starts an object whose first member is `"type": type`, taking `buffer` as `init(taking:)` does.
+    init(taking buffer: inout [UInt8], type: String) {
+        self.init(taking: &buffer)
         string("type", type)
     }
 
@@ -170,7 +170,7 @@ struct JSONObjectWriter {
         if let value {
             JSONSerializer.appendString(value, to: &buffer)
         } else {
-            buffer.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])  // null
+            buffer.append(contentsOf: "null".utf8)
         }
     }
 

@@ -638,8 +638,10 @@ public final class Connection: Sendable {
             guard fd >= 0 else { return }
             let count = read(fd, scratch.baseAddress, scratch.count)
             if count > 0 {
-                if discarding { continue }
-                if !take(UnsafeRawBufferPointer(rebasing: scratch[0..<count])) { return }
+                if !discarding, !take(UnsafeRawBufferPointer(rebasing: scratch[0..<count])) { return }
+                // A read that did not fill the buffer emptied the socket: the loop's level-triggered
+                // poll reports whatever comes next, so asking again would only find EAGAIN.
+                if count < scratch.count { return }
                 continue
             }
             if count == 0 {
