@@ -55,7 +55,7 @@ struct JSONParserTests {
             "0.000000000000000000000000001", "100000000000000000000000e-10", "3.0e0", "0e400", "7.25E+2",
         ]
         var generator = SystemRandomNumberGenerator()
-        for _ in 0..<20_000 {
+        for _ in 0..<40_000 {
             let digits = String((0..<Int.random(in: 1...20, using: &generator)).map { _ in
                 Character(String(Int.random(in: 0...9, using: &generator)))
             })
@@ -82,7 +82,9 @@ struct JSONParserTests {
         }
         #expect(shortcuts > texts.count / 4, "the shortcut is taken for short significands")
         #expect(shortcut("1764663123.456789") == 1764663123.456789, "a timestamp with microseconds takes it")
-        #expect(shortcut("1e23") == nil && shortcut("9007199254740993.0") == nil, "outside its bounds it is not taken")
+        #expect(shortcut("1764663123.4567893") == 1764663123.4567893, "one printed to 17 digits too")
+        #expect(shortcut("1e39") == nil && shortcut("1.5e-22") == nil, "outside its bounds it is not taken")
+        #expect(shortcut("12345678901234567890.5") == nil, "nor past 19 significant digits")
     }
 
     @Test func decodesEscapesAndUnicode() throws {

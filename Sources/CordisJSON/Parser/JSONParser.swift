@@ -556,17 +556,43 @@ enum JSONNumberText {
             }
             scale += exponentNegative ? -exponent : exponent
         }
-        guard significand <= 1 << 53 else { return nil }
         let magnitude: Double
         if significand == 0 {
             magnitude = 0
-        } else if scale >= 0, scale < exactPowersOfTen.count {
+        } else if significand <= 1 << 53, scale >= 0, scale < exactPowersOfTen.count {
             magnitude = Double(significand) * exactPowersOfTen[scale]
-        } else if scale < 0, -scale < exactPowersOfTen.count {
+        } else if significand <= 1 << 53, scale < 0, -scale < exactPowersOfTen.count {
             magnitude = Double(significand) / exactPowersOfTen[-scale]
+        } else if let wide = wideDouble(significand, scale: scale) {
+            magnitude = wide
         } else {
             return nil
         }
         return negative ? -magnitude : magnitude
+    }
+
+    /// `significand` × 10^`scale` for significands past 2^53 (up to 19 digits, such as a timestamp
+    /// printed to the last digit that tells it apart), in 128-bit integers and one rounding:
+    /// - from 10^0 up, the product is exact when it fits 128 bits, and converting it rounds once;
+    /// - down to 10^-21, the quotient of the significand shifted to 127 bits by the power of ten has
+    ///   at least 56 bits; a remainder sets its last bit (sticky), so rounding it to 53 bits gives the
+    ///   correctly rounded value, scaled back by an exact power of two.
+    /// nil outside these bounds.
+    private static func wideDouble(_ significand: UInt64, scale: Int) -> Double? {
+        if scale >= 0 {
+            guard scale <= 38 else { return nil }
+            var power: UInt128 = 1
+            for _ in 0..<scale { power *= 10 }
+            let (product, overflow) = UInt128(significand).multipliedReportingOverflow(by: power)
+            return overflow ? nil : Double(product)
+        }
+        guard -scale <= 21 else { return nil }
+        var power: UInt128 = 1
+        for _ in 0 ..< -scale { power *= 10 }
+        let shift = 127 - (UInt64.bitWidth - significand.leadingZeroBitCount)
+        let numerator = UInt128(significand) << shift
+        var quotient = numerator / power
+        if numerator % power != 0 { quotient |= 1 }
+        return Double(sign: .plus, exponent: -shift, significand: Double(quotient))
     }
 }

@@ -32,8 +32,9 @@ public final class PendingCalls: Sendable {
     private enum Waiter {
         /// Registered; the caller has not suspended yet.
         case reserved
-        /// The caller waits.
-        case waiting(CheckedContinuation<JSONValue, any Error>)
+        /// The caller waits. (An unsafe continuation, no checked one's allocation per call: it is
+        /// resumed only by whoever takes this entry out of the table under the lock, so exactly once.)
+        case waiting(UnsafeContinuation<JSONValue, any Error>)
         /// Ended before the caller suspended; it picks the outcome up.
         case finished(Result<JSONValue, any Error>)
     }
@@ -67,7 +68,7 @@ public final class PendingCalls: Sendable {
     private struct Expired {
         var id: Int
         var timeout: Duration
-        var continuation: CheckedContinuation<JSONValue, any Error>
+        var continuation: UnsafeContinuation<JSONValue, any Error>
         var cancel: (@Sendable (WireMessage) throws -> Void)?
     }
 
@@ -157,7 +158,7 @@ public final class PendingCalls: Sendable {
         let id = try reserve(send: send)
         let limit = timeout ?? self.timeout
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withUnsafeThrowingContinuation { continuation in
                 start(id, request: request, timeout: limit, continuation: continuation)
             }
         } onCancel: {
@@ -210,12 +211,12 @@ public final class PendingCalls: Sendable {
     public func close(reason: String = "the link closed") {
         let failure = RemoteCallError(.withdrawn, "the provider went away: \(reason)")
         let (taken, closed, timer, emptied) = state.withLock {
-            state -> ([CheckedContinuation<JSONValue, any Error>], RemoteCallError, UInt64?, (@Sendable () -> Void)?) in
+            state -> ([UnsafeContinuation<JSONValue, any Error>], RemoteCallError, UInt64?, (@Sendable () -> Void)?) in
             let closed = state.closed ?? failure
             state.closed = closed
             let timer = state.alarm?.timer
             state.alarm = nil
-            var taken: [CheckedContinuation<JSONValue, any Error>] = []
+            var taken: [UnsafeContinuation<JSONValue, any Error>] = []
             for (id, entry) in state.entries {
                 switch entry.waiter {
                 case .waiting(let continuation):
@@ -255,7 +256,7 @@ public final class PendingCalls: Sendable {
     /// Makes the caller wait for call `id`, records its deadline (arming the timer when it is the
     /// earliest) and sends it.
     private func start(
-        _ id: Int, request: CallRequest, timeout: Duration, continuation: CheckedContinuation<JSONValue, any Error>
+        _ id: Int, request: CallRequest, timeout: Duration, continuation: UnsafeContinuation<JSONValue, any Error>
     ) {
         enum Step {
             case ended(Result<JSONValue, any Error>, (@Sendable () -> Void)?)
@@ -334,7 +335,7 @@ public final class PendingCalls: Sendable {
     @discardableResult
     private func finish(_ id: Int, _ outcome: Result<JSONValue, any Error>, tellPeer: Bool) -> Bool {
         typealias Taken = (
-            CheckedContinuation<JSONValue, any Error>?, (@Sendable (WireMessage) throws -> Void)?,
+            UnsafeContinuation<JSONValue, any Error>?, (@Sendable (WireMessage) throws -> Void)?,
             (@Sendable () -> Void)?
         )
         let taken = state.withLock { state -> Taken? in

@@ -35,6 +35,20 @@ public final class TrafficCounter: Sendable, Hashable {
 
         /// Kinds sort by name.
         public static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        /// The kind's place in `allCases`, where the counter keeps its tallies (counting a message
+        /// hashes nothing).
+        fileprivate var slot: Int {
+            switch self {
+            case .heartbeat: 0
+            case .membership: 1
+            case .announcement: 2
+            case .call: 3
+            case .control: 4
+            case .etcd: 5
+            case .other: 6
+            }
+        }
     }
 
     /// The counts so far.
@@ -48,7 +62,13 @@ public final class TrafficCounter: Sendable, Hashable {
         public init() {}
     }
 
-    private let counts = Mutex(Counts())
+    /// Messages sent and received, by `Kind.slot`.
+    private struct Tallies {
+        var sent = [Int](repeating: 0, count: Kind.allCases.count)
+        var received = [Int](repeating: 0, count: Kind.allCases.count)
+    }
+
+    private let tallies = Mutex(Tallies())
 
     /// A counter at zero.
     public init() {}
@@ -61,14 +81,22 @@ public final class TrafficCounter: Sendable, Hashable {
 
     /// Adds `sent` and `received` messages of `kind`.
     public func count(_ kind: Kind, sent: Int = 0, received: Int = 0) {
-        counts.withLock { counts in
-            if sent > 0 { counts.sent[kind, default: 0] &+= sent }
-            if received > 0 { counts.received[kind, default: 0] &+= received }
+        tallies.withLock { tallies in
+            tallies.sent[kind.slot] &+= sent
+            tallies.received[kind.slot] &+= received
         }
     }
 
     /// The counts so far.
-    public var snapshot: Counts { counts.withLock { $0 } }
+    public var snapshot: Counts {
+        let tallies = tallies.withLock { $0 }
+        var counts = Counts()
+        for kind in Kind.allCases {
+            if tallies.sent[kind.slot] > 0 { counts.sent[kind] = tallies.sent[kind.slot] }
+            if tallies.received[kind.slot] > 0 { counts.received[kind] = tallies.received[kind.slot] }
+        }
+        return counts
+    }
 
     /// Counters are equal when they are the same counter.
     public static func == (lhs: TrafficCounter, rhs: TrafficCounter) -> Bool { lhs === rhs }

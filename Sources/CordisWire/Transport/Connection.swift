@@ -53,7 +53,9 @@ public final class Connection: Sendable {
         var inboundHead = 0
         var inboundBytes = 0
         var readPaused = false
-        var waiter: CheckedContinuation<InboundItem?, any Error>?
+        /// The consumer waiting for the next item: resumed only by whoever takes it out of this
+        /// state under the lock (so exactly once, and an unsafe continuation suffices).
+        var waiter: UnsafeContinuation<InboundItem?, any Error>?
         var decoder: FrameDecoder
         var filter: FrameFilter?
         var streamFilter: (any StreamFilter)?
@@ -422,7 +424,7 @@ public final class Connection: Sendable {
     nonisolated(nonsending) func nextItem() async throws -> InboundItem? {
         if let ready = try takeReady() { return ready.item }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<InboundItem?, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<InboundItem?, any Error>) in
                 var resume = false
                 let outcome = state.withLock { state -> Result<InboundItem??, any Error> in
                     if let item = state.popItem() {
@@ -751,7 +753,7 @@ public final class Connection: Sendable {
     private func queue(_ items: [(InboundItem, Int)]) -> Bool {
         guard !items.isEmpty else { return true }
         let (waiter, item, paused) = state.withLock {
-            state -> (CheckedContinuation<InboundItem?, any Error>?, InboundItem?, Bool) in
+            state -> (UnsafeContinuation<InboundItem?, any Error>?, InboundItem?, Bool) in
             guard state.phase.isOpen else { return (nil, nil, true) }
             for (item, bytes) in items {
                 state.inbound.append((item, bytes))
@@ -837,7 +839,7 @@ public final class Connection: Sendable {
 
     /// On the loop thread: flush, half-close, arm the drain deadline; wakes a waiting consumer.
     private func beginDraining() {
-        let waiter = state.withLock { state -> CheckedContinuation<InboundItem?, any Error>? in
+        let waiter = state.withLock { state -> UnsafeContinuation<InboundItem?, any Error>? in
             guard case .draining = state.phase else { return nil }
             state.drainTimer = loop.schedule(after: limits.drainTimeout) { [self] in shut(.peerGone, nil) }
             state.readPaused = false
@@ -856,7 +858,7 @@ public final class Connection: Sendable {
     /// On the loop thread: closes the socket (after a write under way) and tells everyone waiting.
     private func finishClose() {
         typealias Taken = (
-            Int32, [UInt64], CheckedContinuation<InboundItem?, any Error>?, [CheckedContinuation<TransportError?, Never>],
+            Int32, [UInt64], UnsafeContinuation<InboundItem?, any Error>?, [CheckedContinuation<TransportError?, Never>],
             [@Sendable (TransportError?) -> Void], TransportError?
         )
         let taken = state.withLock { state -> Taken? in
@@ -902,7 +904,7 @@ public final class Connection: Sendable {
     }
 
     /// Hands a waiting consumer a queued item, or the end of the sequence.
-    private func resumeAtEnd(_ waiter: CheckedContinuation<InboundItem?, any Error>) {
+    private func resumeAtEnd(_ waiter: UnsafeContinuation<InboundItem?, any Error>) {
         let outcome = state.withLock { state -> Result<InboundItem?, any Error> in
             if let item = state.popItem() { return .success(item) }
             if let error = state.closeError { return .failure(error) }
