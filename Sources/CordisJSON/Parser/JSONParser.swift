@@ -181,9 +181,9 @@ struct JSONScanner {
         }
         if frames.capacity == 0 {
             // Room for a typical message at once, rather than regrowing each stack from one element.
-            frames.reserveCapacity(8)
-            values.reserveCapacity(16)
-            keys.reserveCapacity(16)
+            frames.reserveCapacity(4)
+            values.reserveCapacity(8)
+            keys.reserveCapacity(8)
         }
         frames.append(Frame(isObject: isObject, valueStart: values.count, keyStart: keys.count, seenKeys: nil))
     }

@@ -289,7 +289,7 @@ public final class Connection: Sendable {
             return pending
         }
         guard let filter, !pending.isEmpty else { return }
-        var delivered: [(InboundItem, Int)] = []
+        var delivered = OneOrMore<(InboundItem, Int)>()
         for payload in pending {
             if !apply(filter, to: payload, into: &delivered) {
                 queue(delivered)
@@ -300,7 +300,7 @@ public final class Connection: Sendable {
     }
 
     /// Runs `filter` on one payload; false when the filter closed the connection.
-    private func apply(_ filter: FrameFilter, to payload: [UInt8], into delivered: inout [(InboundItem, Int)]) -> Bool {
+    private func apply(_ filter: FrameFilter, to payload: [UInt8], into delivered: inout OneOrMore<(InboundItem, Int)>) -> Bool {
         switch filter(payload) {
         case .deliver(let output): delivered.append((.frame(output), output.count))
         case .decoded(let message): delivered.append((.message(message), payload.count))
@@ -308,7 +308,7 @@ public final class Connection: Sendable {
         case .reply(let output): try? enqueue(output)
         case .close(let error):
             queue(delivered)
-            delivered = []
+            delivered = OneOrMore()
             close(reason: error)
             return false
         }
@@ -660,7 +660,7 @@ public final class Connection: Sendable {
 
     /// Splits `bytes` into frames, filters and queues them; false when reading must stop.
     private func take(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var frames: [[UInt8]] = []
+        var frames = OneOrMore<[UInt8]>()
         var failure: WireError?
         var streamFailure: TransportError?
         var replyClaim: WriteClaim?
@@ -720,8 +720,7 @@ public final class Connection: Sendable {
             return false
         }
         if let replyClaim { write(replyClaim) }
-        var delivered: [(InboundItem, Int)] = []
-        delivered.reserveCapacity(frames.count)
+        var delivered = OneOrMore<(InboundItem, Int)>()
         for payload in frames {
             guard let filter else {
                 delivered.append((.frame(payload), payload.count))
@@ -750,7 +749,7 @@ public final class Connection: Sendable {
     /// Queues items for the consumer and hands one to a waiting consumer; false when the queue is
     /// full (reading paused). On the loop thread.
     @discardableResult
-    private func queue(_ items: [(InboundItem, Int)]) -> Bool {
+    private func queue(_ items: OneOrMore<(InboundItem, Int)>) -> Bool {
         guard !items.isEmpty else { return true }
         let (waiter, item, paused) = state.withLock {
             state -> (UnsafeContinuation<InboundItem?, any Error>?, InboundItem?, Bool) in
