@@ -69,13 +69,13 @@ func format(_ value: Double) -> String {
 
 @CordisActor
 func runCore(quick: Bool) async throws {
-    let sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]
-    let rows = try await CoreBenchmark.run(sizes: sizes, repetitions: quick ? 1 : CoreBenchmark.repetitions)
+    let rows = try await CoreBenchmark.run(quick: quick)
     var ratios: [String: Double] = [:]
     if let ten = rows.first(where: { $0.consumers == 10_000 }), let hundred = rows.first(where: { $0.consumers == 100_000 }) {
-        ratios["load t(100k)/t(10k)"] = hundred.load / ten.load
-        ratios["withdraw t(100k)/t(10k)"] = hundred.withdraw / ten.withdraw
-        ratios["reprovide t(100k)/t(10k)"] = hundred.reprovide / ten.reprovide
+        let growth = CoreBenchmark.Growth(from: ten, to: hundred)
+        ratios["load t(100k)/t(10k)"] = growth.load
+        ratios["withdraw t(100k)/t(10k)"] = growth.withdraw
+        ratios["reprovide t(100k)/t(10k)"] = growth.reprovide
     }
     report("core", rows.map {
         ["consumers": Double($0.consumers), "load_s": $0.load, "withdraw_s": $0.withdraw,

@@ -559,10 +559,9 @@ enum JSONNumberText {
         let magnitude: Double
         if significand == 0 {
             magnitude = 0
-        } else if significand <= 1 << 53, scale >= 0, scale < exactPowersOfTen.count {
-            magnitude = Double(significand) * exactPowersOfTen[scale]
-        } else if significand <= 1 << 53, scale < 0, -scale < exactPowersOfTen.count {
-            magnitude = Double(significand) / exactPowersOfTen[-scale]
+        } else if significand <= 1 << 53, scale.magnitude < exactPowersOfTen.count {
+            let power = exactPowersOfTen[Int(scale.magnitude)]
+            magnitude = scale >= 0 ? Double(significand) * power : Double(significand) / power
         } else if let wide = wideDouble(significand, scale: scale) {
             magnitude = wide
         } else {
@@ -579,16 +578,13 @@ enum JSONNumberText {
     ///   correctly rounded value, scaled back by an exact power of two.
     /// nil outside these bounds.
     private static func wideDouble(_ significand: UInt64, scale: Int) -> Double? {
+        guard scale <= 38, scale >= -21 else { return nil }
+        var power: UInt128 = 1
+        for _ in 0..<scale.magnitude { power *= 10 }
         if scale >= 0 {
-            guard scale <= 38 else { return nil }
-            var power: UInt128 = 1
-            for _ in 0..<scale { power *= 10 }
             let (product, overflow) = UInt128(significand).multipliedReportingOverflow(by: power)
             return overflow ? nil : Double(product)
         }
-        guard -scale <= 21 else { return nil }
-        var power: UInt128 = 1
-        for _ in 0 ..< -scale { power *= 10 }
         let shift = 127 - (UInt64.bitWidth - significand.leadingZeroBitCount)
         let numerator = UInt128(significand) << shift
         var quotient = numerator / power

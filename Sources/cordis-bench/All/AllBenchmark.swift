@@ -116,21 +116,19 @@ enum AllBenchmark {
     // MARK: Groups
 
     static func core(_ settings: Settings, into samples: inout Samples) async throws {
-        let sizes = settings.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]
-        let rows = try await CoreBenchmark.run(sizes: sizes, repetitions: settings.quick ? 1 : CoreBenchmark.repetitions)
+        let rows = try await CoreBenchmark.run(quick: settings.quick)
         guard let ten = rows.first(where: { $0.consumers == 10_000 }), let largest = rows.last, let before = rows.dropLast().last
         else { return }
         samples.add("core_withdraw_10k_ms", ten.withdraw * 1000)
         samples.add("core_load_10k_ms", ten.load * 1000)
         // The worst growth of the three operations from the second largest size to the largest
         // (10k → 100k in a full run: 10 when linear).
-        let load = largest.load / before.load, withdraw = largest.withdraw / before.withdraw
-        let reprovide = largest.reprovide / before.reprovide
-        samples.add("core_scale_ratio", max(load, withdraw, reprovide))
+        let growth = CoreBenchmark.Growth(from: before, to: largest)
+        samples.add("core_scale_ratio", growth.worst)
         // Each of the three, so the worst one can be named.
-        samples.add("core_scale_load", load)
-        samples.add("core_scale_withdraw", withdraw)
-        samples.add("core_scale_reprovide", reprovide)
+        samples.add("core_scale_load", growth.load)
+        samples.add("core_scale_withdraw", growth.withdraw)
+        samples.add("core_scale_reprovide", growth.reprovide)
         samples.add("core_bytes_per_fiber", largest.bytesPerFiber)
     }
 

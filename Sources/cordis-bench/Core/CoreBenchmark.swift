@@ -19,7 +19,7 @@ final class BenchService {}
 @CordisActor
 enum CoreBenchmark {
     /// How many times a full run measures each size (a `--quick` run once).
-    static let repetitions = 3
+    private static let repetitions = 3
 
     struct Row {
         var consumers: Int
@@ -27,6 +27,29 @@ enum CoreBenchmark {
         var withdraw: Double
         var reprovide: Double
         var bytesPerFiber: Double
+    }
+
+    /// How each operation's time grew from one row to another (10 from 10,000 to 100,000 fibers when
+    /// the cost per fiber stays the same).
+    struct Growth {
+        var load: Double
+        var withdraw: Double
+        var reprovide: Double
+
+        init(from before: Row, to after: Row) {
+            load = after.load / before.load
+            withdraw = after.withdraw / before.withdraw
+            reprovide = after.reprovide / before.reprovide
+        }
+
+        /// The largest of the three (`core_scale_ratio`).
+        var worst: Double { max(load, withdraw, reprovide) }
+    }
+
+    /// A full run (1,000, 10,000 and 100,000 consumers, `repetitions` times each), or a `--quick` smoke
+    /// run (1,000 and 10,000, once).
+    static func run(quick: Bool) async throws -> [Row] {
+        try await run(sizes: quick ? [1_000, 10_000] : [1_000, 10_000, 100_000], repetitions: quick ? 1 : repetitions)
     }
 
     /// Measures every size `repetitions` times, the sizes interleaved (1k, 10k, 100k, 1k, …) so a change in
