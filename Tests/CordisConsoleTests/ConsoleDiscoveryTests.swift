@@ -39,7 +39,7 @@ struct ConsoleDiscoveryTests {
 
     @Test("members with --discovery exits 69 when etcd cannot be reached")
     func etcdUnreachable() async throws {
-        let port = try EtcdServer.freePorts(1)[0]
+        let port = try LoopbackPorts.free(1)[0]
         let result = try await runConsole(["--discovery", "etcd:http://127.0.0.1:\(port)", "--timeout", "1", "members"])
         #expect(result.code == 69)
         #expect(result.err.contains("error: etcd cannot be reached"))

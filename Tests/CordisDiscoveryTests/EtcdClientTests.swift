@@ -198,7 +198,7 @@ struct EtcdClientTests {
 
     @Test("requests go to the next endpoint when the first does not answer")
     func failover() async throws {
-        let dead = try EtcdServer.freePorts(1)[0]
+        let dead = try LoopbackPorts.free(1)[0]
         try await Self.withEtcd(extraEndpoints: [EtcdEndpoint(host: "127.0.0.1", port: dead)]) { _, client in
             try await client.put("cordis/failover", Array("ok".utf8))
             #expect(try await client.get("cordis/failover")?.value == Array("ok".utf8))
@@ -209,7 +209,7 @@ struct EtcdClientTests {
     @Test("with no etcd listening, a request fails with unavailable within its timeout")
     func unavailable() async throws {
         let loop = try EventLoop(name: "etcd-test")
-        let dead = try EtcdServer.freePorts(1)[0]
+        let dead = try LoopbackPorts.free(1)[0]
         let client = EtcdClient(endpoints: [EtcdEndpoint(host: "127.0.0.1", port: dead)], loop: loop)
         let start = ContinuousClock.now
         do {

@@ -64,26 +64,6 @@ struct SystemdActivationTests {
         #expect(await activator.exitCode() == 0)
     }
 
-    /// A TCP port on 127.0.0.1 that was free a moment ago (systemd-socket-activate takes no port 0).
-    static func freeTCPPort() -> UInt16? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic -> Int32 in
-                guard bind(fd, generic, length) == 0 else { return -1 }
-                return getsockname(fd, generic, &length)
-            }
-        }
-        guard bound == 0 else { return nil }
-        return UInt16(bigEndian: address.sin_port)
-    }
-
     @Test(
         "A socket-activated TCP listener without a secret is refused with exit 64",
         .enabled(if: FileManager.default.isExecutableFile(atPath: activator.path)))
@@ -91,7 +71,9 @@ struct SystemdActivationTests {
         let folder = try TestFolder()
         defer { folder.remove() }
         try folder.write("entries.json", Self.entries)
-        let free = try #require(Self.freeTCPPort())
+        // systemd-socket-activate takes no port 0: a port below the ephemeral range, which no other
+        // test's connection or port-0 listener can take before the activator binds it.
+        let free = try LoopbackPorts.free(1)[0]
         let activator = try NodeProcess(
             name: "activator",
             arguments: [
