@@ -1,3 +1,4 @@
+import CordisProcessTesting
 import Foundation
 import Synchronization
 
@@ -92,21 +93,10 @@ final class TCPRelay: Sendable {
         return address
     }
 
-    /// A loopback port nobody listens on (bound, read and released: a dial to it is refused).
+    /// A loopback port nobody listens on (a dial to it is refused): below the ephemeral range, so no
+    /// other test's port-0 listener can come to hold it, and handed out to no other test.
     static func unusedPort() -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return 9 }
-        defer { close(fd) }
-        var address = loopback(port: 0)
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        var local = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return UInt16(bigEndian: local.sin_port)
+        (try? LoopbackPorts.free(1).first) ?? 9
     }
 
     /// A socket connected to 127.0.0.1:`port`, or -1.
