@@ -53,6 +53,7 @@ struct JSONParserTests {
             "9007199254740993.0", "9007199254740992.5", "4.9e-324", "1.7976931348623157e308", "2.5e-5",
             "123456789012345678e-5", "1234567890123456789.5", "1764663123.456789", "1764663123.4567893",
             "0.000000000000000000000000001", "100000000000000000000000e-10", "3.0e0", "0e400", "7.25E+2",
+            "9007199254740993e-5", "18014398509481985e-19", "9999999999999999999e19", "9223372036854775807e-1",
         ]
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<40_000 {
@@ -83,7 +84,10 @@ struct JSONParserTests {
         #expect(shortcuts > texts.count / 4, "the shortcut is taken for short significands")
         #expect(shortcut("1764663123.456789") == 1764663123.456789, "a timestamp with microseconds takes it")
         #expect(shortcut("1764663123.4567893") == 1764663123.4567893, "one printed to 17 digits too")
+        #expect(shortcut("1234567890123456789e19") == 1234567890123456789e19, "a wide significand up to 10^19")
+        #expect(shortcut("1234567890123456789e-19") == 1234567890123456789e-19, "and down to 10^-19")
         #expect(shortcut("1e39") == nil && shortcut("1.5e-22") == nil, "outside its bounds it is not taken")
+        #expect(shortcut("1234567890123456789e20") == nil && shortcut("1234567890123456789e-20") == nil)
         #expect(shortcut("12345678901234567890.5") == nil, "nor past 19 significant digits")
     }
 

@@ -570,25 +570,39 @@ enum JSONNumberText {
         return negative ? -magnitude : magnitude
     }
 
+    /// 10^0 through 10^19, every power of ten a `UInt64` holds.
+    private static let integerPowersOfTen: [UInt64] = {
+        var powers: [UInt64] = [1]
+        while powers.count < 20 { powers.append(powers[powers.count - 1] * 10) }
+        return powers
+    }()
+
     /// `significand` × 10^`scale` for significands past 2^53 (up to 19 digits, such as a timestamp
-    /// printed to the last digit that tells it apart), in 128-bit integers and one rounding:
-    /// - from 10^0 up, the product is exact when it fits 128 bits, and converting it rounds once;
-    /// - down to 10^-21, the quotient of the significand shifted to 127 bits by the power of ten has
-    ///   at least 56 bits; a remainder sets its last bit (sticky), so rounding it to 53 bits gives the
-    ///   correctly rounded value, scaled back by an exact power of two.
+    /// printed to the last digit that tells it apart) and scales from -19 to 19, with one rounding and
+    /// one hardware multiplication or division:
+    /// - from 10^0 up, the 128-bit product is exact; its top 64 bits, with a sticky last bit when
+    ///   anything below them is set, round to the correctly rounded double;
+    /// - below 10^0, the significand shifted left is divided so that the quotient has 62 or 63 bits; a
+    ///   remainder sets its last bit (sticky), so rounding it to 53 bits gives the correctly rounded
+    ///   value, scaled back by an exact power of two.
     /// nil outside these bounds.
     private static func wideDouble(_ significand: UInt64, scale: Int) -> Double? {
-        guard scale <= 38, scale >= -21 else { return nil }
-        var power: UInt128 = 1
-        for _ in 0..<scale.magnitude { power *= 10 }
+        guard scale.magnitude < UInt(integerPowersOfTen.count) else { return nil }
+        let power = integerPowersOfTen[Int(scale.magnitude)]
         if scale >= 0 {
-            let (product, overflow) = UInt128(significand).multipliedReportingOverflow(by: power)
-            return overflow ? nil : Double(product)
+            let (high, low) = significand.multipliedFullWidth(by: power)
+            guard high != 0 else { return Double(low) }
+            let shift = high.leadingZeroBitCount
+            var top = high << shift | low >> (UInt64.bitWidth - shift)
+            if low << shift != 0 { top |= 1 }
+            return Double(sign: .plus, exponent: UInt64.bitWidth - shift, significand: Double(top))
         }
-        let shift = 127 - (UInt64.bitWidth - significand.leadingZeroBitCount)
-        let numerator = UInt128(significand) << shift
-        var quotient = numerator / power
-        if numerator % power != 0 { quotient |= 1 }
+        // significand × 2^shift ÷ power lies in [2^61, 2^63): it fits one 64-bit division.
+        let shift = 62 - (UInt64.bitWidth - significand.leadingZeroBitCount) + (UInt64.bitWidth - power.leadingZeroBitCount)
+        let high = significand >> (UInt64.bitWidth - shift)
+        let low = significand << shift
+        var (quotient, remainder) = power.dividingFullWidth((high: high, low: low))
+        if remainder != 0 { quotient |= 1 }
         return Double(sign: .plus, exponent: -shift, significand: Double(quotient))
     }
 }
