@@ -230,6 +230,35 @@ struct LinkTests {
         #expect(rest == [Self.call(7), .error(RemoteError(id: nil, code: "failed", message: "about no call"))])
     }
 
+    @Test("A reader waiting uninterruptibly gets each message and the end; cancelling its task does not cut the wait short")
+    func uninterruptibleReaderIsNotCutShort() async throws {
+        let link = try await linked(tcp: false, secrets: nil)
+        defer { Task { await link.loop.shutdown() } }
+        let server = link.server
+        let reader = Task { try await server.nextMessageUninterruptibly() }
+        for _ in 0..<1_000_000 where !server.connection.hasWaitingConsumer { await Task.yield() }
+        #expect(server.connection.hasWaitingConsumer)
+        reader.cancel()
+        try await link.client.send(Self.call(7))
+        let first = try await withDeadline("the waiting reader gets the message") { try await reader.value }
+        #expect(first == Self.call(7))
+        // A task cancelled before it waits throws at once.
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await server.nextMessageUninterruptibly()
+        }
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        // A message already queued is handed over without waiting, and an orderly close ends the reader.
+        try await link.client.send(Self.call(8))
+        link.client.close(reason: "done")
+        let rest = try await withDeadline("the queued messages and the end") {
+            var messages: [WireMessage] = []
+            while let message = try await server.nextMessageUninterruptibly() { messages.append(message) }
+            return messages
+        }
+        #expect(rest == [Self.call(8), .goodbye(reason: "done")])
+    }
+
     @Test("An unknown message type gets an error reply and the link stays up")
     func unknownTypeGetsErrorReply() async throws {
         let link = try await linked(tcp: false, secrets: Self.secretA)

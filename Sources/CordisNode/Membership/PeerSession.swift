@@ -93,7 +93,8 @@ final class PeerSession {
     private static func read(_ weak: WeakSession) async {
         let link = weak.link
         do {
-            for try await message in link.messages {
+            // The reader is never cancelled: it ends when the link does.
+            while let message = try await link.nextMessageUninterruptibly() {
                 guard let session = weak.session, let node = session.node else { break }
                 node.handle(message, from: session)
             }

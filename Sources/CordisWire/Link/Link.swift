@@ -227,7 +227,19 @@ public final class Link: Sendable {
 
     /// The next message from the connection's queue; nil at the end.
     nonisolated(nonsending) func nextMessage() async throws -> WireMessage? {
-        switch try await connection.nextItem() {
+        try message(from: try await connection.nextItem())
+    }
+
+    /// The next message, for a reader that ends with the link rather than by cancellation: a wait under
+    /// way is not interrupted by cancelling the task (one that is cancelled before it waits throws
+    /// `CancellationError`). It saves the reader a hop off its actor and back per message, which
+    /// `messages` (cancellable at any time) costs.
+    package nonisolated(nonsending) func nextMessageUninterruptibly() async throws -> WireMessage? {
+        try message(from: try await connection.nextItemUninterruptibly())
+    }
+
+    private func message(from item: InboundItem?) throws -> WireMessage? {
+        switch item {
         case .message(let message)?: return message
         case nil: return nil
         case .frame?:

@@ -418,43 +418,61 @@ public final class Connection: Sendable {
     /// True while the connection does not read its socket because the inbound queue is full.
     package var isReadingPaused: Bool { state.withLock { $0.readPaused } }
 
+    /// True while a consumer waits for the next inbound item.
+    package var hasWaitingConsumer: Bool { state.withLock { $0.waiter != nil } }
+
     // MARK: Consumer side
 
-    /// The next inbound item; nil at the end after an orderly close; throws the close error.
+    /// The next inbound item; nil at the end after an orderly close; throws the close error, or
+    /// `CancellationError` when the waiting task is cancelled.
     nonisolated(nonsending) func nextItem() async throws -> InboundItem? {
         if let ready = try takeReady() { return ready.item }
         return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<InboundItem?, any Error>) in
-                var resume = false
-                let outcome = state.withLock { state -> Result<InboundItem??, any Error> in
-                    if let item = state.popItem() {
-                        resume = resumeReadingIfDrained(&state)
-                        return .success(.some(item))
-                    }
-                    if !state.phase.isOpen {
-                        if let error = state.closeError { return .failure(error) }
-                        return .success(.some(nil))
-                    }
-                    if state.waiter != nil {
-                        return .failure(TransportError(.systemError, "connection \(id) already has a reader"))
-                    }
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    state.waiter = continuation
-                    return .success(nil)
-                }
-                if resume { refreshInterest() }
-                switch outcome {
-                case .success(.some(let item)): continuation.resume(returning: item)
-                case .success(.none): break
-                case .failure(let error): continuation.resume(throwing: error)
-                }
-            }
+            try await withUnsafeThrowingContinuation { wait(for: $0) }
         } onCancel: {
             let waiter = state.withLock { state in
                 defer { state.waiter = nil }
                 return state.waiter
             }
             waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// `nextItem()` for a consumer that ends with the connection, not by cancellation (a node's session
+    /// reader): a task cancelled before it waits still gets `CancellationError`, but a wait under way
+    /// is not interrupted. No cancellation handler is installed around each wait, which saves the
+    /// waiting task a hop off its actor and back per item (the handler's operation runs as a
+    /// nonisolated closure, on the task's preferred executor).
+    nonisolated(nonsending) func nextItemUninterruptibly() async throws -> InboundItem? {
+        if let ready = try takeReady() { return ready.item }
+        return try await withUnsafeThrowingContinuation { wait(for: $0) }
+    }
+
+    /// Hands `continuation` the next item, the end or the close error at once, or leaves it waiting for
+    /// the loop thread to resume it.
+    private func wait(for continuation: UnsafeContinuation<InboundItem?, any Error>) {
+        var resume = false
+        let outcome = state.withLock { state -> Result<InboundItem??, any Error> in
+            if let item = state.popItem() {
+                resume = resumeReadingIfDrained(&state)
+                return .success(.some(item))
+            }
+            if !state.phase.isOpen {
+                if let error = state.closeError { return .failure(error) }
+                return .success(.some(nil))
+            }
+            if state.waiter != nil {
+                return .failure(TransportError(.systemError, "connection \(id) already has a reader"))
+            }
+            if Task.isCancelled { return .failure(CancellationError()) }
+            state.waiter = continuation
+            return .success(nil)
+        }
+        if resume { refreshInterest() }
+        switch outcome {
+        case .success(.some(let item)): continuation.resume(returning: item)
+        case .success(.none): break
+        case .failure(let error): continuation.resume(throwing: error)
         }
     }
 
