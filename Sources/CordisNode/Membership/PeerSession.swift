@@ -198,11 +198,18 @@ final class PeerSession {
         let link = self.link
         node?.logger.debug("calling \(service).\(method) on \(identity.name)", fields: [("CORDIS_PEER", identity.name)])
         let calls = self.calls
+        let loop = node?.loop
+        let request = CallRequest(service: service, realm: realm, method: method, args: arguments)
         do {
-            return try await withTaskExecutorPreference(node?.loop) {
-                try await calls.call(CallRequest(service: service, realm: realm, method: method, args: arguments)) {
-                    try link.enqueue($0)
+            let id = try calls.reserveCall { try link.enqueue($0) }
+            // The cancellation handler is formed here, on `CordisActor`, so its operation runs on the
+            // actor: `PendingCalls.call`'s own handler would hop off the actor and back.
+            return try await withTaskCancellationHandler {
+                try await withTaskExecutorPreference(loop) {
+                    try await calls.answer(to: id, request: request)
                 }
+            } onCancel: {
+                calls.callerCancelled(id)
             }
         } catch let error as TransportError where error.code == .tooLarge {
             throw RemoteCallError(.tooLarge, "the call of \(service).\(method) does not fit in a frame: \(error.message)")

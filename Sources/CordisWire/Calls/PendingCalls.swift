@@ -155,15 +155,43 @@ public final class PendingCalls: Sendable {
     public nonisolated(nonsending) func call(
         _ request: CallRequest, timeout: Duration? = nil, send: @escaping @Sendable (WireMessage) throws -> Void
     ) async throws -> JSONValue {
-        let id = try reserve(send: send)
-        let limit = timeout ?? self.timeout
+        let id = try reserveCall(send: send)
         return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { continuation in
-                start(id, request: request, timeout: limit, continuation: continuation)
-            }
+            try await answer(to: id, request: request, timeout: timeout)
         } onCancel: {
-            finish(id, .failure(CancellationError()), tellPeer: true)
+            callerCancelled(id)
         }
+    }
+
+    // MARK: A call in steps
+
+    // `call(_:timeout:send:)` in its three steps, for a caller that installs the cancellation handler
+    // itself: the handler's operation is a closure, which Swift runs off the caller's actor unless it
+    // is formed in code isolated to that actor; a node's session, on `CordisActor`, saves a hop off the
+    // actor and back per call this way.
+
+    /// Reserves an id for a call that `send` will send (see `call(_:timeout:send:)`).
+    ///
+    /// - Throws: `RemoteCallError` `overloaded` or `withdrawn`.
+    package func reserveCall(send: @escaping @Sendable (WireMessage) throws -> Void) throws(RemoteCallError) -> Int {
+        try reserve(send: send)
+    }
+
+    /// Sends call `id` (reserved by `reserveCall(send:)`) and waits for its answer; the caller wraps it
+    /// in a cancellation handler that calls `callerCancelled(id)`.
+    package nonisolated(nonsending) func answer(
+        to id: Int, request: CallRequest, timeout: Duration? = nil
+    ) async throws -> JSONValue {
+        let limit = timeout ?? self.timeout
+        return try await withUnsafeThrowingContinuation { continuation in
+            start(id, request: request, timeout: limit, continuation: continuation)
+        }
+    }
+
+    /// The task waiting for call `id` was cancelled: the call ends with `CancellationError`, and the
+    /// peer is sent a `cancel` if the call went out.
+    package func callerCancelled(_ id: Int) {
+        finish(id, .failure(CancellationError()), tellPeer: true)
     }
 
     /// Hands over a message the link received; true when it is an answer to a call (`result`, or
