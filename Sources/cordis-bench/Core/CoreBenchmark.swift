@@ -15,11 +15,13 @@ final class BenchService {}
 /// `cordis-bench core`: N consumer fibers of one service; time to load them all, to drop them all to
 /// `pending` on withdrawal, to bring them all back, and heap bytes per fiber (glibc's count of bytes in
 /// use, which a size measured after a larger one still sees: resident memory does not shrink). Each size is
-/// measured `repetitions` times, interleaved with the others; a row holds the medians.
+/// measured several times, interleaved with the others; a row holds the medians.
 @CordisActor
 enum CoreBenchmark {
-    /// How many times a full run measures each size (a `--quick` run once).
-    private static let repetitions = 3
+    /// How many times a full run measures a size: 9 times up to 10,000 fibers (tens of milliseconds
+    /// each, which another process's burst can stretch by half), 5 times above (a few hundred
+    /// milliseconds each). A `--quick` run measures each size once.
+    private static func repetitions(of size: Int) -> Int { size > 10_000 ? 5 : 9 }
 
     struct Row {
         var consumers: Int
@@ -46,20 +48,22 @@ enum CoreBenchmark {
         var worst: Double { max(load, withdraw, reprovide) }
     }
 
-    /// A full run (1,000, 10,000 and 100,000 consumers, `repetitions` times each), or a `--quick` smoke
-    /// run (1,000 and 10,000, once).
+    /// A full run (1,000, 10,000 and 100,000 consumers, `repetitions(of:)` times each), or a `--quick`
+    /// smoke run (1,000 and 10,000, once).
     static func run(quick: Bool) async throws -> [Row] {
-        try await run(sizes: quick ? [1_000, 10_000] : [1_000, 10_000, 100_000], repetitions: quick ? 1 : repetitions)
+        let sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]
+        return try await run(sizes: sizes) { quick ? 1 : repetitions(of: $0) }
     }
 
-    /// Measures every size `repetitions` times, the sizes interleaved (1k, 10k, 100k, 1k, …) so a change in
-    /// the machine's load falls on all of them; each figure of a row is the median of its repetitions.
-    /// One measurement of 10,000 fibers takes tens of milliseconds, which another process on this
-    /// machine can stretch by half: a ratio of two single measurements is mostly that noise.
-    static func run(sizes: [Int], repetitions: Int = 1) async throws -> [Row] {
+    /// Measures each size `repetitions(size)` times, the sizes interleaved (1k, 10k, 100k, 1k, …) so a
+    /// change in the machine's load falls on all of them; each figure of a row is the median of its
+    /// repetitions. One measurement of 10,000 fibers takes tens of milliseconds, which another process
+    /// on this machine can stretch by half: a ratio of two single measurements is mostly that noise.
+    static func run(sizes: [Int], repetitions: (Int) -> Int = { _ in 1 }) async throws -> [Row] {
         var measured: [Int: [Row]] = [:]
-        for _ in 0..<max(1, repetitions) {
-            for size in sizes {
+        let rounds = sizes.map { max(1, repetitions($0)) }.max() ?? 1
+        for round in 0..<rounds {
+            for size in sizes where round < max(1, repetitions(size)) {
                 measured[size, default: []].append(try await measure(consumers: size))
             }
         }
