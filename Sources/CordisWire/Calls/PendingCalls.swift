@@ -29,12 +29,15 @@ public final class PendingCalls: Sendable {
     /// The default time a call waits for its answer (the contract's `--call-timeout` default).
     public static let defaultTimeout = Duration.seconds(30)
 
+    /// A caller's wait: it is resumed with the outcome and throws afterwards (see `answer(to:request:timeout:)`).
+    private typealias Waiting = UnsafeContinuation<Result<JSONValue, any Error>, Never>
+
     private enum Waiter {
         /// Registered; the caller has not suspended yet.
         case reserved
         /// The caller waits. (An unsafe continuation, no checked one's allocation per call: it is
         /// resumed only by whoever takes this entry out of the table under the lock, so exactly once.)
-        case waiting(UnsafeContinuation<JSONValue, any Error>)
+        case waiting(Waiting)
         /// Ended before the caller suspended; it picks the outcome up.
         case finished(Result<JSONValue, any Error>)
     }
@@ -68,7 +71,7 @@ public final class PendingCalls: Sendable {
     private struct Expired {
         var id: Int
         var timeout: Duration
-        var continuation: UnsafeContinuation<JSONValue, any Error>
+        var continuation: Waiting
         var cancel: (@Sendable (WireMessage) throws -> Void)?
     }
 
@@ -183,9 +186,13 @@ public final class PendingCalls: Sendable {
         to id: Int, request: CallRequest, timeout: Duration? = nil
     ) async throws -> JSONValue {
         let limit = timeout ?? self.timeout
-        return try await withUnsafeThrowingContinuation { continuation in
+        // The wait cannot throw; the outcome is thrown once the caller is back on its executor. (Swift
+        // 6.3.1 drops the hop back to the caller's executor when a `nonisolated(nonsending)` function
+        // throws straight out of a resumed continuation: swiftlang/swift#88259.)
+        let outcome = await withUnsafeContinuation { continuation in
             start(id, request: request, timeout: limit, continuation: continuation)
         }
+        return try outcome.get()
     }
 
     /// The task waiting for call `id` was cancelled: the call ends with `CancellationError`, and the
@@ -239,12 +246,12 @@ public final class PendingCalls: Sendable {
     public func close(reason: String = "the link closed") {
         let failure = RemoteCallError(.withdrawn, "the provider went away: \(reason)")
         let (taken, closed, timer, emptied) = state.withLock {
-            state -> ([UnsafeContinuation<JSONValue, any Error>], RemoteCallError, UInt64?, (@Sendable () -> Void)?) in
+            state -> ([Waiting], RemoteCallError, UInt64?, (@Sendable () -> Void)?) in
             let closed = state.closed ?? failure
             state.closed = closed
             let timer = state.alarm?.timer
             state.alarm = nil
-            var taken: [UnsafeContinuation<JSONValue, any Error>] = []
+            var taken: [Waiting] = []
             for (id, entry) in state.entries {
                 switch entry.waiter {
                 case .waiting(let continuation):
@@ -259,7 +266,7 @@ public final class PendingCalls: Sendable {
             return (taken, closed, timer, state.takeWhenEmpty())
         }
         if let timer { timers.cancelTimer(timer) }
-        for continuation in taken { continuation.resume(throwing: closed) }
+        for continuation in taken { continuation.resume(returning: .failure(closed)) }
         emptied?()
     }
 
@@ -284,7 +291,7 @@ public final class PendingCalls: Sendable {
     /// Makes the caller wait for call `id`, records its deadline (arming the timer when it is the
     /// earliest) and sends it.
     private func start(
-        _ id: Int, request: CallRequest, timeout: Duration, continuation: UnsafeContinuation<JSONValue, any Error>
+        _ id: Int, request: CallRequest, timeout: Duration, continuation: Waiting
     ) {
         enum Step {
             case ended(Result<JSONValue, any Error>, (@Sendable () -> Void)?)
@@ -309,7 +316,7 @@ public final class PendingCalls: Sendable {
         }
         switch step {
         case .ended(let outcome, let emptied):
-            continuation.resume(with: outcome)
+            continuation.resume(returning: outcome)
             emptied?()
         case .send(let send, let arming):
             schedule(arming)
@@ -353,7 +360,7 @@ public final class PendingCalls: Sendable {
         for call in expired {
             if let cancel = call.cancel { try? cancel(.cancel(id: call.id)) }
             call.continuation.resume(
-                throwing: RemoteCallError(.timeout, "call \(call.id) got no answer within \(call.timeout)"))
+                returning: .failure(RemoteCallError(.timeout, "call \(call.id) got no answer within \(call.timeout)")))
         }
         emptied?()
     }
@@ -363,7 +370,7 @@ public final class PendingCalls: Sendable {
     @discardableResult
     private func finish(_ id: Int, _ outcome: Result<JSONValue, any Error>, tellPeer: Bool) -> Bool {
         typealias Taken = (
-            UnsafeContinuation<JSONValue, any Error>?, (@Sendable (WireMessage) throws -> Void)?,
+            Waiting?, (@Sendable (WireMessage) throws -> Void)?,
             (@Sendable () -> Void)?
         )
         let taken = state.withLock { state -> Taken? in
@@ -381,7 +388,7 @@ public final class PendingCalls: Sendable {
         }
         guard let (continuation, send, emptied) = taken else { return false }
         if let send { try? send(.cancel(id: id)) }
-        continuation?.resume(with: outcome)
+        continuation?.resume(returning: outcome)
         emptied?()
         return true
     }

@@ -18,6 +18,11 @@ import Glibc
 /// drains, writes in order; passing that bound closes the connection with `outboundBufferFull`. A
 /// frame over `maxFrameSize` is answered with a best-effort error frame, then the connection closes.
 public final class Connection: Sendable {
+    /// A consumer's wait for the next item: resumed with the outcome, which it throws once back on its
+    /// executor. (A throwing continuation would throw straight out of the resumption, and Swift 6.3.1
+    /// then skips the hop back to a `nonisolated(nonsending)` caller's executor: swiftlang/swift#88259.)
+    typealias ConsumerWait = UnsafeContinuation<Result<InboundItem?, any Error>, Never>
+
     /// Where the connection is in its life. The socket is open in every phase but `closed`.
     enum Phase: Equatable {
         /// Open, under the handshake bounds.
@@ -55,7 +60,7 @@ public final class Connection: Sendable {
         var readPaused = false
         /// The consumer waiting for the next item: resumed only by whoever takes it out of this
         /// state under the lock (so exactly once, and an unsafe continuation suffices).
-        var waiter: UnsafeContinuation<InboundItem?, any Error>?
+        var waiter: ConsumerWait?
         var decoder: FrameDecoder
         var filter: FrameFilter?
         var streamFilter: (any StreamFilter)?
@@ -428,13 +433,13 @@ public final class Connection: Sendable {
     nonisolated(nonsending) func nextItem() async throws -> InboundItem? {
         if let ready = try takeReady() { return ready.item }
         return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { wait(for: $0) }
+            try await withUnsafeContinuation { wait(for: $0) }.get()
         } onCancel: {
             let waiter = state.withLock { state in
                 defer { state.waiter = nil }
                 return state.waiter
             }
-            waiter?.resume(throwing: CancellationError())
+            waiter?.resume(returning: .failure(CancellationError()))
         }
     }
 
@@ -445,12 +450,15 @@ public final class Connection: Sendable {
     /// nonisolated closure, on the task's preferred executor).
     nonisolated(nonsending) func nextItemUninterruptibly() async throws -> InboundItem? {
         if let ready = try takeReady() { return ready.item }
-        return try await withUnsafeThrowingContinuation { wait(for: $0) }
+        // The wait cannot throw; the outcome is thrown once the caller is back on its executor. (Swift
+        // 6.3.1 drops the hop back to the caller's executor when a `nonisolated(nonsending)` function
+        // throws straight out of a resumed continuation: swiftlang/swift#88259.)
+        return try await withUnsafeContinuation { wait(for: $0) }.get()
     }
 
     /// Hands `continuation` the next item, the end or the close error at once, or leaves it waiting for
     /// the loop thread to resume it.
-    private func wait(for continuation: UnsafeContinuation<InboundItem?, any Error>) {
+    private func wait(for continuation: ConsumerWait) {
         var resume = false
         let outcome = state.withLock { state -> Result<InboundItem??, any Error> in
             if let item = state.popItem() {
@@ -470,9 +478,9 @@ public final class Connection: Sendable {
         }
         if resume { refreshInterest() }
         switch outcome {
-        case .success(.some(let item)): continuation.resume(returning: item)
+        case .success(.some(let item)): continuation.resume(returning: .success(item))
         case .success(.none): break
-        case .failure(let error): continuation.resume(throwing: error)
+        case .failure(let error): continuation.resume(returning: .failure(error))
         }
     }
 
@@ -770,7 +778,7 @@ public final class Connection: Sendable {
     private func queue(_ items: OneOrMore<(InboundItem, Int)>) -> Bool {
         guard !items.isEmpty else { return true }
         let (waiter, item, paused) = state.withLock {
-            state -> (UnsafeContinuation<InboundItem?, any Error>?, InboundItem?, Bool) in
+            state -> (ConsumerWait?, InboundItem?, Bool) in
             guard state.phase.isOpen else { return (nil, nil, true) }
             for (item, bytes) in items {
                 state.inbound.append((item, bytes))
@@ -790,7 +798,7 @@ public final class Connection: Sendable {
             updateInterest(&state)
             return (waiter, handed, state.readPaused)
         }
-        if let waiter { waiter.resume(returning: item) }
+        if let waiter { waiter.resume(returning: .success(item)) }
         return !paused
     }
 
@@ -856,7 +864,7 @@ public final class Connection: Sendable {
 
     /// On the loop thread: flush, half-close, arm the drain deadline; wakes a waiting consumer.
     private func beginDraining() {
-        let waiter = state.withLock { state -> UnsafeContinuation<InboundItem?, any Error>? in
+        let waiter = state.withLock { state -> ConsumerWait? in
             guard case .draining = state.phase else { return nil }
             state.drainTimer = loop.schedule(after: limits.drainTimeout) { [self] in shut(.peerGone, nil) }
             state.readPaused = false
@@ -875,7 +883,7 @@ public final class Connection: Sendable {
     /// On the loop thread: closes the socket (after a write under way) and tells everyone waiting.
     private func finishClose() {
         typealias Taken = (
-            Int32, [UInt64], UnsafeContinuation<InboundItem?, any Error>?, [CheckedContinuation<TransportError?, Never>],
+            Int32, [UInt64], ConsumerWait?, [CheckedContinuation<TransportError?, Never>],
             [@Sendable (TransportError?) -> Void], TransportError?
         )
         let taken = state.withLock { state -> Taken? in
@@ -921,13 +929,13 @@ public final class Connection: Sendable {
     }
 
     /// Hands a waiting consumer a queued item, or the end of the sequence.
-    private func resumeAtEnd(_ waiter: UnsafeContinuation<InboundItem?, any Error>) {
+    private func resumeAtEnd(_ waiter: ConsumerWait) {
         let outcome = state.withLock { state -> Result<InboundItem?, any Error> in
             if let item = state.popItem() { return .success(item) }
             if let error = state.closeError { return .failure(error) }
             return .success(nil)
         }
-        waiter.resume(with: outcome)
+        waiter.resume(returning: outcome)
     }
 }
 
