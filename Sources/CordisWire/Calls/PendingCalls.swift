@@ -29,7 +29,9 @@ public final class PendingCalls: Sendable {
     /// The default time a call waits for its answer (the contract's `--call-timeout` default).
     public static let defaultTimeout = Duration.seconds(30)
 
-    /// A caller's wait: it is resumed with the outcome and throws afterwards (see `answer(to:request:timeout:)`).
+    /// A caller's wait: resumed with the outcome, which it throws once back on its executor. (A throwing
+    /// continuation would throw straight out of the resumption, and Swift 6.3.1 then skips the hop back
+    /// to a `nonisolated(nonsending)` caller's executor: swiftlang/swift#88259.)
     private typealias Waiting = UnsafeContinuation<Result<JSONValue, any Error>, Never>
 
     private enum Waiter {
@@ -186,9 +188,7 @@ public final class PendingCalls: Sendable {
         to id: Int, request: CallRequest, timeout: Duration? = nil
     ) async throws -> JSONValue {
         let limit = timeout ?? self.timeout
-        // The wait cannot throw; the outcome is thrown once the caller is back on its executor. (Swift
-        // 6.3.1 drops the hop back to the caller's executor when a `nonisolated(nonsending)` function
-        // throws straight out of a resumed continuation: swiftlang/swift#88259.)
+        // Thrown after the resumption, not out of it: see `Waiting`.
         let outcome = await withUnsafeContinuation { continuation in
             start(id, request: request, timeout: limit, continuation: continuation)
         }

@@ -450,9 +450,7 @@ public final class Connection: Sendable {
     /// nonisolated closure, on the task's preferred executor).
     nonisolated(nonsending) func nextItemUninterruptibly() async throws -> InboundItem? {
         if let ready = try takeReady() { return ready.item }
-        // The wait cannot throw; the outcome is thrown once the caller is back on its executor. (Swift
-        // 6.3.1 drops the hop back to the caller's executor when a `nonisolated(nonsending)` function
-        // throws straight out of a resumed continuation: swiftlang/swift#88259.)
+        // Thrown after the resumption, not out of it: see `ConsumerWait`.
         return try await withUnsafeContinuation { wait(for: $0) }.get()
     }
 

@@ -59,11 +59,11 @@ enum CoreBenchmark {
     /// change in the machine's load falls on all of them; each figure of a row is the median of its
     /// repetitions. One measurement of 10,000 fibers takes tens of milliseconds, which another process
     /// on this machine can stretch by half: a ratio of two single measurements is mostly that noise.
-    static func run(sizes: [Int], repetitions: (Int) -> Int = { _ in 1 }) async throws -> [Row] {
+    private static func run(sizes: [Int], repetitions: (Int) -> Int) async throws -> [Row] {
         var measured: [Int: [Row]] = [:]
-        let rounds = sizes.map { max(1, repetitions($0)) }.max() ?? 1
-        for round in 0..<rounds {
-            for size in sizes where round < max(1, repetitions(size)) {
+        let counts = sizes.map { max(1, repetitions($0)) }
+        for round in 0..<(counts.max() ?? 1) {
+            for (size, count) in zip(sizes, counts) where round < count {
                 measured[size, default: []].append(try await measure(consumers: size))
             }
         }
