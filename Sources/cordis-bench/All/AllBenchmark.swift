@@ -193,15 +193,23 @@ enum AllBenchmark {
     /// Only node-to-node calls over a Unix socket, unpinned, `--iterations` of them: the workload to
     /// count instructions of under callgrind (run it with two counts; the difference is the cost of
     /// the extra calls in node A, this process). With `CORDIS_BENCH_PEER=unix:PATH` it calls the node B
-    /// already listening there (started under a tool) instead of starting one.
+    /// already listening there (started under a tool) instead of starting one. With
+    /// `CORDIS_BENCH_PROFILE=throughput` it runs the `calls_per_s` workload instead (64 calls in flight
+    /// for `--iterations` hundredths of a second), to profile the batched path.
     static func profile(_ settings: Settings, into samples: inout Samples) async throws {
         let folder = try WireLatencyBench.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let external = ProcessInfo.processInfo.environment["CORDIS_BENCH_PEER"]
-        let pair = try await ClusterBenchmark.Pair.start(folder: folder, pinned: false, external: external)
-        let call = WireLatencyBench.Series(
-            placement: "", socket: "uds", kind: "call", samples: try await pair.callRoundTrips(settings.callIterations))
-        samples.add("profile_call_uds_p50_us", call.p50)
+        let environment = ProcessInfo.processInfo.environment
+        let pair = try await ClusterBenchmark.Pair.start(
+            folder: folder, pinned: false, external: environment["CORDIS_BENCH_PEER"])
+        if environment["CORDIS_BENCH_PROFILE"] == "throughput" {
+            let seconds = Double(settings.callIterations) / 100
+            samples.add("profile_calls_per_s", try await pair.throughput(inFlight: 64, seconds: seconds))
+        } else {
+            let call = WireLatencyBench.Series(
+                placement: "", socket: "uds", kind: "call", samples: try await pair.callRoundTrips(settings.callIterations))
+            samples.add("profile_call_uds_p50_us", call.p50)
+        }
         await pair.finish()
     }
 
