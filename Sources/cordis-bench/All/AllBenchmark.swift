@@ -191,8 +191,9 @@ enum AllBenchmark {
     }
 
     /// Only node-to-node calls over a Unix socket, unpinned, `--iterations` of them: the workload to
-    /// count instructions of under callgrind (run it with two counts; the difference is the cost of
-    /// the extra calls in node A, this process). With `CORDIS_BENCH_PEER=unix:PATH` it calls the node B
+    /// profile or count under `perf` (run it with two counts; the difference is the cost of the extra
+    /// calls; valgrind 3.19 stops with an internal error on any Swift program with an async `main`,
+    /// so callgrind cannot count it on Debian 12). With `CORDIS_BENCH_PEER=unix:PATH` it calls the node B
     /// already listening there (started under a tool) instead of starting one. With
     /// `CORDIS_BENCH_PROFILE=throughput` it runs the `calls_per_s` workload instead (64 calls in flight
     /// for `--iterations` hundredths of a second), to profile the batched path.
