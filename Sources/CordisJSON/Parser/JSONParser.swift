@@ -25,6 +25,23 @@ public struct JSONParser: Sendable {
         return try scanner.parseDocument()
     }
 
+    /// Parses the one JSON value that starts at `offset` in `bytes` (whitespace before it is skipped)
+    /// and returns it with the offset just past it; nothing after it is looked at. For a reader that
+    /// takes a document's outer object apart itself (a wire message's members) and hands the values
+    /// inside to the parser. Error offsets count from the start of `bytes`. Throws `JSONParseError`.
+    package func parseValue(in bytes: UnsafeRawBufferPointer, at offset: Int) throws -> (value: JSONValue, end: Int) {
+        guard let base = bytes.baseAddress, offset >= 0, offset < bytes.count else {
+            throw JSONParseError(
+                code: .unexpectedEnd, offset: max(0, min(offset, bytes.count)), line: 1, column: 1,
+                reason: "unexpected end of input")
+        }
+        var scanner = JSONScanner(
+            base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, maxDepth: maxDepth)
+        scanner.position = offset
+        let value = try scanner.parseDocument(wholeInput: false)
+        return (value, scanner.position)
+    }
+
     /// Parses one JSON value from a byte array. Throws `JSONParseError`.
     public func parse(_ bytes: [UInt8]) throws -> JSONValue {
         try bytes.withUnsafeBytes { try parse($0) }
@@ -83,7 +100,9 @@ struct JSONScanner {
 
     // MARK: Document
 
-    mutating func parseDocument() throws -> JSONValue {
+    /// Parses one value from the position on; with `wholeInput` only whitespace may follow it, else
+    /// the position is left just past it.
+    mutating func parseDocument(wholeInput: Bool = true) throws -> JSONValue {
         var value: JSONValue
         parsing: while true {
             skipWhitespace()
@@ -133,6 +152,7 @@ struct JSONScanner {
             // Attach the finished value to the open containers, closing those that end here.
             while true {
                 guard let frame = frames.last else {
+                    guard wholeInput else { return value }
                     skipWhitespace()
                     guard position == count else { throw unexpectedHere() }
                     return value

@@ -21,6 +21,18 @@ extension WireMessage {
     /// Decodes a message from its JSON bytes; `frameOffset` is the stream offset of the frame's length
     /// prefix, used in error offsets.
     public init(payload: UnsafeRawBufferPointer, frameOffset: Int = 0) throws(WireError) {
+        // A call or a result as this side writes them is read directly; anything else, the long way.
+        if let message = HotMessageDecoder.decode(payload, maxDepth: JSONParser.defaultMaxDepth) {
+            self = message
+            return
+        }
+        try self.init(parsing: payload, frameOffset: frameOffset)
+    }
+
+    /// Decodes a message by parsing its payload as a JSON object, then reading the members (the general
+    /// path, for every message and every error; `init(payload:frameOffset:)` reads the common forms of
+    /// `call` and `result` without it).
+    init(parsing payload: UnsafeRawBufferPointer, frameOffset: Int = 0) throws(WireError) {
         let payloadOffset = frameOffset + Frame.headerSize
         let value: JSONValue
         do {

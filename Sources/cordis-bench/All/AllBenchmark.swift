@@ -143,6 +143,7 @@ enum AllBenchmark {
         if let decode = figures["result64k.decode.cordis.MB_per_s"] { samples.add("wire_decode_mb_s", decode) }
         if let encode = figures["result64k.encode.cordis.MB_per_s"] { samples.add("wire_encode_mb_s", encode) }
         if let call = figures["call.decode.cordis.msgs_per_s"] { samples.add("wire_decode_call_per_s", call) }
+        if let result = figures["result.decode.cordis.msgs_per_s"] { samples.add("wire_decode_result_per_s", result) }
         for (figure, key) in [
             ("codable.reading.encode.per_s", "codable_encode_reading_per_s"),
             ("codable.reading.decode.per_s", "codable_decode_reading_per_s"),

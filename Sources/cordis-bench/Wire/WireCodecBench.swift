@@ -6,7 +6,8 @@ import Foundation
 /// `JSONEncoder`/`JSONDecoder` on equivalent `Codable` types, measured in the same run.
 ///
 /// Returns named figures: `<case>.<op>.<codec>.msgs_per_s` and `.MB_per_s` for the cases `call` (a
-/// small call message) and `result64k` (a result of about 64 KiB), ops `encode` and `decode`, codecs
+/// small call message), `result` (the `clock` service's reading) and `result64k` (a result of about
+/// 64 KiB), ops `encode` and `decode`, codecs
 /// `cordis` and `foundation`; `<case>.<op>.speedup` is cordis over foundation; `call.sealed.*` adds the
 /// MAC and sequence number of an authenticated link. Each figure is the best of three timed rounds.
 func runWireCodecBenchmark(roundSeconds: Double = 0.25) -> [String: Double] {
@@ -15,6 +16,11 @@ func runWireCodecBenchmark(roundSeconds: Double = 0.25) -> [String: Double] {
     let call = WireMessage.call(RemoteCall(id: 42, service: "counter", realm: nil, method: "add", args: ["_0": 1]))
     let foundationCall = BenchCall(type: "call", id: 42, service: "counter", realm: nil, method: "add", args: ["_0": 1])
     measureCase("call", message: call, foundation: foundationCall, roundSeconds: roundSeconds, into: &figures)
+
+    let reading = WireMessage.result(RemoteResult(id: 42, value: ["node": "b", "seconds": 1_764_547_200.25]))
+    let foundationReading = BenchReadingResult(
+        type: "result", id: 42, value: BenchReading(node: "b", seconds: 1_764_547_200.25))
+    measureCase("result", message: reading, foundation: foundationReading, roundSeconds: roundSeconds, into: &figures)
 
     var items: [JSONValue] = []
     var foundationItems: [BenchItem] = []
@@ -205,6 +211,12 @@ private struct BenchItem: Codable, Equatable {
 
 private struct BenchItems: Codable, Equatable {
     var items: [BenchItem]
+}
+
+private struct BenchReadingResult: Codable, Equatable {
+    var type: String
+    var id: Int
+    var value: BenchReading
 }
 
 private struct BenchResult: Codable, Equatable {
