@@ -187,6 +187,12 @@ struct JSONParserTests {
         #expect(throws: Never.self) { try parse(atLimit) }
         let overLimit = String(repeating: "[", count: 513) + String(repeating: "]", count: 513)
         #expect(failure(overLimit)?.code == .depthLimitExceeded)
+        // An empty object or array innermost counts as a level too.
+        let objectOverLimit = String(repeating: "[", count: 512) + "{}" + String(repeating: "]", count: 512)
+        #expect(failure(objectOverLimit)?.code == .depthLimitExceeded)
+        let objectAtLimit = String(repeating: "[", count: 511) + "{}" + String(repeating: "]", count: 511)
+        #expect(throws: Never.self) { try parse(objectAtLimit) }
+        #expect(failure(String(repeating: "{\"a\":", count: 512) + "{ }" + String(repeating: "}", count: 512))?.code == .depthLimitExceeded)
         #expect(throws: JSONParseError.self) { try JSONParser(maxDepth: 2).parse("[[[1]]]") }
         #expect(throws: Never.self) { try JSONParser(maxDepth: 2).parse("[{\"a\":1}]") }
     }

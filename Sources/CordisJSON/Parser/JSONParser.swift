@@ -110,26 +110,27 @@ struct JSONScanner {
             let byte = base[position]
             switch byte {
             case UInt8(ascii: "{"):
-                try push(isObject: true)
+                // An empty object opens no frame: parsing `{}` allocates nothing.
+                try checkDepth()
                 position += 1
                 skipWhitespace()
                 if position < count, base[position] == UInt8(ascii: "}") {
                     position += 1
-                    frames.removeLast()
                     value = .object(JSONObject())
                 } else {
+                    push(isObject: true)
                     try parseKey()
                     continue parsing
                 }
             case UInt8(ascii: "["):
-                try push(isObject: false)
+                try checkDepth()
                 position += 1
                 skipWhitespace()
                 if position < count, base[position] == UInt8(ascii: "]") {
                     position += 1
-                    frames.removeLast()
                     value = .array([])
                 } else {
+                    push(isObject: false)
                     continue parsing
                 }
             case UInt8(ascii: "\""):
@@ -195,10 +196,15 @@ struct JSONScanner {
         }
     }
 
-    private mutating func push(isObject: Bool) throws {
+    /// Throws when one more array or object would nest deeper than the limit.
+    private func checkDepth() throws {
         guard frames.count < maxDepth else {
             throw error(.depthLimitExceeded, "nesting deeper than \(maxDepth) levels")
         }
+    }
+
+    /// Opens a frame for a non-empty array or object (its depth checked by `checkDepth`).
+    private mutating func push(isObject: Bool) {
         if frames.capacity == 0 {
             // Room for a typical message at once, rather than regrowing each stack from one element.
             frames.reserveCapacity(4)
