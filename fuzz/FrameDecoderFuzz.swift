@@ -34,6 +34,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             do throws(WireError) { frame = try decoder.next() } catch { return 0 }
             guard let frame else { break }
             frames += 1
+            checkDirectDecoding(frame)
             checkRoundTrip(frame)
             _ = try? session.decode(frame)
             _ = handshake.receive(frame)
@@ -41,6 +42,18 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     do throws(WireError) { try decoder.finish() } catch { _ = error.description }
     return 0
+}
+
+/// The direct decoder of calls and results must give the general decoder's message, or nothing.
+private func checkDirectDecoding(_ frame: Frame) {
+    frame.payload.withUnsafeBytes { payload in
+        guard let direct = HotMessageDecoder.decode(payload, maxDepth: JSONParser.defaultMaxDepth) else { return }
+        do throws(WireError) {
+            guard try WireMessage(parsing: payload) == direct else { fatalError("direct decoding differs: \(direct)") }
+        } catch {
+            fatalError("direct decoding accepted what the general decoder refuses (\(error)): \(direct)")
+        }
+    }
 }
 
 /// A message that decodes must encode to bytes that decode to the same message.

@@ -52,6 +52,11 @@ seed withdraw '{"type":"withdraw","service":"clock","realm":null,"node":"b","fib
 seed call '{"type":"call","id":42,"service":"counter","realm":null,"method":"add","args":{"_0":1,"s":"h\u00e9\"\n"}}'
 seed result '{"type":"result","id":42,"value":{"node":"b","seconds":12.5,"list":[1,-2e3,true,null]}}'
 seed error '{"type":"error","id":42,"code":"withdrawn","message":"provider left"}'
+# Calls and results just outside the form the direct decoder reads (repeated member, space, unknown member).
+seed call-repeated '{"type":"call","id":42,"service":"clock","realm":null,"method":"now","args":{},"id":43}'
+seed call-spaced '{"type":"call", "id":42,"service":"clock","realm":null,"method":"now","args":{}}'
+seed result-repeated '{"type":"result","id":1,"value":1,"value":2}'
+seed result-unknown '{"type":"result","id":1,"value":{"node":"b"},"realm":"x"}'
 seed goodbye '{"type":"goodbye","reason":null}'
 seed unknown '{"type":"status","page":2}'
 seed sealed '{"seq":0,"mac":"'"$nonce"'","type":"ping","id":1}'
