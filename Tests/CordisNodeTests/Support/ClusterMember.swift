@@ -108,10 +108,16 @@ extension ControlClient {
     /// Asks for the status until entry `entry`'s fiber is in `state`, each request awaiting the previous
     /// answer (no sleeping), for at most `timeout` and a bounded number of requests; returns that fiber, or
     /// nil (recording an issue) when it never got there.
+    ///
+    /// The request bound is a backstop the deadline reaches first: a release-built node answers a status
+    /// request in well under 100 µs, and a bound of 20,000 (this helper's first) ran out in about a
+    /// second and a half, before a 2-second lease could end.
     func awaitFiber(
-        ofEntry entry: String, inState state: String, timeout: Duration = .seconds(20), maxRequests: Int = 20_000
+        ofEntry entry: String, inState state: String, timeout: Duration = .seconds(20),
+        maxRequests: Int = ControlClient.maxPollRequests
     ) async throws -> JSONObject? {
-        let deadline = ContinuousClock.now + timeout
+        let start = ContinuousClock.now
+        let deadline = start + timeout
         var last: JSONObject?
         var requests = 0
         while requests < maxRequests, ContinuousClock.now < deadline {
@@ -119,7 +125,8 @@ extension ControlClient {
             last = try await fiber(ofEntry: entry)
             if let last, last["state"]?.stringValue == state { return last }
         }
-        Issue.record("entry \(entry) did not reach \(state) within \(timeout); last seen: \(String(describing: last))")
+        Issue.record(
+            "entry \(entry) did not reach \(state) within \(timeout) (\(requests) requests in \(ContinuousClock.now - start)); last seen: \(String(describing: last))")
         return nil
     }
 
@@ -248,10 +255,11 @@ extension ControlClient {
     /// sleeping), for at most `timeout` and a bounded number of requests; false (recording an issue) when
     /// it never held.
     func awaitStatus(
-        _ what: String, timeout: Duration = .seconds(20), maxRequests: Int = 20_000,
+        _ what: String, timeout: Duration = .seconds(20), maxRequests: Int = ControlClient.maxPollRequests,
         _ condition: (JSONObject) -> Bool
     ) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
+        let start = ContinuousClock.now
+        let deadline = start + timeout
         var requests = 0
         var last: JSONObject?
         while requests < maxRequests, ContinuousClock.now < deadline {
@@ -260,7 +268,12 @@ extension ControlClient {
             if condition(status) { return true }
             last = status
         }
-        Issue.record("status never showed \(what) within \(timeout); last seen: \(String(describing: last))")
+        Issue.record(
+            "status never showed \(what) within \(timeout) (\(requests) requests in \(ContinuousClock.now - start)); last seen: \(String(describing: last))")
         return false
     }
+
+    /// The bound on the status requests of one wait (`awaitFiber`, `awaitStatus`): a backstop that a
+    /// wait's deadline reaches first at any speed a node answers at (10,000,000 requests take minutes).
+    static let maxPollRequests = 10_000_000
 }
