@@ -90,11 +90,12 @@ struct ClusterTLSTests {
     }
 
     /// Calls the counter from `console` until the proxy of the remote provider answers, each call
-    /// awaiting the previous answer (no sleeping), within a deadline; nil when it never answered.
+    /// awaiting the previous answer (no sleeping), within a deadline; nil when it never answered. (The
+    /// request bound is the status waits' backstop, which the deadline reaches first.)
     static func awaitCall(_ console: ControlClient, timeout: Duration = .seconds(20)) async throws -> Int? {
         let deadline = ContinuousClock.now + timeout
         var requests = 0
-        while requests < 20_000, ContinuousClock.now < deadline {
+        while requests < ControlClient.maxPollRequests, ContinuousClock.now < deadline {
             requests += 1
             if let result = try? await Self.callAcross(console) { return result }
         }
