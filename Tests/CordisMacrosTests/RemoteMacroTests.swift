@@ -134,6 +134,16 @@ struct RemoteMacroTests {
         #expect(plain.count == 16 && plain.allSatisfy { $0.isHexDigit && !$0.isUppercase })
     }
 
+    @Test func aRequirementThatRunsOnItsCallersExecutorKeepsItsVersion() throws {
+        let source = "@Remote protocol P: Sendable { nonisolated(nonsending) func f(_ a: Int) async throws -> Int }"
+        let concurrent = try version(of: "@Remote protocol P: Sendable { func f(_ a: Int) async throws -> Int }")
+        #expect(try version(of: source) == concurrent)
+        let expanded = expandCordisMacros(in: source).expanded
+        // The proxy's method is plain: Swift gives a witness of such a requirement its isolation.
+        #expect(expanded.contains("    func f(_ a: Int) async throws -> Int {"))
+        #expect(expandCordisMacros(in: source).diagnostics.isEmpty)
+    }
+
     @Test func parametersThatWouldShadowTheProxysLocalsAreRenamed() {
         let expanded = expandCordisMacros(
             in: "@Remote protocol P: Sendable { func f(_ _: Int, arguments: String) async throws }").expanded

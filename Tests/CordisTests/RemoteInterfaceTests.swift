@@ -77,6 +77,26 @@ struct LoopbackEndpoint: RemoteEndpoint {
     func scale(_ value: Double, by factor: Int) async throws -> Double
 }
 
+/// A requirement that runs on its caller's executor (`nonisolated(nonsending)`).
+@Remote protocol EchoAPI: Sendable {
+    nonisolated(nonsending) func echo(_ text: String) async throws -> String
+}
+
+/// An endpoint that echoes argument `_0` and records, per call, whether it ran on `CordisActor`.
+struct IsolationProbeEndpoint: RemoteEndpoint {
+    final class Seen: Sendable {
+        let onCordisActor = Mutex<[Bool]>([])
+    }
+
+    let seen = Seen()
+
+    nonisolated(nonsending) func call(method: String, arguments: JSONObject) async throws -> JSONValue {
+        let isolation = #isolation
+        seen.onCordisActor.withLock { $0.append(isolation === CordisActor.shared) }
+        return arguments["_0"] ?? .null
+    }
+}
+
 /// The remote-capable service key of the counter.
 enum RemoteCounterKey: RemoteServiceKey {
     typealias Value = any CounterAPI
@@ -118,6 +138,15 @@ struct RemoteInterfaceTests {
         #expect(lines.first == "add {\"_0\":5} -> 5")
         #expect(lines.contains("reset {\"to\":10,\"note\":\"morning\"} -> null"))
         #expect(lines.last == "notes {\"since\":1} -> [{\"text\":\"noon \\\"quoted\\\" é\",\"at\":7}]")
+    }
+
+    @Test func aCallStaysOnTheCallersActorDownToTheEndpointWhenItsRequirementSaysSo() async throws {
+        let endpoint = IsolationProbeEndpoint()
+        #expect(try await EchoAPIRemote.proxy(endpoint).echo("hi") == "hi")
+        // A requirement of the default kind leaves the caller's actor as it starts, as every plain
+        // `nonisolated` async function does: its endpoint runs on the default pool.
+        _ = try? await CounterAPIRemote.proxy(endpoint).value()
+        #expect(endpoint.seen.onCordisActor.withLock { $0 } == [true, false])
     }
 
     @Test func theInterfaceDescribesTheProtocol() {

@@ -7,5 +7,9 @@ public protocol RemoteEndpoint: Sendable {
     ///
     /// - Throws: `RemoteCallError` (`withdrawn` when the provider went away, `timeout`, or the error the
     ///   provider's method threw).
-    func call(method: String, arguments: JSONObject) async throws -> JSONValue
+    ///
+    /// It runs on its caller's executor (`nonisolated(nonsending)`): when the `@Remote` protocol's
+    /// method is `nonisolated(nonsending)` too, a consumer on `CordisActor` reaches the node without
+    /// leaving the actor (a plain `nonisolated` async method leaves it as it starts, as Swift runs any).
+    nonisolated(nonsending) func call(method: String, arguments: JSONObject) async throws -> JSONValue
 }

@@ -78,7 +78,7 @@ final class NodeClock: ClockAPI {
         self.node = node
     }
 
-    func now() async throws -> ClockReading {
+    @CordisActor func now() async throws -> ClockReading {
         ClockReading(node: node, seconds: Date().timeIntervalSince1970)
     }
 }
@@ -93,7 +93,7 @@ final class Counter: CounterAPI {
     }
 
     /// Adds `delta`; a sum outside `Int`'s range is refused and the value stays as it was.
-    func add(_ delta: Int) async throws -> Int {
+    @CordisActor func add(_ delta: Int) async throws -> Int {
         let (sum, overflow) = current.addingReportingOverflow(delta)
         guard !overflow else {
             throw RemoteCallError(.invalidArguments, "adding \(delta) to \(current) would overflow the counter")

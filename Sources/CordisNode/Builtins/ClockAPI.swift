@@ -18,7 +18,7 @@ public struct ClockReading: Codable, Sendable, Hashable {
 @Remote
 public protocol ClockAPI: Sendable {
     /// The providing node's name and time.
-    func now() async throws -> ClockReading
+    nonisolated(nonsending) func now() async throws -> ClockReading
 }
 
 /// The key of the built-in remote service `clock`.

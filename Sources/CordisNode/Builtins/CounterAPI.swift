@@ -4,7 +4,7 @@ import Cordis
 @Remote
 public protocol CounterAPI: Sendable {
     /// Adds `delta` and returns the new value.
-    func add(_ delta: Int) async throws -> Int
+    nonisolated(nonsending) func add(_ delta: Int) async throws -> Int
     /// The current value.
     func value() async throws -> Int
 }

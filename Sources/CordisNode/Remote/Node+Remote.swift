@@ -212,7 +212,7 @@ struct NodeEndpoint: RemoteEndpoint {
     let service: String
     let realm: String?
 
-    func call(method: String, arguments: JSONObject) async throws -> JSONValue {
+    nonisolated(nonsending) func call(method: String, arguments: JSONObject) async throws -> JSONValue {
         guard let node else { throw RemoteCallError(.withdrawn, "the node is stopping") }
         return try await node.call(
             peer: peer, incarnation: incarnation, service: service, realm: realm, method: method, arguments: arguments)
