@@ -173,6 +173,28 @@ struct JSONValueDecoderTests {
         #expect(error.issues.map(\.description) == Wide.skipped.sorted().map { "unknown key \"k\($0)\" (at k\($0))" })
     }
 
+    /// Reads every member of an object, or every member but the last.
+    private struct ReadsMembers: Decodable {
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: NameKey.self)
+            let skipsLast = decoder.userInfo[ReadsMembers.skipsLast] as? Bool ?? false
+            for key in skipsLast ? Array(container.allKeys.dropLast()) : container.allKeys {
+                _ = try container.decode(Int.self, forKey: key)
+            }
+        }
+
+        static let skipsLast = CodingUserInfoKey(rawValue: "skipsLast")!
+    }
+
+    @Test("An object read to its last member has no unknown key; one left unread is one", arguments: [1, 63, 64, 65])
+    func theLastMemberReadOrNotAtTheEdgesOfTheMarks(count: Int) throws {
+        let object = JSONValue.object(JSONObject((0..<count).map { ("k\($0)", JSONValue.integer(Int64($0))) }))
+        _ = try JSONValueDecoder().decode(ReadsMembers.self, from: object)
+        let decoder = JSONValueDecoder(userInfo: [ReadsMembers.skipsLast: true])
+        let error = try #require(throws: ConfigError.self) { try decoder.decode(ReadsMembers.self, from: object) }
+        #expect(error.issues.map(\.description) == ["unknown key \"k\(count - 1)\" (at k\(count - 1))"])
+    }
+
     @Test func decodesScalarsAtTheRoot() throws {
         #expect(try JSONValueDecoder().decode(Int.self, from: 5) == 5)
         #expect(try JSONValueDecoder().decode(String?.self, from: nil) == nil)

@@ -41,6 +41,13 @@ final class DecodingState {
             position < 64 ? readBits & (1 << UInt64(position)) != 0 : readBeyond[position - 64]
         }
 
+        /// Whether the type left a key unread (checked without building the list of them).
+        var hasUnread: Bool {
+            let count = object.count
+            let bits = count >= 64 ? UInt64.max : (1 << UInt64(count)) - 1
+            return readBits & bits != bits || readBeyond.contains(false)
+        }
+
         /// The keys the type never read, in order.
         var unread: [String] {
             object.indices.compactMap { isRead($0) ? nil : object[$0].key }
@@ -94,7 +101,7 @@ final class DecodingState {
     /// the way to `failurePath` (their decoding stopped early).
     func unknownKeyIssues(excludingAncestorsOf failurePath: [ConfigPathComponent]?) -> [ConfigError.Issue] {
         var found: [ConfigError.Issue] = []
-        for object in objects {
+        for object in objects where object.hasUnread {
             if let failurePath, failurePath.starts(with: object.path) { continue }
             for key in object.unread {
                 found.append(ConfigError.Issue(code: .unknownKey, path: object.path + [.key(key)], message: "unknown key \"\(key)\""))

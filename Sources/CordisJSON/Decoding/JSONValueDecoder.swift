@@ -32,8 +32,8 @@ public struct JSONValueDecoder: Sendable {
             issues.append(contentsOf: state.unknownKeyIssues(excludingAncestorsOf: thrown.path))
             throw ConfigError(issues: issues)
         }
-        let issues = state.issues + state.unknownKeyIssues(excludingAncestorsOf: nil)
-        guard issues.isEmpty else { throw ConfigError(issues: issues) }
+        let unknown = state.unknownKeyIssues(excludingAncestorsOf: nil)
+        guard state.issues.isEmpty, unknown.isEmpty else { throw ConfigError(issues: state.issues + unknown) }
         return result
     }
 }
