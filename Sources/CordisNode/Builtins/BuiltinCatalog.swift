@@ -78,6 +78,8 @@ final class NodeClock: ClockAPI {
         self.node = node
     }
 
+    // `@CordisActor` in so many words: Swift 6.3 makes a witness of a `nonisolated(nonsending)`
+    // requirement nonisolated, whatever its class's isolation.
     @CordisActor func now() async throws -> ClockReading {
         ClockReading(node: node, seconds: Date().timeIntervalSince1970)
     }
@@ -92,7 +94,8 @@ final class Counter: CounterAPI {
         current = start
     }
 
-    /// Adds `delta`; a sum outside `Int`'s range is refused and the value stays as it was.
+    /// Adds `delta`; a sum outside `Int`'s range is refused and the value stays as it was. (On the
+    /// actor in so many words, as `NodeClock.now()`.)
     @CordisActor func add(_ delta: Int) async throws -> Int {
         let (sum, overflow) = current.addingReportingOverflow(delta)
         guard !overflow else {
