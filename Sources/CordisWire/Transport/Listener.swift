@@ -90,20 +90,24 @@ public final class Listener: Sendable {
     }
 
     private func closeOnLoop() {
-        let (fd, waiter) = state.withLock { state -> (Int32, CheckedContinuation<Connection?, Never>?) in
-            defer {
-                state.fd = -1
-                state.finished = true
-                state.waiter = nil
-            }
-            return (state.fd, state.waiter)
+        let fd = state.withLock { state -> Int32 in
+            defer { state.fd = -1 }
+            return state.fd
         }
-        // The socket closes before anyone hears of the end: whoever awaited it may dial the address
-        // next and must be refused, not queued in the closing socket's backlog.
+        // The socket closes before anyone can hear of the end (`finished` is set only after it):
+        // whoever awaited the end may dial the address next and must be refused, not queued in the
+        // closing socket's backlog.
         if fd >= 0 {
             loop.deregister(token: token, fd: fd)
             Glibc.close(fd)
             removeSocketFile()
+        }
+        let waiter = state.withLock { state -> CheckedContinuation<Connection?, Never>? in
+            defer {
+                state.finished = true
+                state.waiter = nil
+            }
+            return state.waiter
         }
         waiter?.resume(returning: nil)
     }
