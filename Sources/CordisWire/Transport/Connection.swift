@@ -17,7 +17,7 @@ import Glibc
 /// lock), the rest wait in a bounded buffer that the writer in progress, or the loop once the socket
 /// drains, writes in order; passing that bound closes the connection with `outboundBufferFull`. A
 /// frame over `maxFrameSize` is answered with a best-effort error frame, then the connection closes.
-public final class Connection: Sendable {
+public final class Connection: Sendable, DeferredWriter {
     /// A consumer's wait for the next item: resumed with the outcome, which it throws once back on its
     /// executor. (A throwing continuation would throw straight out of the resumption, and Swift 6.3.1
     /// then skips the hop back to a `nonisolated(nonsending)` caller's executor: swiftlang/swift#88259.)
@@ -73,6 +73,8 @@ public final class Connection: Sendable {
         var closeCallbacks: [@Sendable (TransportError?) -> Void] = []
         var framesReceived = 0
         var bytesReceived = 0
+        /// `send(2)` calls made on the socket (for tests).
+        var sendCalls = 0
         var establishedCallbacks: [@Sendable () -> Void] = []
         /// The inbound queue bounds in force: the pre-handshake ones until established.
         var queueFrames: Int
@@ -420,6 +422,9 @@ public final class Connection: Sendable {
     /// The number of bytes waiting to be written.
     package var bufferedOutboundBytes: Int { state.withLock { $0.pendingOutbound } }
 
+    /// How many `send(2)` calls the connection made (for tests of write batching).
+    package var sendCalls: Int { state.withLock { $0.sendCalls } }
+
     /// True while the connection does not read its socket because the inbound queue is full.
     package var isReadingPaused: Bool { state.withLock { $0.readPaused } }
 
@@ -526,13 +531,62 @@ public final class Connection: Sendable {
     /// Writes a claim's bytes, then whatever was staged meanwhile, outside the lock. A full socket
     /// leaves the rest to the loop (which writes it when the socket drains); the connection is
     /// aborted when the socket fails.
+    ///
+    /// On the thread driving the loop (its handlers, and the tasks' jobs it runs) the write waits for
+    /// the end of the loop's turn when the loop batches writes: the bytes go first in line and the
+    /// claim stays held, so what other senders stage meanwhile goes behind them, and the loop writes
+    /// it all at once (`writeDeferred()`).
     package func write(_ claim: WriteClaim) {
+        if loop.deferWrite(of: self) {
+            state.withLock { state in
+                if state.outbound.isEmpty {
+                    state.outbound = claim.bytes
+                } else {
+                    state.outbound.insert(contentsOf: claim.bytes, at: 0)
+                }
+                state.held = 0
+            }
+            return
+        }
+        writeNow(claim)
+    }
+
+    /// Writes what a deferred claim left in line, with whatever was staged behind it (the loop calls
+    /// it at the end of the turn). A connection aborted meanwhile drops it and ends the write.
+    func writeDeferred() {
+        enum Step { case write(WriteClaim), end(closeNow: Bool), none }
+        let step = state.withLock { state -> Step in
+            guard state.writing else { return .none }
+            guard state.fd >= 0, state.phase != .aborting, state.phase != .closed else {
+                state.outbound = []
+                state.writing = false
+                state.held = 0
+                let closeNow = state.closeAfterWrite
+                state.closeAfterWrite = false
+                return .end(closeNow: closeNow)
+            }
+            var bytes: [UInt8] = []
+            swap(&bytes, &state.outbound)
+            state.held = bytes.count
+            return .write(WriteClaim(fd: state.fd, bytes: bytes))
+        }
+        switch step {
+        case .write(let claim): writeNow(claim)
+        case .end(let closeNow): if closeNow { onLoop { [self] in finishClose() } }
+        case .none: break
+        }
+    }
+
+    /// Writes a claim's bytes now (see `write(_:)`).
+    private func writeNow(_ claim: WriteClaim) {
         var bytes = claim.bytes
         let fd = claim.fd
         while true {
             var start = 0
             var failure: Int32?
+            var calls = 0
             while start < bytes.count {
+                calls += 1
                 let written = bytes.withUnsafeBytes { buffer in
                     ccordis_send(fd, buffer.baseAddress.map { $0 + start }, buffer.count - start)
                 }
@@ -548,6 +602,7 @@ public final class Connection: Sendable {
             }
             enum Next { case more([UInt8]), wait, done(closeNow: Bool, flushOnLoop: Bool) }
             let next = state.withLock { state -> Next in
+                state.sendCalls += calls
                 if failure == nil && start < bytes.count && state.phase != .aborting {
                     // The socket is full: the rest goes first in line; the loop writes it later.
                     state.outbound.insert(contentsOf: bytes[start...], at: 0)
@@ -612,7 +667,7 @@ public final class Connection: Sendable {
         }
         switch step {
         case .none: break
-        case .write(let claim): write(claim)
+        case .write(let claim): writeNow(claim)
         case .halfClose(let fd):
             // Only the loop thread closes the socket, so `fd` is still this connection's.
             _ = ccordis_shutdown_write(fd)

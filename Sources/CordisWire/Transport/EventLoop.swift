@@ -65,6 +65,10 @@ public final class EventLoop: Sendable {
         var standby = Standby.none
         var takeovers = 0
         var finished: [CheckedContinuation<Void, Never>] = []
+        /// Connections whose writes the driver deferred to the end of its turn (see `deferWrite(of:)`).
+        var deferredWriters: [any DeferredWriter] = []
+        /// Connections the driver wrote to at once in this turn (their first write of the turn).
+        var wroteThisTurn: [ObjectIdentifier] = []
 
         var hasJobs: Bool { jobHead < jobs.count }
 
@@ -91,6 +95,7 @@ public final class EventLoop: Sendable {
     private let state = Mutex(State())
     private let observer: (@Sendable (TransportEvent) -> Void)?
     private let spin: Duration
+    private let batchesWrites: Bool
     private let takeover: Duration
     private let name: String
     /// Wakes a parked standby thread (and a watching one at shutdown).
@@ -109,11 +114,15 @@ public final class EventLoop: Sendable {
     ///   - name: the loop thread's name.
     ///   - takeover: how long a task's job may hold the loop thread before a standby thread takes the
     ///     loop over (1 ms to 10 s; `defaultTakeover` unless given).
+    ///   - batchesWrites: whether a write made by the loop's own thread during a turn waits for the end
+    ///     of the turn, so the turn's writes to one socket go out in one system call
+    ///     (`defaultBatchesWrites` unless given).
     /// - Throws: `TransportError` with code `systemError` when epoll, the eventfd or the loop's thread
     ///   cannot be created.
     public init(
         observer: (@Sendable (TransportEvent) -> Void)? = nil, spin: Duration = EventLoop.defaultSpin,
-        name: String = "cordis-io", takeover: Duration = EventLoop.defaultTakeover
+        name: String = "cordis-io", takeover: Duration = EventLoop.defaultTakeover,
+        batchesWrites: Bool = EventLoop.defaultBatchesWrites
     ) throws {
         let epollFD = ccordis_epoll_create()
         guard epollFD >= 0 else { throw TransportError.system(.systemError, "cannot create epoll instance") }
@@ -133,6 +142,7 @@ public final class EventLoop: Sendable {
         self.wakeFD = wakeFD
         self.observer = observer
         self.spin = spin
+        self.batchesWrites = batchesWrites
         self.takeover = min(max(takeover, .milliseconds(1)), .seconds(10))
         self.name = name
         let started = DetachedThread.start(name: name) { [self] in
@@ -234,6 +244,56 @@ public final class EventLoop: Sendable {
         guard let text = ProcessInfo.processInfo.environment["CORDIS_LOOP_SPIN_US"], let value = Int(text) else { return nil }
         return .microseconds(max(0, min(value, 10_000)))
     }()
+
+    /// Whether loops batch their own writes unless told otherwise: yes, unless `CORDIS_LOOP_BATCH_WRITES`
+    /// is `0`.
+    ///
+    /// A node answers the calls it read in one turn, and resumes the callers whose answers it read,
+    /// on the loop thread: with many calls in flight a turn writes dozens of frames to the same
+    /// socket. Batched, they leave in one `send` at the end of the turn (the turn's other work first,
+    /// then the writes, before the loop polls or sleeps); a turn with one write sends it as before, a
+    /// few microseconds later. Writes from other threads are never held.
+    public static var defaultBatchesWrites: Bool { batchesWritesFromEnvironment ?? true }
+
+    private static let batchesWritesFromEnvironment: Bool? = {
+        guard let text = ProcessInfo.processInfo.environment["CORDIS_LOOP_BATCH_WRITES"] else { return nil }
+        return text != "0"
+    }()
+
+    /// Defers `writer`'s write to the end of the current turn when the caller is the thread running
+    /// the loop's turns (its own code or a task's job on it), the loop batches writes, and `writer`
+    /// was written to already in this turn: true when deferred, and the loop then calls
+    /// `writeDeferred()` before it next polls. False otherwise: the caller writes now. (The first
+    /// write of a turn goes at once, so a lone message waits for nothing and the peer can start on
+    /// it while this side goes on with the turn.)
+    ///
+    /// The check and the deferral are one step under the loop's lock, as is a takeover: a write
+    /// deferred by the driver is written by whichever thread drives the loop next, before it polls.
+    func deferWrite(of writer: any DeferredWriter) -> Bool {
+        guard batchesWrites else { return false }
+        let current = pthread_self()
+        let identifier = ObjectIdentifier(writer)
+        return state.withLock { state -> Bool in
+            guard state.isDriver(current), !state.stopping else { return false }
+            guard state.wroteThisTurn.contains(identifier) else {
+                state.wroteThisTurn.append(identifier)
+                return false
+            }
+            state.deferredWriters.append(writer)
+            return true
+        }
+    }
+
+    /// Writes what this turn deferred, and starts the next turn's count (driver only).
+    private func writeDeferred() {
+        let writers = state.withLock { state -> [any DeferredWriter] in
+            state.wroteThisTurn.removeAll(keepingCapacity: true)
+            guard !state.deferredWriters.isEmpty else { return [] }
+            defer { state.deferredWriters.removeAll(keepingCapacity: true) }
+            return state.deferredWriters
+        }
+        for writer in writers { writer.writeDeferred() }
+    }
 
     /// The longest delay a timer waits: a longer one (a peer's absurd timeout) waits this long, about
     /// 136 years, which no process outlives.
@@ -396,6 +456,9 @@ public final class EventLoop: Sendable {
         var spinUntil: ContinuousClock.Instant?
         var jobsLeft = false
         while true {
+            // What the last turn deferred goes out before the loop polls, spins or sleeps (and, after a
+            // takeover, what the thread that drove before deferred).
+            writeDeferred()
             var timeout = nextTimeout(blocking: !jobsLeft)
             if jobsLeft { timeout = 0 }
             if let until = spinUntil {
@@ -444,7 +507,10 @@ public final class EventLoop: Sendable {
             runDueTimers()
             turns.finished()
             let (stopping, left) = state.withLock { ($0.stopping, $0.hasJobs) }
-            if stopping { break }
+            if stopping {
+                writeDeferred()
+                break
+            }
             // Jobs left after the bounded rounds: poll once more instead of blocking.
             jobsLeft = left
             if spin > .zero && (handledAny || ranJobs) {

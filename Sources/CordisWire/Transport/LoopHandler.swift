@@ -7,3 +7,9 @@ protocol LoopHandler: AnyObject, Sendable {
     /// The loop is stopping: release the descriptor.
     func loopStopped()
 }
+
+/// Something whose write the loop deferred to the end of its turn (`EventLoop.deferWrite(of:)`).
+protocol DeferredWriter: AnyObject, Sendable {
+    /// Writes what waits, on the thread driving the loop, before it polls.
+    func writeDeferred()
+}
