@@ -105,5 +105,5 @@ final class Counter: CounterAPI {
         return current
     }
 
-    func value() async throws -> Int { current }
+    @CordisActor func value() async throws -> Int { current }
 }

@@ -6,7 +6,7 @@ public protocol CounterAPI: Sendable {
     /// Adds `delta` and returns the new value.
     nonisolated(nonsending) func add(_ delta: Int) async throws -> Int
     /// The current value.
-    func value() async throws -> Int
+    nonisolated(nonsending) func value() async throws -> Int
 }
 
 /// The key of the built-in remote service `counter`.

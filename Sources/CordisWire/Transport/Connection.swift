@@ -532,10 +532,10 @@ public final class Connection: Sendable, DeferredWriter {
     /// leaves the rest to the loop (which writes it when the socket drains); the connection is
     /// aborted when the socket fails.
     ///
-    /// On the thread driving the loop (its handlers, and the tasks' jobs it runs) the write waits for
-    /// the end of the loop's turn when the loop batches writes: the bytes go first in line and the
-    /// claim stays held, so what other senders stage meanwhile goes behind them, and the loop writes
-    /// it all at once (`writeDeferred()`).
+    /// On the thread driving the loop (its handlers, and the tasks' jobs it runs), a write after the
+    /// turn's first to this connection waits for the end of the turn when the loop batches writes:
+    /// the bytes go first in line and the claim stays held, so what other senders stage meanwhile goes
+    /// behind them, and the loop writes it all at once (`writeDeferred()`).
     package func write(_ claim: WriteClaim) {
         if loop.deferWrite(of: self) {
             state.withLock { state in
@@ -552,29 +552,18 @@ public final class Connection: Sendable, DeferredWriter {
     }
 
     /// Writes what a deferred claim left in line, with whatever was staged behind it (the loop calls
-    /// it at the end of the turn). A connection aborted meanwhile drops it and ends the write.
+    /// it at the end of the turn). A connection aborted meanwhile drops the bytes; the write still
+    /// ends the usual way (a close waiting for it goes ahead).
     func writeDeferred() {
-        enum Step { case write(WriteClaim), end(closeNow: Bool), none }
-        let step = state.withLock { state -> Step in
-            guard state.writing else { return .none }
-            guard state.fd >= 0, state.phase != .aborting, state.phase != .closed else {
-                state.outbound = []
-                state.writing = false
-                state.held = 0
-                let closeNow = state.closeAfterWrite
-                state.closeAfterWrite = false
-                return .end(closeNow: closeNow)
-            }
+        let claim = state.withLock { state -> WriteClaim? in
+            guard state.writing else { return nil }
             var bytes: [UInt8] = []
             swap(&bytes, &state.outbound)
+            if state.fd < 0 || state.phase == .aborting || state.phase == .closed { bytes = [] }
             state.held = bytes.count
-            return .write(WriteClaim(fd: state.fd, bytes: bytes))
+            return WriteClaim(fd: state.fd, bytes: bytes)
         }
-        switch step {
-        case .write(let claim): writeNow(claim)
-        case .end(let closeNow): if closeNow { onLoop { [self] in finishClose() } }
-        case .none: break
-        }
+        if let claim { writeNow(claim) }
     }
 
     /// Writes a claim's bytes now (see `write(_:)`).

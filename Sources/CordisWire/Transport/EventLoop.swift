@@ -250,9 +250,9 @@ public final class EventLoop: Sendable {
     ///
     /// A node answers the calls it read in one turn, and resumes the callers whose answers it read,
     /// on the loop thread: with many calls in flight a turn writes dozens of frames to the same
-    /// socket. Batched, they leave in one `send` at the end of the turn (the turn's other work first,
-    /// then the writes, before the loop polls or sleeps); a turn with one write sends it as before, a
-    /// few microseconds later. Writes from other threads are never held.
+    /// socket. Batched, the first goes at once and the rest leave in one `send` at the end of the turn
+    /// (the turn's other work first, then the writes, before the loop polls or sleeps); a turn with
+    /// one write sends it as before. Writes from other threads are never held.
     public static var defaultBatchesWrites: Bool { batchesWritesFromEnvironment ?? true }
 
     private static let batchesWritesFromEnvironment: Bool? = {
