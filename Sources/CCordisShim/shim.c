@@ -297,6 +297,10 @@ ssize_t ccordis_send(int fd, const void *bytes, size_t count) {
 }
 
 int ccordis_shutdown_write(int fd) { return shutdown(fd, SHUT_WR); }
+int ccordis_close_socket(int fd) {
+    (void)shutdown(fd, SHUT_RDWR);
+    return close(fd);
+}
 
 int ccordis_set_blocking(int fd) {
     int flags = fcntl(fd, F_GETFL, 0);

@@ -74,6 +74,23 @@ struct TransportConnectionTests {
         _ = try await withDeadline("the server side closed") { await link.server.closed() }
     }
 
+    @Test("An abort reaches the peer even while a child forked meanwhile still holds the socket", arguments: [false, true])
+    func abortReachesThePeerWhileAForkedChildHoldsTheSocket(tcp: Bool) async throws {
+        let link = try await pair(tcp: tcp)
+        defer { Task { await link.loop.shutdown() } }
+        let holder = try ForkedDescriptorHolder()
+        defer { holder.release() }
+        link.server.abort(TransportError(.protocolViolation, "test abort"))
+        _ = try await withDeadline("the client hears the end", 5) {
+            var iterator = link.client.frames.makeAsyncIterator()
+            do {
+                while try await iterator.next() != nil {}
+            } catch {
+                // A reset ends the stream as well as an orderly end.
+            }
+        }
+    }
+
     @Test("A peer that connects and sends nothing is closed at the handshake deadline")
     func silentPeerIsClosedAtHandshakeDeadline() async throws {
         let events = EventRecorder()

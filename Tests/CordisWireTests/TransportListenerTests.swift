@@ -91,6 +91,29 @@ struct TransportListenerTests {
         #expect(text(heard) == "adopted")
     }
 
+    @Test("Closing an adopted listener leaves the socket listening for its other holder (systemd's copy)")
+    func closingAnAdoptedListenerKeepsTheSharedSocketListening() async throws {
+        let kept = ccordis_stream_socket(AF_INET)
+        defer { close(kept) }
+        #expect(ccordis_inet_bind(kept, "127.0.0.1", 0) == 0)
+        #expect(Glibc.listen(kept, 16) == 0)
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        let listener = try loop.adoptListener(fd: dup(kept))
+        let address = listener.address
+        let ended = Task { await nextConnection(listener) }
+        listener.close()
+        _ = try await withDeadline("listener closed") { await ended.value }
+        // The dial is queued on the socket the other holder keeps; it accepts it there.
+        let client = try await loop.connect(to: address)
+        defer { client.close() }
+        var ready = pollfd(fd: kept, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&ready, 1, 5_000) == 1)
+        let accepted = ccordis_accept(kept)
+        #expect(accepted >= 0)
+        if accepted >= 0 { close(accepted) }
+    }
+
     @Test("An adopted listening Unix socket is recognised as Unix and accepts")
     func adoptedUnixSocketAccepts() async throws {
         let path = try temporaryFolder() + "/adopt.sock"
@@ -218,6 +241,23 @@ struct TransportListenerTests {
             } catch let error as TransportError {
                 #expect(error.code == .connectionRefused)
             }
+        }
+    }
+
+    @Test("A closed listener refuses dials even while a child forked meanwhile still holds its socket")
+    func closeStopsListeningWhileAForkedChildHoldsTheSocket() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        let listener = try listenOutsideTheEphemeralRange(loop)
+        let address = listener.address
+        // A child forked now holds a copy of the listening socket until it exits.
+        let holder = try ForkedDescriptorHolder()
+        defer { holder.release() }
+        let ended = Task { await nextConnection(listener) }
+        listener.close()
+        _ = try await withDeadline("listener closed") { await ended.value }
+        await #expect { _ = try await loop.connect(to: address) } throws: {
+            ($0 as? TransportError)?.code == .connectionRefused
         }
     }
 

@@ -106,3 +106,41 @@ func nextConnection(_ listener: Listener) async -> Connection? {
     var iterator = listener.connections.makeAsyncIterator()
     return await iterator.next()
 }
+
+/// A child process forked from the test process: it holds a copy of every descriptor open at the fork
+/// (as a process another thread spawns does until its exec) until `release()` lets it exit.
+final class ForkedDescriptorHolder {
+    private let child: pid_t
+    private let releaseEnd: Int32
+
+    /// Forks the child, or throws when the system cannot.
+    init() throws {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw TransportError(.systemError, "pipe failed", errno: errno) }
+        let child = fork()
+        if child == 0 {
+            // Only async-signal-safe calls in the child: it waits for a byte, then exits.
+            close(ends[1])
+            var byte: UInt8 = 0
+            _ = read(ends[0], &byte, 1)
+            _exit(0)
+        }
+        close(ends[0])
+        guard child > 0 else {
+            close(ends[1])
+            throw TransportError(.systemError, "fork failed", errno: errno)
+        }
+        self.child = child
+        self.releaseEnd = ends[1]
+    }
+
+    /// Lets the child exit and reaps it. The child is told by a byte, not by the pipe's end: another
+    /// holder forked meanwhile keeps a copy of the writing end open.
+    func release() {
+        var byte: UInt8 = 1
+        while write(releaseEnd, &byte, 1) < 0 && errno == EINTR {}
+        close(releaseEnd)
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+    }
+}

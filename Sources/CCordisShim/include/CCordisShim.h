@@ -88,6 +88,10 @@ int ccordis_socket_error(int fd);
 ssize_t ccordis_send(int fd, const void *bytes, size_t count);
 /// Half-closes the write side.
 int ccordis_shutdown_write(int fd);
+/// Ends a socket for every copy of its descriptor, then closes this one: shutdown(SHUT_RDWR) stops
+/// a listening socket listening and sends a connected one's end even while another process (a child
+/// forked meanwhile, until it execs) still holds a copy, which close() alone leaves open.
+int ccordis_close_socket(int fd);
 
 /// Clears O_NONBLOCK (benchmarks and blocking test clients).
 int ccordis_set_blocking(int fd);

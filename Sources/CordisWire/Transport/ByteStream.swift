@@ -155,13 +155,13 @@ package final class ByteStream: Sendable {
             let (loop, token) = (self.loop, self.token)
             if loop.inLoopThread {
                 loop.deregister(token: token, fd: fd)
-                Glibc.close(fd)
+                _ = ccordis_close_socket(fd)
             } else {
                 // Stop watching at once (no more events), close where the reads run.
                 loop.unwatch(fd: fd)
                 loop.execute {
                     loop.deregister(token: token, fd: fd)
-                    Glibc.close(fd)
+                    _ = ccordis_close_socket(fd)
                 }
             }
         }

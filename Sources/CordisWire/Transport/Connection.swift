@@ -961,7 +961,8 @@ public final class Connection: Sendable, DeferredWriter {
         }
         guard let (fd, timers, waiter, waiters, callbacks, reason) = taken else { return }
         loop.deregister(token: id, fd: fd)
-        Glibc.close(fd)
+        // The peer hears the end now even if a child forked meanwhile holds a copy of the socket.
+        _ = ccordis_close_socket(fd)
         for timer in timers { loop.cancelTimer(timer) }
         if let waiter { resumeAtEnd(waiter) }
         for continuation in waiters { continuation.resume(returning: reason) }

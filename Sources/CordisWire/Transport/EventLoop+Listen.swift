@@ -22,7 +22,9 @@ extension EventLoop {
     }
 
     /// Takes over an already-listening socket (socket activation), telling Unix from TCP by its
-    /// address. The descriptor is made non-blocking and owned by the listener from then on.
+    /// address. The descriptor is made non-blocking and owned by the listener from then on. The socket
+    /// is shared with whoever passed it (systemd keeps its own copy): the listener's `close()` closes
+    /// this descriptor only, so the socket keeps listening for the next process that takes it over.
     ///
     /// - Throws: `TransportError` `notListening` when `fd` is not a listening stream socket.
     public func adoptListener(fd: Int32, options: ListenerOptions = ListenerOptions()) throws -> Listener {
@@ -35,7 +37,7 @@ extension EventLoop {
         guard ccordis_set_nonblocking(fd) == 0 else {
             throw TransportError.system(.systemError, "cannot make file descriptor \(fd) non-blocking")
         }
-        return try Listener(fd: fd, address: address, loop: self, options: options, createdPath: nil)
+        return try Listener(fd: fd, address: address, loop: self, options: options, createdPath: nil, shared: true)
     }
 
     private func listenUnix(path: String, options: ListenerOptions) throws -> Listener {
@@ -52,7 +54,7 @@ extension EventLoop {
             guard Glibc.listen(fd, options.backlog) == 0 else {
                 throw TransportError.system(.systemError, "cannot listen on unix:\(path)")
             }
-            return try Listener(fd: fd, address: .unix(path: path), loop: self, options: options, createdPath: path)
+            return try Listener(fd: fd, address: .unix(path: path), loop: self, options: options, createdPath: path, shared: false)
         } catch let error as TransportError {
             if error.code != .addressInUse { unlinkIfSocket(path, bound: fd) }
             close(fd)
@@ -126,7 +128,7 @@ extension EventLoop {
         }
         let bound = Address.ofSocket(fd, peer: false) ?? shown
         do {
-            return try Listener(fd: fd, address: bound, loop: self, options: options, createdPath: nil)
+            return try Listener(fd: fd, address: bound, loop: self, options: options, createdPath: nil, shared: false)
         } catch {
             close(fd)
             throw error

@@ -49,9 +49,13 @@ public final class Listener: Sendable {
     private let state: Mutex<State>
     /// The socket file this listener created (device, inode), removed on close if still the same.
     private let socketFile: (path: String, device: UInt64, inode: UInt64)?
+    /// True when the socket was passed in (socket activation) and another process keeps it listening;
+    /// false when this listener created it and its close must end the listening for every copy.
+    private let shared: Bool
 
-    init(fd: Int32, address: Address, loop: EventLoop, options: ListenerOptions, createdPath: String?) throws {
+    init(fd: Int32, address: Address, loop: EventLoop, options: ListenerOptions, createdPath: String?, shared: Bool) throws {
         self.address = address
+        self.shared = shared
         self.options = options
         self.loop = loop
         self.token = loop.allocateToken()
@@ -84,6 +88,11 @@ public final class Listener: Sendable {
 
     /// Stops listening: closes the socket, removes the Unix socket file it created, ends
     /// `connections`. Accepted connections stay open. Idempotent.
+    ///
+    /// A socket this listener created stops listening even where another copy of its descriptor is
+    /// still open (a child process forked meanwhile holds one until it execs or exits): from the end of
+    /// `connections` on, a dial to the address is refused. A socket passed to `EventLoop.adoptListener`
+    /// is only closed here, and keeps listening for its other holder.
     public func close() {
         removeSocketFile()
         if loop.inLoopThread { closeOnLoop() } else { loop.execute { [self] in closeOnLoop() } }
@@ -94,12 +103,13 @@ public final class Listener: Sendable {
             defer { state.fd = -1 }
             return state.fd
         }
-        // The socket closes before anyone can hear of the end (`finished` is set only after it):
-        // whoever awaited the end may dial the address next and must be refused, not queued in the
-        // closing socket's backlog.
+        // The socket stops listening before anyone can hear of the end (`finished` is set only after
+        // it): whoever awaited the end may dial the address next and must be refused, not queued in
+        // the backlog of a socket another copy of the descriptor keeps open (a forked child's). Only
+        // shutdown ends the listening for every copy; close ends it only with the last one.
         if fd >= 0 {
             loop.deregister(token: token, fd: fd)
-            Glibc.close(fd)
+            if shared { Glibc.close(fd) } else { _ = ccordis_close_socket(fd) }
             removeSocketFile()
         }
         let waiter = state.withLock { state -> CheckedContinuation<Connection?, Never>? in
