@@ -157,11 +157,16 @@ enum AllBenchmark {
     /// Node-to-node calls (node A in this process, B a `cordis-node` child) and the raw echo floor,
     /// Unix socket and authenticated TCP, pinned to CPU 0 and unpinned.
     static func calls(_ settings: Settings, into samples: inout Samples) async throws {
+        let probes = CacheProbe.sizes.map { (key: $0.key, probe: CacheProbe(bytes: $0.bytes)) }
         for pinned in [true, false] {
             _ = ccordis_set_process_affinity(pinned ? 0 : -1)
             defer { _ = ccordis_set_process_affinity(-1) }
             let suffix = pinned ? "_pinned" : ""
             for tcp in [false, true] {
+                // How much cache this process gets right before the series (see `CacheProbe`).
+                for (key, probe) in probes {
+                    samples.add(key, probe.nanosecondsPerStep(steps: settings.quick ? 20_000 : 300_000))
+                }
                 let socket = tcp ? "tcp" : "uds"
                 let folder = try WireLatencyBench.temporaryFolder()
                 defer { try? FileManager.default.removeItem(atPath: folder) }
