@@ -86,6 +86,43 @@ struct FiberTests {
         #expect(provider.state == .disposed)
     }
 
+    @Test func aConsumerOfTwoServicesOfOneProviderHoldsItsWithdrawalUntilItUnloadsEveryTime() async throws {
+        let (root, _) = try makeRoot()
+        let trail = Trail()
+        let unload = Gate()
+        let provider = try root.plugin(name: "foo-bar-provider") { scope in
+            try scope.collect { trail.add("provider teardown") }
+            try scope.ctx.provide(FooKey.self, Box(1))
+            try scope.ctx.provide(BarKey.self, Box(2))
+        }
+        let consumer = try root.plugin(name: "consumer", inject: [Dependency(FooKey.self), Dependency(BarKey.self)]) { scope in
+            let sum = try scope.ctx.get(FooKey.self).value + scope.ctx.get(BarKey.self).value
+            try scope.collect {
+                await unload.pass()
+                trail.add("consumer bye \(sum)")
+            }
+        }
+        // Three lives of the provider; each withdrawal waits for the consumer, which holds both
+        // services, and no longer.
+        for life in 1...3 {
+            await root.settled()
+            #expect(consumer.state == .active)
+            let withdrawal = Task { @CordisActor in try await provider.restart() }
+            await unload.reached(life)
+            #expect(provider.state == .unloading)
+            #expect(trail.entries.count == 2 * (life - 1))
+            unload.releaseOnce()
+            try await withinDeadline("withdrawal \(life)") { try await withdrawal.value }
+            #expect(Array(trail.entries.suffix(2)) == ["consumer bye 3", "provider teardown"])
+        }
+        await root.settled()
+        #expect(consumer.state == .active)
+        unload.open()
+        try await withinDeadline("final withdrawal") { try await provider.dispose() }
+        #expect(consumer.state == .pending)
+        #expect(trail.entries.suffix(2) == ["consumer bye 3", "provider teardown"])
+    }
+
     @Test func aPluginThatThrowsIsFailedWithItsListenersRolledBackAndOneErrorLogged() async throws {
         let (root, logs) = try makeRoot()
         let received = Counter()

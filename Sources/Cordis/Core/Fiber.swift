@@ -47,8 +47,11 @@ public final class Fiber {
     private var runningTransition: Int?
     private var transitionSerial = 0
     private var settleWaiters: [CheckedContinuation<Void, Never>] = []
-    /// Fibers currently holding a service this fiber provides, by fiber id.
-    private var consumers: Set<Int> = []
+    /// How many services this fiber provides are held by loaded consumers now: one per injected
+    /// service resolved to this fiber (a consumer of two of its services counts twice). Each load adds
+    /// its pins and `releaseProviders()` takes the same pins away, once, so a count is all the
+    /// withdrawal needs (no set of ids to hash per consumer: 100,000 consumers load in linear time).
+    private var consumerPins = 0
     private var consumerWaiters: [CheckedContinuation<Void, Never>] = []
     /// The providers this fiber registered (so their slots refresh when its state changes).
     var records: [ProviderRecord] = []
@@ -346,7 +349,7 @@ public final class Fiber {
         setState(.loading)
         resolved = target.records
         for pin in target.records where pin.record.fiber !== self {
-            pin.record.fiber.consumers.insert(id)
+            pin.record.fiber.consumerPins += 1
         }
         let scope = EffectScope(ctx: ctx)
         self.scope = scope
@@ -382,7 +385,7 @@ public final class Fiber {
         scope?.seal()
         setState(.unloading)
         // Consumers leave first: the provider's own teardown waits until they have let go.
-        while !consumers.isEmpty || !withdrawalHolds.isEmpty {
+        while consumerPins > 0 || !withdrawalHolds.isEmpty {
             await withCheckedContinuation { consumerWaiters.append($0) }
         }
         if let scope {
@@ -402,17 +405,19 @@ public final class Fiber {
         let held = resolved
         resolved = []
         for pin in held where pin.record.fiber !== self {
-            pin.record.fiber.release(consumer: id)
+            pin.record.fiber.releasePin()
         }
     }
 
-    private func release(consumer: Int) {
-        consumers.remove(consumer)
+    private func releasePin() {
+        // Never below zero: every release matches a load's pin (the tests run with the assertion on).
+        assert(consumerPins > 0, "fiber \(id) (\(name)): a consumer released a pin it did not hold")
+        consumerPins = max(0, consumerPins - 1)
         wakeWithdrawal()
     }
 
     private func wakeWithdrawal() {
-        guard consumers.isEmpty, withdrawalHolds.isEmpty else { return }
+        guard consumerPins == 0, withdrawalHolds.isEmpty else { return }
         let waiters = consumerWaiters
         consumerWaiters.removeAll()
         for waiter in waiters { waiter.resume() }
