@@ -1,4 +1,5 @@
 import CCordisShim
+import CordisProcessTesting
 import CordisWire
 import Foundation
 import Testing
@@ -261,20 +262,22 @@ struct TransportListenerTests {
         }
     }
 
-    /// A TCP listener on a loopback port below the kernel's default ephemeral range (32768-60999), where it never
-    /// places another test's listener on port 0 nor a dial's own end: a dial to it after it closed
-    /// can only be refused (a port from the ephemeral range was once taken meanwhile by a listener
-    /// another test opened on port 0, or picked as the dial's own source port, and the dial accepted).
+    /// A TCP listener on a loopback port below the kernel's ephemeral range, where it never places
+    /// another test's listener on port 0 nor a dial's own end, taken from `LoopbackPorts`, which never
+    /// hands a port out twice in this process: no etcd or socket activator another test starts can
+    /// be given it. A dial to it after it closed can only be refused. (A port from the ephemeral range
+    /// was once taken meanwhile by a listener another test opened on port 0 and the dial accepted.)
     private func listenOutsideTheEphemeralRange(_ loop: EventLoop) throws -> Listener {
-        // Bounded: 100 random ports of 22,000; a port in use is skipped.
-        for _ in 0..<100 {
+        // Bounded: 20 ports; one another process took since `LoopbackPorts` checked it is skipped.
+        for _ in 0..<20 {
+            let port = try LoopbackPorts.free(1)[0]
             do {
-                return try loop.listen(on: .tcp(host: "127.0.0.1", port: UInt16.random(in: 10_000...32_000)))
+                return try loop.listen(on: .tcp(host: "127.0.0.1", port: port))
             } catch let error as TransportError where error.code == .addressInUse {
                 continue
             }
         }
-        throw TransportError(.addressInUse, "no free port in 10000-32000 after 100 tries")
+        throw TransportError(.addressInUse, "no free loopback port below the ephemeral range after 20 tries")
     }
 
     @Test("Connections over the limit of established ones are closed on accept and reported")
