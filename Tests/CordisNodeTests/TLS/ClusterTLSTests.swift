@@ -59,9 +59,12 @@ struct ClusterTLSTests {
     }
 
     /// B serves a counter and listens on TCP; A dials B through a relay (which B advertises, so every
-    /// link between them crosses it); a console on A calls the counter. Returns what the relay saw.
-    static func callThroughRelay(tls: (String) -> [String], extra: [String] = []) async throws -> (result: Int?, relay: [UInt8], sawMarker: Bool, connections: Int) {
-        var outcome: (Int?, [UInt8], Bool, Int) = (nil, [], false, 0)
+    /// link between them crosses it); a console on A calls the counter. Returns what the relay saw, and
+    /// the lines of both nodes' output about links (to tell why, when the relay saw more than one).
+    static func callThroughRelay(
+        tls: (String) -> [String], extra: [String] = []
+    ) async throws -> (result: Int?, relay: [UInt8], sawMarker: Bool, connections: Int, linkLines: String) {
+        var outcome: (Int?, [UInt8], Bool, Int, String) = (nil, [], false, 0, "")
         try await TestCluster.run { cluster in
             let folder = cluster.folder
             try folder.write("b.json", #"[{"id": "counter", "plugin": "counter"}]"#)
@@ -84,7 +87,15 @@ struct ClusterTLSTests {
             let console = try await Self.local(a)
             let result = try await Self.awaitCall(console)
             await console.close()
-            outcome = (result, relay.recorded, relay.recorded(contains: String(Self.marker)), relay.connections)
+            let linkLines = [("a", a.process.text), ("b", b.process.text)].flatMap { name, text in
+                text.split(separator: "\n").filter { line in
+                    ["link", "dial", "handshake", "heartbeat", "refused"].contains { line.contains($0) }
+                }
+                    .map { "\(name): \($0)" }
+            }
+            outcome = (
+                result, relay.recorded, relay.recorded(contains: String(Self.marker)), relay.connections,
+                linkLines.joined(separator: "\n"))
         }
         return outcome
     }
@@ -113,11 +124,11 @@ struct ClusterTLSTests {
         #expect(!tls.sawMarker, "the call's argument crossed the relay in clear")
         // The first bytes each way are TLS records (a ClientHello from A).
         #expect(tls.relay.first == 0x16)
-        #expect(tls.connections == 1, "every link between the nodes crosses the relay")
+        #expect(tls.connections == 1, "every link between the nodes crosses the relay; the nodes said:\n\(tls.linkLines)")
 
         let plain = try await Self.callThroughRelay(tls: { _ in ["--insecure"] })
         #expect(plain.result == Self.marker)
         #expect(plain.sawMarker, "control: with --insecure the argument is visible on the wire")
-        #expect(plain.connections == 1)
+        #expect(plain.connections == 1, "the nodes said:\n\(plain.linkLines)")
     }
 }
