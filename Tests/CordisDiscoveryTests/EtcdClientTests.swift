@@ -191,7 +191,7 @@ struct EtcdClientTests {
                 for try await _ in watch.messages {}
                 Issue.record("the watch ended without an error")
             } catch let error as EtcdError {
-                #expect(error.code == .compacted)
+                #expect(error.code == .compacted, "\(error)")
             }
         }
     }

@@ -123,7 +123,7 @@ public actor ControlClient {
         nextID += 1
         let id = nextID
         let timer = loop.schedule(after: timeout) { [weak self] in
-            Task { await self?.expire(id, after: timeout) }
+            Task { await self?.expire(id, command, after: timeout) }
         }
         defer { loop.cancelTimer(timer) }
         return try await withCheckedThrowingContinuation { continuation in
@@ -137,10 +137,10 @@ public actor ControlClient {
         }
     }
 
-    private func expire(_ id: Int, after timeout: Duration) {
+    private func expire(_ id: Int, _ command: String, after timeout: Duration) {
         pages[id] = nil
         waiting.removeValue(forKey: id)?.resume(
-            throwing: ControlClientError(.timeout, "no answer from the node within \(timeout)"))
+            throwing: ControlClientError(.timeout, "no answer to \(command) (request \(id)) from the node within \(timeout)"))
     }
 
     /// Closes the link.

@@ -165,16 +165,29 @@ final class TestCluster: Sendable {
         self.folder = folder
     }
 
-    /// Runs `body` with a fresh cluster, then stops what it started and removes its folder.
+    /// Runs `body` with a fresh cluster, then stops what it started and removes its folder. When `body`
+    /// throws (a console request that was not answered, say), the last lines of every member's output
+    /// are printed first, so the failure says what the nodes were doing.
     static func run(_ body: (TestCluster) async throws -> Void) async throws {
         let cluster = TestCluster(folder: try TestFolder())
         do {
             try await body(cluster)
         } catch {
+            print(cluster.outputTails(after: error))
             await cluster.shutdown()
             throw error
         }
         await cluster.shutdown()
+    }
+
+    /// The last `lines` lines of each member's output, headed by the error that ended the test.
+    private func outputTails(after error: any Error, lines: Int = 40) -> String {
+        var report = "the test threw \(error); what its nodes said last:"
+        for process in started.withLock({ $0 }) {
+            let tail = process.text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines)
+            report += "\n--- \(process.name) ---\n" + tail.joined(separator: "\n")
+        }
+        return report
     }
 
     /// Starts a member (see `ClusterMember.start`) that is stopped at the end.
