@@ -362,4 +362,69 @@ struct FiberTests {
         let updateError = await #expect(throws: CordisError.self) { try await fiber.update(config: Flag(foo: true)) }
         #expect(updateError?.code == .disposed)
     }
+
+    /// A consumer whose `apply` calls `foo` and fails with `withdrawn` while `gone` holds: what a remote
+    /// call does when the member life its proxy stands for has ended, at once and without suspending.
+    /// Counts its attempts; `loaded` is passed once a load succeeds.
+    func withdrawnConsumer(on root: Context, gone: Box, attempts: Box, loaded: Gate) throws -> Fiber {
+        try root.plugin(name: "caller", inject: [Dependency(FooKey.self)]) { _ in
+            attempts.value += 1
+            // Bounded for the run without the fix, which loaded again at once, in the same job, for ever.
+            if gone.value == 1, attempts.value < 1_000 { throw CordisError(.withdrawn, "foo is gone") }
+            await loaded.pass()
+        }
+    }
+
+    @Test func aLoadFailingWithWithdrawnWhileItsProviderStaysRegisteredIsTriedAgainLaterNotAtOnce() async throws {
+        let (root, _) = try makeRoot()
+        let gone = Box(1), attempts = Box(0), loaded = Gate()
+        loaded.open()
+        try root.provide(name: "foo", value: Box(1))
+        let fiber = try withdrawnConsumer(on: root, gone: gone, attempts: attempts, loaded: loaded)
+        await root.settled()
+        // One attempt, then `pending`: the actor is free (a node answers its peers and consoles).
+        #expect(attempts.value == 1)
+        #expect(fiber.state == .pending)
+        // The provider serves again with nothing changed in the registry (a link taking over with the
+        // proxies kept): the retry loads the fiber.
+        gone.value = 0
+        try await withinDeadline("the retry after a withdrawn load") { await loaded.reached(1) }
+        await root.settled()
+        #expect(fiber.state == .active)
+        #expect(attempts.value == 2)
+    }
+
+    @Test func aLoadFailingWithWithdrawnLoadsAtOnceWhenItsProviderChangesAndNotAfterItIsDisposed() async throws {
+        let (root, _) = try makeRoot()
+        let gone = Box(1), attempts = Box(0), loaded = Gate()
+        loaded.open()
+        let provider = try root.provide(name: "foo", value: Box(1))
+        let fiber = try withdrawnConsumer(on: root, gone: gone, attempts: attempts, loaded: loaded)
+        await root.settled()
+        #expect(fiber.state == .pending)
+        // Another provider: no wait for the retry.
+        await provider.dispose()
+        gone.value = 0
+        try root.provide(name: "foo", value: Box(2))
+        await root.settled()
+        #expect(fiber.state == .active)
+        #expect(attempts.value == 2)
+        #expect(try fiber.ctx.get(FooKey.self).value == 2)
+        // Failing again and disposed while its retry waits: the retry does nothing.
+        gone.value = 1
+        try await fiber.restart()
+        #expect(fiber.state == .pending)
+        try await fiber.dispose()
+        gone.value = 0
+        let other = try withdrawnConsumer(on: root, gone: gone, attempts: Box(0), loaded: loaded)
+        try await withinDeadline("another consumer's load") { await loaded.reached(2) }
+        #expect(other.state == .active)
+        #expect(fiber.state == .disposed)
+        #expect(attempts.value == 3)
+    }
+
+    @Test func theRetryAfterWithdrawnLoadsDoublesFrom50MillisecondsUpTo5Seconds() {
+        let delays = [1, 2, 3, 4, 5, 6, 7, 8, 9, 1_000, Int.max].map { WithdrawnLoad.delay(afterFailures: $0) }
+        #expect(delays == [50, 100, 200, 400, 800, 1_600, 3_200, 5_000, 5_000, 5_000, 5_000].map { .milliseconds($0) })
+    }
 }

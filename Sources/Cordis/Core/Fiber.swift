@@ -39,6 +39,9 @@ public final class Fiber {
     /// The providers pinned for the current life, in the order of the fiber's dependencies.
     private(set) var resolved: [Target.Pin] = []
     private var failedTarget: Target?
+    /// The load that failed with `withdrawn` while its providers stayed registered, while the fiber waits
+    /// in `pending` to try them again (see `WithdrawnLoad`).
+    private var withdrawnLoad: WithdrawnLoad?
     private var instance: AnyObject?
     private var wantsDispose = false
     private var wantsRestart = false
@@ -172,6 +175,7 @@ public final class Fiber {
     public func restart() async throws {
         try ensureNotDisposed()
         error = nil
+        endWithdrawnLoad()
         wantsRestart = true
         schedule()
         if isInsideOwnTransition { return }
@@ -328,6 +332,9 @@ public final class Fiber {
         case .pending:
             wantsRestart = false
             guard let target else { return nil }
+            // The providers whose calls failed with `withdrawn` are tried again when the retry is due;
+            // other providers at once.
+            if let withdrawnLoad, !withdrawnLoad.isDue, withdrawnLoad.isSame(as: target) { return nil }
             return .load(target)
         case .active:
             if wantsRestart || target != Target(records: resolved) { return .unload(.pending) }
@@ -368,6 +375,7 @@ public final class Fiber {
             releaseProviders()
             if CordisError.isWithdrawal(error) || currentTarget() != target {
                 world.logger(for: self).debug("\(name) went back to pending: \(error)")
+                if CordisError.isWithdrawal(error) { retryLater(target) }
                 setState(.pending)
             } else {
                 self.error = error
@@ -378,7 +386,32 @@ public final class Fiber {
             return
         }
         error = nil
+        endWithdrawnLoad()
         setState(.active)
+    }
+
+    /// After a load failed with `withdrawn`: the same providers are tried again after a delay that
+    /// doubles with each failure in a row (50 ms up to 5 s), not at once. A call to a provider that is
+    /// gone fails without suspending, so loading again at once repeated the failure for ever in one job
+    /// of `CordisActor`, which then ran nothing else (a node answered no peer and no console). A change
+    /// of providers loads the fiber at once (`nextStep`): a proxy of a member life that ended is replaced
+    /// or removed; the retry is for a provider that serves again unchanged (a link taking over).
+    private func retryLater(_ target: Target) {
+        let failures = withdrawnLoad.map { $0.isSame(as: target) ? $0.failures + 1 : 1 } ?? 1
+        withdrawnLoad?.retry.cancel()
+        let delay = WithdrawnLoad.delay(afterFailures: failures)
+        let retry = Task { @CordisActor [weak self] in
+            try? await Task.sleep(for: delay)
+            guard !Task.isCancelled, let self else { return }
+            self.withdrawnLoad?.isDue = true
+            self.schedule()
+        }
+        withdrawnLoad = WithdrawnLoad(providers: target.records.map(\.record.id), failures: failures, retry: retry)
+    }
+
+    private func endWithdrawnLoad() {
+        withdrawnLoad?.retry.cancel()
+        withdrawnLoad = nil
     }
 
     private func unload(to final: FiberState) async {
@@ -437,6 +470,7 @@ public final class Fiber {
     }
 
     private func finalize() {
+        endWithdrawnLoad()
         for dependency in runner.dependencies {
             world.registry.removeDependent(self, on: slot(for: dependency.name))
         }
@@ -474,6 +508,32 @@ public final class Fiber {
 
     func unregister(_ record: ProviderRecord) {
         records.removeAll { $0 === record }
+    }
+}
+
+/// A fiber's load that failed with `withdrawn` while its providers stayed registered: which providers
+/// (by record), how many such failures came in a row, and the retry that makes it due.
+struct WithdrawnLoad {
+    /// The ids of the provider records of the failed load, in the order of the fiber's dependencies
+    /// (ids, not object identities: a record provided after the old one was freed may take its address).
+    var providers: [Int]
+    /// Failures with `withdrawn` in a row on these providers.
+    var failures: Int
+    /// Sleeps for the delay, then marks the load due and schedules the fiber.
+    var retry: Task<Void, Never>
+    /// Whether the retry's delay has passed (the next step loads these providers again).
+    var isDue = false
+
+    /// The delay before the retry after `failures` failures in a row: 50 ms, doubling, at most 5 s.
+    static func delay(afterFailures failures: Int) -> Duration {
+        // Seven doublings (6.4 s) pass the cap; bounding the shift keeps it from overflowing.
+        min(.milliseconds(50 << min(max(failures - 1, 0), 7)), .seconds(5))
+    }
+
+    /// Whether `target` resolves to the same provider records.
+    @CordisActor
+    func isSame(as target: Fiber.Target) -> Bool {
+        providers.elementsEqual(target.records.lazy.map(\.record.id))
     }
 }
 
