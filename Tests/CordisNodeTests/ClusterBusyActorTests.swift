@@ -26,6 +26,37 @@ struct ClusterBusyActorTests {
         cluster.track(a)
         return (a, b)
     }
+    /// The test node's `gone` provider fails every call at once with `withdrawn` (a proxy of a member
+    /// life that ended does) while staying registered, and `gone-consumer` calls it in `apply`. The fiber
+    /// used to load again at once, for ever, in one job of `CordisActor`: the node answered nothing (in
+    /// the etcd SIGSTOP test, a status request went unanswered and the node's lease ran out).
+    @Test("A consumer whose provider fails every call at once with withdrawn leaves its node answering: it retries spaced out, and loads once the provider serves")
+    func withdrawnLoadKeepsTheNodeAnswering() async throws {
+        try await TestCluster.run { cluster in
+            try cluster.folder.write("a.json", #"""
+                {"version": 1, "entries": [
+                  {"id": "gone", "plugin": "gone", "config": {"serving": false}},
+                  {"id": "consumer", "plugin": "gone-consumer"}]}
+                """#)
+            let a = try await ClusterMember.launch(
+                "a", folder: cluster.folder,
+                arguments: ["--name", "a", "--entries", cluster.folder.path("a.json"), "--listen", "unix:\(cluster.folder.path("a.sock"))"]
+                    + ClusterMember.timing,
+                executable: NodeProcess.testNodeExecutable)
+            cluster.track(a)
+            let console = try await cluster.control(a)
+            #expect(try await console.fiber(ofEntry: "consumer")?["state"]?.stringValue == "pending")
+            // Tried again after 50 ms, then 100 ms: spaced out, not thousands of times at once.
+            try #require(await a.waitForLine(containing: "gone-consumer: attempt 3"))
+            #expect(!a.process.text.contains("gone-consumer: attempt 20"), "\(a.process.text.occurrences(of: "attempt")) attempts")
+            #expect(try await console.fiber(ofEntry: "consumer")?["state"]?.stringValue == "pending")
+            // The provider serves (a new life of it): the consumer loads at once.
+            _ = try await console.request("config", args: ["entry": "gone", "config": ["serving": true]])
+            #expect(try await console.awaitFiber(ofEntry: "consumer", inState: "active") != nil)
+            #expect(await a.waitForLine(containing: "gone-consumer: loaded"))
+        }
+    }
+
     /// Both members beat every 0.2 s and give up after 2 s of silence; a's `busy` plugin blocks a's
     /// `CordisActor` for 3 s. If a's heartbeats depended on the actor, b would declare a down after 2 s.
     @Test("A plugin blocking CordisActor for 3 s with a 2 s heartbeat timeout does not get its node declared down")

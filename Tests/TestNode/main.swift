@@ -10,7 +10,10 @@ import Foundation
 // plugin `stall` provides the remote service `stall`, whose `block(seconds)` blocks the thread that
 // serves the call for that long, as a misbehaving provider would; the plugin `stall-after-call` (config
 // `{"seconds": S}`) calls `clock.now()` and then blocks the thread its code resumed on for S seconds,
-// logging `stall-after-call: blocking` and `stall-after-call: done`.
+// logging `stall-after-call: blocking` and `stall-after-call: done`; the plugin `gone` (config
+// `{"serving": B}`) provides the local service `gone`, whose `ask()` fails at once with `withdrawn` unless
+// serving, as a proxy of a member life that ended does, and `gone-consumer` calls it in its `apply`,
+// logging `gone-consumer: attempt N` before and `gone-consumer: loaded` after.
 
 /// The test service `stall`.
 @Remote
@@ -50,6 +53,38 @@ for pair in (ProcessInfo.processInfo.environment["CORDIS_TEST_INTERFACE_VERSIONS
 }
 let remoteServices = services
 
+/// The test service `gone`: fails every call at once with `withdrawn` unless it is serving.
+@CordisActor
+final class Gone {
+    let serving: Bool
+
+    init(serving: Bool) {
+        self.serving = serving
+    }
+
+    /// Returns, or throws `withdrawn` without suspending.
+    func ask() throws {
+        guard serving else { throw RemoteCallError(.withdrawn, "gone is not serving") }
+    }
+}
+
+enum GoneServiceKey: ServiceKey {
+    typealias Value = Gone
+    static let name = "gone"
+}
+
+/// The configuration of the `gone` test plugin.
+struct GoneConfig: Codable, Sendable {
+    var serving: Bool
+}
+
+/// Counts `gone-consumer`'s loads.
+@CordisActor
+final class Attempts {
+    static let shared = Attempts()
+    var count = 0
+}
+
 /// The configuration of the `busy` test plugin.
 struct BusyConfig: Codable, Sendable {
     var seconds: Double
@@ -71,6 +106,16 @@ func testCatalog(node: String) -> PluginCatalog {
         logger.info("stall-after-call: blocking for \(config.seconds) s after a reading from \(reading.node)")
         usleep(UInt32(max(0, min(config.seconds, 60)) * 1_000_000))
         logger.info("stall-after-call: done")
+    }
+    catalog.register(name: "gone", config: GoneConfig.self, provides: [GoneServiceKey.name]) { scope, config in
+        try scope.ctx.provide(GoneServiceKey.self, Gone(serving: config.serving))
+    }
+    catalog.register(name: "gone-consumer", inject: [Dependency(GoneServiceKey.self)]) { scope in
+        let logger = scope.ctx.logger("gone-consumer")
+        Attempts.shared.count += 1
+        logger.info("gone-consumer: attempt \(Attempts.shared.count)")
+        try scope.ctx.get(GoneServiceKey.self).ask()
+        logger.info("gone-consumer: loaded")
     }
     catalog.register(name: "stall", provides: [StallServiceKey.name]) { scope in
         try scope.ctx.provide(StallServiceKey.self, Stall(logger: scope.ctx.logger("stall")))
