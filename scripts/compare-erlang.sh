@@ -17,8 +17,8 @@ rounds="${1:-3}"
 iterations="${CORDIS_COMPARE_ITERATIONS:-5000}"
 seconds="${CORDIS_COMPARE_SECONDS:-2}"
 
-swift build -c release --product cordis-bench >&2
-swift build -c release --product cordis-node >&2
+build_release_product cordis-bench >&2
+build_release_product cordis-node >&2
 bench=.build/release/cordis-bench
 
 work="$(mktemp -d /tmp/cordis-compare-XXXXXX)"
