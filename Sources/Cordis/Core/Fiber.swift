@@ -512,26 +512,33 @@ public final class Fiber {
 }
 
 /// A fiber's load that failed with `withdrawn` while its providers stayed registered: which providers
-/// (by record), how many such failures came in a row, and the retry that makes it due.
-struct WithdrawnLoad {
+/// (by record), how many such failures came in a row, and the retry that makes it due. A class, so a
+/// fiber that never had such a failure pays one pointer for it, not the whole record.
+@CordisActor
+final class WithdrawnLoad {
     /// The ids of the provider records of the failed load, in the order of the fiber's dependencies
     /// (ids, not object identities: a record provided after the old one was freed may take its address).
-    var providers: [Int]
+    let providers: [Int]
     /// Failures with `withdrawn` in a row on these providers.
-    var failures: Int
+    let failures: Int
     /// Sleeps for the delay, then marks the load due and schedules the fiber.
-    var retry: Task<Void, Never>
+    let retry: Task<Void, Never>
     /// Whether the retry's delay has passed (the next step loads these providers again).
     var isDue = false
 
+    init(providers: [Int], failures: Int, retry: Task<Void, Never>) {
+        self.providers = providers
+        self.failures = failures
+        self.retry = retry
+    }
+
     /// The delay before the retry after `failures` failures in a row: 50 ms, doubling, at most 5 s.
-    static func delay(afterFailures failures: Int) -> Duration {
+    nonisolated static func delay(afterFailures failures: Int) -> Duration {
         // Seven doublings (6.4 s) pass the cap; bounding the shift keeps it from overflowing.
         min(.milliseconds(50 << min(max(failures - 1, 0), 7)), .seconds(5))
     }
 
     /// Whether `target` resolves to the same provider records.
-    @CordisActor
     func isSame(as target: Fiber.Target) -> Bool {
         providers.elementsEqual(target.records.lazy.map(\.record.id))
     }
