@@ -14,24 +14,25 @@ final class LoopbackRelay: Sendable {
     private struct State {
         var cut = false
         var stopped = false
-        var pairs: [(Int32, Int32)] = []
         /// Connections accepted while cut: never forwarded, closed at the restore.
         var held: [Int32] = []
         var forwarded = 0
         var trigger: [UInt8]?
-        var listeners: [Int32] = []
     }
 
     private let state = Mutex(State())
+    /// The listeners and forwarded pairs, closed only there.
+    private let sockets = RelaySockets()
 
     /// Listens on each route's `path` and forwards to its `target`.
     init(routes: [(path: String, target: String)]) throws {
         for route in routes {
             let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             guard listener >= 0, Self.withAddress(route.path, { bind(listener, $0, $1) }) == 0, listen(listener, 64) == 0 else {
+                if listener >= 0 { close(listener) }
                 throw POSIXError(.EADDRINUSE)
             }
-            state.withLock { $0.listeners.append(listener) }
+            sockets.addListener(listener)
             let target = route.target
             let thread = Thread { [self] in acceptLoop(listener, target: target) }
             thread.start()
@@ -49,31 +50,25 @@ final class LoopbackRelay: Sendable {
 
     /// Closes the connections that were cut (their ends see the close) and forwards again.
     func restore() {
-        let (pairs, held) = state.withLock { state -> ([(Int32, Int32)], [Int32]) in
-            state.cut = false
-            defer { state.pairs.removeAll(); state.held.removeAll() }
-            return (state.pairs, state.held)
+        let held = state.withLock { state -> [Int32] in
+            defer { state.held.removeAll() }
+            return state.held
         }
         for fd in held { close(fd) }
-        for (a, b) in pairs {
-            shutdown(a, Int32(SHUT_RDWR))
-            shutdown(b, Int32(SHUT_RDWR))
-        }
+        // Shut down before forwarding again, so no byte held back crosses after the cut.
+        sockets.shutdownPairs()
+        state.withLock { $0.cut = false }
     }
 
     /// Stops the relay and closes everything.
     func stop() {
-        let (pairs, held) = state.withLock { state -> ([(Int32, Int32)], [Int32]) in
+        let held = state.withLock { state -> [Int32] in
             state.stopped = true
-            defer { state.pairs.removeAll(); state.held.removeAll() }
-            return (state.pairs, state.held)
+            defer { state.held.removeAll() }
+            return state.held
         }
         for fd in held { close(fd) }
-        for listener in state.withLock({ $0.listeners }) { shutdown(listener, Int32(SHUT_RDWR)) }
-        for (a, b) in pairs {
-            shutdown(a, Int32(SHUT_RDWR))
-            shutdown(b, Int32(SHUT_RDWR))
-        }
+        sockets.stopAll()
     }
 
     private static func withAddress(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
@@ -97,28 +92,31 @@ final class LoopbackRelay: Sendable {
                 if errno == EINTR { continue }
                 break
             }
-            let (stopped, cut) = state.withLock { ($0.stopped, $0.cut) }
-            if stopped { close(client); break }
             // While cut, a new connection is accepted and goes nowhere, like the old ones.
-            if cut {
-                state.withLock { $0.held.append(client) }
-                continue
+            let (stopped, held) = state.withLock { state -> (Bool, Bool) in
+                if !state.stopped && state.cut { state.held.append(client) }
+                return (state.stopped, !state.stopped && state.cut)
             }
+            if stopped { close(client); break }
+            if held { continue }
             let upstream = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            if Self.withAddress(target, { connect(upstream, $0, $1) }) != 0 {
+            if upstream < 0 || Self.withAddress(target, { connect(upstream, $0, $1) }) != 0 {
                 close(client)
-                close(upstream)
+                if upstream >= 0 { close(upstream) }
                 continue
             }
-            state.withLock { $0.pairs.append((client, upstream)) }
-            let pump = Thread { [self] in pumpLoop(client, upstream) }
+            let pair = RelaySockets.Pair(client: client, upstream: upstream)
+            guard sockets.add(pair) else { break }
+            let pump = Thread { [self] in pumpLoop(pair) }
             pump.start()
         }
-        close(listener)
+        sockets.closeListener(listener)
     }
 
     /// Copies bytes both ways until either end closes; holds them back while cut.
-    private func pumpLoop(_ a: Int32, _ b: Int32) {
+    private func pumpLoop(_ pair: RelaySockets.Pair) {
+        defer { sockets.release(pair) }
+        let (a, b) = (pair.client, pair.upstream)
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var fds = [pollfd(fd: a, events: Int16(POLLIN), revents: 0), pollfd(fd: b, events: Int16(POLLIN), revents: 0)]
         loop: while true {
@@ -149,7 +147,5 @@ final class LoopbackRelay: Sendable {
                 }
             }
         }
-        close(a)
-        close(b)
     }
 }

@@ -12,14 +12,13 @@ import Glibc
 /// way, and `inject(_:)` writes bytes of the test's into every live connection toward the target.
 final class TCPRelay: Sendable {
     private struct State {
-        var stopped = false
-        var pairs: [(client: Int32, upstream: Int32)] = []
         var recorded: [UInt8] = []
         var connections = 0
     }
 
     private let state = Mutex(State())
-    private let listener: Int32
+    /// The listener and forwarded pairs, closed only there.
+    private let sockets = RelaySockets()
     /// The port the relay listens on.
     let port: UInt16
 
@@ -42,9 +41,9 @@ final class TCPRelay: Sendable {
         _ = withUnsafeMutablePointer(to: &local) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
         }
-        self.listener = listener
         self.port = UInt16(bigEndian: local.sin_port)
-        let thread = Thread { [self] in acceptLoop(targetPort: targetPort) }
+        sockets.addListener(listener)
+        let thread = Thread { [self] in acceptLoop(listener, targetPort: targetPort) }
         thread.start()
     }
 
@@ -62,27 +61,12 @@ final class TCPRelay: Sendable {
     /// Writes `bytes` into every live connection, toward the target; returns how many got them.
     @discardableResult
     func inject(_ bytes: [UInt8]) -> Int {
-        let upstreams = state.withLock { $0.pairs.map(\.upstream) }
-        var count = 0
-        for fd in upstreams {
-            let written = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written == bytes.count { count += 1 }
-        }
-        return count
+        sockets.injectUpstream(bytes)
     }
 
-    /// Stops the relay and closes everything.
+    /// Stops the relay and closes everything. Idempotent.
     func stop() {
-        let pairs = state.withLock { state -> [(client: Int32, upstream: Int32)] in
-            state.stopped = true
-            defer { state.pairs.removeAll() }
-            return state.pairs
-        }
-        shutdown(listener, Int32(SHUT_RDWR))
-        for pair in pairs {
-            shutdown(pair.client, Int32(SHUT_RDWR))
-            shutdown(pair.upstream, Int32(SHUT_RDWR))
-        }
+        sockets.stopAll()
     }
 
     static func loopback(port: UInt16) -> sockaddr_in {
@@ -114,37 +98,34 @@ final class TCPRelay: Sendable {
         return fd
     }
 
-    private func acceptLoop(targetPort: UInt16) {
+    private func acceptLoop(_ listener: Int32, targetPort: UInt16) {
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
                 if errno == EINTR { continue }
                 break
             }
-            if state.withLock({ $0.stopped }) {
-                close(client)
-                break
-            }
-            let upstream = Self.dial(port: targetPort)
+            let upstream = sockets.stopped ? -1 : Self.dial(port: targetPort)
             guard upstream >= 0 else {
                 close(client)
+                if sockets.stopped { break }
                 continue
             }
-            state.withLock {
-                $0.pairs.append((client, upstream))
-                $0.connections += 1
-            }
-            let pump = Thread { [self] in pumpLoop(client, upstream) }
+            let pair = RelaySockets.Pair(client: client, upstream: upstream)
+            guard sockets.add(pair) else { break }
+            state.withLock { $0.connections += 1 }
+            let pump = Thread { [self] in pumpLoop(pair) }
             pump.start()
         }
-        close(listener)
+        sockets.closeListener(listener)
     }
 
     /// Copies bytes both ways until either end closes, recording them.
-    private func pumpLoop(_ a: Int32, _ b: Int32) {
+    private func pumpLoop(_ pair: RelaySockets.Pair) {
+        defer { sockets.release(pair) }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var fds = [pollfd(fd: a, events: Int16(POLLIN), revents: 0), pollfd(fd: b, events: Int16(POLLIN), revents: 0)]
-        loop: while !state.withLock({ $0.stopped }) {
+        var fds = [pollfd(fd: pair.client, events: Int16(POLLIN), revents: 0), pollfd(fd: pair.upstream, events: Int16(POLLIN), revents: 0)]
+        loop: while !sockets.stopped {
             let ready = poll(&fds, 2, 100)
             if ready < 0 && errno != EINTR { break }
             if ready <= 0 { continue }
@@ -155,8 +136,5 @@ final class TCPRelay: Sendable {
                 if forwarded == nil { break loop }
             }
         }
-        state.withLock { state in state.pairs.removeAll { $0.client == a } }
-        close(a)
-        close(b)
     }
 }
