@@ -61,39 +61,27 @@ struct RelayDescriptorTests {
         return fd
     }
 
-    /// A blocking Unix socket connected to `path`, or -1.
-    static func unixDial(_ path: String) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard status == 0 else {
-            close(fd)
-            return -1
-        }
-        return fd
+    /// A `LoopbackRelay` to a listener of the test's in `folder`, and the target's end of one
+    /// connection through it that its client closed: when this returns, the relay has closed both of
+    /// its sockets of that connection. The caller closes `target` and `upstream`.
+    static func endedLoopbackConnection(in folder: TestFolder) throws -> (relay: LoopbackRelay, target: Int32, upstream: Int32) {
+        let target = try Self.unixListener(folder.path("t.sock"))
+        let relay = try LoopbackRelay(routes: [(folder.path("r.sock"), folder.path("t.sock"))])
+        let client = BadInputTests.connectUnix(folder.path("r.sock"))
+        try #require(client >= 0)
+        let upstream = accept(target, nil, nil)
+        try #require(upstream >= 0)
+        close(client)
+        try #require(Self.awaitEndOfFile(upstream))
+        return (relay, target, upstream)
     }
 
     @Test("LoopbackRelay: stopping it after a connection ended leaves alone the sockets that took that connection's descriptor numbers")
     func loopbackRelayStopAfterAnEnd() throws {
         let folder = try TestFolder()
         defer { folder.remove() }
-        let target = try Self.unixListener(folder.path("t.sock"))
-        defer { close(target) }
-        let relay = try LoopbackRelay(routes: [(folder.path("r.sock"), folder.path("t.sock"))])
-        let client = Self.unixDial(folder.path("r.sock"))
-        try #require(client >= 0)
-        let upstream = accept(target, nil, nil)
-        try #require(upstream >= 0)
-        defer { close(upstream) }
-        close(client)
-        // The relay saw the end and closed both of its sockets of that connection.
-        try #require(Self.awaitEndOfFile(upstream))
+        let (relay, target, upstream) = try Self.endedLoopbackConnection(in: folder)
+        defer { close(target); close(upstream) }
         let pairs = try Self.socketPairs()
         relay.stop()
         #expect(Self.damaged(pairs).isEmpty, "the relay shut down sockets it had closed before, now someone else's")
@@ -103,16 +91,8 @@ struct RelayDescriptorTests {
     func loopbackRelayRestoreAfterAnEnd() throws {
         let folder = try TestFolder()
         defer { folder.remove() }
-        let target = try Self.unixListener(folder.path("t.sock"))
-        defer { close(target) }
-        let relay = try LoopbackRelay(routes: [(folder.path("r.sock"), folder.path("t.sock"))])
-        let client = Self.unixDial(folder.path("r.sock"))
-        try #require(client >= 0)
-        let upstream = accept(target, nil, nil)
-        try #require(upstream >= 0)
-        defer { close(upstream) }
-        close(client)
-        try #require(Self.awaitEndOfFile(upstream))
+        let (relay, target, upstream) = try Self.endedLoopbackConnection(in: folder)
+        defer { close(target); close(upstream) }
         let pairs = try Self.socketPairs()
         relay.restore()
         relay.stop()
