@@ -162,8 +162,10 @@ struct BadInputTests {
             let loop = try EventLoop()
             defer { Task { await loop.shutdown() } }
             for role in [PeerRole.node, PeerRole.console] {
-                for (name, payload) in Self.linkedInputs {
-                    let identity = PeerIdentity(role: role, name: "x-\(role)", incarnation: UUID().uuidString)
+                for (index, (name, payload)) in Self.linkedInputs.enumerated() {
+                    // A name of its own for each link: the node may not have seen the previous one close
+                    // yet, and a new life under a name whose link is up is refused (as a name conflict).
+                    let identity = PeerIdentity(role: role, name: "x-\(role)-\(index)", incarnation: UUID().uuidString)
                     let link = try await Link.connect(
                         to: try Address(parsing: n.address), on: loop,
                         configuration: HandshakeConfiguration(identity: identity, secrets: nil))
