@@ -12,11 +12,14 @@ import Testing
 @CordisActor
 struct ClusterInProcessTests {
     /// A node named `name` listening on a socket in `folder`, running the built-in catalog.
-    static func node(_ name: String, entries: [Entry], peers: [Node] = [], folder: TestFolder) throws -> Node {
+    static func node(
+        _ name: String, entries: [Entry], peers: [Node] = [], folder: TestFolder,
+        heartbeatInterval: Duration = .milliseconds(100), heartbeatTimeout: Duration = .seconds(2)
+    ) throws -> Node {
         var configuration = NodeConfiguration(
             name: name, listen: [.unix(path: folder.path("\(name).sock"))],
-            peers: peers.flatMap(\.listeningAddresses), heartbeatInterval: .milliseconds(100),
-            heartbeatTimeout: .seconds(2), withdrawTimeout: .seconds(2))
+            peers: peers.flatMap(\.listeningAddresses), heartbeatInterval: heartbeatInterval,
+            heartbeatTimeout: heartbeatTimeout, withdrawTimeout: .seconds(2))
         configuration.reconnectBackoff = (.milliseconds(20), .milliseconds(200))
         return try Node(
             configuration: configuration, catalog: BuiltinCatalog.plugins(node: name),
@@ -136,6 +139,33 @@ struct ClusterInProcessTests {
             responders.append(accepted)
         }
         return (responders, initiators)
+    }
+
+    @Test("A link adopted later than the heartbeat timeout after its handshake is pinged before it is judged: a peer that answers stays")
+    func lateAdoptionIsNotSilence() async throws {
+        let folder = try TestFolder()
+        defer { folder.remove() }
+        let interval = Duration.milliseconds(50)
+        let timeout = Duration.milliseconds(400)
+        let a = try Self.node("a", entries: [], folder: folder, heartbeatInterval: interval, heartbeatTimeout: timeout)
+        try await a.start()
+        // The link is up but not yet taken into use, as when the node's actor was busy (a plugin blocking
+        // it, a loaded machine) while the handshake completed; its peer sends nothing unasked, but
+        // answers pings (a `Link` does, on the loop thread).
+        let (responders, initiators) = try await Self.overlappingLinks(to: a, name: "x", incarnations: ["old"], folder: folder)
+        let established = responders[0].lastHeard
+        // The scenario itself, not a synchronisation: the link stays unadopted past the timeout.
+        try await ContinuousClock().sleep(until: established + timeout + interval)
+        a.adopt(responders[0])
+        let adopted = ContinuousClock.now
+        // Pongs heard well after the adoption: the node pinged, and the peer answered, for several beats.
+        #expect(await Self.eventually("pongs from x, or x's link closing", on: [a], timeout: .seconds(10)) {
+            a.sessions["x"] == nil || responders[0].lastHeard > adopted + interval * 4
+        })
+        #expect(a.sessions["x"]?.link === responders[0], "the link to x was closed after its adoption")
+        #expect(!responders[0].connection.isClosed)
+        for link in initiators { link.close() }
+        await a.stop()
     }
 
     @Test("Two overlapping handshakes for one name: the live member stays, the newcomer is refused, a second link of its life displaces nothing")

@@ -69,7 +69,11 @@ final class PeerSession {
         isRunning = true
         lastBeat = ContinuousClock.now
         lastHeardSeen = link.lastHeard
-        silence = lastBeat - lastHeardSeen
+        // Silence counts while this node could have pinged: the time between the handshake and this
+        // start (the actor busy, a loaded machine) counts at most as one gap between two beats, as in
+        // `beat()`. Counted whole, a link that waited longer than the heartbeat timeout to be taken
+        // into use was closed at its first beat, before its peer was asked anything.
+        silence = min(lastBeat - lastHeardSeen, longestGap)
         let session = WeakSession(self)
         reader = Task(executorPreference: node?.loop) {
             await Self.read(session)
@@ -111,18 +115,21 @@ final class PeerSession {
         }
     }
 
+    /// The most silence one gap between two beats adds: two intervals. A longer gap is this node not
+    /// running (stopped, starved, its actor busy), with no pings sent for the peer to answer.
+    private var longestGap: Duration { (node?.configuration.heartbeatInterval ?? .zero) * 2 }
+
     private func beat() {
         guard !isOver, let node else { return }
         let timeout = node.configuration.heartbeatTimeout
         let now = ContinuousClock.now
         let heard = link.lastHeard
-        let longestStep = node.configuration.heartbeatInterval * 2
         if heard > lastHeardSeen {
             // Heard since the last beat: silent only since then.
             lastHeardSeen = heard
-            silence = min(now - heard, longestStep)
+            silence = min(now - heard, longestGap)
         } else {
-            silence += min(now - lastBeat, longestStep)
+            silence += min(now - lastBeat, longestGap)
         }
         lastBeat = now
         if silence > timeout {
