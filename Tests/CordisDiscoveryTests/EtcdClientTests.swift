@@ -8,8 +8,13 @@ import Testing
 @Suite("etcd client against a real etcd", .enabled(if: EtcdServer.isInstalled), .timeLimit(.minutes(2)))
 struct EtcdClientTests {
     /// Runs `body` with a fresh etcd and a client of it; ends that etcd (by pid) and removes the folder.
+    ///
+    /// The client waits up to `requestTimeout` for each answer: 10 s unless a test is about the deadline
+    /// itself. The etcd of a test shares two cores with the dozens of nodes the other tests run, and
+    /// took longer than the client's default second to answer a put there.
     static func withEtcd(
-        members: Int = 1, extraEndpoints: [EtcdEndpoint] = [], _ body: (EtcdServer, EtcdClient) async throws -> Void
+        members: Int = 1, extraEndpoints: [EtcdEndpoint] = [], requestTimeout: Duration = .seconds(10),
+        _ body: (EtcdServer, EtcdClient) async throws -> Void
     ) async throws {
         let folder = try TestFolder()
         let loop = try EventLoop(name: "etcd-test")
@@ -18,7 +23,7 @@ struct EtcdClientTests {
             let etcd = try await EtcdServer(in: folder, members: members)
             server = etcd
             let endpoints = try extraEndpoints + EtcdEndpoint.list(parsing: etcd.discovery)
-            try await body(etcd, EtcdClient(endpoints: endpoints, loop: loop))
+            try await body(etcd, EtcdClient(endpoints: endpoints, loop: loop, requestTimeout: requestTimeout))
         } catch {
             await server?.stop()
             await loop.shutdown()
@@ -48,7 +53,7 @@ struct EtcdClientTests {
     @Test("create succeeds only while the name is free, and reports who holds it")
     func createIfAbsent() async throws {
         try await Self.withEtcd { _, client in
-            let lease = try await client.grant(ttl: 5)
+            let lease = try await client.grant(ttl: 60)
             #expect(try await client.create("cordis/members/b", Array("first".utf8), lease: lease) == nil)
             let holder = try await client.create("cordis/members/b", Array("second".utf8), lease: lease)
             #expect(holder?.value == Array("first".utf8))
@@ -63,9 +68,11 @@ struct EtcdClientTests {
     @Test("a lease kept alive keeps its keys; revoked, its keys go and keepalive reports it lost")
     func leases() async throws {
         try await Self.withEtcd { _, client in
-            let lease = try await client.grant(ttl: 2)
+            // A TTL far longer than the test: with 2 s, a busy machine (etcd shares its cores with
+            // dozens of nodes) let the lease run out between the grant and the keepalive.
+            let lease = try await client.grant(ttl: 60)
             try await client.put("cordis/leased", Array("x".utf8), lease: lease)
-            #expect(try await client.keepAlive(lease: lease) == 2)
+            #expect(try await client.keepAlive(lease: lease) == 60)
             try await client.revoke(lease: lease)
             #expect(try await client.get("cordis/leased") == nil)
             await #expect(throws: EtcdError.self) { try await client.keepAlive(lease: lease) }
@@ -152,7 +159,8 @@ struct EtcdClientTests {
     func keepAliveWithinBudget() async throws {
         let stalled = try (0..<3).map { _ in try Self.stalledEndpoint() }
         defer { for (fd, _) in stalled { close(fd) } }
-        try await Self.withEtcd(extraEndpoints: stalled.map(\.endpoint)) { _, client in
+        // The client's default deadline, one second per endpoint: what this test is about.
+        try await Self.withEtcd(extraEndpoints: stalled.map(\.endpoint), requestTimeout: .seconds(1)) { _, client in
             let lease = try await client.grant(ttl: 10)
             // The grant itself found the healthy endpoint; start from the first stalled one again.
             client.rotate(from: client.preferred)
