@@ -1,5 +1,6 @@
 import CordisNode
 import CordisProcessTesting
+import CordisWire
 import Foundation
 import Testing
 
@@ -87,6 +88,67 @@ struct ClusterBusyActorTests {
             let members = try await console.request("members")
             let memberA = members["members"]?.arrayValue?.first { $0["name"]?.stringValue == "a" }
             #expect(memberA?["reachable"]?.boolValue == true)
+        }
+    }
+
+    /// A console dials a while a's `busy` plugin blocks `CordisActor` for 3 s (with a 2 s heartbeat
+    /// timeout). a accepts connections on the actor, so this one waits in its listener until the block
+    /// ends; then it is admitted, answered, and kept through a's next heartbeats: the wait is not counted
+    /// as the console's silence. (The in-process test "A link adopted later than the heartbeat timeout
+    /// …" covers a handshake that completes before a busy actor takes the link into use.)
+    @Test("A console that dials a node while its CordisActor is blocked for 3 s, with a 2 s heartbeat timeout, gets in after the block and keeps its link")
+    func linkUpDuringBusyActorStays() async throws {
+        try await TestCluster.run { cluster in
+            let (a, _) = try await Self.startPair(
+                cluster, b: #"{"version": 1, "entries": [{"id": "clock", "plugin": "clock"}]}"#,
+                a: #"""
+                {"version": 1, "entries": [
+                  {"id": "greeter", "plugin": "greeter"},
+                  {"id": "busy", "plugin": "busy", "config": {"seconds": 3}, "disabled": true}]}
+                """#)
+            try #require(await a.waitForLine(containing: "hello at"))
+            let consoleOfA = try await cluster.control(a)
+            let enable = Task { try await consoleOfA.request("enable", args: ["entry": "busy"], timeout: .seconds(30)) }
+            try #require(await a.waitForLine(containing: "busy: blocking"))
+
+            // The late console: a raw link, whose pongs this test reads (a's pings are answered on the
+            // link's loop thread, as any link's are).
+            let loop = try EventLoop(name: "late-console")
+            defer { Task { await loop.shutdown() } }
+            let link = try await Link.connect(
+                to: try Address(parsing: a.address), on: loop,
+                configuration: HandshakeConfiguration(
+                    identity: PeerIdentity(role: .console, name: "late-console", incarnation: UUID().uuidString), secrets: nil),
+                options: LinkOptions(deliversPongs: true))
+            defer { link.close() }
+            try #require(await a.waitForLine(containing: "busy: done", timeout: .seconds(20)))
+            _ = try? await enable.value
+
+            // Answered: a took the link into use, and beats for it every 0.2 s from then on.
+            var messages = link.messages.makeAsyncIterator()
+            try link.enqueue(.request(ControlRequest(id: 1, command: "status")))
+            var answered = false
+            for _ in 0..<16 where !answered {
+                guard case .response(let response)? = try await messages.next() else { continue }
+                answered = response.id == 1
+            }
+            try #require(answered, "a never answered the late console's status request")
+            // Round trips of the test's own pings for the next 1.2 s, six of a's beats: a link a closed
+            // ends them with its goodbye or its end.
+            let since = ContinuousClock.now
+            var trips = 0
+            while ContinuousClock.now - since < .milliseconds(1200), trips < 100_000 {
+                trips += 1
+                try link.enqueue(.ping(id: trips))
+                var ponged = false
+                while !ponged {
+                    guard let message = try await messages.next() else { break }
+                    if case .pong(let id) = message, id == trips { ponged = true }
+                }
+                try #require(ponged, "a closed the late console's link \(ContinuousClock.now - since) after answering it")
+            }
+            #expect(!a.process.text.contains("no heartbeat from late-console"))
+            #expect(!link.connection.isClosed)
         }
     }
 
