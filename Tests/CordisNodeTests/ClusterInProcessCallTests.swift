@@ -269,9 +269,12 @@ struct ClusterInProcessCallTests {
         let folder = try TestFolder()
         defer { folder.remove() }
         let probe = EchoProbe()
+        // The deadline ends the first withdrawal (z never acknowledges it in time); it must also leave the
+        // second one running while z's late acknowledgement and a call cross: with 300 ms, two test
+        // processes at once made those few messages take longer, and the deadline ended it.
         let a = try Self.node(
             "a", entries: [Entry(id: "late", plugin: "late"), Entry(id: "echo", plugin: "echo")], probe: probe,
-            folder: folder, withdrawTimeout: .milliseconds(300))
+            folder: folder, withdrawTimeout: .seconds(2))
         try await a.start()
         let z = try await ScriptedPeer.connect("z", to: a)
         try #require(await ClusterInProcessTests.eventually("z to be linked", on: [a]) { a.connectedPeers == ["z"] })
