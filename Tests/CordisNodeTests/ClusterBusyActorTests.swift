@@ -27,6 +27,18 @@ struct ClusterBusyActorTests {
         cluster.track(a)
         return (a, b)
     }
+    /// The pair with b providing the clock and a running the greeter, with its `busy` plugin (a 3 s
+    /// block of `CordisActor`) disabled until the test enables it.
+    static func startBusyPair(_ cluster: TestCluster) async throws -> (a: ClusterMember, b: ClusterMember) {
+        try await startPair(
+            cluster, b: #"{"version": 1, "entries": [{"id": "clock", "plugin": "clock"}]}"#,
+            a: #"""
+            {"version": 1, "entries": [
+              {"id": "greeter", "plugin": "greeter"},
+              {"id": "busy", "plugin": "busy", "config": {"seconds": 3}, "disabled": true}]}
+            """#)
+    }
+
     /// The test node's `gone` provider fails every call at once with `withdrawn` (a proxy of a member
     /// life that ended does) while staying registered, and `gone-consumer` calls it in `apply`. The fiber
     /// used to load again at once, for ever, in one job of `CordisActor`: the node answered nothing (in
@@ -63,13 +75,7 @@ struct ClusterBusyActorTests {
     @Test("A plugin blocking CordisActor for 3 s with a 2 s heartbeat timeout does not get its node declared down")
     func busyActorKeepsTheLink() async throws {
         try await TestCluster.run { cluster in
-            let (a, b) = try await Self.startPair(
-                cluster, b: #"{"version": 1, "entries": [{"id": "clock", "plugin": "clock"}]}"#,
-                a: #"""
-                {"version": 1, "entries": [
-                  {"id": "greeter", "plugin": "greeter"},
-                  {"id": "busy", "plugin": "busy", "config": {"seconds": 3}, "disabled": true}]}
-                """#)
+            let (a, b) = try await Self.startBusyPair(cluster)
             let console = try await cluster.control(b)
             try #require(try await console.awaitFiber(ofEntry: "clock", inState: "active") != nil)
             try #require(await a.waitForLine(containing: "hello at"))
@@ -99,13 +105,7 @@ struct ClusterBusyActorTests {
     @Test("A console that dials a node while its CordisActor is blocked for 3 s, with a 2 s heartbeat timeout, gets in after the block and keeps its link")
     func linkUpDuringBusyActorStays() async throws {
         try await TestCluster.run { cluster in
-            let (a, _) = try await Self.startPair(
-                cluster, b: #"{"version": 1, "entries": [{"id": "clock", "plugin": "clock"}]}"#,
-                a: #"""
-                {"version": 1, "entries": [
-                  {"id": "greeter", "plugin": "greeter"},
-                  {"id": "busy", "plugin": "busy", "config": {"seconds": 3}, "disabled": true}]}
-                """#)
+            let (a, _) = try await Self.startBusyPair(cluster)
             try #require(await a.waitForLine(containing: "hello at"))
             let consoleOfA = try await cluster.control(a)
             let enable = Task { try await consoleOfA.request("enable", args: ["entry": "busy"], timeout: .seconds(30)) }
