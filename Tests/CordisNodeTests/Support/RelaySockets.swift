@@ -29,9 +29,6 @@ final class RelaySockets: Sendable {
     /// Whether `stopAll()` was called.
     var stopped: Bool { state.withLock { $0.stopped } }
 
-    /// How many pairs are open.
-    var openPairs: Int { state.withLock { $0.pairs.count } }
-
     /// Keeps `fd`, a listening socket, until `closeListener(_:)`.
     func addListener(_ fd: Int32) { state.withLock { $0.listeners.append(fd) } }
 
