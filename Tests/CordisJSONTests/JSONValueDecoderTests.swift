@@ -153,6 +153,30 @@ struct JSONValueDecoderTests {
         #expect(error.issues.map(\.description) == ["unknown key \"c\" (at [\(objects - 1)].c)"])
     }
 
+    /// Opens its object twice: the first container reads both members, the second only `a`.
+    private struct ReadTwice: Decodable {
+        var a: Int
+        init(from decoder: any Decoder) throws {
+            let whole = try decoder.container(keyedBy: NameKey.self)
+            a = try whole.decode(Int.self, forKey: NameKey("a")) + whole.decode(Int.self, forKey: NameKey("b"))
+            _ = try decoder.container(keyedBy: NameKey.self).decode(Int.self, forKey: NameKey("a"))
+        }
+    }
+
+    @Test("A member read through one container of its object is known though another left it unread")
+    func aMemberReadThroughAnyContainerIsKnown() throws {
+        let list = (0..<30).map { index -> JSONValue in ["a": .integer(index), "b": 1] }
+        #expect(try JSONValueDecoder().decode([ReadTwice].self, from: .array(list)).map(\.a) == (0..<30).map { $0 + 1 })
+    }
+
+    @Test("Unknown keys of many objects are all reported, in the order the objects were decoded")
+    func unknownKeysOfManyObjectsAreReportedInOrder() throws {
+        var list = (0..<40).map { index -> JSONValue in ["a": .integer(index), "b": 0] }
+        for index in [2, 17, 39] { list[index] = ["a": 0, "z\(index)": 1, "b": 0] }
+        let error = try issues([Halves].self, JSONValue.array(list).jsonString())
+        #expect(error.issues.map(\.description) == [2, 17, 39].map { "unknown key \"z\($0)\" (at [\($0)].z\($0))" })
+    }
+
     /// Reads members k0 … k69 of an object, except the ones it is told to skip.
     private struct Wide: Decodable {
         static let count = 70
