@@ -81,4 +81,47 @@ struct TimerQueueTests {
         #expect(deadlines == deadlines.sorted())
         #expect(queue.isEmpty)
     }
+
+    @Test("Inserts, cancels, earliest deadlines and due timers in any interleaving agree with a plain sorted list", arguments: [1, 2, 3])
+    func agreesWithASortedList(seed: UInt64) {
+        var generator = SeededGenerator(seed: seed)
+        var queue = TimerQueue<UInt64>()
+        // The reference: waiting timers as (deadline in ms, id), in the order they must come out.
+        var model: [(deadline: Int, id: UInt64)] = []
+        var nextID: UInt64 = 1
+        var now = 0
+        for _ in 0..<20_000 {
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<4:
+                let deadline = now + Int.random(in: 0..<50, using: &generator)
+                queue.insert(id: nextID, deadline: at(deadline), job: nextID)
+                model.append((deadline, nextID))
+                model.sort { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+                nextID += 1
+            case 4..<6:
+                // Cancel a waiting timer (the earliest one half the time), or one that is gone.
+                let id: UInt64
+                if model.isEmpty || Int.random(in: 0..<4, using: &generator) == 0 {
+                    id = UInt64.random(in: 1...nextID, using: &generator)
+                } else {
+                    id = Bool.random(using: &generator) ? model[0].id : model.randomElement(using: &generator)!.id
+                }
+                let waited = model.contains { $0.id == id }
+                let removed = queue.remove(id: id)
+                #expect(removed == waited)
+                model.removeAll { $0.id == id }
+            case 6..<8:
+                let earliest = queue.earliestDeadline()
+                #expect(earliest == model.first.map { at($0.deadline) })
+            default:
+                now += Int.random(in: 0..<10, using: &generator)
+                let due = queue.takeDue(at: at(now))
+                let expected = model.prefix { $0.deadline <= now }.map(\.id)
+                model.removeFirst(expected.count)
+                #expect(due == expected)
+            }
+            #expect(queue.count == model.count)
+        }
+    }
 }
+

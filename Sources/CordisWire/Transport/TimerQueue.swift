@@ -15,6 +15,9 @@ struct TimerQueue<Job> {
     private var heap: [Entry] = []
     /// The waiting timers by id (ids are never reused, so an id missing here marks a cancelled entry).
     private var jobs: [UInt64: (deadline: ContinuousClock.Instant, job: Job)] = [:]
+    /// The id of the heap's top entry when it is known to be a waiting timer: the loop asks for the
+    /// earliest deadline at every turn, and the answer then costs no lookup in `jobs`.
+    private var liveTop: UInt64?
 
     /// The number of timers not yet run nor cancelled.
     var count: Int { jobs.count }
@@ -30,12 +33,15 @@ struct TimerQueue<Job> {
         jobs[id] = (deadline, job)
         heap.append(Entry(deadline: deadline, id: id))
         siftUp(heap.count - 1)
+        // The new entry came to the top, or the top stayed what it was.
+        if heap[0].id == id { liveTop = id }
     }
 
     /// Cancels timer `id`; false when it already ran, was cancelled, or never was.
     @discardableResult
     mutating func remove(id: UInt64) -> Bool {
         guard jobs.removeValue(forKey: id) != nil else { return false }
+        if liveTop == id { liveTop = nil }
         if heap.count > 2 * jobs.count + 64 { rebuild() }
         return true
     }
@@ -44,6 +50,7 @@ struct TimerQueue<Job> {
     mutating func removeAll() {
         heap.removeAll()
         jobs.removeAll()
+        liveTop = nil
     }
 
     /// The earliest deadline of a waiting timer (nil when none waits).
@@ -72,10 +79,13 @@ struct TimerQueue<Job> {
     }
 
     private mutating func dropCancelledTop() {
+        if let top = heap.first, top.id == liveTop { return }
         while let top = heap.first, jobs[top.id] == nil { removeTop() }
+        liveTop = heap.first?.id
     }
 
     private mutating func removeTop() {
+        liveTop = nil
         let last = heap.removeLast()
         guard !heap.isEmpty else { return }
         heap[0] = last
@@ -83,6 +93,7 @@ struct TimerQueue<Job> {
     }
 
     private mutating func rebuild() {
+        liveTop = nil
         heap = jobs.map { Entry(deadline: $0.value.deadline, id: $0.key) }
         guard heap.count > 1 else { return }
         for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }

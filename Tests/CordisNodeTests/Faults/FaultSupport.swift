@@ -141,4 +141,19 @@ struct ProcessUsage: Sendable, CustomStringConvertible {
 extension ClusterMember {
     /// The member's resident memory and descriptors now.
     var usage: ProcessUsage? { ProcessUsage(pid: process.process.processIdentifier) }
+
+    /// The member's usage once it satisfies `condition`, or the last one read when `timeout` passed
+    /// first (nil when the process is gone). A node closes some descriptors on its own schedule (a
+    /// duplicate link drains until its calls end, a dial that lost the race ends its handshake), so a
+    /// count read at one instant may hold one of them; one that stays past the deadline was left
+    /// behind. `/proc` tells no one of changes: it is read again every 50 ms.
+    func awaitUsage(timeout: Duration = .seconds(30), _ condition: (ProcessUsage) -> Bool) async -> ProcessUsage? {
+        let deadline = ContinuousClock.now + timeout
+        var current = usage
+        while let read = current, !condition(read), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+            current = usage
+        }
+        return current
+    }
 }
