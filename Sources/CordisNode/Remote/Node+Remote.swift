@@ -195,7 +195,9 @@ extension Node {
     func call(
         peer: String, incarnation: String? = nil, service: String, realm: String?, method: String, arguments: JSONObject
     ) async throws -> JSONValue {
-        let linked = await openLink(to: peer)
+        // The link in use is taken without a call that may suspend: only a missing link is opened or
+        // waited for.
+        let linked: PeerSession? = if let session = sessions[peer] { session } else { await openLink(to: peer) }
         guard let session = linked, incarnation == nil || session.identity.incarnation == incarnation else {
             throw RemoteCallError(.withdrawn, "\(service) on \(peer) is gone")
         }
