@@ -267,15 +267,25 @@ final class PeerSession {
 
     // MARK: - Calls from the peer
 
-    /// Serves call `call` with `body` under the call timeout: answers with its value or error, or
-    /// `timeout`; a `cancel` from the peer ends it silently. Either way its inbound slot is freed.
-    func serve(_ call: RemoteCall, timeout: Duration, _ body: @escaping @CordisActor () async throws -> JSONValue) {
+    /// Serves call `call` under the call timeout by running `dispatch` (a service's dispatcher) on
+    /// `instance` (its provider): answers with its value or error, or `timeout`; a `cancel` from the
+    /// peer ends it silently. Either way its inbound slot is freed.
+    ///
+    /// The dispatcher is called straight from the serving task, not through a closure around it: each
+    /// async call on the way costs the call's frame and an executor check.
+    func serve(
+        _ call: RemoteCall, timeout: Duration,
+        running dispatch: @escaping @CordisActor @Sendable (Any, String, JSONObject) async throws -> JSONValue,
+        on instance: Any
+    ) {
         guard let node else { return }
         if let refusal = inbound.admit(call) {
             send(refusal)
             return
         }
         let id = call.id
+        let method = call.method
+        let arguments = call.args
         let arrived = ContinuousClock.now
         serving[id] = Serving()
         // The call runs at once, on this actor, until it first suspends: a provider that answers
@@ -283,7 +293,7 @@ final class PeerSession {
         let task = Task.immediate { @CordisActor [weak self] in
             let reply: WireMessage
             do {
-                reply = .result(RemoteResult(id: id, value: try await body()))
+                reply = .result(RemoteResult(id: id, value: try await dispatch(instance, method, arguments)))
             } catch let error as RemoteCallError {
                 reply = error.reply(to: id)
             } catch is CancellationError {

@@ -174,11 +174,8 @@ extension Node {
             session.send(RemoteCallError(.withdrawn, "\(name) does not provide \(call.service)").reply(to: call.id))
             return
         }
-        let instance = record.value
         if session.role == .node { linkUsed(session.identity.name) }
-        session.serve(call, timeout: configuration.callTimeout) {
-            try await service.dispatch(instance, call.method, call.args)
-        }
+        session.serve(call, timeout: configuration.callTimeout, running: service.dispatch, on: record.value)
     }
 
     /// The provider of `service` in `realm` whose withdrawal is under way (its remote consumers are
