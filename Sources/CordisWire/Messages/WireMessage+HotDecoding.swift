@@ -25,7 +25,7 @@ enum HotMessageDecoder {
     private static let resultPrefix = Array(#"{"type":"result","#.utf8)
 
     /// The members of each message, by bit.
-    private enum Key: UInt8, CaseIterable {
+    private enum Key: UInt8 {
         case id = 1, service = 2, realm = 4, method = 8, args = 16, value = 32
     }
 
@@ -115,12 +115,26 @@ enum HotMessageDecoder {
             guard let (start, end) = plainString() else { return nil }
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { return nil }
             position += 1
-            for key in Key.allCases where members & key.rawValue != 0 && matches(key, from: start, to: end) {
-                guard seen & key.rawValue == 0 else { return nil }
-                seen |= key.rawValue
-                return key
+            guard let key = key(from: start, to: end), members & key.rawValue != 0, seen & key.rawValue == 0 else { return nil }
+            seen |= key.rawValue
+            return key
+        }
+
+        /// The key whose name the bytes from `start` to `end` are, if any: told apart by length and first
+        /// byte, then compared whole.
+        private func key(from start: Int, to end: Int) -> Key? {
+            guard end > start else { return nil }
+            let candidate: Key
+            switch (end - start, bytes[start]) {
+            case (2, UInt8(ascii: "i")): candidate = .id
+            case (4, UInt8(ascii: "a")): candidate = .args
+            case (5, UInt8(ascii: "r")): candidate = .realm
+            case (5, UInt8(ascii: "v")): candidate = .value
+            case (6, UInt8(ascii: "m")): candidate = .method
+            case (7, UInt8(ascii: "s")): candidate = .service
+            default: return nil
             }
-            return nil
+            return matches(candidate, from: start, to: end) ? candidate : nil
         }
 
         /// True when the bytes from `start` to `end` are `key`'s name.
