@@ -291,11 +291,16 @@ struct TransportEventLoopTests {
         let fired = Mutex<[Int]>([])
         let order = try await withDeadline("timers") {
             await withCheckedContinuation { (continuation: CheckedContinuation<[Int], Never>) in
-                let cancelled = loop.schedule(after: .milliseconds(10)) { fired.withLock { $0.append(0) } }
-                loop.schedule(after: .milliseconds(40)) { fired.withLock { $0.append(2) } }
-                loop.schedule(after: .milliseconds(20)) { fired.withLock { $0.append(1) } }
-                loop.cancelTimer(cancelled)
-                loop.schedule(after: .milliseconds(60)) { continuation.resume(returning: fired.withLock { $0 }) }
+                // Scheduled and cancelled in one job on the loop thread: no turn of the loop runs its
+                // timers in between, however late this test's thread runs (from another thread, a
+                // timer 10 ms out fired before the cancel came, in CI).
+                loop.execute {
+                    let cancelled = loop.schedule(after: .milliseconds(10)) { fired.withLock { $0.append(0) } }
+                    loop.schedule(after: .milliseconds(40)) { fired.withLock { $0.append(2) } }
+                    loop.schedule(after: .milliseconds(20)) { fired.withLock { $0.append(1) } }
+                    loop.cancelTimer(cancelled)
+                    loop.schedule(after: .milliseconds(60)) { continuation.resume(returning: fired.withLock { $0 }) }
+                }
             }
         }
         #expect(order == [1, 2])
