@@ -423,6 +423,30 @@ struct FiberTests {
         #expect(attempts.value == 3)
     }
 
+    @Test func theRetryAfterAWithdrawnLoadWaitsOnTheWorldsClock() async throws {
+        let clock = ManualClock()
+        let root = Context(clock: clock)
+        let gone = Box(1), attempts = Box(0), loaded = Gate()
+        loaded.open()
+        try root.provide(name: "foo", value: Box(1))
+        let fiber = try withdrawnConsumer(on: root, gone: gone, attempts: attempts, loaded: loaded)
+        await root.settled()
+        #expect(fiber.state == .pending)
+        gone.value = 0
+        // The retry waits 50 ms of the world's clock: 49 ms on, the fiber is still pending.
+        try await withinDeadline("the retry's wait on the clock") { await clock.awaitSleeping(1) }
+        clock.advance(by: .milliseconds(49))
+        await root.settled()
+        #expect(fiber.state == .pending)
+        #expect(attempts.value == 1)
+        clock.advance(by: .milliseconds(1))
+        try await withinDeadline("the retry after a withdrawn load") { await loaded.reached(1) }
+        await root.settled()
+        #expect(fiber.state == .active)
+        #expect(attempts.value == 2)
+        #expect(clock.sleeping == 0)
+    }
+
     @Test func theRetryAfterWithdrawnLoadsDoublesFrom50MillisecondsUpTo5Seconds() {
         let delays = [1, 2, 3, 4, 5, 6, 7, 8, 9, 1_000, Int.max].map { WithdrawnLoad.delay(afterFailures: $0) }
         #expect(delays == [50, 100, 200, 400, 800, 1_600, 3_200, 5_000, 5_000, 5_000, 5_000].map { .milliseconds($0) })

@@ -21,9 +21,13 @@ public final class Context {
     /// - Parameters:
     ///   - logLevel: the least severe level the default stderr exporter prints (`warn`).
     ///   - recentLevel: the least severe level `recentLogs` keeps (every record by default).
-    public convenience init(logLevel: LogLevel = .warn, recentLevel: LogLevel = .debug) {
+    ///   - clock: the clock the world's own waits run on (the delay before a fiber whose load failed
+    ///     with `withdrawn` tries again); a test can pass one it advances itself.
+    public convenience init(
+        logLevel: LogLevel = .warn, recentLevel: LogLevel = .debug, clock: any Clock<Duration> = ContinuousClock()
+    ) {
         let logs = LogHub(recentLevel: recentLevel)
-        let world = World(logs: logs)
+        let world = World(logs: logs, clock: clock)
         let runner = PluginRunner.forFunction(name: "root", dependencies: [], config: EmptyConfig()) { _, _ in }
         let root = Fiber(id: world.makeFiberID(), world: world, runner: runner, parent: nil, state: .active)
         world.remember(root)

@@ -400,8 +400,9 @@ public final class Fiber {
         let failures = withdrawnLoad.map { $0.isSame(as: target) ? $0.failures + 1 : 1 } ?? 1
         withdrawnLoad?.retry.cancel()
         let delay = WithdrawnLoad.delay(afterFailures: failures)
+        let clock = world.clock
         let retry = Task { @CordisActor [weak self] in
-            try? await Task.sleep(for: delay)
+            try? await clock.sleep(for: delay)
             guard !Task.isCancelled, let self else { return }
             self.withdrawnLoad?.isDue = true
             self.schedule()

@@ -5,6 +5,8 @@ final class World {
     let registry = ServiceRegistry()
     let events = EventBus()
     let logs: LogHub
+    /// The clock the world's own waits run on (a fiber's retry after a withdrawn load).
+    let clock: any Clock<Duration>
     /// Every fiber of the world not yet disposed, by id.
     private(set) var fibers = OrderedFibers()
     private var nextFiberID = 0
@@ -16,8 +18,9 @@ final class World {
     /// Whether a turn of the run queue is queued on the actor.
     private var turnQueued = false
 
-    init(logs: LogHub) {
+    init(logs: LogHub, clock: any Clock<Duration>) {
         self.logs = logs
+        self.clock = clock
         registry.onChange = { [unowned self] slot in
             self.events.emitInternal(.service, slot)
         }
