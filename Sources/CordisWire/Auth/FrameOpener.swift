@@ -6,22 +6,21 @@ import COpenSSL
 /// A frame whose MAC does not verify is `.badMAC`; one that verifies but is not the next in sequence
 /// (replayed, reordered, or after a dropped frame) is `.replay`. Either closes the link.
 struct FrameOpener: Sendable {
-    private let key: FrameMACKey
+    private let key: HMACSHA256.Key
     /// The sequence number expected next.
     private(set) var sequence: Int = 0
 
     init(key: [UInt8]) {
-        self.key = FrameMACKey(key)
+        self.key = HMACSHA256.Key(key)
     }
 
     mutating func open(_ frame: Frame) throws(WireError) -> WireMessage {
-        var payload = frame.payload
-        let (claimedSequence, macStart, bodyStart) = try parsePrefix(payload, frameOffset: frame.offset)
+        let (claimedSequence, macStart, bodyStart) = try parsePrefix(frame.payload, frameOffset: frame.offset)
         let digits = macStart ..< macStart + FrameSealer.macDigits
-        guard payload[digits].allSatisfy({ Hex.value($0) != nil }) else {
+        guard frame.payload[digits].allSatisfy({ Hex.value($0) != nil }) else {
             throw WireError(.badMAC, "frame MAC is not 64 lowercase hexadecimal digits", offset: frame.offset)
         }
-        guard try Self.verify(payload: &payload, digits: digits, key: key) else {
+        guard try Self.verify(payload: frame.payload, digits: digits, key: key) else {
             throw WireError(.badMAC, "frame MAC does not verify: the frame was altered or forged", offset: frame.offset)
         }
         guard claimedSequence == sequence else {
@@ -30,6 +29,7 @@ struct FrameOpener: Sendable {
                 offset: frame.offset)
         }
         sequence += 1
+        var payload = frame.payload
         payload[bodyStart] = UInt8(ascii: "{")
         let result: Result<WireMessage, WireError> = payload.withUnsafeBytes { bytes in
             do throws(WireError) {
@@ -42,23 +42,28 @@ struct FrameOpener: Sendable {
         return try result.get()
     }
 
-    /// Copies the claimed MAC digits aside, writes zeros over them, computes the MAC and compares its
-    /// hex with the claim in constant time (both lowercase), without allocating.
-    private static func verify(payload: inout [UInt8], digits: Range<Int>, key: FrameMACKey) throws(WireError) -> Bool {
+    /// Computes the MAC of the payload with its MAC digits read as zeros (the bytes before them, 64
+    /// zeros, the bytes after), writes its hex aside and compares it with the claimed digits in constant
+    /// time (both lowercase), without copying the payload or allocating.
+    private static func verify(payload: [UInt8], digits: Range<Int>, key: HMACSHA256.Key) throws(WireError) -> Bool {
         let count = FrameSealer.macDigits
-        let outcome: Result<Bool, WireError> = payload.withUnsafeMutableBytes { bytes in
+        let outcome: Result<Bool, WireError> = payload.withUnsafeBytes { bytes in
             withUnsafeTemporaryAllocation(byteCount: 2 * count + HMACSHA256.size, alignment: 1) { scratch in
-                let claimed = UnsafeMutableRawBufferPointer(rebasing: scratch[0 ..< count])
+                let zeros = UnsafeMutableRawBufferPointer(rebasing: scratch[0 ..< count])
                 let expected = UnsafeMutableRawBufferPointer(rebasing: scratch[count ..< 2 * count])
                 let mac = UnsafeMutableRawBufferPointer(rebasing: scratch[2 * count ..< 2 * count + HMACSHA256.size])
-                claimed.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[digits]))
-                UnsafeMutableRawBufferPointer(rebasing: bytes[digits]).initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "0"))
+                zeros.initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "0"))
                 do throws(WireError) {
-                    try key.mac(UnsafeRawBufferPointer(bytes), into: mac)
+                    try key.mac(into: mac) { input in
+                        input.add(UnsafeRawBufferPointer(rebasing: bytes[..<digits.lowerBound]))
+                        input.add(UnsafeRawBufferPointer(zeros))
+                        input.add(UnsafeRawBufferPointer(rebasing: bytes[digits.upperBound...]))
+                    }
                 } catch {
                     return .failure(error)
                 }
                 Hex.write(UnsafeRawBufferPointer(mac), to: expected)
+                let claimed = UnsafeRawBufferPointer(rebasing: bytes[digits])
                 return .success(CRYPTO_memcmp(claimed.baseAddress, expected.baseAddress, count) == 0)
             }
         }

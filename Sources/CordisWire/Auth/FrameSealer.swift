@@ -6,12 +6,12 @@ import CordisJSON
 /// brace; the MAC is HMAC-SHA256 under the sending key of that whole payload with the 64 MAC digits
 /// written as `0`. Sequence numbers start at 0 and grow by one per frame.
 struct FrameSealer: Sendable {
-    private let key: FrameMACKey
+    private let key: HMACSHA256.Key
     /// The sequence number of the next frame.
     private(set) var sequence: Int = 0
 
     init(key: [UInt8]) {
-        self.key = FrameMACKey(key)
+        self.key = HMACSHA256.Key(key)
     }
 
     static let seqPrefix: [UInt8] = Array(#"{"seq":"#.utf8)
@@ -39,7 +39,7 @@ struct FrameSealer: Sendable {
 
     /// Computes the MAC of `payload[range]` (its MAC digits still zeros) and writes its hex over them.
     private static func writeMAC(
-        key: FrameMACKey, over range: Range<Int>, macStart: Int, in payload: inout [UInt8]
+        key: HMACSHA256.Key, over range: Range<Int>, macStart: Int, in payload: inout [UInt8]
     ) throws(WireError) {
         let result: Result<Void, WireError> = payload.withUnsafeMutableBytes { bytes in
             withUnsafeTemporaryAllocation(byteCount: HMACSHA256.size, alignment: 1) { mac in

@@ -4,7 +4,7 @@ import CCordisShim
 import Glibc
 #endif
 
-/// HMAC-SHA256 and constant-time comparison through libcrypto, and random bytes from the kernel.
+/// HMAC-SHA256 (see `Key`) and constant-time comparison through libcrypto, and random bytes from the kernel.
 enum HMACSHA256 {
     /// The size of a MAC in bytes.
     static let size = 32
@@ -12,16 +12,17 @@ enum HMACSHA256 {
     /// The MAC of `data` under `key`.
     static func mac(key: [UInt8], data: UnsafeRawBufferPointer) throws(WireError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: size)
-        var length: UInt32 = 0
-        let ok = key.withUnsafeBytes { keyBytes in
-            out.withUnsafeMutableBufferPointer { outBytes in
-                HMAC(
-                    EVP_sha256(), keyBytes.baseAddress, Int32(keyBytes.count),
-                    data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count,
-                    outBytes.baseAddress, &length) != nil
+        let keyed = Key(key)
+        // withUnsafeMutableBytes cannot rethrow a typed error, so carry it out by value.
+        let result: Result<Void, WireError> = out.withUnsafeMutableBytes { bytes in
+            do throws(WireError) {
+                try keyed.mac(data, into: bytes)
+                return .success(())
+            } catch {
+                return .failure(error)
             }
         }
-        guard ok, length == UInt32(size) else { throw WireError(.crypto, "HMAC-SHA256 failed in libcrypto") }
+        try result.get()
         return out
     }
 

@@ -202,13 +202,15 @@ enum AllBenchmark {
     /// so callgrind cannot count it on Debian 12). With `CORDIS_BENCH_PEER=unix:PATH` it calls the node B
     /// already listening there (started under a tool) instead of starting one. With
     /// `CORDIS_BENCH_PROFILE=throughput` it runs the `calls_per_s` workload instead (64 calls in flight
-    /// for `--iterations` hundredths of a second), to profile the batched path.
+    /// for `--iterations` hundredths of a second), to profile the batched path. With
+    /// `CORDIS_BENCH_PROFILE_SOCKET=tcp` the pair it starts talks over TCP loopback with a cluster secret.
     static func profile(_ settings: Settings, into samples: inout Samples) async throws {
         let folder = try WireLatencyBench.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let environment = ProcessInfo.processInfo.environment
         let pair = try await ClusterBenchmark.Pair.start(
-            folder: folder, pinned: false, external: environment["CORDIS_BENCH_PEER"])
+            folder: folder, pinned: false, tcp: environment["CORDIS_BENCH_PROFILE_SOCKET"] == "tcp",
+            external: environment["CORDIS_BENCH_PEER"])
         if environment["CORDIS_BENCH_PROFILE"] == "throughput" {
             let seconds = Double(settings.callIterations) / 100
             samples.add("profile_calls_per_s", try await pair.throughput(inFlight: 64, seconds: seconds))

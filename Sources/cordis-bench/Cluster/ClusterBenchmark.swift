@@ -117,7 +117,8 @@ enum ClusterBenchmark {
         }
 
         /// Starts node A in this process and B as a child, or uses the B already listening on `external`
-        /// (a Unix socket address; for profiling B under a tool).
+        /// (for profiling B under a tool; over TCP, with the secret in the file `CORDIS_BENCH_SECRET_FILE`
+        /// names).
         static func start(
             folder: String, pinned: Bool, tcp: Bool = false, reuse previous: Pair? = nil, external: String? = nil
         ) async throws -> Pair {
@@ -132,7 +133,8 @@ enum ClusterBenchmark {
             let store = InMemoryEntryStore(EntryTree(entries: [Entry(id: "consumer", plugin: "consumer")]))
             var secrets: ClusterSecrets?
             if tcp {
-                let text = try String(contentsOfFile: try secretFile(folder: folder), encoding: .utf8)
+                let file = external == nil ? try secretFile(folder: folder) : ProcessInfo.processInfo.environment["CORDIS_BENCH_SECRET_FILE"] ?? ""
+                let text = try String(contentsOfFile: file, encoding: .utf8)
                 secrets = try ClusterSecrets(proving: ClusterSecret(bytes: Array(text.utf8), source: "bench"))
             }
             let configuration = NodeConfiguration(
