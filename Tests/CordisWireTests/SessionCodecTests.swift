@@ -40,6 +40,42 @@ struct SessionCodecTests {
         #expect(text.hasSuffix(#"","type":"ping","id":17}"#))
     }
 
+    /// A frame sealed here by hand with the initiator's sending key: `{"seq":N,"mac":"…",` then `members`
+    /// (the message's members after its opening brace).
+    func handSealed(_ members: String, sequence: Int, keys: SessionKeys) throws -> Frame {
+        var payload = Array(#"{"seq":\#(sequence),"mac":""#.utf8)
+        let macStart = payload.count
+        payload += Array(repeating: UInt8(ascii: "0"), count: 64) + Array("\",".utf8) + Array(members.utf8)
+        var mac = [UInt8](repeating: 0, count: HMACSHA256.size)
+        let key = HMACSHA256.Key(keys.sending)
+        try payload.withUnsafeBytes { bytes in try mac.withUnsafeMutableBytes { try key.mac(bytes, into: $0) } }
+        payload.replaceSubrange(macStart ..< macStart + 64, with: Array(Hex.string(mac).utf8))
+        return Frame(payload: payload)
+    }
+
+    @Test("a sealed call or result in another form than this side writes decodes as the general decoder reads it, and a bad one names its error")
+    func sealedMessageInAnotherForm() throws {
+        let transcript = KeySchedule.transcript(
+            initiator: WireFixtures.nodeA, initiatorNonce: WireFixtures.nonceA,
+            responder: WireFixtures.nodeB, responderNonce: WireFixtures.nonceB)
+        let keys = try KeySchedule.sessionKeys(secret: secret(secretOne), transcript: transcript, forInitiator: true)
+        var responder = SessionCodec(
+            keys: try KeySchedule.sessionKeys(secret: secret(secretOne), transcript: transcript, forInitiator: false))
+        // Spaces, and the members in another order: not the direct decoder's form.
+        let call = try handSealed(
+            #""method": "now", "type": "call", "args": {}, "id": 3, "service": "clock"}"#, sequence: 0, keys: keys)
+        #expect(try responder.decode(call) == .call(RemoteCall(id: 3, service: "clock", realm: nil, method: "now", args: [:])))
+        let result = try handSealed(#""id":4,"type":"result","value":[1, 2]}"#, sequence: 1, keys: keys)
+        #expect(try responder.decode(result) == .result(RemoteResult(id: 4, value: [1, 2])))
+        // The direct form, read in place.
+        let direct = try handSealed(#""type":"result","id":5,"value":{"node":"b"}}"#, sequence: 2, keys: keys)
+        #expect(try responder.decode(direct) == .result(RemoteResult(id: 5, value: ["node": "b"])))
+        // A MAC that verifies over members that are not JSON: the general decoder's error, at the frame's offset.
+        let broken = try handSealed(#""type":"result","id":6,"value":}"#, sequence: 3, keys: keys)
+        let error = #expect(throws: WireError.self) { try responder.decode(broken) }
+        #expect(error?.code == .malformedJSON)
+    }
+
     @Test("a tampered frame is badMAC, whichever byte changed")
     func tamperedFrame() throws {
         var (initiator, responder) = try authenticatedPair()

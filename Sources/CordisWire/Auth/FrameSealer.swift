@@ -14,27 +14,36 @@ struct FrameSealer: Sendable {
         self.key = HMACSHA256.Key(key)
     }
 
-    static let seqPrefix: [UInt8] = Array(#"{"seq":"#.utf8)
-    static let macPrefix: [UInt8] = Array(#","mac":""#.utf8)
-    static let macDigits = HMACSHA256.size * 2
+    /// What a sealed payload starts with, before its sequence number.
+    static var seqPrefix: StaticString { #"{"seq":"# }
+    /// What follows the sequence number, before the MAC digits.
+    static var macPrefix: StaticString { #","mac":""# }
+    /// The MAC's digits as they are hashed (all `0`) and the quote that closes them.
+    static var macPlaceholder: StaticString { #"0000000000000000000000000000000000000000000000000000000000000000""# }
+    /// How many hexadecimal digits the MAC is written as.
+    static var macDigits: Int { 2 * HMACSHA256.size }
 
     mutating func append(_ message: WireMessage, to buffer: inout [UInt8], encoder: FrameEncoder) throws(WireError) {
         let sequence = self.sequence
         let key = self.key
         try encoder.append(to: &buffer) { payload throws(WireError) in
             let start = payload.count
-            payload.append(contentsOf: Self.seqPrefix)
+            Self.append(Self.seqPrefix, to: &payload)
             JSONSerializer.appendInteger(Int64(sequence), to: &payload)
-            payload.append(contentsOf: Self.macPrefix)
+            Self.append(Self.macPrefix, to: &payload)
             let macStart = payload.count
-            payload.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: Self.macDigits))
-            payload.append(UInt8(ascii: "\""))
+            Self.append(Self.macPlaceholder, to: &payload)
             let bodyStart = payload.count
             message.encode(into: &payload)
             payload[bodyStart] = UInt8(ascii: ",")
             try Self.writeMAC(key: key, over: start ..< payload.count, macStart: macStart, in: &payload)
         }
         self.sequence += 1
+    }
+
+    /// Appends the bytes of `text` (one copy, no per-byte loop).
+    static func append(_ text: StaticString, to payload: inout [UInt8]) {
+        payload.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Computes the MAC of `payload[range]` (its MAC digits still zeros) and writes its hex over them.

@@ -9,8 +9,9 @@ extension HMACSHA256 {
     /// one keyed context re-initialised per frame, copies its digest context through the provider for every
     /// MAC (an allocation, a copy, a cleanse, under a lock here), which cost more than hashing a call's frame
     /// and ran through far more code (see docs/performance.md). The key is immutable, so any number of
-    /// threads share it without a lock.
-    struct Key: Sendable {
+    /// threads share it without a lock. A class, so the codecs that hold one stay small values (its two
+    /// states are 224 bytes).
+    final class Key: Sendable {
         /// The SHA-256 state after the key XOR ipad block, and after the key XOR opad block.
         private let inner: Context
         private let outer: Context

@@ -14,15 +14,16 @@ import CordisJSON
 enum HotMessageDecoder {
     /// The message in `bytes` when it is a `call` or a `result` in the form described above, else nil.
     /// `maxDepth` is the general parser's nesting limit, which the message object itself counts in.
-    static func decode(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) -> WireMessage? {
+    /// `opening` is the byte that stands for the object's opening brace: a sealed frame's message
+    /// starts at the `,` after its MAC (see `FrameOpener`), read in place.
+    static func decode(_ bytes: UnsafeRawBufferPointer, opening: UInt8 = UInt8(ascii: "{"), maxDepth: Int) -> WireMessage? {
+        guard bytes.first == opening else { return nil }
         var reader = Reader(bytes: bytes, maxDepth: maxDepth)
-        if reader.skip(callPrefix) { return reader.call() }
-        if reader.skip(resultPrefix) { return reader.result() }
+        reader.position = 1
+        if reader.skip(#""type":"call","#) { return reader.call() }
+        if reader.skip(#""type":"result","#) { return reader.result() }
         return nil
     }
-
-    private static let callPrefix = Array(#"{"type":"call","#.utf8)
-    private static let resultPrefix = Array(#"{"type":"result","#.utf8)
 
     /// The members of each message, by bit.
     private enum Key: UInt8 {
@@ -41,10 +42,13 @@ enum HotMessageDecoder {
             self.maxDepth = maxDepth
         }
 
-        mutating func skip(_ expected: [UInt8]) -> Bool {
-            guard bytes.count - position >= expected.count else { return false }
-            for (index, byte) in expected.enumerated() where bytes[position + index] != byte { return false }
-            position += expected.count
+        /// Skips `expected` (ASCII) if the bytes at the position are it.
+        mutating func skip(_ expected: StaticString) -> Bool {
+            let count = expected.utf8CodeUnitCount
+            guard bytes.count - position >= count else { return false }
+            let characters = expected.utf8Start
+            for offset in 0..<count where bytes[position + offset] != characters[offset] { return false }
+            position += count
             return true
         }
 
@@ -69,7 +73,7 @@ enum HotMessageDecoder {
                     guard let value = string() else { return nil }
                     method = value
                 case .realm:
-                    if !skip(Self.null) {
+                    if !skip("null") {
                         guard let value = string() else { return nil }
                         realm = value
                     }
@@ -107,8 +111,6 @@ enum HotMessageDecoder {
             guard atEnd, seen & required == required else { return nil }
             return .result(RemoteResult(id: id, value: value))
         }
-
-        private static let null = Array("null".utf8)
 
         /// Reads `"key":` for a member in `members` (`Key` bits) not read before.
         private mutating func key(among members: UInt8) -> Key? {
