@@ -122,11 +122,8 @@ struct FrameOpener: Sendable {
 
     /// True, and `index` moved past them, when the bytes at `index` are `text`.
     private static func matches(_ text: StaticString, in payload: UnsafeRawBufferPointer, at index: inout Int) -> Bool {
-        let count = text.utf8CodeUnitCount
-        guard payload.count - index >= count else { return false }
-        let characters = text.utf8Start
-        for offset in 0..<count where payload[index + offset] != characters[offset] { return false }
-        index += count
+        guard payload.hasASCII(text, at: index) else { return false }
+        index += text.utf8CodeUnitCount
         return true
     }
 }

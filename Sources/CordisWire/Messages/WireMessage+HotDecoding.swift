@@ -44,11 +44,8 @@ enum HotMessageDecoder {
 
         /// Skips `expected` (ASCII) if the bytes at the position are it.
         mutating func skip(_ expected: StaticString) -> Bool {
-            let count = expected.utf8CodeUnitCount
-            guard bytes.count - position >= count else { return false }
-            let characters = expected.utf8Start
-            for offset in 0..<count where bytes[position + offset] != characters[offset] { return false }
-            position += count
+            guard bytes.hasASCII(expected, at: position) else { return false }
+            position += expected.utf8CodeUnitCount
             return true
         }
 
@@ -150,10 +147,7 @@ enum HotMessageDecoder {
                 case .args: "args"
                 case .value: "value"
                 }
-            guard end - start == name.utf8CodeUnitCount else { return false }
-            let characters = name.utf8Start
-            for offset in 0..<(end - start) where bytes[start + offset] != characters[offset] { return false }
-            return true
+            return end - start == name.utf8CodeUnitCount && bytes.hasASCII(name, at: start)
         }
 
         /// Reads a string of printable ASCII without escapes, quotes included; returns where its
