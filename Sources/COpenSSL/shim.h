@@ -13,7 +13,7 @@
 #include <openssl/sha.h>
 
 /* SHA-256 through libcrypto's low-level interface, for the HMAC of every frame of an authenticated
-   link (CordisWire's FrameMACKey). OpenSSL 3.0 deprecated these functions in favour of EVP, but EVP's
+   link (CordisWire's HMACSHA256.Key). OpenSSL 3.0 deprecated these functions in favour of EVP, but EVP's
    HMAC copies its digest context through the provider for every MAC (an allocation, a copy, a
    cleanse), which costs more than hashing a call's frame; these run the same assembly (SHA
    extensions included) on a context that is a plain value. Wrapped here so the deprecation stays in C. */

@@ -133,7 +133,14 @@ enum ClusterBenchmark {
             let store = InMemoryEntryStore(EntryTree(entries: [Entry(id: "consumer", plugin: "consumer")]))
             var secrets: ClusterSecrets?
             if tcp {
-                let file = external == nil ? try secretFile(folder: folder) : ProcessInfo.processInfo.environment["CORDIS_BENCH_SECRET_FILE"] ?? ""
+                let file: String
+                if external == nil {
+                    file = try secretFile(folder: folder)
+                } else if let named = ProcessInfo.processInfo.environment["CORDIS_BENCH_SECRET_FILE"] {
+                    file = named
+                } else {
+                    throw BenchmarkError("a node B reached over TCP needs its secret: set CORDIS_BENCH_SECRET_FILE")
+                }
                 let text = try String(contentsOfFile: file, encoding: .utf8)
                 secrets = try ClusterSecrets(proving: ClusterSecret(bytes: Array(text.utf8), source: "bench"))
             }
