@@ -18,35 +18,41 @@ public enum JSONSerializer {
 
     /// Appends `string` as a quoted, escaped JSON string.
     public static func appendString(_ string: String, to buffer: inout [UInt8]) {
+        // A native or small string lends its UTF-8 as it is; `withUTF8` would need a mutable copy of
+        // the string, a retain and a release of its storage for every key and value written.
+        if string.utf8.withContiguousStorageIfAvailable({ appendQuoted($0, to: &buffer) }) != nil { return }
+        var copy = string
+        copy.withUTF8 { appendQuoted($0, to: &buffer) }
+    }
+
+    /// Appends UTF-8 `bytes` quoted, with the characters JSON requires escaped.
+    private static func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
-        var string = string
-        string.withUTF8 { bytes in
-            var runStart = 0
-            for index in 0..<bytes.count {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if runStart < index {
-                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                }
-                runStart = index + 1
-                buffer.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""): buffer.append(UInt8(ascii: "\""))
-                case UInt8(ascii: "\\"): buffer.append(UInt8(ascii: "\\"))
-                case 0x0A: buffer.append(UInt8(ascii: "n"))
-                case 0x0D: buffer.append(UInt8(ascii: "r"))
-                case 0x09: buffer.append(UInt8(ascii: "t"))
-                case 0x08: buffer.append(UInt8(ascii: "b"))
-                case 0x0C: buffer.append(UInt8(ascii: "f"))
-                default:
-                    buffer.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                    buffer.append(hexDigit(byte >> 4))
-                    buffer.append(hexDigit(byte & 0x0F))
-                }
+        var runStart = 0
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            if runStart < index {
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
             }
-            if runStart < bytes.count {
-                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+            runStart = index + 1
+            buffer.append(UInt8(ascii: "\\"))
+            switch byte {
+            case UInt8(ascii: "\""): buffer.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): buffer.append(UInt8(ascii: "\\"))
+            case 0x0A: buffer.append(UInt8(ascii: "n"))
+            case 0x0D: buffer.append(UInt8(ascii: "r"))
+            case 0x09: buffer.append(UInt8(ascii: "t"))
+            case 0x08: buffer.append(UInt8(ascii: "b"))
+            case 0x0C: buffer.append(UInt8(ascii: "f"))
+            default:
+                buffer.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                buffer.append(hexDigit(byte >> 4))
+                buffer.append(hexDigit(byte & 0x0F))
             }
+        }
+        if runStart < bytes.count {
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         buffer.append(UInt8(ascii: "\""))
     }
