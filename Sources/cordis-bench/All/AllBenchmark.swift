@@ -173,15 +173,21 @@ enum AllBenchmark {
                 let listen = tcp ? "tcp:127.0.0.1:0" : "unix:\(folder)/raw.sock"
                 let raw = try WireLatencyBench.EchoPeer(mode: "raw", listen: listen, pinned: pinned, secret: nil)
                 let frame = try WireLatencyBench.callFrame(secrets: nil)
-                let echo = WireLatencyBench.Series(
-                    placement: "", socket: socket, kind: "raw",
-                    samples: try WireLatencyBench.rawRoundTrips(to: raw.address, frame: frame, iterations: settings.callIterations))
+                let echoTimes = try WireLatencyBench.rawRoundTrips(to: raw.address, frame: frame, iterations: settings.callIterations)
+                let echo = WireLatencyBench.Series(placement: "", socket: socket, kind: "raw", samples: echoTimes)
                 raw.stop()
                 samples.add("echo_\(socket)_p50_us\(suffix)", echo.p50)
                 let pair = try await ClusterBenchmark.Pair.start(folder: folder, pinned: pinned, tcp: tcp)
-                let call = WireLatencyBench.Series(
-                    placement: "", socket: socket, kind: "call", samples: try await pair.callRoundTrips(settings.callIterations))
+                let callTimes = try await pair.callRoundTrips(settings.callIterations)
+                let call = WireLatencyBench.Series(placement: "", socket: socket, kind: "call", samples: callTimes)
                 samples.add("call_\(socket)_p50_us\(suffix)", call.p50)
+                // How far each series moved while it ran: the p50 of its tenths, lowest and highest.
+                for (kind, times) in [("echo", echoTimes), ("call", callTimes)] {
+                    if let range = WireLatencyBench.Series.windowP50Range(of: times, windows: 10) {
+                        samples.add("\(kind)_\(socket)_window_p50_min_us\(suffix)", range.lowest)
+                        samples.add("\(kind)_\(socket)_window_p50_max_us\(suffix)", range.highest)
+                    }
+                }
                 samples.add("call_\(socket)_p99_us\(suffix)", call.p99)
                 samples.add("call_\(socket)_ratio\(suffix)", call.p50 / echo.p50)
                 if !tcp {

@@ -422,4 +422,21 @@ extension WireLatencyBench.Series {
             placement: placement, socket: socket, kind: kind, p50: percentile(0.5), p99: percentile(0.99),
             mean: sorted.isEmpty ? 0 : total / Double(sorted.count) / 1000)
     }
+
+    /// The lowest and highest p50, in microseconds, of `windows` consecutive equal runs of `samples`
+    /// (nanoseconds, in the order taken): how much the series moved while it ran. Nil when there are
+    /// fewer samples than windows.
+    static func windowP50Range(of samples: [UInt64], windows: Int) -> (lowest: Double, highest: Double)? {
+        let size = samples.count / max(1, windows)
+        guard size > 0 else { return nil }
+        var medians: [Double] = []
+        medians.reserveCapacity(windows)
+        // Bounded: `windows` windows of `size` samples.
+        for start in stride(from: 0, to: size * windows, by: size) {
+            let window = samples[start..<(start + size)].sorted()
+            medians.append(Double(window[size / 2]) / 1000)
+        }
+        guard let lowest = medians.min(), let highest = medians.max() else { return nil }
+        return (lowest, highest)
+    }
 }
