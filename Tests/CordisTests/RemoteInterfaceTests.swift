@@ -53,7 +53,7 @@ struct LoopbackEndpoint: RemoteEndpoint {
     let counter: LocalCounter
     let wire = Wire()
 
-    func call(method: String, arguments: JSONObject) async throws -> JSONValue {
+    func call(method: String, arguments: JSONObject) async throws -> JSONDocument {
         let sentText = JSONValue.object(arguments).jsonString()
         guard case .object(let received) = try JSONValue(parsing: sentText) else {
             throw RemoteCallError(.invalidArguments, "arguments are not an object")
@@ -61,7 +61,7 @@ struct LoopbackEndpoint: RemoteEndpoint {
         let result = try await CounterAPIRemote.dispatch(counter, method: method, arguments: received)
         let resultText = result.jsonString()
         wire.lines.withLock { $0.append("\(method) \(sentText) -> \(resultText)") }
-        return try JSONValue(parsing: resultText)
+        return try JSONDocument(parsing: resultText)
     }
 }
 
@@ -90,10 +90,10 @@ struct IsolationProbeEndpoint: RemoteEndpoint {
 
     let seen = Seen()
 
-    nonisolated(nonsending) func call(method: String, arguments: JSONObject) async throws -> JSONValue {
+    nonisolated(nonsending) func call(method: String, arguments: JSONObject) async throws -> JSONDocument {
         let isolation = #isolation
         seen.onCordisActor.withLock { $0.append(isolation === CordisActor.shared) }
-        return arguments["_0"] ?? .null
+        return JSONDocument(arguments["_0"] ?? .null)
     }
 }
 
@@ -185,7 +185,9 @@ struct RemoteInterfaceTests {
 
     @Test func aResultThatDoesNotDecodeIsAnInvalidArgumentsError() async throws {
         struct WrongResult: RemoteEndpoint {
-            func call(method: String, arguments: JSONObject) async throws -> JSONValue { "seven" }
+            func call(method: String, arguments: JSONObject) async throws -> JSONDocument {
+                try JSONDocument(parsing: #""seven""#)
+            }
         }
         let error = await #expect(throws: RemoteCallError.self) {
             try await CounterAPIRemote.proxy(WrongResult()).value()

@@ -89,12 +89,12 @@ final class Outbox: Sendable {
 
 private let addOne = CallRequest(service: "counter", method: "add", args: ["_0": 1])
 
-/// Waits (with a deadline) for `task` to end and returns its outcome.
-private func outcome(_ task: Task<JSONValue, any Error>) async throws -> Result<JSONValue, any Error> {
-    try await withDeadline("the call ends", 5) { await task.result }
+/// Waits (with a deadline) for `task` to end and returns its outcome, the result's value on success.
+private func outcome(_ task: Task<JSONDocument, any Error>) async throws -> Result<JSONValue, any Error> {
+    try await withDeadline("the call ends", 5) { await task.result.map(\.value) }
 }
 
-private func failure(_ task: Task<JSONValue, any Error>) async throws -> RemoteCallError? {
+private func failure(_ task: Task<JSONDocument, any Error>) async throws -> RemoteCallError? {
     guard case .failure(let error) = try await outcome(task) else { return nil }
     return error as? RemoteCallError
 }
@@ -104,7 +104,7 @@ struct PendingCallsTests {
     let timers = ManualTimers()
     let outbox = Outbox()
 
-    func start(_ table: PendingCalls, timeout: Duration? = nil) -> Task<JSONValue, any Error> {
+    func start(_ table: PendingCalls, timeout: Duration? = nil) -> Task<JSONDocument, any Error> {
         let send = outbox.send
         return Task { try await table.call(addOne, timeout: timeout, send: send) }
     }

@@ -35,6 +35,18 @@ public enum RemoteCoding {
         }
     }
 
+    /// Decodes the result of `method` as read, from its flat form when it decodes cleanly (see
+    /// `JSONValueDecoder.decode(_:from:)`).
+    ///
+    /// - Throws: `RemoteCallError` `.invalidArguments` when it does not decode as `T`.
+    public static func result<T: Decodable>(_ type: T.Type, of method: String, from document: JSONDocument) throws -> T {
+        do {
+            return try JSONValueDecoder().decode(T.self, from: document)
+        } catch {
+            throw RemoteCallError(.invalidArguments, "\(method): result: \(problem(error))")
+        }
+    }
+
     /// A decoding failure on one line: each problem with its path inside the value (none for the
     /// value itself), separated by `; `.
     private static func problem(_ error: any Error) -> String {

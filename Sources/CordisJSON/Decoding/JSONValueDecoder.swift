@@ -36,6 +36,21 @@ public struct JSONValueDecoder: Sendable {
         guard state.issues.isEmpty, unknown.isEmpty else { throw ConfigError(issues: state.issues + unknown) }
         return result
     }
+
+    /// Decodes a `T` from `document`, with the same result and the same errors as `decode(_:from:)`
+    /// on its value. A document read from bytes is decoded from its flat form, without building the
+    /// value, whenever it decodes cleanly; otherwise (and for a document of a value) the value is
+    /// decoded as above, which names every problem. Throws `ConfigError`.
+    public func decode<T: Decodable>(_ type: T.Type, from document: JSONDocument) throws -> T {
+        if case .tape(let tape) = document.storage {
+            do {
+                return try TapeDecoding.decode(T.self, tape: tape, userInfo: userInfo)
+            } catch {
+                // Not clean: the strict decoder below names the problems.
+            }
+        }
+        return try decode(type, from: document.value)
+    }
 }
 
 extension ConfigError.Issue {

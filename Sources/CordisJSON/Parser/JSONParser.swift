@@ -77,20 +77,25 @@ extension JSONValue {
 
 /// The parser's state over one input buffer.
 struct JSONScanner {
-    private struct Frame {
+    /// An open array or object. Building a value, `valueStart` is where its members start on the value
+    /// stack; scanning a tape (`JSONScanner+Tape.swift`), it is the container's entry on the tape.
+    struct Frame {
         var isObject: Bool
         var valueStart: Int
         var keyStart: Int
         var seenKeys: Set<String>?
+        /// The members or elements seen so far (counted when scanning a tape only).
+        var count = 0
     }
 
     let base: UnsafePointer<UInt8>
     let count: Int
     let maxDepth: Int
     var position = 0
-    private var frames: [Frame] = []
+    var frames: [Frame] = []
     private var values: [JSONValue] = []
-    private var keys: [String] = []
+    /// The keys of the open objects, outermost first.
+    var keys: [String] = []
 
     init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
         self.base = base
@@ -197,25 +202,27 @@ struct JSONScanner {
     }
 
     /// Throws when one more array or object would nest deeper than the limit.
-    private func checkDepth() throws {
+    func checkDepth() throws {
         guard frames.count < maxDepth else {
             throw error(.depthLimitExceeded, "nesting deeper than \(maxDepth) levels")
         }
     }
 
-    /// Opens a frame for a non-empty array or object (its depth checked by `checkDepth`).
-    private mutating func push(isObject: Bool) {
+    /// Opens a frame for a non-empty array or object (its depth checked by `checkDepth`); `valueStart`
+    /// is where its members will start (on the value stack, or on a tape). A tape keeps no values, so
+    /// scanning one reserves no room for them.
+    mutating func push(isObject: Bool, valueStart: Int? = nil) {
         if frames.capacity == 0 {
             // Room for a typical message at once, rather than regrowing each stack from one element.
             frames.reserveCapacity(4)
-            values.reserveCapacity(8)
+            if valueStart == nil { values.reserveCapacity(8) }
             keys.reserveCapacity(8)
         }
-        frames.append(Frame(isObject: isObject, valueStart: values.count, keyStart: keys.count, seenKeys: nil))
+        frames.append(Frame(isObject: isObject, valueStart: valueStart ?? values.count, keyStart: keys.count, seenKeys: nil))
     }
 
     /// Reads `"key" :` for the innermost object, rejecting a key it already has.
-    private mutating func parseKey() throws {
+    mutating func parseKey() throws {
         guard position < count else { throw error(.unexpectedEnd, "unexpected end of input") }
         guard base[position] == UInt8(ascii: "\"") else { throw unexpectedHere() }
         let keyOffset = position
@@ -252,7 +259,7 @@ struct JSONScanner {
 
     // MARK: Scalars
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while position < count {
             switch base[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
@@ -261,7 +268,7 @@ struct JSONScanner {
         }
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws {
+    mutating func expectLiteral(_ literal: StaticString) throws {
         let length = literal.utf8CodeUnitCount
         let text = literal.utf8Start
         for index in 0..<length {
@@ -271,7 +278,7 @@ struct JSONScanner {
         }
     }
 
-    private mutating func parseNumber() throws -> JSONNumber {
+    mutating func parseNumber() throws -> JSONNumber {
         let start = position
         var negative = false
         if base[position] == UInt8(ascii: "-") {
@@ -334,7 +341,7 @@ struct JSONScanner {
     }
 
     /// Reads a string starting at its opening quote; the position ends after the closing quote.
-    private mutating func parseString() throws -> String {
+    mutating func parseString() throws -> String {
         position += 1
         let start = position
         // Fast path: printable ASCII without escapes.
@@ -470,7 +477,7 @@ struct JSONScanner {
 
     // MARK: Errors
 
-    private func unexpectedHere() -> JSONParseError {
+    func unexpectedHere() -> JSONParseError {
         guard position < count else { return error(.unexpectedEnd, "unexpected end of input") }
         let byte = base[position]
         if byte >= 0x80 {
@@ -490,7 +497,7 @@ struct JSONScanner {
         return error(.unexpectedCharacter, "unexpected character '\(printable(byte))'")
     }
 
-    private func error(_ code: JSONParseError.Code, _ reason: String, at offset: Int? = nil) -> JSONParseError {
+    func error(_ code: JSONParseError.Code, _ reason: String, at offset: Int? = nil) -> JSONParseError {
         let offset = min(offset ?? position, count)
         var line = 1
         var column = 1

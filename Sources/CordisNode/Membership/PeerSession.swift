@@ -201,7 +201,7 @@ final class PeerSession {
     ///
     /// - Throws: `RemoteCallError` (`withdrawn` when the link goes, `timeout`, `overloaded`,
     ///   `too-large` when the request does not fit in a frame, or the provider's error).
-    func call(service: String, realm: String?, method: String, arguments: JSONObject) async throws -> JSONValue {
+    func call(service: String, realm: String?, method: String, arguments: JSONObject) async throws -> JSONDocument {
         let link = self.link
         node?.logger.debug("calling \(service).\(method) on \(identity.name)", fields: [("CORDIS_PEER", identity.name)])
         let calls = self.calls

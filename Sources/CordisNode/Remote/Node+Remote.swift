@@ -191,7 +191,7 @@ extension Node {
     /// Sends a call to a member's provider, while the member has the life the proxy was made for.
     func call(
         peer: String, incarnation: String? = nil, service: String, realm: String?, method: String, arguments: JSONObject
-    ) async throws -> JSONValue {
+    ) async throws -> JSONDocument {
         // The link in use is taken without a call that may suspend: only a missing link is opened or
         // waited for.
         let linked: PeerSession? = if let session = sessions[peer] { session } else { await openLink(to: peer) }
@@ -211,7 +211,7 @@ struct NodeEndpoint: RemoteEndpoint {
     let service: String
     let realm: String?
 
-    nonisolated(nonsending) func call(method: String, arguments: JSONObject) async throws -> JSONValue {
+    nonisolated(nonsending) func call(method: String, arguments: JSONObject) async throws -> JSONDocument {
         guard let node else { throw RemoteCallError(.withdrawn, "the node is stopping") }
         return try await node.call(
             peer: peer, incarnation: incarnation, service: service, realm: realm, method: method, arguments: arguments)

@@ -32,7 +32,7 @@ public final class PendingCalls: Sendable {
     /// A caller's wait: resumed with the outcome, which it throws once back on its executor. (A throwing
     /// continuation would throw straight out of the resumption, and Swift 6.3.1 then skips the hop back
     /// to a `nonisolated(nonsending)` caller's executor: swiftlang/swift#88259.)
-    private typealias Waiting = UnsafeContinuation<Result<JSONValue, any Error>, Never>
+    private typealias Waiting = UnsafeContinuation<Result<JSONDocument, any Error>, Never>
 
     private enum Waiter {
         /// Registered; the caller has not suspended yet.
@@ -41,7 +41,7 @@ public final class PendingCalls: Sendable {
         /// resumed only by whoever takes this entry out of the table under the lock, so exactly once.)
         case waiting(Waiting)
         /// Ended before the caller suspended; it picks the outcome up.
-        case finished(Result<JSONValue, any Error>)
+        case finished(Result<JSONDocument, any Error>)
     }
 
     private struct Entry {
@@ -145,7 +145,8 @@ public final class PendingCalls: Sendable {
     /// The number of calls waiting for an answer.
     public var count: Int { state.withLock { $0.entries.count } }
 
-    /// Sends `request` as a `call` through `send` and returns the value of its `result`.
+    /// Sends `request` as a `call` through `send` and returns the value of its `result`, as read (decode
+    /// it with `JSONValueDecoder.decode(_:from:)`, or take its `value`).
     ///
     /// `send` is called once with the `call` (synchronously, before this suspends), and again with a
     /// `cancel` if the call times out or is cancelled after it was sent; it must not block (a link's
@@ -159,7 +160,7 @@ public final class PendingCalls: Sendable {
     /// there while it sends and when it is resumed, with no hop to the default pool and back.
     public nonisolated(nonsending) func call(
         _ request: CallRequest, timeout: Duration? = nil, send: @escaping @Sendable (WireMessage) throws -> Void
-    ) async throws -> JSONValue {
+    ) async throws -> JSONDocument {
         let id = try reserveCall(send: send)
         return try await withTaskCancellationHandler {
             try await answer(to: id, request: request, timeout: timeout)
@@ -186,7 +187,7 @@ public final class PendingCalls: Sendable {
     /// in a cancellation handler that calls `callerCancelled(id)`.
     package nonisolated(nonsending) func answer(
         to id: Int, request: CallRequest, timeout: Duration? = nil
-    ) async throws -> JSONValue {
+    ) async throws -> JSONDocument {
         let limit = timeout ?? self.timeout
         // Thrown after the resumption, not out of it: see `Waiting`.
         let outcome = await withUnsafeContinuation { continuation in
@@ -210,7 +211,7 @@ public final class PendingCalls: Sendable {
     public func receive(_ message: WireMessage) -> Bool {
         switch message {
         case .result(let result):
-            finish(result.id, .success(result.value), tellPeer: false)
+            finish(result.id, .success(result.document), tellPeer: false)
             return true
         case .error(let reply):
             guard let id = reply.id else { return false }
@@ -294,7 +295,7 @@ public final class PendingCalls: Sendable {
         _ id: Int, request: CallRequest, timeout: Duration, continuation: Waiting
     ) {
         enum Step {
-            case ended(Result<JSONValue, any Error>, (@Sendable () -> Void)?)
+            case ended(Result<JSONDocument, any Error>, (@Sendable () -> Void)?)
             case send(@Sendable (WireMessage) throws -> Void, Arming?)
         }
         let now = ContinuousClock.now
@@ -368,7 +369,7 @@ public final class PendingCalls: Sendable {
     /// Ends call `id` with `outcome` (sending a `cancel` first when `tellPeer` and it was sent); false
     /// when no such call is waiting.
     @discardableResult
-    private func finish(_ id: Int, _ outcome: Result<JSONValue, any Error>, tellPeer: Bool) -> Bool {
+    private func finish(_ id: Int, _ outcome: Result<JSONDocument, any Error>, tellPeer: Bool) -> Bool {
         typealias Taken = (
             Waiting?, (@Sendable (WireMessage) throws -> Void)?,
             (@Sendable () -> Void)?

@@ -27,13 +27,25 @@ public struct RemoteCall: Sendable, Hashable {
 public struct RemoteResult: Sendable, Hashable {
     /// The id of the call answered.
     public var id: Int
-    /// The returned value.
-    public var value: JSONValue
+    /// The returned value as read: a result decoded from a frame keeps it in the flat form the caller's
+    /// proxy decodes straight into the method's result type.
+    public var document: JSONDocument
 
-    /// A result.
+    /// The returned value.
+    public var value: JSONValue {
+        get { document.value }
+        set { document = JSONDocument(newValue) }
+    }
+
+    /// A result of a value.
     public init(id: Int, value: JSONValue) {
+        self.init(id: id, document: JSONDocument(value))
+    }
+
+    /// A result of a value as read.
+    public init(id: Int, document: JSONDocument) {
         self.id = id
-        self.value = value
+        self.document = document
     }
 }
 

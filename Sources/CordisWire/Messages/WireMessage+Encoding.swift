@@ -60,7 +60,7 @@ extension WireMessage {
         case .result(let result):
             json.integer("id", result.id)
             json.key("value")
-            JSONSerializer.append(result.value, to: &json.buffer)
+            JSONSerializer.append(result.document.value, to: &json.buffer)
         case .error(let error):
             if let id = error.id { json.integer("id", id) }
             json.string("code", error.code)

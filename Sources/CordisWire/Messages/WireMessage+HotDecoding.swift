@@ -5,7 +5,8 @@ import CordisJSON
 /// "realm":null,"method":"now","args":{}}` and `{"type":"result","id":1,"value":…}`.
 ///
 /// It reads the message's own members straight into the message (no object of members is built, no
-/// key is made a `String`, no lookup by key) and hands only `args` and `value` to the JSON parser. It
+/// key is made a `String`, no lookup by key) and hands only `args` to the JSON parser; a result's
+/// `value` is read into a `JSONDocument`, checked as the parser checks it but not built into a tree. It
 /// accepts a strict subset of what the general decoder accepts and decodes it to the same message:
 /// anything else (whitespace, an escape or a non-ASCII byte in a key or a string member, a member it
 /// does not know, a repeated one, an id that is not plain digits, a value the parser refuses, bytes
@@ -90,7 +91,7 @@ enum HotMessageDecoder {
 
         mutating func result() -> WireMessage? {
             var id = 0
-            var value = JSONValue.null
+            var value = JSONDocument(.null)
             repeat {
                 guard let key = key(among: Key.id.rawValue | Key.value.rawValue) else { return nil }
                 switch key {
@@ -98,7 +99,7 @@ enum HotMessageDecoder {
                     guard let number = integer() else { return nil }
                     id = number
                 case .value:
-                    guard let nested = nestedValue() else { return nil }
+                    guard let nested = nestedDocument() else { return nil }
                     value = nested
                 default:
                     return nil
@@ -106,7 +107,7 @@ enum HotMessageDecoder {
             } while next()
             let required = Key.id.rawValue | Key.value.rawValue
             guard atEnd, seen & required == required else { return nil }
-            return .result(RemoteResult(id: id, value: value))
+            return .result(RemoteResult(id: id, document: value))
         }
 
         /// Reads `"key":` for a member in `members` (`Key` bits) not read before.
@@ -198,6 +199,16 @@ enum HotMessageDecoder {
             }
             position = end
             return value
+        }
+
+        /// Reads the member's value into a document, one level of nesting used by the message.
+        private mutating func nestedDocument() -> JSONDocument? {
+            guard position < bytes.count, bytes[position] > 0x20, maxDepth > 1 else { return nil }
+            guard let (document, end) = try? JSONDocument.read(in: bytes, at: position, maxDepth: maxDepth - 1) else {
+                return nil
+            }
+            position = end
+            return document
         }
 
         /// After a member: true at a comma (another member follows), false at the closing brace.
