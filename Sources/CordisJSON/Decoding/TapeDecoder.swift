@@ -71,9 +71,8 @@ final class TapeDecodingState {
     /// Opens a record for a keyed container on the object at `index`.
     func openObject(at index: Int) throws -> Int {
         guard case .object(let count, _) = tape[index], count <= 64 else { throw fail() }
-        if objects.capacity == 0 { objects.reserveCapacity(4) }
-        objects.append(ObjectRecord(count: count, cursor: index + 1))
-        return objects.count - 1
+        // One access to the records (see `member`).
+        return Self.append(ObjectRecord(count: count, cursor: index + 1), to: &objects)
     }
 
     /// The tape position of the value of member `name` of object record `record`, marked read; nil when
@@ -82,6 +81,12 @@ final class TapeDecodingState {
         // One access to the records for the whole search: each access to a class's stored property is
         // checked for exclusivity at run time.
         Self.find(name, in: &objects[record], object: object, tape: tape)
+    }
+
+    private static func append(_ record: ObjectRecord, to records: inout [ObjectRecord]) -> Int {
+        if records.capacity == 0 { records.reserveCapacity(4) }
+        records.append(record)
+        return records.count - 1
     }
 
     private static func find(_ name: String, in record: inout ObjectRecord, object: Int, tape: [JSONTape.Entry]) -> Int? {

@@ -109,7 +109,7 @@ extension WireMessage {
             JSONSerializer.append(.object(event.detail), to: &json.buffer)
         case .unknown(_, let body):
             for (key, value) in body where key != "type" {
-                json.key(key)
+                json.key(named: key)
                 JSONSerializer.append(value, to: &json.buffer)
             }
         }
@@ -148,24 +148,39 @@ struct JSONObjectWriter {
     /// Starts an object whose first member is `"type": type`, taking `buffer` as `init(taking:)` does.
     init(taking buffer: inout [UInt8], type: String) {
         self.init(taking: &buffer)
-        string("type", type)
+        key("type")
+        JSONSerializer.appendString(type, to: &self.buffer)
     }
 
     private var needsComma: Bool
 
-    mutating func key(_ key: String) {
+    /// Writes the member name `key`, one of the protocol's own: plain ASCII that needs no escape, so
+    /// its bytes are copied as they are, with the quotes, the colon and any comma before it, at once.
+    mutating func key(_ key: StaticString) {
+        let count = key.utf8CodeUnitCount
+        buffer.reserveCapacity(buffer.count + count + 4)
+        if needsComma { buffer.append(UInt8(ascii: ",")) }
+        needsComma = true
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: count))
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: ":"))
+    }
+
+    /// Writes a member name only known at run time (a member of an unknown message), escaped.
+    mutating func key(named key: String) {
         if needsComma { buffer.append(UInt8(ascii: ",")) }
         needsComma = true
         JSONSerializer.appendString(key, to: &buffer)
         buffer.append(UInt8(ascii: ":"))
     }
 
-    mutating func string(_ key: String, _ value: String) {
+    mutating func string(_ key: StaticString, _ value: String) {
         self.key(key)
         JSONSerializer.appendString(value, to: &buffer)
     }
 
-    mutating func optionalString(_ key: String, _ value: String?) {
+    mutating func optionalString(_ key: StaticString, _ value: String?) {
         self.key(key)
         if let value {
             JSONSerializer.appendString(value, to: &buffer)
@@ -174,12 +189,12 @@ struct JSONObjectWriter {
         }
     }
 
-    mutating func integer(_ key: String, _ value: Int) {
+    mutating func integer(_ key: StaticString, _ value: Int) {
         self.key(key)
         JSONSerializer.appendInteger(Int64(value), to: &buffer)
     }
 
-    mutating func strings(_ key: String, _ values: [String]) {
+    mutating func strings(_ key: StaticString, _ values: [String]) {
         self.key(key)
         buffer.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
@@ -189,7 +204,7 @@ struct JSONObjectWriter {
         buffer.append(UInt8(ascii: "]"))
     }
 
-    mutating func hex(_ key: String, _ bytes: [UInt8]) {
+    mutating func hex(_ key: StaticString, _ bytes: [UInt8]) {
         self.key(key)
         buffer.append(UInt8(ascii: "\""))
         Hex.append(bytes, to: &buffer)
