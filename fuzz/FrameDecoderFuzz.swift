@@ -35,6 +35,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             guard let frame else { break }
             frames += 1
             checkDirectDecoding(frame)
+            checkDocument(frame)
             checkRoundTrip(frame)
             _ = try? session.decode(frame)
             _ = handshake.receive(frame)
@@ -53,6 +54,48 @@ private func checkDirectDecoding(_ frame: Frame) {
         } catch {
             fatalError("direct decoding accepted what the general decoder refuses (\(error)): \(direct)")
         }
+    }
+}
+
+/// A `JSONDocument` reads a payload exactly as the parser does (the same value or the same error), and
+/// a type decodes from it exactly as from the parsed value (the same value or the same error).
+private func checkDocument(_ frame: Frame) {
+    frame.payload.withUnsafeBytes { payload in
+        let parsed = Result { try JSONParser().parse(payload) }
+        let read = Result { try JSONDocument(parsing: payload) }
+        switch (parsed, read) {
+        case (.success(let value), .success(let document)):
+            guard document.value == value else { fatalError("the document's value differs: \(value)") }
+            checkDecoding(FuzzReading.self, value, document)
+            checkDecoding([String: Double].self, value, document)
+            checkDecoding([FuzzReading?].self, value, document)
+            checkDecoding(JSONValue.self, value, document)
+        case (.failure(let parserError), .failure(let documentError)):
+            guard "\(parserError)" == "\(documentError)" else {
+                fatalError("different errors: \(parserError) and \(documentError)")
+            }
+        default:
+            fatalError("the parser and the document disagree: \(parsed) and \(read)")
+        }
+    }
+}
+
+private struct FuzzReading: Codable, Equatable {
+    var node: String
+    var seconds: Double
+    var tags: [String: Int]?
+}
+
+private func checkDecoding<T: Decodable & Equatable>(_ type: T.Type, _ value: JSONValue, _ document: JSONDocument) {
+    let fromValue = Result { try JSONValueDecoder().decode(T.self, from: value) }
+    let fromDocument = Result { try JSONValueDecoder().decode(T.self, from: document) }
+    switch (fromValue, fromDocument) {
+    case (.success(let a), .success(let b)):
+        guard a == b else { fatalError("decoded \(T.self) differs: \(a) and \(b)") }
+    case (.failure(let a), .failure(let b)):
+        guard "\(a)" == "\(b)" else { fatalError("decoding \(T.self) fails differently: \(a) and \(b)") }
+    default:
+        fatalError("decoding \(T.self) from the value and from the document disagree: \(fromValue) and \(fromDocument)")
     }
 }
 

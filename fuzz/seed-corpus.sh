@@ -57,6 +57,9 @@ seed call-repeated '{"type":"call","id":42,"service":"clock","realm":null,"metho
 seed call-spaced '{"type":"call", "id":42,"service":"clock","realm":null,"method":"now","args":{}}'
 seed result-repeated '{"type":"result","id":1,"value":1,"value":2}'
 seed result-unknown '{"type":"result","id":1,"value":{"node":"b"},"realm":"x"}'
+# JSON values a document reads and types decode from (the fuzzer compares the document with the parser).
+seed reading '{"node":"b","seconds":1.5,"tags":{"a":1,"b":-2}}'
+seed readings '[{"node":"b","seconds":2,"tags":null},null,{"seconds":1e3,"node":"c"}]'
 seed goodbye '{"type":"goodbye","reason":null}'
 seed unknown '{"type":"status","page":2}'
 seed sealed '{"seq":0,"mac":"'"$nonce"'","type":"ping","id":1}'

@@ -96,20 +96,9 @@ struct HostileConnectionTests {
         }
     }
 
-    /// Runs `body` on a thread of its own (blocking socket work) and awaits it.
-    static func onThread(_ body: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let thread = Thread {
-                body()
-                continuation.resume()
-            }
-            thread.start()
-        }
-    }
-
     /// Opens `count` connections one after the other, each sending one byte and closing.
     static func churn(_ port: UInt16, count: Int) async {
-        await onThread {
+        await onOwnThread {
             for _ in 0..<count {
                 let fd = open(port)
                 guard fd >= 0 else { continue }
@@ -152,7 +141,7 @@ struct HostileConnectionTests {
             let port = target.port
             let holding = Int(Self.long ? 4_000 : 1_500)
             let flood = Task.detached {
-                await Self.onThread {
+                await onOwnThread {
                     var fds: [Int32] = []
                     var index = 0
                     // From 127.0.0.2: the console connects from 127.0.0.1.
@@ -202,7 +191,7 @@ struct HostileConnectionTests {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<count {
                     group.addTask {
-                        await Self.onThread {
+                        await onOwnThread {
                             let fd = Self.open(port)
                             guard fd >= 0 else { return }
                             Self.sendAll(fd, frame)
@@ -234,7 +223,7 @@ struct HostileConnectionTests {
             let payload = frame
             let port = target.port
             let answer = SharedBox<[UInt8]>([])
-            await Self.onThread {
+            await onOwnThread {
                 let fd = Self.open(port)
                 guard fd >= 0 else { return }
                 Self.sendAll(fd, payload)

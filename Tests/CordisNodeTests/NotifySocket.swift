@@ -1,3 +1,4 @@
+import CordisProcessTesting
 import Foundation
 
 #if canImport(Glibc)
@@ -40,14 +41,18 @@ final class NotifySocket {
         guard bound == 0 else { throw SetupError(description: "bind \(path) failed: errno \(errno)") }
     }
 
-    /// The next datagram, waiting at most `milliseconds`; nil when none arrived in time.
-    func receive(timeout milliseconds: Int32 = 5_000) -> String? {
-        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, milliseconds) == 1 else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-        guard count >= 0 else { return nil }
-        return String(decoding: buffer[..<count], as: UTF8.self)
+    /// The next datagram, waiting at most `milliseconds` (on a thread of its own, not the pool); nil when
+    /// none arrived in time.
+    func receive(timeout milliseconds: Int32 = 5_000) async -> String? {
+        let fd = self.fd
+        return await onOwnThread {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, milliseconds) == 1 else { return nil }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            guard count >= 0 else { return nil }
+            return String(decoding: buffer[..<count], as: UTF8.self)
+        }
     }
 
     /// Whether a datagram is waiting right now.

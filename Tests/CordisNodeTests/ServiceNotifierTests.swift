@@ -24,13 +24,13 @@ struct ServiceNotifierTests {
         try await withNotifySocket { (socket: NotifySocket) async throws in
             let notifier = ServiceNotifier(environment: [:])
             #expect(try notifier.ready())
-            #expect(socket.receive() == "READY=1")
+            #expect(await socket.receive() == "READY=1")
             #expect(try notifier.status("3 entries, 2 peers"))
-            #expect(socket.receive() == "STATUS=3 entries, 2 peers")
+            #expect(await socket.receive() == "STATUS=3 entries, 2 peers")
             #expect(try notifier.watchdogPing())
-            #expect(socket.receive() == "WATCHDOG=1")
+            #expect(await socket.receive() == "WATCHDOG=1")
             #expect(try notifier.stopping())
-            #expect(socket.receive() == "STOPPING=1")
+            #expect(await socket.receive() == "STOPPING=1")
             #expect(!socket.hasPending())
         }
     }
@@ -41,7 +41,7 @@ struct ServiceNotifierTests {
             let before = monotonicMicroseconds()
             #expect(try ServiceNotifier(environment: [:]).reloading())
             let after = monotonicMicroseconds()
-            let message = try #require(socket.receive())
+            let message = try #require(await socket.receive())
             let lines = message.split(separator: "\n")
             #expect(lines.count == 2)
             #expect(lines.first == "RELOADING=1")
@@ -56,7 +56,7 @@ struct ServiceNotifierTests {
     func statusKeepsToOneLine() async throws {
         try await withNotifySocket { (socket: NotifySocket) async throws in
             #expect(try ServiceNotifier(environment: [:]).status("loading\nentries"))
-            #expect(socket.receive() == "STATUS=loading entries")
+            #expect(await socket.receive() == "STATUS=loading entries")
         }
     }
 
@@ -85,8 +85,8 @@ struct ServiceNotifierTests {
             let notifier = ServiceNotifier(environment: ["WATCHDOG_USEC": "40000"], processID: getpid())
             #expect(notifier.watchdogPingInterval == .milliseconds(20))
             let pinging = Task { await notifier.pingWatchdogUntilCancelled() }
-            #expect(socket.receive() == "WATCHDOG=1")
-            #expect(socket.receive() == "WATCHDOG=1")
+            #expect(await socket.receive() == "WATCHDOG=1")
+            #expect(await socket.receive() == "WATCHDOG=1")
             pinging.cancel()
             await pinging.value
         }

@@ -106,7 +106,7 @@ struct SystemdActivationTests {
             directory: folder.url, environment: ["NOTIFY_SOCKET": notify.path])
         defer { node.signal(SIGKILL) }
 
-        let ready = Self.receive("READY=1", from: notify)
+        let ready = await Self.receive("READY=1", from: notify)
         #expect(ready.received, "datagrams before READY=1: \(ready.seen); output:\n\(node.text)")
         // READY=1 comes after the listener is up: the socket answers at once.
         let client = try await ControlClient.connect(to: .unix(path: socketPath))
@@ -115,12 +115,12 @@ struct SystemdActivationTests {
         #expect(status["nodes"]?[0]?["name"]?.stringValue == "a")
 
         node.signal(SIGHUP)
-        let reloading = Self.receive("RELOADING=1", from: notify)
+        let reloading = await Self.receive("RELOADING=1", from: notify)
         #expect(reloading.received, "datagrams: \(reloading.seen)")
-        #expect(Self.receive("READY=1", from: notify).received)
+        #expect(await Self.receive("READY=1", from: notify).received)
 
         node.signal(SIGTERM)
-        let stopping = Self.receive("STOPPING=1", from: notify)
+        let stopping = await Self.receive("STOPPING=1", from: notify)
         #expect(stopping.received, "datagrams: \(stopping.seen)")
         #expect(await node.exitCode() == 0)
     }
@@ -160,19 +160,19 @@ struct SystemdActivationTests {
             name: "b", arguments: ["--name", "b", "--entries", folder.path("entries.json"), "--listen", "unix:\(folder.path("b.sock"))"],
             directory: folder.url, environment: ["NOTIFY_SOCKET": notify.path])
         defer { told.signal(SIGKILL) }
-        #expect(Self.receive("READY=1", from: notify).received, "output:\n\(told.text)")
+        #expect(await Self.receive("READY=1", from: notify).received, "output:\n\(told.text)")
         #expect(try Self.mappedFiles(of: told.process.processIdentifier).contains { $0.hasPrefix("libsystemd.so.0") })
     }
 
     /// Reads datagrams until one holds the line `line`, for at most 20 seconds in all.
-    static func receive(_ line: String, from socket: NotifySocket) -> (received: Bool, seen: [String]) {
+    static func receive(_ line: String, from socket: NotifySocket) async -> (received: Bool, seen: [String]) {
         let deadline = ContinuousClock.now + .seconds(20)
         var seen: [String] = []
         for _ in 0..<1_000 {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { break }
             let milliseconds = Int32(clamping: left.components.seconds * 1_000 + 1)
-            guard let datagram = socket.receive(timeout: milliseconds) else { break }
+            guard let datagram = await socket.receive(timeout: milliseconds) else { break }
             if datagram.split(separator: "\n").contains(Substring(line)) { return (true, seen) }
             seen.append(datagram)
         }

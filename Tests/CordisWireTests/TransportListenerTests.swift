@@ -108,8 +108,10 @@ struct TransportListenerTests {
         // The dial is queued on the socket the other holder keeps; it accepts it there.
         let client = try await loop.connect(to: address)
         defer { client.close() }
-        var ready = pollfd(fd: kept, events: Int16(POLLIN), revents: 0)
-        #expect(poll(&ready, 1, 5_000) == 1)
+        #expect(await onOwnThread {
+            var ready = pollfd(fd: kept, events: Int16(POLLIN), revents: 0)
+            return poll(&ready, 1, 5_000)
+        } == 1)
         let accepted = ccordis_accept(kept)
         #expect(accepted >= 0)
         if accepted >= 0 { close(accepted) }

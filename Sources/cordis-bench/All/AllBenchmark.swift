@@ -147,8 +147,12 @@ enum AllBenchmark {
         for (figure, key) in [
             ("codable.reading.encode.per_s", "codable_encode_reading_per_s"),
             ("codable.reading.decode.per_s", "codable_decode_reading_per_s"),
+            ("codable.reading.decode_text.per_s", "codable_decode_reading_text_per_s"),
+            ("codable.reading.decode_document.per_s", "codable_decode_reading_document_per_s"),
             ("codable.items100.encode.per_s", "codable_encode_items100_per_s"),
             ("codable.items100.decode.per_s", "codable_decode_items100_per_s"),
+            ("codable.items100.decode_text.per_s", "codable_decode_items100_text_per_s"),
+            ("codable.items100.decode_document.per_s", "codable_decode_items100_document_per_s"),
         ] {
             if let value = figures[figure] { samples.add(key, value) }
         }

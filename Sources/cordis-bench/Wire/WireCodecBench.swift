@@ -44,7 +44,10 @@ func runWireCodecBenchmark(roundSeconds: Double = 0.25) -> [String: Double] {
 
 /// `Codable` values to and from `JSONValue` (what a remote call's arguments and result go through, on
 /// both nodes): `codable.reading` is a struct of a string and a double (the `clock` service's
-/// reading), `codable.items100` an object holding 100 records of four fields.
+/// reading), `codable.items100` an object holding 100 records of four fields. From JSON text, the two
+/// ways a value's bytes can be decoded: parsed into a `JSONValue` tree and decoded from it
+/// (`decode_text`), and read into a `JSONDocument` and decoded from its flat form (`decode_document`,
+/// what a calling node does with a call's result).
 private func measureCodable(roundSeconds: Double, into figures: inout [String: Double]) {
     let encoder = JSONValueEncoder()
     let decoder = JSONValueDecoder()
@@ -60,6 +63,19 @@ private func measureCodable(roundSeconds: Double, into figures: inout [String: D
             if (try? decoder.decode(T.self, from: encoded)) != value {
                 figures["codable.\(name).decode.failures", default: 0] += 1
             }
+        }
+        let text = encoded.serialized()
+        figures["codable.\(name).decode_text.per_s"] = rate(roundSeconds) {
+            let decoded = text.withUnsafeBytes { bytes in
+                (try? JSONParser().parse(bytes)).flatMap { try? decoder.decode(T.self, from: $0) }
+            }
+            if decoded != value { figures["codable.\(name).decode_text.failures", default: 0] += 1 }
+        }
+        figures["codable.\(name).decode_document.per_s"] = rate(roundSeconds) {
+            let decoded = text.withUnsafeBytes { bytes in
+                (try? JSONDocument(parsing: bytes)).flatMap { try? decoder.decode(T.self, from: $0) }
+            }
+            if decoded != value { figures["codable.\(name).decode_document.failures", default: 0] += 1 }
         }
     }
     measure("reading", BenchReading(node: "b", seconds: 1_764_547_200.25))

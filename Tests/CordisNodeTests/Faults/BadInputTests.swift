@@ -125,7 +125,7 @@ struct BadInputTests {
 
             for (name, chunks) in Self.rawInputs {
                 let socket = n.socket
-                await HostileConnectionTests.onThread {
+                await onOwnThread {
                     let fd = Self.connectUnix(socket)
                     guard fd >= 0 else { return }
                     for chunk in chunks { HostileConnectionTests.sendAll(fd, chunk) }
@@ -143,7 +143,7 @@ struct BadInputTests {
             // A handshake that never completes, and 2,000 connections opened at once and held.
             let socket = n.socket
             let held = SharedBox<[Int32]>([])
-            await HostileConnectionTests.onThread {
+            await onOwnThread {
                 var fds: [Int32] = []
                 for _ in 0..<2_000 {
                     let fd = Self.connectUnix(socket)

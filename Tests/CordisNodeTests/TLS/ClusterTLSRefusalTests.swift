@@ -137,12 +137,12 @@ struct ClusterTLSRefusalTests {
             #expect(try await console.request("status").objectValue?["nodes"] != nil)
             await console.close()
             // The stalled connection is closed by the node: EOF (or a reset) within the deadline.
-            let closed = await Task.detached { () -> Bool in
+            let closed = await onOwnThread { () -> Bool in
                 var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 guard poll(&poller, 1, 20_000) == 1 else { return false }
                 var byte: UInt8 = 0
                 return read(fd, &byte, 1) <= 0
-            }.value
+            }
             let elapsed = ContinuousClock.now - started
             #expect(closed, "the stalled TLS handshake was not cut")
             #expect(elapsed >= .seconds(3), "closed after \(elapsed): sooner than the handshake timeout")
