@@ -1,4 +1,5 @@
 import CordisJSON
+import CordisProcessTesting
 import CordisWire
 import Foundation
 
@@ -8,9 +9,10 @@ import Glibc
 
 /// A hand-driven peer on a node's Unix socket, connected as any user the test picks (the kernel's
 /// peer credentials are those of the process that called `connect`: a forked child that switched
-/// to that user), then spoken to with blocking reads and writes: the handshake with any role and
-/// name, then any message.
-final class RawUnixPeer {
+/// to that user), then spoken to with blocking reads and writes, each call on a thread of its own (never
+/// on Swift's cooperative pool, see `onOwnThread`): the handshake with any role and name, then any
+/// message. Unchecked `Sendable`: a test awaits each call before the next, so they never overlap.
+final class RawUnixPeer: @unchecked Sendable {
     private let fd: Int32
     private var decoder = FrameDecoder(maxFrameSize: Handshake.maxFrameSize)
     private var codec = SessionCodec(keys: nil)
@@ -59,7 +61,11 @@ final class RawUnixPeer {
 
     /// Runs the unauthenticated handshake as `role` named `name`; returns the node's identity, or
     /// throws the refusal.
-    func handshake(role: PeerRole, name: String) throws -> PeerIdentity {
+    func handshake(role: PeerRole, name: String) async throws -> PeerIdentity {
+        try await onOwnThread { Result { try self.blockingHandshake(role: role, name: name) } }.get()
+    }
+
+    private func blockingHandshake(role: PeerRole, name: String) throws -> PeerIdentity {
         let identity = PeerIdentity(role: role, name: name, incarnation: UUID().uuidString.lowercased())
         var handshake = try Handshake(side: .initiator, configuration: HandshakeConfiguration(identity: identity, secrets: nil))
         try send(handshake.start())
@@ -91,7 +97,11 @@ final class RawUnixPeer {
     /// Sends `request` and returns the node's response to it (pings and withdrawals are answered, other
     /// messages skipped), or throws
     /// when the link closes or nothing comes within 10 s.
-    func ask(_ request: ControlRequest) throws -> ControlResponse {
+    func ask(_ request: ControlRequest) async throws -> ControlResponse {
+        try await onOwnThread { Result { try self.blockingAsk(request) } }.get()
+    }
+
+    private func blockingAsk(_ request: ControlRequest) throws -> ControlResponse {
         try send([.request(request)])
         while true {
             // Answered as a member would, so the node does not wait on it (a withdrawal waits for
