@@ -27,9 +27,9 @@ public struct JSONDocument: Sendable, Hashable {
             throw JSONParseError(code: .unexpectedEnd, offset: 0, line: 1, column: 1, reason: "unexpected end of input")
         }
         var scanner = JSONScanner(base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, maxDepth: maxDepth)
-        var tape: [JSONTape.Entry] = []
-        try scanner.scanDocument(into: &tape)
-        storage = .tape(tape)
+        var builder = JSONTapeBuilder()
+        try scanner.scan(into: &builder, wholeInput: true)
+        storage = .tape(builder.tape)
     }
 
     /// Reads the one JSON value in `text`. Throws `JSONParseError` as `init(parsing:maxDepth:)` does.
@@ -51,10 +51,9 @@ public struct JSONDocument: Sendable, Hashable {
         }
         var scanner = JSONScanner(base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, maxDepth: maxDepth)
         scanner.position = offset
-        var tape: [JSONTape.Entry] = []
-        tape.reserveCapacity(8)
-        try scanner.scanDocument(into: &tape, wholeInput: false)
-        return (JSONDocument(storage: .tape(tape)), scanner.position)
+        var builder = JSONTapeBuilder()
+        try scanner.scan(into: &builder, wholeInput: false)
+        return (JSONDocument(storage: .tape(builder.tape)), scanner.position)
     }
 
     private init(storage: Storage) {

@@ -77,14 +77,13 @@ extension JSONValue {
 
 /// The parser's state over one input buffer.
 struct JSONScanner {
-    /// An open array or object. Building a value, `valueStart` is where its members start on the value
-    /// stack; scanning a tape (`JSONScanner+Tape.swift`), it is the container's entry on the tape.
+    /// An open array or object: where its members start in what the builder keeps (`JSONBuilder.open`),
+    /// where its keys start in `keys`, and how many members it has so far.
     struct Frame {
         var isObject: Bool
         var valueStart: Int
         var keyStart: Int
         var seenKeys: Set<String>?
-        /// The members or elements seen so far (counted when scanning a tape only).
         var count = 0
     }
 
@@ -92,10 +91,9 @@ struct JSONScanner {
     let count: Int
     let maxDepth: Int
     var position = 0
-    var frames: [Frame] = []
-    private var values: [JSONValue] = []
-    /// The keys of the open objects, outermost first.
-    var keys: [String] = []
+    private var frames: [Frame] = []
+    /// The keys of the open objects, outermost first (to refuse a repeated key).
+    private var keys: [String] = []
 
     init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
         self.base = base
@@ -105,27 +103,36 @@ struct JSONScanner {
 
     // MARK: Document
 
-    /// Parses one value from the position on; with `wholeInput` only whitespace may follow it, else
-    /// the position is left just past it.
+    /// Parses one value from the position on into a tree; with `wholeInput` only whitespace may follow
+    /// it, else the position is left just past it.
     mutating func parseDocument(wholeInput: Bool = true) throws -> JSONValue {
-        var value: JSONValue
-        parsing: while true {
+        var builder = JSONTreeBuilder()
+        try scan(into: &builder, wholeInput: wholeInput)
+        return builder.result
+    }
+
+    /// Reads one value from the position on, checking the grammar, and hands what it reads to
+    /// `builder` in document order; with `wholeInput` only whitespace may follow it, else the position
+    /// is left just past it. Every builder sees the same input accepted and the same errors thrown.
+    mutating func scan<Builder: JSONBuilder>(into builder: inout Builder, wholeInput: Bool) throws {
+        scanning: while true {
             skipWhitespace()
             guard position < count else { throw error(.unexpectedEnd, "unexpected end of input") }
             let byte = base[position]
             switch byte {
             case UInt8(ascii: "{"):
-                // An empty object opens no frame: parsing `{}` allocates nothing.
+                // An empty object opens no frame: reading `{}` allocates nothing.
                 try checkDepth()
                 position += 1
                 skipWhitespace()
                 if position < count, base[position] == UInt8(ascii: "}") {
                     position += 1
-                    value = .object(JSONObject())
+                    builder.value(.object(JSONObject()), nested: !frames.isEmpty)
                 } else {
-                    push(isObject: true)
+                    push(isObject: true, valueStart: builder.open(isObject: true))
                     try parseKey()
-                    continue parsing
+                    builder.key(keys[keys.count - 1])
+                    continue scanning
                 }
             case UInt8(ascii: "["):
                 try checkDepth()
@@ -133,67 +140,62 @@ struct JSONScanner {
                 skipWhitespace()
                 if position < count, base[position] == UInt8(ascii: "]") {
                     position += 1
-                    value = .array([])
+                    builder.value(.array([]), nested: !frames.isEmpty)
                 } else {
-                    push(isObject: false)
-                    continue parsing
+                    push(isObject: false, valueStart: builder.open(isObject: false))
+                    continue scanning
                 }
             case UInt8(ascii: "\""):
-                value = .string(try parseString())
+                builder.value(.string(try parseString()), nested: !frames.isEmpty)
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                value = .number(try parseNumber())
+                builder.value(.number(try parseNumber()), nested: !frames.isEmpty)
             case UInt8(ascii: "t"):
                 try expectLiteral("true")
-                value = .bool(true)
+                builder.value(.bool(true), nested: !frames.isEmpty)
             case UInt8(ascii: "f"):
                 try expectLiteral("false")
-                value = .bool(false)
+                builder.value(.bool(false), nested: !frames.isEmpty)
             case UInt8(ascii: "n"):
                 try expectLiteral("null")
-                value = .null
+                builder.value(.null, nested: !frames.isEmpty)
             default:
                 throw unexpectedHere()
             }
 
-            // Attach the finished value to the open containers, closing those that end here.
+            // Count the finished value in the open containers, closing those that end here.
             while true {
-                guard let frame = frames.last else {
-                    guard wholeInput else { return value }
+                guard !frames.isEmpty else {
+                    guard wholeInput else { return }
                     skipWhitespace()
                     guard position == count else { throw unexpectedHere() }
-                    return value
+                    return
                 }
-                values.append(value)
+                let top = frames.count - 1
+                frames[top].count += 1
                 skipWhitespace()
                 guard position < count else { throw error(.unexpectedEnd, "unexpected end of input") }
                 let next = base[position]
+                let frame = frames[top]
                 if next == UInt8(ascii: ",") {
                     position += 1
                     if frame.isObject {
                         skipWhitespace()
                         try parseKey()
+                        builder.key(keys[keys.count - 1])
                     }
-                    continue parsing
+                    continue scanning
                 }
                 if frame.isObject, next == UInt8(ascii: "}") {
                     position += 1
-                    var members: [JSONObject.Element] = []
-                    members.reserveCapacity(values.count - frame.valueStart)
-                    for offset in 0..<(values.count - frame.valueStart) {
-                        members.append((keys[frame.keyStart + offset], values[frame.valueStart + offset]))
-                    }
-                    values.removeSubrange(frame.valueStart...)
-                    keys.removeSubrange(frame.keyStart...)
                     frames.removeLast()
-                    value = .object(JSONObject(uniqueMembers: members))
+                    builder.close(frame, keys: keys[frame.keyStart...], nested: !frames.isEmpty)
+                    keys.removeSubrange(frame.keyStart...)
                     continue
                 }
                 if !frame.isObject, next == UInt8(ascii: "]") {
                     position += 1
-                    let elements = Array(values[frame.valueStart...])
-                    values.removeSubrange(frame.valueStart...)
                     frames.removeLast()
-                    value = .array(elements)
+                    builder.close(frame, keys: [], nested: !frames.isEmpty)
                     continue
                 }
                 throw unexpectedHere()
@@ -202,27 +204,25 @@ struct JSONScanner {
     }
 
     /// Throws when one more array or object would nest deeper than the limit.
-    func checkDepth() throws {
+    private func checkDepth() throws {
         guard frames.count < maxDepth else {
             throw error(.depthLimitExceeded, "nesting deeper than \(maxDepth) levels")
         }
     }
 
-    /// Opens a frame for a non-empty array or object (its depth checked by `checkDepth`); `valueStart`
-    /// is where its members will start (on the value stack, or on a tape). A tape keeps no values, so
-    /// scanning one reserves no room for them.
-    mutating func push(isObject: Bool, valueStart: Int? = nil) {
+    /// Opens a frame for a non-empty array or object (its depth checked by `checkDepth`) whose members
+    /// start at `valueStart` in what the builder keeps.
+    private mutating func push(isObject: Bool, valueStart: Int) {
         if frames.capacity == 0 {
             // Room for a typical message at once, rather than regrowing each stack from one element.
             frames.reserveCapacity(4)
-            if valueStart == nil { values.reserveCapacity(8) }
             keys.reserveCapacity(8)
         }
-        frames.append(Frame(isObject: isObject, valueStart: valueStart ?? values.count, keyStart: keys.count, seenKeys: nil))
+        frames.append(Frame(isObject: isObject, valueStart: valueStart, keyStart: keys.count, seenKeys: nil))
     }
 
     /// Reads `"key" :` for the innermost object, rejecting a key it already has.
-    mutating func parseKey() throws {
+    private mutating func parseKey() throws {
         guard position < count else { throw error(.unexpectedEnd, "unexpected end of input") }
         guard base[position] == UInt8(ascii: "\"") else { throw unexpectedHere() }
         let keyOffset = position
@@ -259,7 +259,7 @@ struct JSONScanner {
 
     // MARK: Scalars
 
-    mutating func skipWhitespace() {
+    private mutating func skipWhitespace() {
         while position < count {
             switch base[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
@@ -268,7 +268,7 @@ struct JSONScanner {
         }
     }
 
-    mutating func expectLiteral(_ literal: StaticString) throws {
+    private mutating func expectLiteral(_ literal: StaticString) throws {
         let length = literal.utf8CodeUnitCount
         let text = literal.utf8Start
         for index in 0..<length {
@@ -278,7 +278,7 @@ struct JSONScanner {
         }
     }
 
-    mutating func parseNumber() throws -> JSONNumber {
+    private mutating func parseNumber() throws -> JSONNumber {
         let start = position
         var negative = false
         if base[position] == UInt8(ascii: "-") {
@@ -341,7 +341,7 @@ struct JSONScanner {
     }
 
     /// Reads a string starting at its opening quote; the position ends after the closing quote.
-    mutating func parseString() throws -> String {
+    private mutating func parseString() throws -> String {
         position += 1
         let start = position
         // Fast path: printable ASCII without escapes.
@@ -477,7 +477,7 @@ struct JSONScanner {
 
     // MARK: Errors
 
-    func unexpectedHere() -> JSONParseError {
+    private func unexpectedHere() -> JSONParseError {
         guard position < count else { return error(.unexpectedEnd, "unexpected end of input") }
         let byte = base[position]
         if byte >= 0x80 {
@@ -497,7 +497,7 @@ struct JSONScanner {
         return error(.unexpectedCharacter, "unexpected character '\(printable(byte))'")
     }
 
-    func error(_ code: JSONParseError.Code, _ reason: String, at offset: Int? = nil) -> JSONParseError {
+    private func error(_ code: JSONParseError.Code, _ reason: String, at offset: Int? = nil) -> JSONParseError {
         let offset = min(offset ?? position, count)
         var line = 1
         var column = 1
