@@ -4,9 +4,9 @@
 ///
 /// It decodes only what decodes cleanly. At the first request the strict decoder would answer with an
 /// issue or an error (a missing key, a wrong JSON type, a number that does not fit, the end of an
-/// array, a key left unread, an object of more than 64 members, `superDecoder`) it stops and returns
-/// nil, even when the type catches the error and goes on, and the caller decodes the document's value
-/// the usual way, which finds and names every problem. So a value it returns is the one the strict
+/// array, a key left unread, an object of more than 64 members, `superDecoder`) it stops with
+/// `TapeFallback`, even when the type catches the error and goes on, and the caller decodes the
+/// document's value the usual way, which finds and names every problem. So a value it returns is the one the strict
 /// decoder returns, and a failure costs one decoding more.
 enum TapeDecoding {
     /// The value, or `TapeFallback` when the strict decoder has to decode it. (A typed throw and no
@@ -45,6 +45,7 @@ final class TapeDecodingState {
     let userInfo: [CodingUserInfoKey: Any]
     /// Set at the first request the strict decoder would not answer cleanly.
     var failed = false
+    /// One record per keyed container opened, in the order they were opened.
     var objects: [ObjectRecord] = []
 
     init(tape: [JSONTape.Entry], userInfo: [CodingUserInfoKey: any Sendable]) {
