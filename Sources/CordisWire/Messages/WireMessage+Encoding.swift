@@ -154,15 +154,13 @@ struct JSONObjectWriter {
 
     private var needsComma: Bool
 
-    /// Writes the member name `key`, one of the protocol's own: plain ASCII that needs no escape, so
-    /// its bytes are copied as they are, with the quotes, the colon and any comma before it, at once.
+    /// Writes the member name `key`, one of the protocol's own: plain ASCII that needs no escape, so its
+    /// bytes are copied as they are.
     mutating func key(_ key: StaticString) {
-        let count = key.utf8CodeUnitCount
-        buffer.reserveCapacity(buffer.count + count + 4)
         if needsComma { buffer.append(UInt8(ascii: ",")) }
         needsComma = true
         buffer.append(UInt8(ascii: "\""))
-        buffer.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: count))
+        key.withUTF8Buffer { buffer.append(contentsOf: $0) }
         buffer.append(UInt8(ascii: "\""))
         buffer.append(UInt8(ascii: ":"))
     }
