@@ -63,7 +63,7 @@ struct ClusterEtcdTests {
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
             // Either side may close it first; a sees an idle close either way, not a lost link.
             #expect(await a.waitForLine(containing: "idle link to b closed", timeout: .seconds(10)))
-            #expect(!a.process.text.contains("link to b lost"))
+            #expect(!a.process.text.contains("link to b lost"), "\(etcd.logs())")
             #expect(try await console.fiber(ofEntry: "greeter")?["state"]?.stringValue == "active")
             let answer = try await console.request("call", args: ["service": "clock", "method": "now"])
             #expect(answer.objectValue?["node"]?.stringValue == "b")
@@ -190,7 +190,7 @@ struct ClusterEtcdTests {
             let cConsole = try await cluster.control(c)
             #expect(try await cConsole.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
             #expect(try await console.fiber(ofEntry: "greeter")?["state"]?.stringValue == "active")
-            #expect(!a.process.text.contains("link to b lost"))
+            #expect(!a.process.text.contains("link to b lost"), "\(etcd.logs())")
         }
     }
 }

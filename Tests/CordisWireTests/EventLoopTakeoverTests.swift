@@ -88,8 +88,9 @@ struct EventLoopTakeoverTests {
                 await peerLoop.shutdown()
             }
         }
-        let listener = try loop.listen(on: .unix(path: try temporaryFolder() + "/t.sock"))
-        let client = try await peerLoop.connect(to: listener.address)
+        let unbounded = ConnectionLimits().withoutHandshakeDeadline
+        let listener = try loop.listen(on: .unix(path: try temporaryFolder() + "/t.sock"), options: ListenerOptions(limits: unbounded))
+        let client = try await peerLoop.connect(to: listener.address, limits: unbounded)
         let server = try await withDeadline("accept") { try await accept(listener) }
         client.markEstablished()
         server.markEstablished()

@@ -124,14 +124,16 @@ struct LinkTests {
     ) async throws -> (EventLoop, Task<Link, any Error>, Task<Link, any Error>) {
         let loop = try EventLoop()
         let server = try loop.listen(on: .unix(path: try temporaryFolder() + "/s.sock"))
-        let relay = try loop.listen(on: .unix(path: try temporaryFolder() + "/r.sock"))
+        // The relay's own connections run no handshake: no deadline to race.
+        let relay = try loop.listen(
+            on: .unix(path: try temporaryFolder() + "/r.sock"), options: ListenerOptions(limits: ConnectionLimits().withoutHandshakeDeadline))
         let serverLink = Task {
             let connection = try await accept(server)
             return try await Link.establish(connection, side: .responder, configuration: Self.configuration("b", secrets: secrets))
         }
         Task {
             let inbound = try await accept(relay)
-            let outbound = try await loop.connect(to: server.address)
+            let outbound = try await loop.connect(to: server.address, limits: ConnectionLimits().withoutHandshakeDeadline)
             inbound.markEstablished()
             outbound.markEstablished()
             Task {

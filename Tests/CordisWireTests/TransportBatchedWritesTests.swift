@@ -17,8 +17,9 @@ struct TransportBatchedWritesTests {
     /// A connected pair on one loop (`batchesWrites` as given).
     func pair(batchesWrites: Bool = true, takeover: Duration = EventLoop.defaultTakeover) async throws -> Pair {
         let loop = try EventLoop(takeover: takeover, batchesWrites: batchesWrites)
-        let listener = try loop.listen(on: .unix(path: try temporaryFolder() + "/b.sock"))
-        let client = try await loop.connect(to: listener.address)
+        let unbounded = ConnectionLimits().withoutHandshakeDeadline
+        let listener = try loop.listen(on: .unix(path: try temporaryFolder() + "/b.sock"), options: ListenerOptions(limits: unbounded))
+        let client = try await loop.connect(to: listener.address, limits: unbounded)
         let server = try await withDeadline("accept") { try await accept(listener) }
         client.markEstablished()
         server.markEstablished()

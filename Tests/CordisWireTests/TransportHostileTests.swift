@@ -165,20 +165,20 @@ struct TransportHostileTests {
         options.limits.handshakeTimeout = .seconds(60)
         options.maxPendingHandshakes = 3
         let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0), options: options)
-        let silent1 = try await loop.connect(to: listener.address)
+        let silent1 = try await loop.connect(to: listener.address, limits: ConnectionLimits().withoutHandshakeDeadline)
         let s1 = try await withDeadline("accept") { try await accept(listener) }
-        let talker = try await loop.connect(to: listener.address)
+        let talker = try await loop.connect(to: listener.address, limits: ConnectionLimits().withoutHandshakeDeadline)
         try await talker.send(bytes("hello"))
         let s2 = try await withDeadline("accept") { try await accept(listener) }
-        try await eventually("the talker's frame arrived", 5, on: loop) { s2.framesReceived > 0 }
-        let silent2 = try await loop.connect(to: listener.address)
+        try await eventually("the talker's frame arrived", on: loop) { s2.framesReceived > 0 }
+        let silent2 = try await loop.connect(to: listener.address, limits: ConnectionLimits().withoutHandshakeDeadline)
         let s3 = try await withDeadline("accept") { try await accept(listener) }
-        let silent3 = try await loop.connect(to: listener.address)
+        let silent3 = try await loop.connect(to: listener.address, limits: ConnectionLimits().withoutHandshakeDeadline)
         let s4 = try await withDeadline("accept") { try await accept(listener) }
-        #expect(try await withDeadline("the oldest silent one is shed", 5) { await s1.closed() }?.code == .handshakeShed)
-        let silent4 = try await loop.connect(to: listener.address)
+        #expect(try await withDeadline("the oldest silent one is shed") { await s1.closed() }?.code == .handshakeShed)
+        let silent4 = try await loop.connect(to: listener.address, limits: ConnectionLimits().withoutHandshakeDeadline)
         let s5 = try await withDeadline("accept") { try await accept(listener) }
-        #expect(try await withDeadline("the next silent one is shed", 5) { await s3.closed() }?.code == .handshakeShed)
+        #expect(try await withDeadline("the next silent one is shed") { await s3.closed() }?.code == .handshakeShed)
         #expect(!s2.isClosed, "the connection that sent its hello is kept")
         #expect(!s4.isClosed && !s5.isClosed)
         _ = (silent1, talker, silent2, silent3, silent4)

@@ -22,9 +22,12 @@ struct TransportListenerTests {
     func exchange(on address: Address, options: ListenerOptions = ListenerOptions()) async throws -> Address {
         let loop = try EventLoop()
         defer { Task { await loop.shutdown() } }
+        // Raw connections that never run a handshake: no handshake deadline to race.
+        var options = options
+        options.limits = options.limits.withoutHandshakeDeadline
         let listener = try loop.listen(on: address, options: options)
         let bound = listener.address
-        let client = try await loop.connect(to: bound)
+        let client = try await loop.connect(to: bound, limits: ConnectionLimits().withoutHandshakeDeadline)
         let server = try await withDeadline("accept") { try await accept(listener) }
         try await client.send(bytes("hello"))
         try await server.send(bytes("world"))

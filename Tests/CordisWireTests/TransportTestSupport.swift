@@ -4,6 +4,17 @@ import Foundation
 import Synchronization
 import Testing
 
+extension ConnectionLimits {
+    /// These bounds without the handshake deadline, for a test about something else: with the
+    /// deadline, the steps between the accept and `markEstablished()` (each a job on the shared
+    /// concurrency pool, behind every other test's jobs) would race a wall clock.
+    var withoutHandshakeDeadline: ConnectionLimits {
+        var limits = self
+        limits.handshakeTimeout = nil
+        return limits
+    }
+}
+
 /// A test that passed its deadline.
 struct DeadlineExceeded: Error, CustomStringConvertible {
     var what: String

@@ -19,8 +19,9 @@ struct TransportWriterTests {
 
     func pair(server limits: ConnectionLimits = ConnectionLimits(), client clientLimits: ConnectionLimits = ConnectionLimits()) async throws -> Pair {
         let loop = try EventLoop()
-        let listener = try loop.listen(on: .unix(path: try temporaryFolder() + "/w.sock"), options: ListenerOptions(limits: limits))
-        let client = try await loop.connect(to: listener.address, limits: clientLimits)
+        let listener = try loop.listen(
+            on: .unix(path: try temporaryFolder() + "/w.sock"), options: ListenerOptions(limits: limits.withoutHandshakeDeadline))
+        let client = try await loop.connect(to: listener.address, limits: clientLimits.withoutHandshakeDeadline)
         let server = try await withDeadline("accept") { try await accept(listener) }
         client.markEstablished()
         server.markEstablished()

@@ -111,6 +111,13 @@ public final class EtcdServer: Sendable {
         return nil
     }
 
+    /// The end of each member's output (at most `characters` of each), for a failure's report.
+    public func logs(characters: Int = 4_000) -> String {
+        members.map { member in
+            "--- etcd \(member.name):\n" + String(process(member.name)?.text.suffix(characters) ?? "(not started)")
+        }.joined(separator: "\n")
+    }
+
     /// Kills every member.
     public func stop() async {
         for process in processes.table.withLock({ Array($0.values) }) { await process.stop() }

@@ -102,6 +102,8 @@ extension Node {
     private func keepLeaseAlive() async {
         guard let etcd else { return }
         var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: etcd.leaseTTL / 3)
+        // Renewals unanswered in a row: the first is logged, and the answer that ends the run.
+        var unanswered = 0
         while running, !Task.isCancelled {
             await pause(for: etcd.degraded == nil ? etcd.leaseTTL / 3 : backoff.next(random: Double.random(in: 0...1)))
             guard running, !Task.isCancelled else { return }
@@ -109,6 +111,10 @@ extension Node {
                 if etcd.lease == 0 { throw EtcdError(.leaseNotFound, "no lease yet") }
                 // The renewal must land before the lease ends: a third of the TTL passed since the last.
                 _ = try await etcd.client.keepAlive(lease: etcd.lease, within: etcd.leaseTTL * 2 / 3)
+                if unanswered > 0 {
+                    logger.info("etcd answered a lease renewal again, after \(unanswered) unanswered")
+                    unanswered = 0
+                }
                 follow(etcd.rule.receive(.kept(at: .now)))
                 backoff.reset()
             } catch let error as EtcdError where error.code == .leaseNotFound {
@@ -116,6 +122,8 @@ extension Node {
                 follow(directives.filter { $0 != .registerAgain })
                 if directives.contains(.registerAgain) { await registerAgainAsNewIncarnation() }
             } catch {
+                unanswered += 1
+                if unanswered == 1 { logger.info("etcd did not answer a lease renewal: \(error)") }
                 follow(etcd.rule.receive(.unanswered(at: .now, reason: "\(error)")))
             }
         }

@@ -168,7 +168,7 @@ public final class Connection: Sendable, DeferredWriter {
         if let timeout = limits.handshakeTimeout {
             let timer = loop.schedule(after: timeout) { [weak self] in
                 guard let self else { return }
-                self.close(reason: TransportError(
+                self.shut(.handshakeDeadline, TransportError(
                     .handshakeTimeout, "connection \(self.id) was not established within \(timeout)"))
             }
             state.withLock { $0.deadlineTimer = timer }
@@ -877,6 +877,9 @@ public final class Connection: Sendable, DeferredWriter {
         case immediate
         /// The peer's EOF, or the drain deadline: close now, keeping an earlier reason.
         case peerGone
+        /// The handshake deadline: an orderly close, only while the handshake is still running (a
+        /// `markEstablished()` decided just before the timer ran wins; the phase decides, under the lock).
+        case handshakeDeadline
     }
 
     /// The one way a connection closes: moves the phase on under the lock, then finishes on the loop.
@@ -885,9 +888,9 @@ public final class Connection: Sendable, DeferredWriter {
             switch (how, state.phase) {
             case (_, .closed), (_, .aborting):
                 return nil
-            case (.orderly, .draining):
+            case (.orderly, .draining), (.handshakeDeadline, .established), (.handshakeDeadline, .draining):
                 return nil
-            case (.orderly, _):
+            case (.orderly, _), (.handshakeDeadline, .handshaking):
                 state.phase = .draining(halfClosed: false)
                 state.closeError = reason
             case (.immediate, _), (.peerGone, _):
