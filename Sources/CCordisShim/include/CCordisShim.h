@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <sys/types.h>
 
 /// Readiness bits, equal to the epoll ones.
@@ -107,6 +108,9 @@ ssize_t ccordis_random(void *bytes, size_t count);
 size_t ccordis_heap_in_use(void);
 /// Names the calling thread (the kernel keeps 15 bytes); returns 0 or an error number.
 int ccordis_name_thread(const char *name);
+/// Waits for `thread` to end, for at most `timeout_ms`; returns 0 once joined, else an error number
+/// (`ETIMEDOUT` when it still runs).
+int ccordis_join_thread(pthread_t thread, int timeout_ms);
 
 int ccordis_shim_version(void);
 

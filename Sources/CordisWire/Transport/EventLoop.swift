@@ -65,6 +65,10 @@ public final class EventLoop: Sendable {
         var standby = Standby.none
         var takeovers = 0
         var finished: [CheckedContinuation<Void, Never>] = []
+        /// The loop's threads (the driver, and the standby once one started), joined at shutdown.
+        var threads: [pthread_t] = []
+        /// Who joins the threads at shutdown, and who waits for that.
+        var reaping = Reaping.notStarted
         /// Connections whose writes the driver deferred to the end of its turn (see `deferWrite(of:)`).
         var deferredWriters: [any DeferredWriter] = []
         /// Connections the driver wrote to at once in this turn (their first write of the turn).
@@ -80,6 +84,14 @@ public final class EventLoop: Sendable {
 
     private enum Role {
         case drive, watch, exit
+    }
+
+    /// The joining of the loop's threads: the first `shutdown()` call joins them once the loop stopped;
+    /// later calls wait until it has.
+    private enum Reaping {
+        case notStarted
+        case joining(waiters: [CheckedContinuation<Void, Never>])
+        case done
     }
 
     private static let noJob: @Sendable () -> Void = {}
@@ -145,24 +157,49 @@ public final class EventLoop: Sendable {
         self.batchesWrites = batchesWrites
         self.takeover = min(max(takeover, .milliseconds(1)), .seconds(10))
         self.name = name
-        let started = DetachedThread.start(name: name) { [self] in
+        let started = LoopThread.start(name: name) { [self] in
             state.withLock { $0.driver = pthread_self() }
             self.threadMain()
         }
-        guard started == 0 else {
+        switch started {
+        case .success(let thread):
+            state.withLock { $0.threads.append(thread) }
+        case .failure(let error):
             close(epollFD)
             close(wakeFD)
-            throw TransportError.system(.systemError, "cannot start the event loop's thread", errno: started)
+            throw TransportError.system(.systemError, "cannot start the event loop's thread", errno: error.number)
         }
     }
 
-    /// Stops the loop: closes every listener and connection, then ends the thread. Idempotent.
+    /// Stops the loop: closes every listener and connection, then ends the loop's threads, and returns
+    /// once they have ended (each joined, for at most 2 s), so a program may exit right after it without
+    /// its exit handlers racing a loop thread's own ending. Idempotent: every call returns after that.
     public func shutdown() async {
-        let alreadyStopped = state.withLock { state -> Bool in
+        let joins = state.withLock { state -> Bool? in
             state.stopping = true
-            return state.stopped
+            switch state.reaping {
+            case .notStarted:
+                state.reaping = .joining(waiters: [])
+                return true
+            case .joining:
+                return false
+            case .done:
+                return nil
+            }
         }
-        if alreadyStopped { return }
+        guard let joins else { return }
+        guard joins else {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state -> Bool in
+                    guard case .joining(var waiters) = state.reaping else { return true }
+                    waiters.append(continuation)
+                    state.reaping = .joining(waiters: waiters)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+            return
+        }
         wake()
         await withCheckedContinuation { continuation in
             let resumeNow = state.withLock { state -> Bool in
@@ -172,6 +209,22 @@ public final class EventLoop: Sendable {
             }
             if resumeNow { continuation.resume() }
         }
+        // Stopped: each thread leaves its last turn at once. A task job resumed here runs on Swift's
+        // default executor (the loop takes none once stopped), so this is not one of them.
+        let threads = state.withLock { state in
+            defer { state.threads.removeAll() }
+            return state.threads
+        }
+        let current = pthread_self()
+        for thread in threads where pthread_equal(thread, current) == 0 {
+            _ = LoopThread.join(thread, withinMilliseconds: 2_000)
+        }
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            defer { state.reaping = .done }
+            guard case .joining(let waiters) = state.reaping else { return [] }
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// True when the caller is the loop's own code on the loop thread: an event handler, a job given
@@ -441,10 +494,16 @@ public final class EventLoop: Sendable {
                 return ((job, state.taskJobSerial), false, false)
             }
         }
-        if startStandby, DetachedThread.start(name: name + "-standby", { [self] in self.threadMain() }) != 0 {
-            // No thread to spare: the loop runs on without a standby (a task job that holds it then
-            // delays the loop's own work), and the next task job tries again.
-            state.withLock { if $0.standby == .watching { $0.standby = .none } }
+        if startStandby {
+            switch LoopThread.start(name: name + "-standby", { [self] in self.threadMain() }) {
+            case .success(let thread):
+                // Recorded before the job runs, so before any stop: shutdown joins it.
+                state.withLock { $0.threads.append(thread) }
+            case .failure:
+                // No thread to spare: the loop runs on without a standby (a task job that holds it then
+                // delays the loop's own work), and the next task job tries again.
+                state.withLock { if $0.standby == .watching { $0.standby = .none } }
+            }
         }
         if signalStandby { standbySignal.signal() }
         return next

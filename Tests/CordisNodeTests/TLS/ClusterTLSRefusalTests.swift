@@ -158,9 +158,8 @@ struct ClusterTLSRefusalTests {
             try folder.write("b.json", #"[{"id": "counter", "plugin": "counter"}]"#)
             try folder.write("a.json", "[]")
             let tls = { (name: String) in certificates.flags("node-\(name)") }
-            let probe = try await cluster.launch("b", arguments: Base.arguments("b", in: folder, tls: tls("b")))
-            let bPort = try await Base.port(of: probe)
-            await probe.stop()
+            // A free port below the ephemeral range, which no connection takes as its source port.
+            let bPort = try LoopbackPorts.free(1)[0]
             let relay = try TCPRelay(targetPort: bPort)
             defer { relay.stop() }
             let bArguments = Base.arguments("b", in: folder, tls: tls("b"))

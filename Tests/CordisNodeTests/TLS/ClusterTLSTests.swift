@@ -69,10 +69,10 @@ struct ClusterTLSTests {
             let folder = cluster.folder
             try folder.write("b.json", #"[{"id": "counter", "plugin": "counter"}]"#)
             try folder.write("a.json", "[]")
-            // B is started first to learn its port, then restarted advertising the relay in front of it.
-            let probe = try await cluster.launch("b", arguments: Self.arguments("b", in: folder, tls: tls("b"), extra: extra))
-            let bPort = try await Self.port(of: probe)
-            await probe.stop()
+            // B listens on a free port below the kernel's ephemeral range (one learnt from a port-0 listener
+            // and reused after a restart could meanwhile be another connection's source port) and
+            // advertises the relay in front of it.
+            let bPort = try LoopbackPorts.free(1)[0]
             let fixed = Self.arguments("b", in: folder, tls: tls("b"), extra: extra)
                 .map { $0 == "tcp:127.0.0.1:0" ? "tcp:127.0.0.1:\(bPort)" : $0 }
             let relay = try TCPRelay(targetPort: bPort)
