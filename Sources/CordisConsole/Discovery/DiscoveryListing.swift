@@ -52,9 +52,16 @@ enum DiscoveryListing {
             output.err("error: \(error)\n")
             return 1
         }
-        defer { Task { await loop.shutdown() } }
         let seconds = timeout.isFinite ? min(max(timeout, 0.1), 86_400) : 10
         let client = EtcdClient(endpoints: endpoints, loop: loop, requestTimeout: .milliseconds(Int64(seconds * 1000)))
+        let code = await list(client, json: json, output: output)
+        // Awaited, not left to a task: the console exits next, and must not while the loop's thread runs.
+        await loop.shutdown()
+        return code
+    }
+
+    /// Reads the keys under `cordis/` through `client` and prints the members; returns the exit status.
+    private static func list(_ client: EtcdClient, json: Bool, output: ConsoleOutput) async -> Int32 {
         let kvs: [EtcdKeyValue]
         do {
             kvs = try await client.range(prefix: "cordis/").kvs
