@@ -23,12 +23,8 @@ public struct JSONDocument: Sendable, Hashable {
     /// Reads the one JSON value in `bytes` (whitespace around it allowed). Throws `JSONParseError`
     /// exactly where `JSONParser(maxDepth:).parse(_:)` would.
     public init(parsing bytes: UnsafeRawBufferPointer, maxDepth: Int = JSONParser.defaultMaxDepth) throws {
-        guard let base = bytes.baseAddress, bytes.count > 0 else {
-            throw JSONParseError(code: .unexpectedEnd, offset: 0, line: 1, column: 1, reason: "unexpected end of input")
-        }
-        var scanner = JSONScanner(base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, maxDepth: maxDepth)
         var builder = JSONTapeBuilder()
-        try scanner.scan(into: &builder, wholeInput: true)
+        _ = try JSONScanner.scan(bytes, maxDepth: maxDepth, into: &builder)
         storage = .tape(builder.tape)
     }
 
@@ -44,16 +40,9 @@ public struct JSONDocument: Sendable, Hashable {
     package static func read(
         in bytes: UnsafeRawBufferPointer, at offset: Int, maxDepth: Int
     ) throws -> (document: JSONDocument, end: Int) {
-        guard let base = bytes.baseAddress, offset >= 0, offset < bytes.count else {
-            throw JSONParseError(
-                code: .unexpectedEnd, offset: max(0, min(offset, bytes.count)), line: 1, column: 1,
-                reason: "unexpected end of input")
-        }
-        var scanner = JSONScanner(base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, maxDepth: maxDepth)
-        scanner.position = offset
         var builder = JSONTapeBuilder()
-        try scanner.scan(into: &builder, wholeInput: false)
-        return (JSONDocument(storage: .tape(builder.tape)), scanner.position)
+        let end = try JSONScanner.scan(bytes, from: offset, maxDepth: maxDepth, into: &builder)
+        return (JSONDocument(storage: .tape(builder.tape)), end)
     }
 
     private init(storage: Storage) {

@@ -81,7 +81,7 @@ enum JSONTape {
     }
 }
 
-/// What a scan builds from what it reads (`JSONScanner.scan(into:wholeInput:)`), in document order: a
+/// What a scan builds from what it reads (`JSONScanner.scan(_:from:maxDepth:into:)`), in document order: a
 /// tree of values (`JSONTreeBuilder`, for `JSONParser`) or a flat tape (`JSONTapeBuilder`, for
 /// `JSONDocument`). The scanner checks the grammar, the nesting and the keys; a builder only records.
 protocol JSONBuilder {

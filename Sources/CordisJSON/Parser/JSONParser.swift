@@ -17,12 +17,9 @@ public struct JSONParser: Sendable {
 
     /// Parses one JSON value from raw bytes (the fast path). Throws `JSONParseError`.
     public func parse(_ bytes: UnsafeRawBufferPointer) throws -> JSONValue {
-        guard let base = bytes.baseAddress, bytes.count > 0 else {
-            throw JSONParseError(code: .unexpectedEnd, offset: 0, line: 1, column: 1, reason: "unexpected end of input")
-        }
-        var scanner = JSONScanner(
-            base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, maxDepth: maxDepth)
-        return try scanner.parseDocument()
+        var builder = JSONTreeBuilder()
+        _ = try JSONScanner.scan(bytes, maxDepth: maxDepth, into: &builder)
+        return builder.result
     }
 
     /// Parses the one JSON value that starts at `offset` in `bytes` (whitespace before it is skipped)
@@ -30,16 +27,9 @@ public struct JSONParser: Sendable {
     /// takes a document's outer object apart itself (a wire message's members) and hands the values
     /// inside to the parser. Error offsets count from the start of `bytes`. Throws `JSONParseError`.
     package func parseValue(in bytes: UnsafeRawBufferPointer, at offset: Int) throws -> (value: JSONValue, end: Int) {
-        guard let base = bytes.baseAddress, offset >= 0, offset < bytes.count else {
-            throw JSONParseError(
-                code: .unexpectedEnd, offset: max(0, min(offset, bytes.count)), line: 1, column: 1,
-                reason: "unexpected end of input")
-        }
-        var scanner = JSONScanner(
-            base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, maxDepth: maxDepth)
-        scanner.position = offset
-        let value = try scanner.parseDocument(wholeInput: false)
-        return (value, scanner.position)
+        var builder = JSONTreeBuilder()
+        let end = try JSONScanner.scan(bytes, from: offset, maxDepth: maxDepth, into: &builder)
+        return (builder.result, end)
     }
 
     /// Parses one JSON value from a byte array. Throws `JSONParseError`.
@@ -103,18 +93,30 @@ struct JSONScanner {
 
     // MARK: Document
 
-    /// Parses one value from the position on into a tree; with `wholeInput` only whitespace may follow
-    /// it, else the position is left just past it.
-    mutating func parseDocument(wholeInput: Bool = true) throws -> JSONValue {
-        var builder = JSONTreeBuilder()
-        try scan(into: &builder, wholeInput: wholeInput)
-        return builder.result
+    /// Reads `bytes` into `builder`: all of them (whitespace around the one value allowed) when `offset`
+    /// is nil, else the one value that starts at `offset` (whitespace before it skipped), nothing after
+    /// it looked at. Returns the offset just past what was read. Empty input, or an offset outside the
+    /// bytes, is `unexpectedEnd`; error offsets count from the start of `bytes`.
+    @inline(__always)
+    static func scan<Builder: JSONBuilder>(
+        _ bytes: UnsafeRawBufferPointer, from offset: Int? = nil, maxDepth: Int, into builder: inout Builder
+    ) throws -> Int {
+        let start = offset ?? 0
+        guard let base = bytes.baseAddress, start >= 0, start < bytes.count else {
+            throw JSONParseError(
+                code: .unexpectedEnd, offset: max(0, min(start, bytes.count)), line: 1, column: 1,
+                reason: "unexpected end of input")
+        }
+        var scanner = JSONScanner(base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, maxDepth: maxDepth)
+        scanner.position = start
+        try scanner.scan(into: &builder, wholeInput: offset == nil)
+        return scanner.position
     }
 
     /// Reads one value from the position on, checking the grammar, and hands what it reads to
     /// `builder` in document order; with `wholeInput` only whitespace may follow it, else the position
     /// is left just past it. Every builder sees the same input accepted and the same errors thrown.
-    mutating func scan<Builder: JSONBuilder>(into builder: inout Builder, wholeInput: Bool) throws {
+    private mutating func scan<Builder: JSONBuilder>(into builder: inout Builder, wholeInput: Bool) throws {
         scanning: while true {
             skipWhitespace()
             guard position < count else { throw error(.unexpectedEnd, "unexpected end of input") }
