@@ -339,15 +339,16 @@ int ccordis_name_thread(const char *name) {
 }
 
 int ccordis_join_thread(pthread_t thread, int timeout_ms) {
+    // The monotonic clock: a wall clock set back meanwhile cannot stretch the wait.
     struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
     deadline.tv_sec += timeout_ms / 1000;
     deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
     if (deadline.tv_nsec >= 1000000000L) {
         deadline.tv_sec += 1;
         deadline.tv_nsec -= 1000000000L;
     }
-    return pthread_timedjoin_np(thread, NULL, &deadline);
+    return pthread_clockjoin_np(thread, NULL, CLOCK_MONOTONIC, &deadline);
 }
 
 ssize_t ccordis_random(void *bytes, size_t count) {

@@ -45,4 +45,18 @@ struct EventLoopShutdownTests {
             if ended != threads { break }
         }
     }
+
+    @Test("A loop thread held in a job that never returns does not hold shutdown for ever: it is waited for 2 s, then let go")
+    func shutdownLetsAHeldThreadGo() async throws {
+        let loop = try EventLoop(name: "loop-held-test", takeover: .milliseconds(5))
+        let gate = ThreadGate()
+        defer { gate.open() }
+        // The job holds the thread it runs on; the standby takes the loop over and stops it at shutdown.
+        await gate.awaitEntered { Task(executorPreference: loop) { gate.block() } }
+        let started = ContinuousClock.now
+        try await withDeadline("shutdown returns while a loop thread is still held", 20) { await loop.shutdown() }
+        let waited = ContinuousClock.now - started
+        #expect(waited >= .milliseconds(1_900), "shutdown returned after \(waited), before the held thread's 2 s")
+        #expect(gate.isClosed, "the job was still holding its thread when shutdown returned")
+    }
 }

@@ -24,6 +24,9 @@ final class ThreadGate: Sendable {
         }
     }
 
+    /// True until `open()` is called.
+    var isClosed: Bool { !opened.withLock { $0 } }
+
     /// Lets the blocked job go on; idempotent.
     func open() {
         let first = opened.withLock { opened -> Bool in
