@@ -27,7 +27,7 @@ struct EventLoopShutdownTests {
     @Test("When shutdown returns, every thread of the loop has ended, the standby that took a held loop over included")
     func shutdownWaitsForTheThreads() async throws {
         for round in 0..<40 {
-            // A short takeover bound and a task job that holds the loop past it: a standby thread takes over.
+            // A short takeover bound and a task job that holds the loop: a standby thread takes over.
             let loop = try EventLoop(name: "loop-end-test", takeover: .milliseconds(5))
             let marked = Mutex(Set<UInt>())
             let mark: @Sendable () -> Void = {
@@ -36,8 +36,11 @@ struct EventLoopShutdownTests {
             }
             let before = endedThreads.load(ordering: .sequentiallyConsistent)
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in loop.execute { mark(); done.resume() } }
-            await Task(executorPreference: loop) { _ = usleep(20_000) }.value
+            let gate = ThreadGate()
+            await gate.awaitEntered { Task(executorPreference: loop) { gate.block() } }
+            // The driver is held: this job runs only once the standby has taken the loop over.
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in loop.execute { mark(); done.resume() } }
+            gate.open()
             await loop.shutdown()
             let ended = endedThreads.load(ordering: .sequentiallyConsistent) - before
             let threads = marked.withLock { $0.count }
