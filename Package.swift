@@ -111,7 +111,7 @@ let package = Package(
         .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire", "CordisNode", "CordisControl", "CCordisShim"], swiftSettings: strict),
         .executableTarget(name: "custom-node", dependencies: ["Cordis", "CordisNode"], path: "Examples/CustomNode", swiftSettings: strict),
         .executableTarget(name: "cordis-example", dependencies: ["Cordis"], path: "Examples/Greeter", swiftSettings: strict),
-        .testTarget(name: "CordisJSONTests", dependencies: ["CordisJSON"], swiftSettings: strict),
+        .testTarget(name: "CordisJSONTests", dependencies: ["CordisJSON", "CordisProcessTesting"], swiftSettings: strict),
         .testTarget(name: "CordisTests", dependencies: ["Cordis"], swiftSettings: strict),
         .testTarget(
             name: "CordisMacrosTests", dependencies: macroTestDependencies,

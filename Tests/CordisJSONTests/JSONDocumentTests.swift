@@ -1,17 +1,6 @@
+import CordisProcessTesting
 import Testing
 @testable import CordisJSON
-
-/// A seeded generator, so that a failing case can be run again.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// What reading `bytes` gives: the value, or the error's code, offset and reason.
 private enum Reading: Equatable {
@@ -74,7 +63,7 @@ struct JSONDocumentReadingTests {
 
     @Test("random and mutated texts read as the parser reads them (seeded)")
     func randomTexts() {
-        var generator = SplitMix(state: 0xC0DE)
+        var generator = SeededGenerator(seed: 0xC0DE)
         let alphabet = Array("{}[]\":,\\ u0123456789.eE+-truefalsnl\u{7f}\n".utf8) + [0x00, 0xC3, 0xA9, 0xFF, 0xED]
         let seeds = Self.texts.prefix(14).map { Array($0.utf8) }
         for round in 0..<4000 {
@@ -239,7 +228,7 @@ struct JSONDocumentDecodingTests {
 
     @Test("random members in random order decode through the document exactly as through the value (seeded)")
     func randomObjects() throws {
-        var generator = SplitMix(state: 7)
+        var generator = SeededGenerator(seed: 7)
         let values = [#""b""#, "1.5", "2", "-1", "null", "true", "[]", "{}", #""x""#, "1e400"]
         let keys = ["node", "seconds", "extra"]
         for _ in 0..<400 {

@@ -1,4 +1,5 @@
 @testable import CordisNode
+import CordisProcessTesting
 import CordisWire
 import Testing
 
@@ -123,7 +124,7 @@ struct ExportsMachineTests {
 
     @Test("Random sequences: every withdrawal is released exactly once, and nothing is released unwithdrawn", arguments: 0 ..< 200)
     func randomSequences(seed: UInt64) {
-        var random = MembershipMachineTests.SplitMix(state: seed)
+        var random = SeededGenerator(seed: seed)
         var exports = Exports()
         var withdrawn: [Int: Int] = [:]
         var released: [Int: Int] = [:]

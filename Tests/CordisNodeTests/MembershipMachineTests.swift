@@ -1,4 +1,5 @@
 @testable import CordisNode
+import CordisProcessTesting
 import CordisWire
 import Testing
 
@@ -77,18 +78,6 @@ struct MembershipMachineTests {
 
     // MARK: - Randomised interleavings
 
-    /// A small deterministic generator (SplitMix64), so a failing seed can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Two members a and b: links dialled either way, their two ends' events delivered in any order,
     /// b restarting; each side's directives carried out (a closed link reaches both ends later).
     struct Simulation {
@@ -143,7 +132,7 @@ struct MembershipMachineTests {
         }
 
         /// Delivers one pending event (any end, but each end's events of one link in order).
-        mutating func deliver(using random: inout SplitMix) {
+        mutating func deliver(using random: inout SeededGenerator) {
             let heads = pending.indices.filter { index in
                 !pending[..<index].contains { $0.atA == pending[index].atA && $0.event.session == pending[index].event.session }
             }
@@ -200,7 +189,7 @@ struct MembershipMachineTests {
 
     @Test("Random interleavings of duplicate links and restarts: both sides agree on one link, duplicates never end a life, a life ends only after it began", arguments: 0 ..< 200)
     func randomInterleavings(seed: UInt64) {
-        var random = SplitMix(state: seed)
+        var random = SeededGenerator(seed: seed)
         var simulation = Simulation()
         var restarts = 0
         for _ in 0 ..< 60 {

@@ -1,4 +1,5 @@
 @testable import CordisNode
+import CordisProcessTesting
 import CordisWire
 import Testing
 
@@ -15,7 +16,7 @@ struct MeshGossipSequenceTests {
 
     /// One event as the node would report it: links and departures are of other members (a node never
     /// links to itself); a member list may name anyone, this node included.
-    static func event(_ random: inout MembershipMachineTests.SplitMix) -> DiscoveryEvent {
+    static func event(_ random: inout SeededGenerator) -> DiscoveryEvent {
         let name = names[Int.random(in: 1..<names.count, using: &random)]
         let generation = Int.random(in: 0..<3, using: &random)
         let incarnation = "\(name)\(generation)"
@@ -41,7 +42,7 @@ struct MeshGossipSequenceTests {
         let own = ["unix:/tmp/a-0.sock"]
         let seeds = ["unix:/tmp/seed.sock", "unix:/tmp/b-0.sock"]
         for seed in UInt64(0)..<300 {
-            var random = MembershipMachineTests.SplitMix(state: seed)
+            var random = SeededGenerator(seed: seed)
             var view = MeshGossip(name: "a", ownAddresses: own, seeds: seeds)
             var diallers: Set<String> = []
             var failed = false

@@ -1,4 +1,5 @@
 @testable import CordisWire
+import CordisProcessTesting
 import Testing
 
 /// The loop's timer queue: earliest first, cancellation, and a bound on what cancelled timers keep.

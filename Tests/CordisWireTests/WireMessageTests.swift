@@ -1,4 +1,5 @@
 import CordisJSON
+import CordisProcessTesting
 import Testing
 @testable import CordisWire
 

@@ -1,5 +1,6 @@
 import Cordis
 import CordisNode
+import CordisProcessTesting
 import Foundation
 import Testing
 
@@ -15,19 +16,6 @@ import Testing
 struct ConvergenceTests {
     static let nodes = ["a", "b", "c"]
     static let group = "g"
-
-    /// A small deterministic generator (SplitMix64), so a seed replays the same sequence.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// One entry of the model of a node's tree.
     struct Item: Equatable, CustomStringConvertible {
@@ -219,7 +207,8 @@ struct ConvergenceTests {
 
     /// Runs one seed; false (with issues naming the seed) when it did not converge.
     static func run(seed: UInt64) async throws -> Bool {
-        var generator = SeededGenerator(seed: seed)
+        // The seed spread over the state, as these runs have always started: a seed replays what it did.
+        var generator = SeededGenerator(seed: seed &* 0x9E37_79B9_7F4A_7C15)
         let killed: String? = seed % 3 == 0 ? nodes.randomElement(using: &generator) : nil
         var plans: [String: [(commands: [Command], model: Model)]] = [:]
         var finals: [String: Model] = [:]
