@@ -85,7 +85,7 @@ struct ClusterInProcessTests {
         let greeter = try Self.watch("greeter", on: b)
         let original = try #require(a.sessions["b"]?.link)
         let replaced = try #require(b.sessions["a"])
-        let announcement = try #require(a.exports.exports.values.first?.announcement)
+        let announcement = try #require(a.state.exports.exports.values.first?.announcement)
 
         // a dials b once more (the direction the old rule preferred); b takes its end into use first.
         let extra = try await Link.connect(
@@ -96,7 +96,7 @@ struct ClusterInProcessTests {
         // a's announcement read from either link of its life, in any order, is one provider.
         b.handle(.announce(announcement), from: second)
         b.handle(.announce(announcement), from: replaced)
-        #expect(b.proxies.count == 1)
+        #expect(b.state.proxies.live.count == 1)
         a.adopt(extra)
         // One of the two links goes at a; b follows.
         try #require(await Self.eventually("one of a's two links to b to close", on: [a, b]) {

@@ -137,8 +137,6 @@ extension Node {
     /// member that comes back is known again.
     func controlLinked(_ session: PeerSession) {
         guard session.identity.role == .node else { return }
-        control.forgottenNames.remove(session.identity.name)
-        for address in session.identity.addresses { control.forgottenAddresses.remove(address) }
         for requester in Set(control.subscribers.filter(\.cluster).map(\.operator)) {
             subscribeUpstream(session, for: requester)
         }

@@ -98,7 +98,7 @@ extension Node {
         let own = try statusSnapshot()
         control.lastStatus[name] = own
         guard request.args["cluster"]?.boolValue == true else { return .object(["nodes": .array([own])]) }
-        let members = Set(memberAddresses.keys).union(sessions.keys).subtracting(control.forgottenNames)
+        let members = Set(memberAddresses.keys).union(sessions.keys).subtracting(state.forgottenNames)
             .subtracting([name]).sorted()
         let timeout = relayTimeout(for: request)
         var question = ControlRequest(id: 0, command: "status")

@@ -21,7 +21,7 @@ struct DuplicateLinkAnnouncementTests {
             let b = try ClusterInProcessTests.node("b", entries: [Entry(id: "counter", plugin: "counter")], peers: [a], folder: folder)
             try await b.start()
             try #require(await ClusterInProcessTests.eventually("a and b to hold each other's proxies", on: [a, b]) {
-                a.proxies.count == 1 && b.proxies.count == 1
+                a.state.proxies.live.count == 1 && b.state.proxies.live.count == 1
             })
             let original = try #require(a.sessions["b"]?.link)
             // a dials b once more, as if both had dialled at the same moment.
@@ -36,7 +36,7 @@ struct DuplicateLinkAnnouncementTests {
                 a.links.count == 1 && b.links.count == 1 && a.connectedPeers == ["b"] && b.connectedPeers == ["a"]
             })
             #expect(await ClusterInProcessTests.eventually("a to hold b's counter and b a's clock (closed first: \(closeFirst))", on: [a, b], timeout: .seconds(5)) {
-                a.proxies.count == 1 && b.proxies.count == 1
+                a.state.proxies.live.count == 1 && b.state.proxies.live.count == 1
             })
             await b.stop()
             await a.stop()
@@ -66,7 +66,7 @@ struct DuplicateLinkAnnouncementTests {
             async let startB: Void = b.start()
             _ = try await (startA, startB)
             let both = await ClusterInProcessTests.eventually("round \(round): a and b hold each other's proxies", on: [a, b], timeout: .seconds(5)) {
-                a.proxies.count == 1 && b.proxies.count == 1
+                a.state.proxies.live.count == 1 && b.state.proxies.live.count == 1
             }
             if !both { lost.append(round) }
             await b.stop()
