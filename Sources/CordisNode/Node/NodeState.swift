@@ -19,7 +19,7 @@ import CordisWire
 ///   providers and acknowledges only this node's; a link that stands for no member sends nothing that counts.
 /// - **Goodbyes**: `duplicate` (protocol 1.4, or a 1.3 reason starting with `duplicate:`) drains the link;
 ///   `idle` ends it in order; `leaving` drops the member from the view.
-/// - **Forgotten members** are kept out of what peers list, until one links again.
+/// - **Forgotten members** stay out of the view (`members`, the cluster's status) until one links again.
 ///
 /// Time arrives inside events (a deadline passed, a replacement overdue); it owns no clock, task or
 /// socket, so every rule is tested in process with scripted and seeded random sequences.
