@@ -76,10 +76,10 @@ struct ClusterDuplicateCloseTests {
         try #require(await ClusterInProcessTests.eventually("b to send the call on x", on: [a, b]) { onX.calls.count == 1 })
         onX.send(.request(ControlRequest(id: 900, command: "subscribe", args: ["follow": true, "history": false, "cluster": false])))
         a.adopt(x)
-        let drained = try #require(a.draining.values.first)
+        let drained = try #require(a.peers.values.first { $0.isDraining })
         #expect(try await caller.value.value == .string("crossed"))
         #expect(await ClusterInProcessTests.eventually("one link between a and b, y", on: [a, b]) {
-            a.links.count == 1 && b.links.count == 1 && a.draining.isEmpty && b.draining.isEmpty
+            a.peers.count == 1 && b.peers.count == 1
                 && b.sessions["a"] !== onX && b.sessions["a"] != nil && a.sessions["b"] != nil
         })
         // What the drained link held on a ended with it (the subscription b made on it).

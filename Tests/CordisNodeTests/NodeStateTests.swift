@@ -61,7 +61,7 @@ struct NodeStateTests {
         #expect(state.proxies.live.count == 1)
         // b restarts: its old life's proxy goes when its link does, the new life's comes with its announcement.
         let lost = state.receive(.link(.linkClosed(session: 1)))
-        #expect(lost.contains(.memberLost(member: "b", incarnation: "b1", inOrder: false)))
+        #expect(lost.contains(.memberLost(member: "b", incarnation: "b1", link: 1, inOrder: false)))
         #expect(lost.contains { if case .proxies(.dispose(let key, nil, .lifeEnded)) = $0 { key.incarnation == "b1" } else { false } })
         _ = state.receive(Self.handshake(2, "b", "b2"))
         let created = Self.proxyKeys(state.receive(Self.from(2, .announce(Self.clock(on: "b", life: 3)))))
@@ -147,17 +147,17 @@ struct NodeStateTests {
         var state = Self.etcd()
         _ = state.receive(Self.handshake(1, "b", "b1"))
         _ = state.receive(.closingIdle(session: 1))
-        #expect(state.receive(.link(.linkClosed(session: 1))).first == .memberLost(member: "b", incarnation: "b1", inOrder: true))
+        #expect(state.receive(.link(.linkClosed(session: 1))).first == .memberLost(member: "b", incarnation: "b1", link: 1, inOrder: true))
         _ = state.receive(Self.handshake(2, "b", "b1"))
         _ = state.receive(Self.from(2, .goodbye(reason: NodeState.idleReason)))
-        #expect(state.receive(.link(.linkClosed(session: 2))).first == .memberLost(member: "b", incarnation: "b1", inOrder: true))
+        #expect(state.receive(.link(.linkClosed(session: 2))).first == .memberLost(member: "b", incarnation: "b1", link: 2, inOrder: true))
         _ = state.receive(Self.handshake(3, "b", "b1"))
-        #expect(state.receive(.link(.linkClosed(session: 3))).first == .memberLost(member: "b", incarnation: "b1", inOrder: false))
+        #expect(state.receive(.link(.linkClosed(session: 3))).first == .memberLost(member: "b", incarnation: "b1", link: 3, inOrder: false))
         // The mesh never closes idle links: an `idle` goodbye there is a plain goodbye.
         var mesh = Self.mesh()
         _ = mesh.receive(Self.handshake(1, "b", "b1"))
         _ = mesh.receive(Self.from(1, .goodbye(reason: NodeState.idleReason)))
-        #expect(mesh.receive(.link(.linkClosed(session: 1))).first == .memberLost(member: "b", incarnation: "b1", inOrder: false))
+        #expect(mesh.receive(.link(.linkClosed(session: 1))).first == .memberLost(member: "b", incarnation: "b1", link: 1, inOrder: false))
     }
 
     @Test("A member that leaves is dropped: its link closes, its proxies go, the discovery forgets it")
@@ -168,7 +168,7 @@ struct NodeStateTests {
         let directives = state.receive(Self.from(1, .goodbye(reason: "decommissioned", leaving: true)))
         #expect(directives.first == .saidGoodbye(session: 1, reason: "decommissioned", leaving: true))
         #expect(directives.contains(.link(.close(session: 1, reason: "b left the cluster"))))
-        #expect(directives.contains(.memberLost(member: "b", incarnation: "b1", inOrder: false)))
+        #expect(directives.contains(.memberLost(member: "b", incarnation: "b1", link: 1, inOrder: false)))
         #expect(state.proxies.live.isEmpty)
         #expect(state.discovery.known["b"] == nil)
     }

@@ -9,7 +9,7 @@ extension Node {
         let list = members.filter { !state.forgottenNames.contains($0.name) }.map { member in
             MemberStatus(
                 name: member.name, addresses: member.addresses, incarnation: member.incarnation,
-                isSelf: member.name == name, reachable: member.name == name || sessions[member.name] != nil)
+                isSelf: member.name == name, reachable: member.name == name || link(to: member.name) != nil)
         }
         return .object(["members": try JSONValueEncoder().encode(list)])
     }
@@ -32,7 +32,7 @@ extension Node {
     func forget(_ request: ControlRequest, by requester: OperatorIdentity?) throws -> JSONValue {
         let member = try request.args.requiredString("member")
         guard member != name else { throw ControlError("rejected", "\(name) cannot forget itself") }
-        if sessions[member] != nil {
+        if link(to: member) != nil {
             throw ControlError("rejected", "\(member) is linked to \(name); stop it before forgetting it")
         }
         let known = memberAddresses[member] != nil || control.lastStatus[member] != nil

@@ -171,11 +171,11 @@ extension Node {
     /// as calls need them.
     private func closeLinksOfEarlierLife() {
         guard etcd != nil else { return }
-        for session in Array(links.values) {
-            carryOut(state.receive(.closingIdle(session: session.id)))
+        for session in Array(peers.values) where session.role == .node {
+            // A drained duplicate closes too; its end decides nothing.
+            if !session.isDraining { carryOut(state.receive(.closingIdle(session: session.id))) }
             session.link.close(reason: "\(name) registered again as a new incarnation")
         }
-        for session in draining.values { session.link.close(reason: "\(name) registered again as a new incarnation") }
     }
 
     /// The lease has certainly expired: the exports are withdrawn from the linked peers in order (their
@@ -239,7 +239,7 @@ extension Node {
     /// A member life left etcd (its key deleted or replaced): its link closes.
     func memberLeftDirectory(_ member: String, incarnation: String) {
         logger.info("\(member) left etcd (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
-        if let session = sessions[member], session.identity.incarnation == incarnation {
+        if let session = link(to: member), session.identity.incarnation == incarnation {
             session.link.close(reason: "\(member)'s etcd lease ended")
         }
         knownIncarnations[member] = nil
@@ -252,7 +252,7 @@ extension Node {
         }
         etcd.redialling[member] = Task { [weak self] in
             var backoff = ReconnectBackoff(first: .milliseconds(50), maximum: .seconds(2))
-            while let self, self.running, !Task.isCancelled, self.sessions[member] == nil,
+            while let self, self.running, !Task.isCancelled, self.link(to: member) == nil,
                   self.state.discovery.knows(member, incarnation: incarnation) {
                 if await self.openLink(to: member) != nil { break }
                 await self.pause(for: backoff.next(random: Double.random(in: 0...1)))
@@ -311,7 +311,7 @@ extension Node {
     /// mode, opens one: dials the addresses etcd lists for it, at most one dial per member at a time.
     /// Nil when it cannot be reached.
     func openLink(to member: String) async -> PeerSession? {
-        if let session = sessions[member] { return session }
+        if let session = link(to: member) { return session }
         // The link in use was closed as a duplicate and the other is on its way: wait for it.
         if awaitsReplacement(of: member) { return await replacementLink(of: member) }
         guard let etcd, running else { return nil }
@@ -330,7 +330,7 @@ extension Node {
                         continue
                     }
                     self.adopt(link)
-                    if let session = self.sessions[member] { return session }
+                    if let session = self.link(to: member) { return session }
                 } catch {
                     self.logger.debug("dialling \(member) at \(address) failed: \(error)")
                 }

@@ -40,16 +40,12 @@ public final class Node {
     public var name: String { configuration.name }
 
     var listeners: [Listener] = []
-    /// The link in use to each member, by name.
-    var sessions: [String: PeerSession] = [:]
-    /// Every link to a node (in use or standby), by session id.
-    var links: [Int: PeerSession] = [:]
-    /// The links closed as duplicates, drained before they close, by session id.
-    var draining: [Int: PeerSession] = [:]
+    /// Every session by id: members' links (in use, standby or drained) and consoles'. Which link stands
+    /// for a member is `NodeState`'s to say (`link(to:)`).
+    var peers: [Int: PeerSession] = [:]
     /// Calls to a member whose link in use was closed as a duplicate before its other link was up: they
     /// wait for that link (or the end of the wait, then nil), by member.
     var replacementWaiters: [String: [CheckedContinuation<PeerSession?, Never>]] = [:]
-    var consoles: [Int: PeerSession] = [:]
     /// Every cluster decision: membership, discovery, exports, proxies and who may send what.
     var state: NodeState
     /// The provider record of each exported life, and the holds and deadlines of withdrawals.
@@ -133,7 +129,21 @@ public final class Node {
     }
 
     /// The names of the members with a live link.
-    public var connectedPeers: [String] { sessions.keys.sorted() }
+    public var connectedPeers: [String] { state.membership.linkedNames }
+
+    /// The link in use to `member`, if it is linked.
+    func link(to member: String) -> PeerSession? {
+        state.membership.session(of: member).flatMap { peers[$0] }
+    }
+
+    /// The link in use to each linked member, by name.
+    var sessions: [String: PeerSession] {
+        var linked: [String: PeerSession] = [:]
+        for record in state.membership.members.values {
+            if let id = record.link?.session, let session = peers[id] { linked[record.name] = session }
+        }
+        return linked
+    }
 
     /// Interface mismatches, by service name: why consumers stay pending.
     public var mismatches: [String: String] { state.proxies.mismatchReasons }
@@ -207,7 +217,7 @@ public final class Node {
         running = false
         for member in Array(replacementWaiters.keys) { endReplacementWait(of: member) }
         for listener in listeners { listener.close() }
-        for session in Array(links.values) + Array(draining.values) + Array(consoles.values) {
+        for session in Array(peers.values) {
             session.link.close(reason: "node \(name) is stopping")
         }
         endTasks()
@@ -219,7 +229,7 @@ public final class Node {
         running = false
         for task in etcd?.tasks ?? [] { task.cancel() }
         for listener in listeners { listener.close() }
-        for session in Array(links.values) + Array(draining.values) + Array(consoles.values) { session.link.close() }
+        for session in Array(peers.values) { session.link.close() }
         endTasks()
     }
 
@@ -325,7 +335,7 @@ public final class Node {
         var delay = configuration.reconnectBackoff.first
         let key = address.description
         while running, !Task.isCancelled {
-            if let owner = state.discovery.owner(of: key) ?? addressOwner[key], let session = sessions[owner] {
+            if let owner = state.discovery.owner(of: key) ?? addressOwner[key], let session = link(to: owner) {
                 await session.ended()
                 delay = configuration.reconnectBackoff.first
                 continue
@@ -381,38 +391,35 @@ public final class Node {
         nextSessionID += 1
         let session = PeerSession(id: nextSessionID, link: link, node: self)
         if peer.role == .console {
-            consoles[session.id] = session
+            peers[session.id] = session
             logger.info("console \(peer.name) connected", fields: [("CORDIS_PEER", peer.name)])
             session.run()
             return session
         }
-        links[session.id] = session
+        peers[session.id] = session
         carryOut(state.receive(.link(.handshakeCompleted(
             session: session.id, side: link.side, name: peer.name, incarnation: peer.incarnation,
             addresses: peer.addresses))))
-        return links[session.id]
+        return peers[session.id]
     }
 
     /// A session's link closed.
     func sessionEnded(_ session: PeerSession) {
-        if session.identity.role == .console {
-            controlSessionEnded(session)
-            consoles[session.id] = nil
+        guard peers[session.id] === session else { return }
+        defer { peers[session.id] = nil }
+        guard session.identity.role == .node, let member = state.membership.member(of: session.id) else {
+            // A console, or a link drained as a duplicate: it ends only what it held itself.
+            if session.identity.role == .console { controlSessionEnded(session) } else { controlLinkClosed(session) }
             return
         }
-        if draining.removeValue(forKey: session.id) != nil {
-            controlLinkClosed(session)
-            return
-        }
-        guard links.removeValue(forKey: session.id) != nil else { return }
         // Relays waiting on the link in use fail; a standby closing ends only what it held itself.
-        if sessions[session.identity.name] === session { controlSessionEnded(session) } else { controlLinkClosed(session) }
+        if member.link?.session == session.id { controlSessionEnded(session) } else { controlLinkClosed(session) }
         carryOut(state.receive(.link(.linkClosed(session: session.id))))
     }
 
     /// A session's link stopped answering heartbeats.
     func heartbeatMissed(_ session: PeerSession) {
-        guard session.identity.role == .node, links[session.id] != nil else {
+        guard session.identity.role == .node, state.membership.member(of: session.id) != nil else {
             session.link.close(reason: "no heartbeat from \(session.identity.name)")
             return
         }
@@ -429,7 +436,8 @@ public final class Node {
         for directive in directives {
             switch directive {
             case .link(let link): carryOut(link)
-            case .memberLost(let member, let incarnation, let inOrder): memberLost(member, incarnation: incarnation, inOrder: inOrder)
+            case .memberLost(let member, let incarnation, let link, let inOrder):
+                memberLost(member, incarnation: incarnation, link: link.flatMap { peers[$0] }, inOrder: inOrder)
             case .discovery(let discovery): carryOut(discovery)
             case .exports(let exports):
                 exportsTouched = true
@@ -447,21 +455,18 @@ public final class Node {
     }
 
     /// The session of `id`: a link to a member (in use, standby or drained) or a console's.
-    func session(_ id: Int) -> PeerSession? {
-        links[id] ?? draining[id] ?? consoles[id]
-    }
+    func session(_ id: Int) -> PeerSession? { peers[id] }
 
     /// Carries out a link directive of `Membership`.
     private func carryOut(_ directive: Membership.Directive) {
         switch directive {
         case .adopt(let id, let member):
-            guard let session = links[id] else { return }
+            guard let session = peers[id] else { return }
             let incarnation = session.identity.incarnation
             if let known = knownIncarnations[member], known != incarnation {
                 logger.info("\(member) restarted (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
             }
             knownIncarnations[member] = incarnation
-            sessions[member] = session
             liveMembers.set(member, incarnation)
             controlLinked(session)
             logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
@@ -469,11 +474,12 @@ public final class Node {
             linkUsed(member)
         case .keepStandby(let id, let member):
             logger.debug("keeping a second link to \(member) until \(member) closes one", fields: [("CORDIS_PEER", member)])
-            links[id]?.run()
+            peers[id]?.run()
         case .promote(let id, let member):
-            guard let session = links[id] else { return }
+            guard let session = peers[id] else { return }
             logger.debug("the second link to \(member) is now the one in use", fields: [("CORDIS_PEER", member)])
-            sessions[member] = session
+            // Event subscriptions to the member follow the link that takes over.
+            control.followed = control.followed.filter { $0.key.member != member }
             controlLinked(session)
             session.run()
             // The peer may have closed the first link as the duplicate without reading what was sent
@@ -481,32 +487,26 @@ public final class Node {
             // provider per life, however often it is announced).
             session.send(.members(members))
         case .refuse(let id, let reason):
-            guard let session = links.removeValue(forKey: id) else { return }
+            guard let session = peers.removeValue(forKey: id) else { return }
             logger.warn(
                 "refused a link from \(session.identity.name): \(reason)", fields: [("CORDIS_PEER", session.identity.name)])
             session.link.close(reason: "nameTaken: \(reason)")
         case .closeDuplicate(let id, let member):
-            guard let session = links.removeValue(forKey: id) else { return }
+            guard let session = peers[id] else { return }
             logger.debug("closing a duplicate link to \(member)", fields: [("CORDIS_PEER", member)])
-            draining[id] = session
             // The member may have sent calls on it before it learns it is the duplicate: they are
             // answered here until it closes the link (their timeout, and the handshake's, at most).
             session.drain(
                 closingWhenIdle: false, goodbye: "\(NodeState.duplicatePrefix) a link to \(member) already exists",
                 deadline: configuration.callTimeout + linkOptions.handshakeTimeout)
         case .drain(let id, let member):
-            guard let session = links.removeValue(forKey: id) else { return }
+            guard let session = peers[id] else { return }
             logger.debug("\(member) closes a link as a duplicate: draining it", fields: [("CORDIS_PEER", member)])
-            draining[id] = session
-            if sessions[member] === session {
-                sessions[member] = nil
-                // Event subscriptions to the member follow the link that takes over.
-                control.followed = control.followed.filter { $0.key.member != member }
-            }
             session.drain(closingWhenIdle: true, goodbye: nil, deadline: configuration.callTimeout + linkOptions.handshakeTimeout)
         case .awaitReplacement(let member, let closed):
-            // The drained link takes no new calls; none go to the member while the replacement comes.
-            if sessions[member]?.id == closed { sessions[member] = nil }
+            // The drained link takes no new calls; none go to the member while the replacement comes, and
+            // event subscriptions to the member follow the link that takes over.
+            control.followed = control.followed.filter { $0.key.member != member }
             logger.debug("\(member) closed the link in use as a duplicate: waiting for the other link", fields: [("CORDIS_PEER", member)])
             _ = loop.schedule(after: linkOptions.handshakeTimeout) { [weak self] in
                 Task { @CordisActor in
@@ -515,7 +515,7 @@ public final class Node {
                 }
             }
         case .close(let id, let reason):
-            links[id]?.link.close(reason: reason)
+            peers[id]?.link.close(reason: reason)
         case .withdrawAll:
             // `NodeState` turns a member's loss into `memberLost`, then tells the other machines.
             break
@@ -530,7 +530,7 @@ public final class Node {
         case .stopDialling(let address):
             diallers.removeValue(forKey: address)?.cancel()
         case .sendMembers(let member):
-            sessions[member]?.send(.members(members))
+            link(to: member)?.send(.members(members))
         case .memberGone(let member, let incarnation):
             memberLeftDirectory(member, incarnation: incarnation)
         case .redial(let member):
@@ -571,14 +571,14 @@ public final class Node {
     /// now, or fail without one.
     private func endReplacementWait(of member: String) {
         guard let waiters = replacementWaiters.removeValue(forKey: member) else { return }
-        let session = running ? sessions[member] : nil
+        let session = running ? link(to: member) : nil
         for waiter in waiters { waiter.resume(returning: session) }
     }
 
     /// A member's link in use is gone: its calls fail and its relays end (what else follows, `NodeState`
     /// decided).
-    private func memberLost(_ member: String, incarnation: String, inOrder: Bool) {
-        if let session = sessions.removeValue(forKey: member) {
+    private func memberLost(_ member: String, incarnation: String, link session: PeerSession?, inOrder: Bool) {
+        if let session {
             session.failCalls()
             controlSessionEnded(session)
         }

@@ -58,9 +58,9 @@ struct NodeState {
     enum Directive: Equatable, Sendable {
         /// A link directive of `Membership`, other than the loss of a member (`memberLost`).
         case link(Membership.Directive)
-        /// The member's link in use is gone: its calls fail, its relays end; `inOrder` when it closed as
-        /// idle (both sides said so) rather than failed.
-        case memberLost(member: String, incarnation: String, inOrder: Bool)
+        /// The member's link in use (`link`, when one was in use until now) is gone: its calls fail, its
+        /// relays end; `inOrder` when it closed as idle (both sides said so) rather than failed.
+        case memberLost(member: String, incarnation: String, link: Int?, inOrder: Bool)
         /// A directive of the discovery (dial, stop dialling, send members, a member gone from etcd, re-dial).
         case discovery(DiscoveryDirective)
         /// Send, hold or release what `Exports` decided.
@@ -122,7 +122,8 @@ struct NodeState {
             case .replacementOverdue(_, let closed): closed
             case .forgotten: nil
             }
-            follow(membership.receive(linkEvent), endingSession: session, into: &directives)
+            let inUse = linkInUse(session)
+            follow(membership.receive(linkEvent), endingLink: inUse, into: &directives)
             if case .linkClosed(let session) = linkEvent { idleClosed.remove(session) }
         case .closingIdle(let session):
             idleClosed.insert(session)
@@ -135,7 +136,7 @@ struct NodeState {
         case .forgotten(let member, let addresses):
             forgottenNames.insert(member)
             forgottenAddresses.formUnion(addresses)
-            follow(membership.receive(.forgotten(name: member)), endingSession: nil, into: &directives)
+            follow(membership.receive(.forgotten(name: member)), endingLink: nil, into: &directives)
             tell(discovery: .forgotten(name: member), into: &directives)
         }
         return directives
@@ -143,9 +144,16 @@ struct NodeState {
 
     // MARK: - Joining the machines
 
-    /// Carries `Membership`'s directives through to the other machines.
+    /// `session` when it is the link in use of its member.
+    private func linkInUse(_ session: Int?) -> Int? {
+        guard let session, membership.member(of: session)?.link?.session == session else { return nil }
+        return session
+    }
+
+    /// Carries `Membership`'s directives through to the other machines; `link` is the link in use that the
+    /// event ended, if it did.
     private mutating func follow(
-        _ linkDirectives: [Membership.Directive], endingSession session: Int?, into directives: inout [Directive]
+        _ linkDirectives: [Membership.Directive], endingLink link: Int?, into directives: inout [Directive]
     ) {
         for directive in linkDirectives {
             switch directive {
@@ -164,8 +172,8 @@ struct NodeState {
                 directives += exports.receive(.peerLinked(member)).map(Directive.exports)
                 directives.append(.replacementSettled(member: member))
             case .withdrawAll(let member, let incarnation):
-                let inOrder = session.map { idleClosed.remove($0) != nil } ?? false
-                directives.append(.memberLost(member: member, incarnation: incarnation, inOrder: inOrder))
+                let inOrder = link.map { idleClosed.remove($0) != nil } ?? false
+                directives.append(.memberLost(member: member, incarnation: incarnation, link: link, inOrder: inOrder))
                 tell(discovery: .unlinked(member: member, incarnation: incarnation, inOrder: inOrder), into: &directives)
                 directives += exports.receive(.peerLost(member)).map(Directive.exports)
                 directives.append(.replacementSettled(member: member))
@@ -280,12 +288,13 @@ struct NodeState {
             if reason == Self.idleReason, discovery is EtcdDirectory { idleClosed.insert(session) }
             directives.append(.saidGoodbye(session: session, reason: reason, leaving: leaving))
             if duplicate || reason?.hasPrefix(Self.duplicatePrefix) == true {
-                follow(membership.receive(.closedAsDuplicate(session: session)), endingSession: session, into: &directives)
+                follow(membership.receive(.closedAsDuplicate(session: session)), endingLink: nil, into: &directives)
             }
             // A member that leaves the cluster is dropped from the view at once (not forgotten: it may join
             // again); a plain goodbye (a node stopping, perhaps to restart) keeps it listed.
             if leaving {
-                follow(membership.receive(.departed(session: session)), endingSession: session, into: &directives)
+                let inUse = linkInUse(session)
+                follow(membership.receive(.departed(session: session)), endingLink: inUse, into: &directives)
                 tell(discovery: .departed(member: member.name), into: &directives)
             }
         default:

@@ -59,13 +59,13 @@ extension Node {
     func carryOut(_ directive: Exports.Directive) {
         switch directive {
         case .announce(let announcement, let peers):
-            for peer in peers { sessions[peer]?.send(.announce(announcement)) }
+            for peer in peers { link(to: peer)?.send(.announce(announcement)) }
         case .withdraw(let provider, let peers):
             let life = provider.life
             withdrawalHolds[life] = exportRecords[life]?.fiber.holdWithdrawal("remote consumers of \(provider.service)")
             // etcd mode: the key goes first, then the linked consumers are told.
             unpublish(life: life) { [weak self] in
-                for peer in peers { self?.sessions[peer]?.send(.withdraw(provider)) }
+                for peer in peers { self?.link(to: peer)?.send(.withdraw(provider)) }
             }
             withdrawalDeadlines[life] = loop.schedule(after: configuration.withdrawTimeout) { [weak self] in
                 Task { @CordisActor in self?.exportsChanged(.deadlinePassed(life: life)) }
@@ -139,7 +139,9 @@ extension Node {
     }
 
     private func acknowledge(_ owed: Proxies.Acknowledgement, of member: String) {
-        let target = links[owed.session] ?? sessions[member]
+        // The link the withdrawal came by while it still stands for the member (not drained since).
+        let came = state.membership.member(of: owed.session) != nil ? peers[owed.session] : nil
+        let target = came ?? link(to: member)
         target?.send(.withdrawAck(owed.provider))
     }
 
@@ -197,7 +199,7 @@ extension Node {
     ) async throws -> JSONDocument {
         // The link in use is taken without a call that may suspend: only a missing link is opened or
         // waited for.
-        let linked: PeerSession? = if let session = sessions[peer] { session } else { await openLink(to: peer) }
+        let linked: PeerSession? = if let session = link(to: peer) { session } else { await openLink(to: peer) }
         guard let session = linked, incarnation == nil || session.identity.incarnation == incarnation else {
             throw RemoteCallError(.withdrawn, "\(service) on \(peer) is gone")
         }
