@@ -8,7 +8,9 @@
 #
 # Environment: DAYS (leaf validity, default 365), CA_DAYS (CA validity, default 3650), CA (the CA to
 # sign with, as a path without .key/.pem, default DIR/ca). Keys are EC P-256, written with mode 0600.
-# NAME is 1-64 characters of A-Z a-z 0-9 . _ - (a node's or an operator's name).
+# NAME is 1-64 characters of A-Z a-z 0-9 . _ - (a node's or an operator's name); an operator may not be
+# named cluster (an operators file gives that name's role to holders of the cluster secret). The CA is
+# made with pathlen:0: a CA certificate it signed could otherwise sign member certificates of its own.
 set -eu
 
 usage() {
@@ -38,13 +40,17 @@ case $kind in
         cn=${name:-cordis-ca}
         openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$dir/ca.key"
         openssl req -x509 -new -key "$dir/ca.key" -subj "/CN=$cn" -days "$ca_days" -sha256 \
-            -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+            -addext "basicConstraints=critical,CA:TRUE,pathlen:0" -addext "keyUsage=critical,keyCertSign,cRLSign" \
             -out "$dir/ca.pem"
         chmod 644 "$dir/ca.pem"
         echo "$dir/ca.pem"
         ;;
     node | operator)
         check_name "$name"
+        if [ "$kind" = operator ] && [ "$name" = cluster ]; then
+            echo "error: cluster is reserved: an operators file gives its role to holders of the cluster secret" >&2
+            exit 64
+        fi
         if [ ! -f "$ca.key" ] || [ ! -f "$ca.pem" ]; then
             echo "error: no CA at $ca.key and $ca.pem (run: $0 $dir ca)" >&2
             exit 66

@@ -15,7 +15,9 @@ import Glibc
 /// - On TCP with the cluster secret: `cluster`.
 /// - On TCP under `--insecure`: no identity at all (an operators file cannot admit it).
 /// - On TCP with TLS: the operator name of its certificate (`alice` for `URI:cordis://operator/alice`),
-///   which its handshake name must be; the secret, if the node has one, is not used there.
+///   which its handshake name must be; the secret, if the node has one, is not used there. A certificate
+///   named like an identity the operators file reserves (`cluster`, the holders of the secret) is no
+///   identity: it cannot take the role the file gives to that name.
 public struct OperatorIdentity: Sendable, Hashable, CustomStringConvertible {
     /// The name shown in logs and events: the user's name (else `uid:N`), the certificate's name, or
     /// `cluster`; `anonymous` for an unauthenticated TCP console.
@@ -40,7 +42,7 @@ public struct OperatorIdentity: Sendable, Hashable, CustomStringConvertible {
         var identities: [String] = []
         var name: String?
         if let certificateName {
-            identities.append(certificateName)
+            if !OperatorsFile.reservedNames.contains(certificateName) { identities.append(certificateName) }
             name = certificateName
         }
         if let credentials {

@@ -92,9 +92,13 @@ public struct OperatorsFile: Sendable, Hashable {
         return matched.max()
     }
 
+    /// The names that stand for something other than a person: `cluster`, whoever proved the cluster
+    /// secret. An operator certificate with such a name gets no identity from it.
+    static let reservedNames: Set<String> = ["cluster"]
+
     /// Whether `text` is an identity an operators file may list.
     static func isIdentity(_ text: String) -> Bool {
-        if text == "cluster" { return true }
+        if reservedNames.contains(text) { return true }
         if text.hasPrefix("uid:") { return UInt32(text.dropFirst(4)) != nil }
         for prefix in ["user:", "group:"] where text.hasPrefix(prefix) {
             let rest = text.dropFirst(prefix.count)
