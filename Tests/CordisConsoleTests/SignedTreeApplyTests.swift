@@ -150,6 +150,26 @@ struct SignedTreeApplyTests {
         try await Self.expectRefused(setup, setup.path("shape.json"), rule: "shape")
     }
 
+    @Test("a version later than the signing clock allows (Int64.max) is refused and used up nothing: a tree signed now still applies; sign --version refuses it too")
+    func versionFromTheFarFutureIsRefused() async throws {
+        let cluster = try Cluster()
+        defer { Task { await cluster.stop() } }
+        let setup = try await Self.setUp(cluster)
+        let huge = try await Self.opensslEnvelope(setup, "huge", payload: Self.payload(version: Int64.max))
+        try await Self.expectRefused(setup, huge, rule: "freshness")
+        #expect(!FileManager.default.fileExists(atPath: cluster.entries("a") + ".signed-version"))
+        let signed = try await runConsole(["sign", "--key", setup.key, "--node", "a", "--expires", "1h", setup.path("tree.json")])
+        #expect(signed.code == 0, "\(signed.err)")
+        try cluster.folder.write("now.signed.json", signed.out)
+        let applied = try await cluster.console("a", ["apply", setup.path("now.signed.json")])
+        #expect(applied.code == 0, "\(applied.err)")
+        let refused = try await runConsole([
+            "sign", "--key", setup.key, "--node", "a", "--version", "\(Int64.max)", "--expires", "1h", setup.path("tree.json"),
+        ])
+        #expect(refused.code == 64, "\(refused.out)")
+        #expect(refused.err.contains("later than now"), "\(refused.err)")
+    }
+
     @Test("an older version is refused after a restart: the last applied version is kept durably")
     func olderVersionAfterRestart() async throws {
         let cluster = try Cluster()

@@ -38,6 +38,12 @@ enum SignedTreeCommands {
         default:
             throw ConsoleError(.failed, "\(treePath) is not an entries file: a JSON object or array of entries")
         }
+        if let version, version > SignedTree.latestVersion(at: now.timeIntervalSince1970) {
+            throw ConsoleError(
+                .usage,
+                "--version \(version) is later than now: a version is at most the signing time in milliseconds since 1970 "
+                    + "(\(SignedTree.latestVersion(at: now.timeIntervalSince1970)) now); leave it out to use the signing time")
+        }
         let seconds = now.timeIntervalSince1970.rounded(.down)
         let payload = SignedTreePayload(
             node: node, version: version ?? Int64((now.timeIntervalSince1970 * 1000).rounded(.down)),

@@ -78,6 +78,15 @@ public struct SignedTree: Sendable, Hashable {
         try self.init(json: value)
     }
 
+    /// The highest version a tree may carry at `now` (seconds since 1970): the time in milliseconds, plus
+    /// the allowed skew. `cordis-console sign` uses the signing time in milliseconds by default; a version
+    /// beyond it would leave no later tree newer.
+    public static func latestVersion(at now: Double) -> Int64 {
+        let milliseconds = ((now + allowedSkew) * 1000).rounded(.down)
+        guard milliseconds.isFinite, milliseconds >= 0 else { return 0 }
+        return milliseconds >= 9.2e18 ? Int64.max : Int64(milliseconds)
+    }
+
     /// Checks the tree, rule by rule in the documented order, for node `node` at time `now` (seconds
     /// since 1970), against `trusted` keys and the last version applied; returns its payload. Its
     /// content (the entries) is the node's to check.
@@ -104,6 +113,12 @@ public struct SignedTree: Sendable, Hashable {
         }
         if now - Self.allowedSkew > parsed.expiresAt {
             throw SignedTreeError(.window, "expired at \(RFC3339.format(SignedTreePayload.wholeSeconds(parsed.expiresAt)))")
+        }
+        guard parsed.version <= Self.latestVersion(at: now) else {
+            throw SignedTreeError(
+                .freshness,
+                "version \(parsed.version) is later than now: a version is at most the signing time in milliseconds since "
+                    + "1970 (\(Self.latestVersion(at: now)) here, with the allowed skew)")
         }
         guard parsed.version > lastVersion else {
             throw SignedTreeError(
