@@ -61,3 +61,19 @@ struct LogFloodTests {
         }
     }
 }
+
+extension LogFloodTests {
+    @Test("300 consoles that connect and close write at most a few lines about it, then a summary")
+    func consoleConnectionsAreRateLimited() async throws {
+        try await TestCluster.run { cluster in
+            let a = try await cluster.start("a", entries: "[]", extra: ["--log-level", "info"])
+            for _ in 0..<300 {
+                let console = try await cluster.control(a)
+                await console.close()
+            }
+            #expect(await a.waitForLine(containing: "consoleConnected: … and"), "\(a.process.text.suffix(2000))")
+            let lines = a.process.text.lines(containing: "console ").count
+            #expect(lines <= 25, "\(lines) lines about consoles")
+        }
+    }
+}

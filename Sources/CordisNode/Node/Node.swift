@@ -392,7 +392,8 @@ public final class Node {
         let session = PeerSession(id: nextSessionID, link: link, node: self)
         if peer.role == .console {
             peers[session.id] = session
-            logger.info("console \(peer.name) connected", fields: [("CORDIS_PEER", peer.name)])
+            // Anyone admitted may connect and close at will: the line is rate-limited like a refusal.
+            throttle.log(.info, kind: "consoleConnected", "console \(peer.name) connected", fields: [("CORDIS_PEER", peer.name)])
             session.run()
             return session
         }

@@ -123,8 +123,10 @@ extension Node {
                 return
             }
             if why == .retracted {
-                logger.info(
-                    "\(key.service) on \(key.node) is no longer listed in etcd", fields: [("CORDIS_PEER", key.node)])
+                // Whoever writes to etcd can list and delete providers at will: rate-limited.
+                throttle.log(
+                    .info, kind: "etcdRetracted", "\(key.service) on \(key.node) is no longer listed in etcd",
+                    fields: [("CORDIS_PEER", key.node)])
             }
             detach { [weak self] in
                 try? await fiber.dispose()
