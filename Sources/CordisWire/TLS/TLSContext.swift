@@ -29,11 +29,21 @@ public final class TLSContext: @unchecked Sendable, Hashable {
 
     /// Reads the files of `configuration` again (a renewed certificate or key, another CA bundle) and
     /// makes them the ones new links use once `accept` (given the Cordis names of the new certificate)
-    /// returns; links already up keep the session they have. On any error nothing changes.
+    /// returns; links already up keep the session they have. A CA file that does not verify the new
+    /// certificate is refused: the peers, holding certificates of the same CA, would be refused too, and
+    /// every new link would fail. On any error nothing changes.
     ///
-    /// - Throws: `TLSError` `.configuration` from libssl, or what `accept` throws.
+    /// - Throws: `TLSError` `.configuration` from libssl, for a CA file that does not verify the
+    ///   certificate, or what `accept` throws.
     public func reload(accepting accept: ([TLSPeerName]) throws(TLSError) -> Void) throws(TLSError) {
         let fresh = Handle(try Self.make(configuration))
+        if let refusal = Self.ownCertificateRefusal(fresh.pointer) {
+            throw TLSError(
+                .configuration,
+                "the CA file \(configuration.caFile) does not verify this node's own certificate "
+                    + "\(configuration.certificateFile) (\(refusal)): its peers, holding certificates of the same CA, "
+                    + "would be refused too; put the CA that signed it in the file")
+        }
         try accept(Self.names(of: fresh.pointer))
         current.withLock { $0 = fresh }
     }
@@ -69,6 +79,7 @@ public final class TLSContext: @unchecked Sendable, Hashable {
         guard SSL_CTX_load_verify_locations(context, configuration.caFile, nil) == 1 else {
             throw fail("cannot use the CA file \(configuration.caFile)")
         }
+
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
         // No session tickets: every link runs a full handshake with both certificates.
         _ = SSL_CTX_set_num_tickets(context, 0)
@@ -76,6 +87,21 @@ public final class TLSContext: @unchecked Sendable, Hashable {
             X509_VERIFY_PARAM_set_time(parameters, time_t(time))
         }
         return context
+    }
+
+    /// Why the CA store of `context` does not verify its own certificate (with the chain it sends), or nil
+    /// when it does. Validity dates are not checked here: an expiring certificate is the peers' to refuse.
+    private static func ownCertificateRefusal(_ context: OpaquePointer) -> String? {
+        guard let own = SSL_CTX_get0_certificate(context), let store = SSL_CTX_get_cert_store(context),
+              let verification = X509_STORE_CTX_new()
+        else { return "libssl cannot check it" }
+        defer { X509_STORE_CTX_free(verification) }
+        var chain: OpaquePointer?
+        _ = SSL_CTX_ctrl(context, SSL_CTRL_GET_CHAIN_CERTS, 0, &chain)
+        guard X509_STORE_CTX_init(verification, store, own, chain) == 1 else { return "libssl cannot check it" }
+        X509_STORE_CTX_set_flags(verification, UInt(X509_V_FLAG_NO_CHECK_TIME))
+        guard X509_verify_cert(verification) != 1 else { return nil }
+        return String(cString: X509_verify_cert_error_string(Int(X509_STORE_CTX_get_error(verification))))
     }
 
     /// A client context with no certificate of its own, trusting `caFile` (tests: a peer that shows

@@ -305,4 +305,29 @@ struct ClusterTLSRefusalTests {
             #expect(b.process.process.isRunning)
         }
     }
+
+    @Test("SIGHUP with a CA file that does not verify the node's own certificate is refused and logged; the CA in use stays")
+    func caThatDoesNotVerifyTheNodeIsRefusedOnSighup() async throws {
+        try await TestCluster.run { cluster in
+            let folder = cluster.folder
+            let certificates = try await TLSTestCertificates(in: folder)
+            let ca = folder.path("live-ca.pem")
+            try FileManager.default.copyItem(atPath: "\(certificates.folder)/ca.pem", toPath: ca)
+            try folder.write("b.json", #"[{"id": "counter", "plugin": "counter"}]"#)
+            let tls = ["--tls-cert", "\(certificates.folder)/node-b.pem", "--tls-key", "\(certificates.folder)/node-b.key", "--tls-ca", ca]
+            let b = try await cluster.launch("b", arguments: Base.arguments("b", in: folder, tls: tls))
+            let address = try await Self.address(of: b)
+            // The CA file now holds a foreign cluster's CA only: it trusts neither b nor b's peers.
+            try FileManager.default.removeItem(atPath: ca)
+            try FileManager.default.copyItem(atPath: "\(certificates.folder)/other/ca.pem", toPath: ca)
+            b.process.signal(SIGHUP)
+            #expect(await b.waitForLine(containing: "TLS files not reloaded"), "\(b.process.text)")
+            #expect(b.process.text.contains("does not verify this node's own certificate"), "\(b.process.text)")
+            #expect(!b.process.text.contains("new links use them"), "\(b.process.text)")
+            // New links still use the CA in force before.
+            let console = try await ControlClient.connect(to: address, tls: try certificates.context("operator-alice"), timeout: .seconds(10))
+            #expect(try await console.request("status").objectValue?["nodes"] != nil)
+            await console.close()
+        }
+    }
 }
