@@ -70,3 +70,22 @@ struct HandshakeCodeTests {
         }
     }
 }
+
+/// The `max-frame:N` capability a peer states its frame limit with (protocol 1.4).
+@Suite("Handshake: the max-frame capability")
+struct MaxFrameCapabilityTests {
+    static func identity(_ capabilities: [String]) -> PeerIdentity {
+        PeerIdentity(role: .node, name: "a", incarnation: "i", capabilities: capabilities)
+    }
+
+    @Test("a stated limit is read back; a small one counts as the handshake's limit; a malformed or missing one as unsaid")
+    func parsing() {
+        #expect(Self.identity(["remote-services", PeerIdentity.maxFrameCapability(65_536)]).maxFrameSize == 65_536)
+        #expect(Self.identity([PeerIdentity.maxFrameCapability(4_194_304)]).maxFrameSize == 4_194_304)
+        #expect(Self.identity(["max-frame:10"]).maxFrameSize == Handshake.maxFrameSize)
+        for malformed in ["max-frame:", "max-frame:-5", "max-frame:12345678901", "max-frame:1e6", "max-frame:0x10000"] {
+            #expect(Self.identity([malformed]).maxFrameSize == nil, "\(malformed)")
+        }
+        #expect(Self.identity(["remote-services"]).maxFrameSize == nil)
+    }
+}

@@ -160,13 +160,14 @@ extension Node {
         return try JSONValueEncoder().encode(status)
     }
 
-    /// Sends a response, in pages under the frame limit when the result is a large status.
+    /// Sends a response, in pages under the link's frame limit (the peer's when it is smaller) when the
+    /// result is a large status.
     func sendPaged(_ response: ControlResponse, to session: PeerSession) {
         guard let result = response.result else {
             session.send(.response(response))
             return
         }
-        let frame = configuration.maxFrameSize
+        let frame = session.link.sendLimit
         let budget = max(frame / 2, frame - 1024)
         let pages = StatusPaging.pages(of: result, budget: budget)
         for (index, page) in pages.enumerated() {

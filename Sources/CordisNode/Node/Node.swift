@@ -276,7 +276,7 @@ public final class Node {
     var identity: PeerIdentity {
         PeerIdentity(
             role: .node, name: name, incarnation: liveIncarnation, addresses: advertisedAddresses,
-            capabilities: ["remote-services"])
+            capabilities: ["remote-services", PeerIdentity.maxFrameCapability(configuration.maxFrameSize)])
     }
 
     /// The handshake's configuration. Its early refusal of a name held by a live member reads the

@@ -155,6 +155,12 @@ public final class Link: Sendable {
     /// The peer's identity as established by the handshake.
     public var peer: PeerIdentity { handshake.peer }
 
+    /// The largest frame this side sends on the link: its own limit, or the peer's when that is smaller
+    /// (protocol 1.4's `max-frame:N` capability); the own limit before the handshake is over.
+    public var sendLimit: Int {
+        sending.withLock { $0.codec?.encoder.maxFrameSize } ?? options.maxFrameSize
+    }
+
     /// The peer's user id on a Unix socket (from `SO_PEERCRED`), nil on TCP.
     public var peerUID: UInt32? { connection.credentials?.uid }
 
@@ -282,7 +288,9 @@ public final class Link: Sendable {
                     state.phase = .handshaking(handshake)
                     return .handshakeProceeds(send)
                 case .established(let send, let result):
-                    let codec = result.sessionCodec(maxFrameSize: options.maxFrameSize)
+                    // Frames sent are bounded by the smaller of the two limits: the peer's, when it said it.
+                    let codec = result.sessionCodec(
+                        maxFrameSize: min(options.maxFrameSize, result.peer.maxFrameSize ?? Frame.defaultMaxSize))
                     state.phase = .established(codec)
                     return .handshakeEstablished(send, result, codec)
                 case .failed(let send, let error):

@@ -32,4 +32,23 @@ public struct PeerIdentity: Sendable, Hashable {
 
     /// The longest incarnation accepted.
     public static let maximumIncarnationLength = 128
+
+    /// The capability by which a side says the largest frame it accepts (protocol 1.4), `max-frame:N`.
+    public static func maxFrameCapability(_ bytes: Int) -> String { "\(maxFramePrefix)\(bytes)" }
+
+    private static let maxFramePrefix = "max-frame:"
+
+    /// The largest frame the peer accepts, when it says so (`max-frame:N`, protocol 1.4; nil for a peer
+    /// that does not, which takes the default, `Frame.defaultMaxSize`). A value below the handshake's
+    /// frame limit, which every peer accepts, counts as that limit; one that is not a decimal number of
+    /// at most 10 digits counts as unsaid.
+    public var maxFrameSize: Int? {
+        for capability in capabilities where capability.hasPrefix(Self.maxFramePrefix) {
+            let digits = capability.utf8.dropFirst(Self.maxFramePrefix.utf8.count)
+            guard !digits.isEmpty, digits.count <= 10, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            let value = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+            return max(value, Handshake.maxFrameSize)
+        }
+        return nil
+    }
 }
