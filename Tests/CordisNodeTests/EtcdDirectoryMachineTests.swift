@@ -150,6 +150,7 @@ struct EtcdDirectoryMachineTests {
     func malformed() {
         var directory = EtcdDirectory(name: "a")
         let junk = [
+            Self.member("a", "ia"),
             EtcdKeyValue(key: "cordis/members/b", value: Array("not json".utf8)),
             EtcdKeyValue(key: "cordis/members/c", value: Array(#"{"name":"d","incarnation":"x"}"#.utf8)),
             EtcdKeyValue(key: "cordis/members/bad name", value: Array(#"{"name":"bad name","incarnation":"x"}"#.utf8)),
@@ -197,7 +198,7 @@ struct EtcdDirectoryMachineTests {
                     case .retract(let listing):
                         let proxy = "\(listing.announcement.node)/\(listing.incarnation)/\(listing.announcement.life)"
                         #expect(offered.remove(proxy) != nil, "retracted without an offer: \(proxy)")
-                    case .memberGone, .redial: break
+                    case .memberGone, .redial, .restoreOwnKey: break
                     }
                 }
                 // Every key the machine counts as offered stands for a proxy the node holds, of the same life.
@@ -210,5 +211,16 @@ struct EtcdDirectoryMachineTests {
                 }
             }
         }
+    }
+}
+
+extension EtcdDirectoryMachineTests {
+    @Test("this node's own member key deleted, or missing from a listing, asks for it to be put back; present, it asks nothing")
+    func ownKeyRestored() {
+        var directory = EtcdDirectory(name: "a")
+        #expect(!directory.receive(.listed([Self.member("a", "ia"), Self.member("b", "ib")], revision: 2)).contains(.restoreOwnKey))
+        #expect(directory.receive(.changed([.delete(key: EtcdDirectory.memberKey("a"), revision: 3)], revision: 3)) == [.restoreOwnKey])
+        #expect(directory.receive(.listed([Self.member("b", "ib")], revision: 4)).contains(.restoreOwnKey))
+        #expect(!directory.receive(.changed([.delete(key: EtcdDirectory.memberKey("b"), revision: 5)], revision: 5)).contains(.restoreOwnKey))
     }
 }

@@ -111,6 +111,18 @@ public final class EtcdServer: Sendable {
         await process(name)?.stop()
     }
 
+    /// Runs `etcdctl` with `arguments` against the first member; its output, or nil when it failed.
+    public func control(_ arguments: [String]) async -> String? {
+        guard let member = members.first,
+              let run = try? await ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/etcdctl"),
+                ["--endpoints", member.clientURL, "--command-timeout", "5s"] + arguments,
+                environment: ["ETCDCTL_API": "3", "PATH": "/usr/bin:/bin"], deadline: .seconds(15)),
+              run.termination?.status == 0
+        else { return nil }
+        return run.output
+    }
+
     /// The name of the current leader, as `etcdctl endpoint status` of the members that answer reports it.
     public func leader() async -> String? {
         for member in members {

@@ -42,6 +42,7 @@ extension EtcdDirectory: MemberDiscovery {
             case .retract(let listing): .retract(listing)
             case .memberGone(let name, let incarnation): .memberGone(name: name, incarnation: incarnation)
             case .redial(let member): .redial(member)
+            case .restoreOwnKey: .restoreOwnKey
             }
         }
     }

@@ -72,6 +72,9 @@ struct EtcdDirectory: Sendable {
         case memberGone(name: String, incarnation: String)
         /// Keep re-dialling this member (its link failed while it is still listed).
         case redial(String)
+        /// This node's own member key is gone from etcd (deleted by someone, or missing from a listing):
+        /// put it back under the lease, if the name is still free.
+        case restoreOwnKey
     }
 
     /// This node's name (its own keys are not offered).
@@ -107,6 +110,7 @@ struct EtcdDirectory: Sendable {
             var freshMembers: [String: Registration] = [:]
             var freshListings: [String: Listing] = [:]
             var freshRevisions: [String: Int64] = [:]
+            if !kvs.contains(where: { $0.key == Self.memberKey(name) }) { directives.append(.restoreOwnKey) }
             for kv in kvs {
                 if let member = Self.member(kv), member.name != name, freshMembers.count < Self.maxMembers {
                     freshMembers[member.name] = member
@@ -153,7 +157,9 @@ struct EtcdDirectory: Sendable {
                         }
                     }
                 case .delete(let key, _):
-                    if key.hasPrefix(Self.membersPrefix) {
+                    if key == Self.memberKey(name) {
+                        directives.append(.restoreOwnKey)
+                    } else if key.hasPrefix(Self.membersPrefix) {
                         let memberName = String(key.dropFirst(Self.membersPrefix.count))
                         if let old = members.removeValue(forKey: memberName) {
                             gone(memberName, old.incarnation, into: &directives)

@@ -65,6 +65,35 @@ extension Node {
         return etcd.rule.receive(.registered(at: .now))
     }
 
+    /// Puts this node's member key back under its lease after someone deleted it, so the others keep it in
+    /// their view; only if the name is still free (created, never overwritten), so names stay unique. Not
+    /// while the lease is lost: registering again as a new incarnation does it then.
+    func restoreOwnMemberKey() {
+        guard let etcd, running, etcd.lease != 0, etcd.degraded == nil else { return }
+        let client = etcd.client
+        let lease = etcd.lease
+        let key = EtcdDirectory.memberKey(name)
+        let value = EtcdDirectory.memberValue(registration, version: CordisVersion.current)
+        let own = liveIncarnation
+        detach { [weak self] in
+            do {
+                let holder = try await client.create(key, value, lease: lease)
+                guard let self else { return }
+                if let holder, let incarnation = EtcdDirectory.member(holder)?.incarnation, incarnation != own {
+                    self.logger.error(
+                        "the name \(self.name) is registered in etcd by another process (incarnation \(incarnation)) since this "
+                            + "node's member key was deleted: the others no longer see this node; stop one of the two")
+                } else if holder == nil {
+                    self.throttle.log(
+                        .warn, kind: "ownKeyRestored",
+                        "this node's member key was deleted from etcd while its lease lives: registered its member key again")
+                }
+            } catch {
+                self?.logger.warn("cannot register the member key in etcd again: \(error)")
+            }
+        }
+    }
+
     /// This node as its member key describes it.
     var registration: EtcdDirectory.Registration {
         EtcdDirectory.Registration(name: name, incarnation: liveIncarnation, addresses: advertisedAddresses)

@@ -16,4 +16,7 @@ enum DiscoveryDirective: Equatable, Sendable {
     case memberGone(name: String, incarnation: String)
     /// Keep re-dialling this member (its link failed while it is still listed).
     case redial(String)
+    /// This node's own member key is gone from etcd while the node holds its lease: put it back, if the
+    /// name is still free.
+    case restoreOwnKey
 }

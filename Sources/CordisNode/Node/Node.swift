@@ -536,6 +536,8 @@ public final class Node {
             memberLeftDirectory(member, incarnation: incarnation)
         case .redial(let member):
             redial(member)
+        case .restoreOwnKey:
+            restoreOwnMemberKey()
         case .dropProxies, .offer, .retract:
             // `NodeState` hands these to `Proxies`.
             break

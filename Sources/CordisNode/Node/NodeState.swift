@@ -195,7 +195,7 @@ struct NodeState {
             case .retract(let listing):
                 directives += proxies.receive(.retracted(listing.announcement, incarnation: listing.incarnation))
                     .map(Directive.proxies)
-            case .dial, .stopDialling, .sendMembers, .memberGone, .redial:
+            case .dial, .stopDialling, .sendMembers, .memberGone, .redial, .restoreOwnKey:
                 directives.append(.discovery(directive))
             }
         }
