@@ -63,14 +63,19 @@ extension Node {
     /// status question, an event subscription), which members may always make.
     func requester(of request: ControlRequest, from session: PeerSession) -> OperatorIdentity? {
         if session.role == .console {
-            if let known = control.operatorOfSession[session.id] { return known }
-            let handshake = session.link.handshake
-            return OperatorIdentity(
-                credentials: session.link.connection.credentials, provedSecret: handshake.isAuthenticated,
-                certificateName: handshake.certificate?.kind == .operator ? handshake.certificate?.name : nil,
-                accounts: control.operators.file?.accounts ?? AccountNames())
+            return control.operatorOfSession[session.id] ?? operatorIdentity(of: session.link)
         }
         return request.operator.map(OperatorIdentity.init)
+    }
+
+    /// The operator identity of a console's `link`, from numbers and the operators file's resolved names
+    /// only (nothing is looked up).
+    func operatorIdentity(of link: Link) -> OperatorIdentity {
+        let handshake = link.handshake
+        return OperatorIdentity(
+            credentials: link.connection.credentials, provedSecret: handshake.isAuthenticated,
+            certificateName: handshake.certificate?.kind == .operator ? handshake.certificate?.name : nil,
+            accounts: control.operators.file?.accounts ?? AccountNames())
     }
 
     /// `requester(of:from:)`, with a Unix console's user and group names looked up once per link, on

@@ -108,11 +108,14 @@ public final class Node {
         self.logger = logger
         self.throttle = throttle
         let interfaces = remoteServices.services.mapValues { Proxies.Interface(name: $0.interface, version: $0.version) }
+        let limits = Admission.Limits(total: configuration.connectionBudget)
         self.state = NodeState(
             name: configuration.name, discovery: MeshGossip(name: configuration.name, ownAddresses: [], seeds: []),
-            interfaces: interfaces)
+            interfaces: interfaces, limits: limits)
         if !configuration.etcdEndpoints.isEmpty {
-            state = NodeState(name: configuration.name, discovery: EtcdDirectory(name: configuration.name), interfaces: interfaces)
+            state = NodeState(
+                name: configuration.name, discovery: EtcdDirectory(name: configuration.name), interfaces: interfaces,
+                limits: limits)
             etcd = EtcdMode(
                 client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop, traffic: traffic), incarnation: configuration.incarnation,
                 leaseTTL: configuration.leaseTTL, idleTimeout: configuration.idleLinkTimeout)
@@ -181,7 +184,7 @@ public final class Node {
                 discovery: MeshGossip(
                     name: name, ownAddresses: advertisedAddresses + listeningAddresses.map(\.description),
                     seeds: configuration.peers.map(\.description)),
-                interfaces: state.proxies.interfaces)
+                interfaces: state.proxies.interfaces, limits: state.admission.limits)
         } else {
             do {
                 try await registerInEtcd(retryingFor: .seconds(30))
@@ -390,14 +393,22 @@ public final class Node {
         }
         nextSessionID += 1
         let session = PeerSession(id: nextSessionID, link: link, node: self)
+        peers[session.id] = session
+        let holder: Admission.Holder
         if peer.role == .console {
-            peers[session.id] = session
+            let identity = operatorIdentity(of: link)
+            holder = .console(identity: identity.name, role: control.operators.role(of: identity))
+        } else {
+            holder = .member(peer.name)
+        }
+        carryOut(state.receive(.established(session: session.id, holder: holder)))
+        guard peers[session.id] != nil else { return nil }
+        if peer.role == .console {
             // Anyone admitted may connect and close at will: the line is rate-limited like a refusal.
             throttle.log(.info, kind: "consoleConnected", "console \(peer.name) connected", fields: [("CORDIS_PEER", peer.name)])
             session.run()
             return session
         }
-        peers[session.id] = session
         carryOut(state.receive(.link(.handshakeCompleted(
             session: session.id, side: link.side, name: peer.name, incarnation: peer.incarnation,
             addresses: peer.addresses))))
@@ -411,6 +422,7 @@ public final class Node {
         guard session.identity.role == .node, let member = state.membership.member(of: session.id) else {
             // A console, or a link drained as a duplicate: it ends only what it held itself.
             if session.identity.role == .console { controlSessionEnded(session) } else { controlLinkClosed(session) }
+            carryOut(state.receive(.ended(session: session.id)))
             return
         }
         // Relays waiting on the link in use fail; a standby closing ends only what it held itself.
@@ -445,6 +457,12 @@ public final class Node {
                 carryOut(exports)
             case .proxies(let proxies): carryOut(proxies)
             case .replacementSettled(let member): endReplacementWait(of: member)
+            case .notAdmitted(let id, let reason):
+                guard let session = peers.removeValue(forKey: id) else { continue }
+                throttle.log(
+                    .warn, kind: "notAdmitted", "refused a link from \(session.identity.name): \(reason)",
+                    fields: [("CORDIS_PEER", session.identity.name)])
+                session.link.close(reason: "\(WireError.Code.notAdmitted.rawValue): \(reason)")
             case .serve(let message, let id): if let session = session(id) { serve(message, from: session) }
             case .drop(let message, let id, let reason): session(id)?.drop(message, because: reason)
             case .saidGoodbye(let id, let reason, let leaving):

@@ -24,9 +24,12 @@ import CordisWire
 /// Time arrives inside events (a deadline passed, a replacement overdue); it owns no clock, task or
 /// socket, so every rule is tested in process with scripted and seeded random sequences.
 ///
+/// - **Who may hold a link** is `Admission`'s: every link counts against the node's budget, a console
+///   identity holds a bounded share, and the last slots are kept for members and admins.
+///
 /// Where new rules go: a control command or event that changes the cluster's view is an `Event` case
-/// here and its effect a `Directive`; admission and budgets per identity are a machine composed here beside
-/// `Membership`, fed by `handshakeCompleted` and the sessions' ends.
+/// here and its effect a `Directive`; further budgets per identity (subscriptions, queued control work)
+/// join `Admission`, fed by `established` and the sessions' ends.
 struct NodeState {
     /// Who is on the other end of a link.
     enum Role: Equatable, Sendable {
@@ -40,6 +43,10 @@ struct NodeState {
     enum Event: Equatable, Sendable {
         /// The node is up.
         case started
+        /// A handshake completed on the link of `session`: may `holder` hold it?
+        case established(session: Int, holder: Admission.Holder)
+        /// A link that stands for no member (a console's, a drained duplicate) ended.
+        case ended(session: Int)
         /// A link event (a handshake completed, a link closed, heartbeats missed, a replacement overdue).
         case link(Membership.Event)
         /// This side closes the link of `session` as idle (etcd mode): its end is in order.
@@ -69,6 +76,8 @@ struct NodeState {
         case proxies(Proxies.Directive)
         /// Calls waiting for `member`'s replacement link go on with the link in use now (or fail).
         case replacementSettled(member: String)
+        /// Close the link of `session`, just established: its holder may not hold it, for `reason`.
+        case notAdmitted(session: Int, reason: String)
         /// Serve a message the shell handles itself (a call, cancel, request, response or event) from the
         /// link of `session`.
         case serve(WireMessage, session: Int)
@@ -94,15 +103,22 @@ struct NodeState {
     private(set) var proxies: Proxies
     /// Sessions whose link closed in order as idle (either side said so), until their end is taken.
     private(set) var idleClosed: Set<Int> = []
+    /// Who holds the established links, and who may hold one more.
+    private(set) var admission: Admission
     /// Members an operator forgot, and their addresses, until they link again.
     private(set) var forgottenNames: Set<String> = []
     private(set) var forgottenAddresses: Set<String> = []
 
-    /// A node named `name` that finds members through `discovery` and can proxy `interfaces`.
-    init(name: String, discovery: any MemberDiscovery, interfaces: [String: Proxies.Interface]) {
+    /// A node named `name` that finds members through `discovery`, can proxy `interfaces` and holds links
+    /// within `limits`.
+    init(
+        name: String, discovery: any MemberDiscovery, interfaces: [String: Proxies.Interface],
+        limits: Admission.Limits = Admission.Limits(total: 1024)
+    ) {
         self.membership = Membership(name: name)
         self.discovery = discovery
         self.proxies = Proxies(interfaces: interfaces)
+        self.admission = Admission(limits: limits)
     }
 
     /// The node's name.
@@ -114,6 +130,12 @@ struct NodeState {
         switch event {
         case .started:
             tell(discovery: .started, into: &directives)
+        case .established(let session, let holder):
+            if case .refuse(let reason) = admission.admit(session: session, holder) {
+                directives.append(.notAdmitted(session: session, reason: reason))
+            }
+        case .ended(let session):
+            admission.release(session: session)
         case .link(let linkEvent):
             let session: Int? = switch linkEvent {
             case .linkClosed(let session), .heartbeatMissed(let session), .closedAsDuplicate(let session),
@@ -124,7 +146,10 @@ struct NodeState {
             }
             let inUse = linkInUse(session)
             follow(membership.receive(linkEvent), endingLink: inUse, into: &directives)
-            if case .linkClosed(let session) = linkEvent { idleClosed.remove(session) }
+            if case .linkClosed(let session) = linkEvent {
+                idleClosed.remove(session)
+                admission.release(session: session)
+            }
         case .closingIdle(let session):
             idleClosed.insert(session)
         case .received(let message, let session, let role, let draining):
@@ -177,7 +202,10 @@ struct NodeState {
                 tell(discovery: .unlinked(member: member, incarnation: incarnation, inOrder: inOrder), into: &directives)
                 directives += exports.receive(.peerLost(member)).map(Directive.exports)
                 directives.append(.replacementSettled(member: member))
-            case .keepStandby, .awaitReplacement, .drain, .refuse, .closeDuplicate, .close:
+            case .refuse(let session, _):
+                admission.release(session: session)
+                directives.append(.link(directive))
+            case .keepStandby, .awaitReplacement, .drain, .closeDuplicate, .close:
                 directives.append(.link(directive))
             }
         }

@@ -1,0 +1,55 @@
+@testable import CordisNode
+import Testing
+
+/// `Admission`: links per console identity and the reserve for members and admins, as values.
+@Suite("Admission: links per identity, and a reserve for members and admins")
+struct AdmissionTests {
+    @Test("a console identity holds at most its share; a slot comes back when one of its links ends")
+    func perIdentity() {
+        var admission = Admission(limits: Admission.Limits(total: 100, perConsoleIdentity: 3, reserve: 10))
+        for session in 1...3 { #expect(admission.admit(session: session, .console(identity: "alice", role: .viewer)) == .admit) }
+        #expect(admission.admit(session: 4, .console(identity: "alice", role: .viewer))
+            == .refuse("alice already holds 3 console links, the most one identity may"))
+        #expect(admission.admit(session: 5, .console(identity: "bob", role: .viewer)) == .admit)
+        admission.release(session: 2)
+        #expect(admission.admit(session: 6, .console(identity: "alice", role: .viewer)) == .admit)
+        #expect(admission.consoleLinks == ["alice": 3, "bob": 1])
+    }
+
+    @Test("the last slots are kept for members and admins: viewers of many identities cannot take them")
+    func reserve() {
+        var admission = Admission(limits: Admission.Limits(total: 10, perConsoleIdentity: 5, reserve: 3))
+        for session in 1...7 {
+            #expect(admission.admit(session: session, .console(identity: "viewer\(session)", role: .viewer)) == .admit)
+        }
+        #expect(admission.admit(session: 8, .console(identity: "operator", role: .operator))
+            == .refuse("the last 3 of this node's 10 links are kept for members and admins"))
+        #expect(admission.admit(session: 9, .member("b")) == .admit)
+        #expect(admission.admit(session: 10, .console(identity: "root", role: .admin)) == .admit)
+        #expect(admission.admit(session: 11, .member("c")) == .admit)
+        #expect(admission.admit(session: 12, .member("d")) == .refuse("this node holds 10 links, its limit"))
+    }
+
+    @Test("the default bounds follow the budget: 64 links an identity at most, a reserve of an eighth up to 64")
+    func defaults() {
+        #expect(Admission.Limits(total: 1024) == Admission.Limits(total: 1024, perConsoleIdentity: 64, reserve: 64))
+        #expect(Admission.Limits(total: 64) == Admission.Limits(total: 64, perConsoleIdentity: 16, reserve: 8))
+        #expect(Admission.Limits(total: 1).reserve == 0)
+    }
+
+    @Test("NodeState: a refused member link and an ended console link give their slots back")
+    func nodeStateReleases() {
+        var state = NodeState(
+            name: "a", discovery: MeshGossip(name: "a", ownAddresses: [], seeds: []), interfaces: [:],
+            limits: Admission.Limits(total: 4, perConsoleIdentity: 1, reserve: 0))
+        #expect(state.receive(.established(session: 1, holder: .console(identity: "x", role: nil))) == [])
+        #expect(state.receive(.established(session: 2, holder: .console(identity: "x", role: nil)))
+            == [.notAdmitted(session: 2, reason: "x already holds 1 console links, the most one identity may")])
+        _ = state.receive(.ended(session: 1))
+        #expect(state.receive(.established(session: 3, holder: .console(identity: "x", role: nil))) == [])
+        // A member link refused by Membership (a name conflict) frees its slot at once.
+        _ = state.receive(.established(session: 4, holder: .member("a")))
+        _ = state.receive(.link(.handshakeCompleted(session: 4, side: .responder, name: "a", incarnation: "z", addresses: [])))
+        #expect(state.admission.holders.keys.sorted() == [3])
+    }
+}
