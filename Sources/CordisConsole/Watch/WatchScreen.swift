@@ -26,12 +26,16 @@ public struct WatchScreen: Sendable {
         if let problem { body.append(style.paint("! \(problem)", "31")) }
         if let status {
             for node in status.nodes {
-                var header = style.bold(node.name)
-                header += node.reachable ? "" : " " + style.paint("unreachable", "31")
-                body.append(header)
+                body.append(style.bold(node.name) + StatusText.reachability(node, style: style))
                 if node.fibers.isEmpty { body.append(style.dim("  (no fibers)")) }
-                for fiber in node.fibers {
-                    body.append("  " + StatusText.fiberLine(fiber, style: style))
+                if node.reachable {
+                    for fiber in node.fibers { body.append("  " + StatusText.fiberLine(fiber, style: style)) }
+                } else if !node.fibers.isEmpty {
+                    // Last known, not live: uncoloured and dim.
+                    body.append(style.dim("  last known:"))
+                    for fiber in node.fibers {
+                        body.append(style.dim("  " + StatusText.fiberLine(fiber, style: TextStyle(colored: false))))
+                    }
                 }
             }
         } else {

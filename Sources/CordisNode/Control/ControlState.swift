@@ -55,6 +55,9 @@ final class ControlState {
     var history: [ControlEvent] = []
     /// The last status object seen of each member (by name).
     var lastStatus: [String: JSONValue] = [:]
+    /// When each member whose link ended was last heard from (the link's last frame), or last answered
+    /// a status question: an unreachable member's `lastSeen`.
+    var lastHeard: [String: ContinuousClock.Instant] = [:]
     var forgottenNames: Set<String> = []
     var forgottenAddresses: Set<String> = []
     var eventListeners: [EffectHandle] = []

@@ -80,6 +80,9 @@ extension Node {
         }
         let cluster = session.identity.role == .console && (args["cluster"]?.boolValue ?? true)
         let on = args["on"]?.stringValue
+        if let on, on != name, !isKnownMember(on) {
+            throw ControlError("unknown-member", "\(name) knows no member named \(on) (members lists the ones it knows)")
+        }
         var events: [ControlEvent] = []
         if args["history"]?.boolValue ?? true {
             if on == nil || on == name { events = control.history }
@@ -111,6 +114,13 @@ extension Node {
             }
         }
         return .object(["events": try JSONValueEncoder().encode(events.map(EventRecord.init))])
+    }
+
+    /// Whether `member` is a member this node knows (linked, listed by the membership or discovery, or
+    /// seen before) and has not forgotten.
+    func isKnownMember(_ member: String) -> Bool {
+        guard !control.forgottenNames.contains(member) else { return false }
+        return sessions[member] != nil || memberAddresses[member] != nil || control.lastStatus[member] != nil
     }
 
     /// `unsubscribe`: stops the stream of subscription `id` (the `subscribe` request's id).

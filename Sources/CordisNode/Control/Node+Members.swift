@@ -44,6 +44,7 @@ extension Node {
         control.forgottenNames.insert(member)
         control.forgottenAddresses.formUnion(addresses)
         control.lastStatus[member] = nil
+        control.lastHeard[member] = nil
         if request.args["propagate"]?.boolValue != false {
             for session in sessions.values {
                 session.send(.request(ControlRequest(
