@@ -70,6 +70,8 @@ final class ControlState {
     /// The highest signed-tree version this node recorded while running (kept with the record file's
     /// own, whichever is higher).
     var highestSignedVersion: Int64 = 0
+    /// What `/metrics` counts beside what the node holds: calls and withdrawals.
+    let metrics = NodeMetrics()
     /// Whether a signed tree is being applied (one at a time, so two cannot pass the freshness check together).
     var applyingSignedTree = false
 
