@@ -10,12 +10,19 @@ final class ConsoleSession: Sendable {
     let address: String
     let timeout: Duration
     let json: Bool
+    /// Opens another link with the same identity, secret and TLS files (`watch` reconnecting), within
+    /// the timeout.
+    let connector: @Sendable (Address) async throws -> ControlClient
 
-    private init(client: ControlClient, address: String, timeout: Duration, json: Bool) {
+    private init(
+        client: ControlClient, address: String, timeout: Duration, json: Bool,
+        connector: @escaping @Sendable (Address) async throws -> ControlClient
+    ) {
         self.client = client
         self.address = address
         self.timeout = timeout
         self.json = json
+        self.connector = connector
     }
 
     /// Connects to the node named by `arguments`.
@@ -67,15 +74,18 @@ final class ConsoleSession: Sendable {
         let client: ControlClient
         let chosen = secrets
         let context = tls
-        do {
-            client = try await withDeadline(timeout) {
-                try await ControlClient.connect(to: address, name: name, secrets: chosen, tls: context, timeout: timeout)
+        let connector: @Sendable (Address) async throws -> ControlClient = { target in
+            try await withDeadline(timeout) {
+                try await ControlClient.connect(to: target, name: name, secrets: chosen, tls: context, timeout: timeout)
             }
+        }
+        do {
+            client = try await connector(address)
         } catch {
             throw connectFailure(
                 error, node: node, timeout: arguments.timeout, certificate: arguments.tlsCertificate, ca: arguments.tlsCA)
         }
-        return ConsoleSession(client: client, address: node, timeout: timeout, json: arguments.json)
+        return ConsoleSession(client: client, address: node, timeout: timeout, json: arguments.json, connector: connector)
     }
 
     /// What the console reports when the link to `node` could not be set up: a `timeout` when the
@@ -143,10 +153,13 @@ final class ConsoleSession: Sendable {
         await client.close()
     }
 
-    /// Sends one request; maps the node's refusals to exit 1 and silence to exit 69.
-    func request(_ command: String, node: String? = nil, args: JSONObject = JSONObject()) async throws -> JSONValue {
+    /// Sends one request (on `client`, the session's own link by default); maps the node's refusals to
+    /// exit 1 and silence to exit 69.
+    func request(
+        _ command: String, node: String? = nil, args: JSONObject = JSONObject(), via client: ControlClient? = nil
+    ) async throws -> JSONValue {
         do {
-            return try await client.request(command, node: node, args: args, timeout: timeout)
+            return try await (client ?? self.client).request(command, node: node, args: args, timeout: timeout)
         } catch let failure as ControlFailure {
             throw ConsoleError(.failed, failure.message)
         } catch let error as ControlClientError where error.code == .timeout {
@@ -156,14 +169,14 @@ final class ConsoleSession: Sendable {
         }
     }
 
-    /// The whole cluster's status result, seen through the node reached, pages joined.
-    func clusterStatusResult() async throws -> JSONValue {
-        StatusPaging.join(try await request("status", args: ["cluster": true]))
+    /// The whole cluster's status result, seen through the node reached (on `client`), pages joined.
+    func clusterStatusResult(via client: ControlClient? = nil) async throws -> JSONValue {
+        StatusPaging.join(try await request("status", args: ["cluster": true], via: client))
     }
 
-    /// The whole cluster's status, seen through the node reached.
-    func clusterStatus() async throws -> ClusterStatus {
-        let raw = try await clusterStatusResult()
+    /// The whole cluster's status, seen through the node reached (on `client`).
+    func clusterStatus(via client: ControlClient? = nil) async throws -> ClusterStatus {
+        let raw = try await clusterStatusResult(via: client)
         return try decoded("status") { try ClusterStatus(json: raw) }
     }
 
@@ -210,8 +223,11 @@ final class ConsoleSession: Sendable {
                 output.out(result.jsonString(.pretty))
             } else {
                 for member in try decode([MemberStatus].self, from: result["members"] ?? .array([]), as: "member list") {
-                    let reachable = member.reachable ? style.paint("reachable", "32") : style.paint("unreachable", "31")
-                    output.out("\(member.name) \(reachable) \(member.addresses.joined(separator: " "))\n")
+                    // An older node sends only `reachable`, which then means linked.
+                    let health = member.health ?? (member.reachable ? "reachable" : "unreachable")
+                    var line = "\(member.name) " + style.paint(health, member.reachable ? (health == "degraded" ? "33" : "32") : "31")
+                    if member.linked == false, member.reachable { line += style.dim(" (no link)") }
+                    output.out(line + " \(member.addresses.joined(separator: " "))\n")
                 }
             }
             return 0

@@ -70,6 +70,10 @@ final class ControlState {
     /// The highest signed-tree version this node recorded while running (kept with the record file's
     /// own, whichever is higher).
     var highestSignedVersion: Int64 = 0
+    /// Each member's health at the last look (nil before the first), for the membership events.
+    var memberHealth: [String: MemberHealth]?
+    /// The task that looks at the members' health while the node runs.
+    var memberHealthWatch: Task<Void, Never>?
     /// What `/metrics` counts beside what the node holds: calls and withdrawals.
     let metrics = NodeMetrics()
     /// Whether a signed tree is being applied (one at a time, so two cannot pass the freshness check together).

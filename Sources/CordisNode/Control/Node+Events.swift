@@ -5,9 +5,10 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// The stream of changes a console can follow: every fiber's `internal/status` and the Loader's
-/// `loader/entry`, stamped with the node's name and the time, pushed as `event` messages after a
-/// `subscribe` request, and forwarded from the other members for cluster-wide subscribers.
+/// The stream of changes a console can follow: every fiber's `internal/status`, the Loader's
+/// `loader/entry`, the audited changes and the membership changes this node sees (`member`), stamped
+/// with the node's name and the time, pushed as `event` messages after a `subscribe` request, and
+/// forwarded from the other members for cluster-wide subscribers.
 extension Node {
     /// Starts recording this node's changes (called once from `start()`).
     func startEventStream() throws {
@@ -21,6 +22,7 @@ extension Node {
             self?.publish(kind: "entry", detail: ["entry": .string(change.id), "change": .string(change.kind.rawValue)])
         }
         control.eventListeners = [status, entries]
+        watchMemberHealth(every: configuration.heartbeatInterval)
     }
 
     private func fiberEvent(_ change: StatusChange) {

@@ -27,16 +27,11 @@ extension Node {
         text.family("cordis_entries_with_error", "gauge", "Entries whose plugin is unknown, whose config was refused, or whose fiber failed.")
         text.sample("cordis_entries_with_error", [], entries.filter { $0.error != nil }.count)
 
-        var health = ["up": 0, "down": 0, "degraded": 0]
-        health[degradedReason == nil ? "up" : "degraded", default: 0] += 1
-        for member in members where member.name != name && !control.forgottenNames.contains(member.name) {
-            // In etcd mode a member registered under a live lease is up without a link (links open
-            // only where calls flow); in the mesh a member is up while its link is.
-            let up = sessions[member.name] != nil || (etcd != nil && discovery.member(named: member.name) != nil)
-            health[up ? "up" : "down", default: 0] += 1
-        }
+        let health = memberHealth().values
         text.family("cordis_members", "gauge", "Members this node knows, itself included, by health: up, down, or degraded (this node, in etcd mode).")
-        for state in ["up", "down", "degraded"] { text.sample("cordis_members", [("health", state)], health[state] ?? 0) }
+        for state in MemberHealth.allCases {
+            text.sample("cordis_members", [("health", state.rawValue)], health.filter { $0 == state }.count)
+        }
 
         text.family("cordis_links", "gauge", "Links open to other members (one per member in use).")
         text.sample("cordis_links", [], sessions.count)
