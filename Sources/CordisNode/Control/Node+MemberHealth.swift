@@ -1,5 +1,6 @@
 import Cordis
 import CordisWire
+import Synchronization
 
 /// How this node sees each member's health, the one reading behind `members`, the `cordis_members`
 /// metric and the membership events of `events --follow`.
@@ -92,9 +93,29 @@ extension Node {
                 guard let node = self, node.running else { return }
                 node.publishMembershipChanges()
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    _ = loop.schedule(after: interval) { continuation.resume() }
+                    let wake = WakeUp(continuation)
+                    _ = loop.schedule(after: interval) { wake.fire() }
                 }
             }
         }
+    }
+}
+
+/// Resumes a waiting task once: when its timer fires, or when the timer is dropped without firing (the
+/// loop stopped and let go of its timers), so the task never waits for ever. The continuation is
+/// guarded by its `Mutex`.
+private final class WakeUp: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Void, Never>?>
+
+    init(_ continuation: CheckedContinuation<Void, Never>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func fire() {
+        continuation.withLock { $0.take() }?.resume()
+    }
+
+    deinit {
+        fire()
     }
 }
