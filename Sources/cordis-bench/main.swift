@@ -10,6 +10,7 @@ let usage = """
            cordis-bench core [--quick] [--json] | loader [--json] | codec [--json]
            cordis-bench wire [--iterations N] [--json] | cluster [--iterations N] [--json] | node [--quick] [--json]
            cordis-bench scale [--nodes N,N,...] [--json] | soak [--minutes M] [--rate N] [--json]
+           cordis-bench metrics [--rounds N] [--json]
     """
 
 /// The flags of the commands whose arguments are read here (`all` and `wire` read their own), and which of
@@ -19,8 +20,9 @@ let flagsOfCommand: [String: Set<String>] = [
     "core": ["--quick", "--json"], "loader": ["--json"], "codec": ["--json"],
     "cluster": ["--iterations", "--json"], "node": ["--quick", "--json"],
     "scale": ["--nodes", "--json"], "soak": ["--minutes", "--rate", "--json"],
+    "metrics": ["--rounds", "--json"],
 ]
-let numericFlags: Set<String> = ["--iterations", "--nodes", "--minutes", "--rate"]
+let numericFlags: Set<String> = ["--iterations", "--nodes", "--minutes", "--rate", "--rounds"]
 
 if arguments.contains("--help") || arguments.contains("-h") {
     print(usage)
@@ -97,6 +99,12 @@ case "cluster":
     } ?? 5_000
     let figures = try await ClusterBenchmark.run(iterations: iterations, toggles: 20)
     report("cluster", figures.rows, ratios: figures.notes)
+case "metrics":
+    let rounds = arguments.firstIndex(of: "--rounds").flatMap { index in
+        index + 1 < arguments.count ? Int(arguments[index + 1]) : nil
+    } ?? 5
+    let figures = try await MetricsScrapeBenchmark.run(rounds: max(1, rounds), seconds: 3)
+    report("metrics", figures.rows, ratios: figures.ratios)
 case "node":
     let figures = try await NodeStartBenchmark.run(quick: arguments.contains("--quick"))
     report("node", figures.rows, ratios: figures.ratios)

@@ -44,7 +44,7 @@ struct ConsoleJSONShapeTests {
         #expect(Self.keys(members) == ["members"])
         #expect(members["members"]?.arrayValue?.count == 2)
         for member in members["members"]?.arrayValue ?? [] {
-            #expect(Self.keys(member) == ["name", "addresses", "incarnation", "self", "reachable"])
+            #expect(Self.keys(member) == ["name", "addresses", "incarnation", "self", "reachable", "health", "linked"])
         }
 
         let catalog = try Self.parse(try await cluster.console("a", ["catalog", "--on", "a", "--json"]).out)

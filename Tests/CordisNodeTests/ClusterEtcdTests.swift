@@ -31,7 +31,7 @@ struct ClusterEtcdTests {
     func findEachOther() async throws {
         try await Self.run { cluster, etcd in
             let b = try await cluster.start("b", entries: Self.clock, extra: Self.discovery(etcd))
-            _ = try await cluster.start("c", entries: #"[{"id": "counter", "plugin": "counter"}]"#, extra: Self.discovery(etcd))
+            let c = try await cluster.start("c", entries: #"[{"id": "counter", "plugin": "counter"}]"#, extra: Self.discovery(etcd))
             let a = try await cluster.start("a", entries: Self.greeter, extra: Self.discovery(etcd))
             let console = try await cluster.control(a)
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
@@ -41,14 +41,27 @@ struct ClusterEtcdTests {
             let members = try await console.request("members")
             let list = members["members"]?.arrayValue?.compactMap(\.objectValue) ?? []
             #expect(list.map { $0["name"]?.stringValue ?? "" }.sorted() == ["a", "b", "c"])
-            let linked = list.filter { $0["reachable"]?.boolValue == true }.compactMap { $0["name"]?.stringValue }.sorted()
+            let linked = list.filter { $0["linked"]?.boolValue == true }.compactMap { $0["name"]?.stringValue }.sorted()
             #expect(linked == ["a", "b"])
+            // c is registered and healthy without a link: reachable, not called unreachable.
+            #expect(list.allSatisfy { $0["reachable"]?.boolValue == true && $0["health"]?.stringValue == "up" }, "\(list)")
             // The console sees the whole cluster as in the mesh: a relays, opening the links it needs.
             let status = try await console.request("status", args: ["cluster": true])
             let nodes = status["nodes"]?.arrayValue?.compactMap(\.objectValue) ?? []
             #expect(nodes.map { $0["name"]?.stringValue ?? "" } == ["a", "b", "c"])
             #expect(nodes.allSatisfy { $0["reachable"]?.boolValue == true })
             _ = b
+            // c goes: once its lease is gone it is no longer listed.
+            c.process.signal(SIGKILL)
+            let clock = ContinuousClock()
+            let end = clock.now + .seconds(30)
+            var names: [String] = []
+            while clock.now < end {
+                let listed = try await console.request("members")["members"]?.arrayValue ?? []
+                names = listed.compactMap { $0["name"]?.stringValue }.sorted()
+                if names == ["a", "b"] { break }
+            }
+            #expect(names == ["a", "b"], "c is still listed after it went: \(names)")
         }
     }
 

@@ -37,15 +37,21 @@ public struct ConsoleArguments: Sendable, Hashable {
           remove NODE:ENTRY
           move NODE:ENTRY [--parent ENTRY]
                                       into the group ENTRY (without --parent: to the top level)
+          restart NODE:ENTRY          unload the entry's fiber and load it again (recovers a failed plugin)
           call SERVICE METHOD [JSON-ARGS] [--realm LABEL]
+          traffic [--on NODE]         messages each node sent and received, by kind
           forget NODE                 drop a decommissioned member from the cluster's view
           sign --key FILE --node NODE [--version N] [--expires DURATION] TREE.json   print a signed tree
           apply SIGNED.json           send a signed tree to the node it names
+          --version                   print the version
         --node defaults to $CORDIS_CONSOLE_NODE, --tls-cert, --tls-key and --tls-ca to
         $CORDIS_CONSOLE_TLS_CERT, $CORDIS_CONSOLE_TLS_KEY and $CORDIS_CONSOLE_TLS_CA (an operator
         certificate: SAN URI:cordis://operator/NAME). Exit codes: 0 ok, 1 rejected or failed,
         3 status found a problem, 64 usage, 69 no node reachable.
         """
+
+    /// What `--version` prints: `cordis-console VERSION`.
+    public static let versionLine = "cordis-console \(CordisVersion.current)"
 
     /// Whether `text` is a valid node name or entry id.
     public static func isName(_ text: String) -> Bool {
@@ -78,6 +84,11 @@ public struct ConsoleArguments: Sendable, Hashable {
                 if let equals = word.firstIndex(of: "=") {
                     name = String(word[..<equals])
                     inline = String(word[word.index(after: equals)...])
+                }
+                // `--version` takes a value only as an option of `sign`; anywhere else it asks for the version.
+                if name == "--version", inline == nil, positional.first != "sign" {
+                    flags.insert(name)
+                    continue
                 }
                 if valued.contains(name) {
                     guard let value = inline ?? words.next() else {
@@ -132,6 +143,10 @@ public struct ConsoleArguments: Sendable, Hashable {
             command = .help
             return
         }
+        if flags.contains("--version") {
+            command = .version
+            return
+        }
         guard let name = positional.first else { throw ConsoleError(.usage, "no command given") }
         let rest = Array(positional.dropFirst())
         var allowed: Set<String> = ["--node", "--secret-file", "--tls-cert", "--tls-key", "--tls-ca", "--timeout", "--json"]
@@ -181,6 +196,13 @@ public struct ConsoleArguments: Sendable, Hashable {
                 throw ConsoleError(.usage, "--parent \"\(parent)\" is not an entry id (1-64 characters of A-Z a-z 0-9 . _ -)")
             }
             command = .move(try EntryReference(parsing: rest[0]), parent: parent)
+        case "restart":
+            try expect(1, "NODE:ENTRY")
+            command = .restart(try EntryReference(parsing: rest[0]))
+        case "traffic":
+            try expect(0, "no arguments besides --on NODE")
+            allowed.insert("--on")
+            command = .traffic(on: try Self.nodeName(single("--on")))
         case "forget":
             try expect(1, "NODE")
             guard let member = try Self.nodeName(rest[0]) else { throw ConsoleError(.usage, "forget takes NODE") }

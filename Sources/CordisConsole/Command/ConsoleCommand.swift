@@ -22,6 +22,10 @@ public enum ConsoleCommand: Sendable, Hashable {
     case remove(EntryReference)
     /// `move NODE:ENTRY [--parent ENTRY]`: into the group `parent`, or to the top level when nil.
     case move(EntryReference, parent: String?)
+    /// `restart NODE:ENTRY`: unloads the entry's fiber and loads it again (recovers a failed plugin).
+    case restart(EntryReference)
+    /// `traffic [--on NODE]`: the messages each node (or NODE) sent and received, by kind.
+    case traffic(on: String?)
     /// `call SERVICE METHOD [JSON-ARGS] [--realm LABEL]`.
     case call(service: String, method: String, args: JSONObject, realm: String?)
     /// `forget NODE`.
@@ -35,6 +39,8 @@ public enum ConsoleCommand: Sendable, Hashable {
     case apply(String)
     /// `--help`.
     case help
+    /// `--version`: prints `cordis-console VERSION`.
+    case version
 
     /// The `graph` output format.
     public enum GraphFormat: String, Sendable, Hashable {

@@ -23,6 +23,10 @@ public enum Console {
             output.out(ConsoleArguments.usage + "\n")
             return 0
         }
+        if parsed.command == .version {
+            output.out(ConsoleArguments.versionLine + "\n")
+            return 0
+        }
         if let discovery, parsed.command == .members {
             return await DiscoveryListing.run(discovery: discovery, json: parsed.json, timeout: parsed.timeout, output: output)
         }

@@ -4,20 +4,33 @@ import CordisWire
 import Dispatch
 import Foundation
 
-/// What wakes the watch view.
+/// What wakes the watch view. Everything that comes from a link carries the number of that link, so
+/// what an earlier link still delivers after a reconnection is ignored.
 enum WatchInput: Sendable {
     case key(UInt8)
     case resize
     case stop
-    case event(ControlEvent)
-    case status(ClusterStatus)
-    case failure(String)
-    case linkClosed
+    /// A second passed (the reconnection countdown).
+    case tick
+    case event(ControlEvent, link: Int)
+    case status(ClusterStatus, link: Int)
+    case failure(String, link: Int)
+    /// The link ended, and why.
+    case linkClosed(String, link: Int)
+    /// A new link is up (to `address`), following the cluster's events.
+    case connected(ControlClient, address: String)
+    /// A reconnection to `address` failed, and why.
+    case connectFailed(address: String, reason: String)
 }
 
 extension ConsoleSession {
-    /// `watch`: follows the cluster's events, refetches the status after changes, and redraws in place
-    /// until `q`, Ctrl-C, SIGINT or SIGTERM; the terminal is restored on every way out.
+    /// The longest wait between two reconnection attempts.
+    static let longestReconnectDelay: Duration = .seconds(5)
+
+    /// `watch`: follows the cluster's events (starting from the recent ones each node keeps), refetches
+    /// the status after changes, and redraws in place until `q`, Ctrl-C, SIGINT or SIGTERM; the terminal
+    /// is restored on every way out. When the link to the node goes, the view says why and reconnects,
+    /// with a countdown, to the same address or to another member it saw, until one answers.
     func watch(output: ConsoleOutput) async throws -> Int32 {
         let terminal = Terminal()
         try terminal.enter()
@@ -26,17 +39,27 @@ extension ConsoleSession {
         let (inputs, sink) = AsyncStream.makeStream(of: WatchInput.self, bufferingPolicy: .unbounded)
         let sources = Self.inputSources(terminal: terminal, sink: sink)
         defer { for source in sources { source.cancel() } }
-        let client = self.client
-        let follower = Task {
-            for await event in client.events { sink.yield(.event(event)) }
-            sink.yield(.linkClosed)
-        }
-        defer { follower.cancel() }
-        _ = try await request("subscribe", args: ["follow": true, "history": false, "cluster": true])
 
         var screen = WatchScreen()
+        var client = self.client
+        var address = self.address
+        var link = 0
+        var follower: Task<Void, Never>?
+        defer { follower?.cancel() }
+        func follow(_ client: ControlClient, link: Int) {
+            follower?.cancel()
+            follower = Task {
+                for await event in client.events { sink.yield(.event(event, link: link)) }
+                sink.yield(.linkClosed(await client.closeReason ?? "the link closed", link: link))
+            }
+        }
+        follow(client, link: link)
+        let history = try await subscribe(via: client, history: true)
+        for record in history { screen.record(EventText.line(record)) }
+
         var fetching = false
         var stale = true
+        var fetchedAt = ContinuousClock.now
         func fetch() {
             guard !fetching else {
                 stale = true
@@ -44,11 +67,12 @@ extension ConsoleSession {
             }
             fetching = true
             stale = false
+            let (current, number) = (client, link)
             Task {
                 do {
-                    sink.yield(.status(try await self.clusterStatus()))
+                    sink.yield(.status(try await self.clusterStatus(via: current), link: number))
                 } catch {
-                    sink.yield(.failure("\(error)"))
+                    sink.yield(.failure("\(error)", link: number))
                 }
             }
         }
@@ -56,38 +80,131 @@ extension ConsoleSession {
             let size = terminal.size
             terminal.draw(screen.lines(width: size.width, height: size.height, style: style))
         }
+
+        // Reconnection: the addresses to try in turn, the next attempt's time and the wait after it.
+        var candidates: [String] = []
+        var next = 0
+        var attemptAt: ContinuousClock.Instant?
+        var delay: Duration = .seconds(1)
+        var connecting = false
+        func showCountdown() {
+            guard let attemptAt, !candidates.isEmpty else { return }
+            let left = max(0, Int(((attemptAt - .now) / .seconds(1)).rounded(.up)))
+            screen.reconnecting = connecting
+                ? "connecting to \(candidates[next])…"
+                : "reconnecting to \(candidates[next]) in \(left) s"
+        }
+        func attempt() {
+            guard !connecting, !candidates.isEmpty else { return }
+            connecting = true
+            let target = candidates[next]
+            Task {
+                do {
+                    let parsed = try Address(parsing: target)
+                    sink.yield(.connected(try await self.connector(parsed), address: target))
+                } catch {
+                    let reason = Self.connectFailure(error, node: target, timeout: Double(self.timeout.components.seconds)).message
+                    sink.yield(.connectFailed(address: target, reason: reason))
+                }
+            }
+        }
+
         fetch()
         redraw()
         for await input in inputs {
             switch input {
             case .key(let byte):
                 if byte == UInt8(ascii: "q") || byte == UInt8(ascii: "Q") || byte == 3 { return 0 }
-                if byte == UInt8(ascii: "r") { fetch() }
+                if byte == UInt8(ascii: "r"), attemptAt == nil { fetch() }
             case .stop:
                 return 0
             case .resize:
                 redraw()
-            case .event(let event):
-                screen.record(EventText.line(EventRecord(event)).trimmingCharacters(in: .newlines))
+            case .tick:
+                // An unreachable member's last seen keeps counting between fetches.
+                let elapsed = (ContinuousClock.now - fetchedAt).components
+                screen.sinceFetch = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+                if let due = attemptAt {
+                    if !connecting, ContinuousClock.now >= due { attempt() }
+                    showCountdown()
+                } else if screen.status?.nodes.allSatisfy(\.reachable) ?? true {
+                    continue
+                }
+                redraw()
+            case .event(let event, let number):
+                guard number == link else { continue }
+                screen.record(EventText.line(EventRecord(event)))
                 fetch()
                 redraw()
-            case .status(let status):
+            case .status(let status, let number):
+                guard number == link else { continue }
                 fetching = false
                 screen.status = status
+                fetchedAt = .now
+                screen.sinceFetch = 0
                 screen.problem = nil
                 if stale { fetch() }
                 redraw()
-            case .failure(let message):
+            case .failure(let message, let number):
+                guard number == link else { continue }
                 fetching = false
                 screen.problem = message
                 redraw()
-            case .linkClosed:
-                screen.problem = "the link to \(address) closed"
+            case .linkClosed(let reason, let number):
+                guard number == link, attemptAt == nil else { continue }
+                fetching = false
+                screen.problem = "lost the link to \(address): \(reason)"
+                // The same address first, then every other address a member was seen with.
+                let seen = (screen.status?.nodes ?? []).flatMap(\.addresses)
+                candidates = [address] + seen.filter { $0 != address }
+                candidates = candidates.enumerated().filter { candidates.firstIndex(of: $0.element) == $0.offset }.map(\.element)
+                next = 0
+                delay = .seconds(1)
+                attemptAt = .now + delay
+                showCountdown()
                 redraw()
-                return 69
+            case .connected(let newClient, let target):
+                connecting = false
+                guard attemptAt != nil else {
+                    await newClient.close()
+                    continue
+                }
+                let old = client
+                Task { await old.close() }
+                link += 1
+                client = newClient
+                address = target
+                attemptAt = nil
+                screen.reconnecting = nil
+                screen.problem = nil
+                follow(newClient, link: link)
+                do {
+                    _ = try await subscribe(via: newClient, history: false)
+                    screen.record("\(EventText.timestamp(Date().timeIntervalSince1970)) connected to \(target)\n")
+                } catch {
+                    screen.problem = "\(target) did not take the subscription: \(error)"
+                }
+                fetch()
+                redraw()
+            case .connectFailed(_, let reason):
+                connecting = false
+                guard attemptAt != nil else { continue }
+                screen.problem = reason
+                next = (next + 1) % max(1, candidates.count)
+                // A round over every address doubles the wait, up to `longestReconnectDelay`.
+                if next == 0 { delay = min(delay * 2, Self.longestReconnectDelay) }
+                attemptAt = .now + delay
+                showCountdown()
+                redraw()
             }
         }
         return 0
+    }
+
+    /// Subscribes to the cluster's events on `client`; returns the recent ones when `history`.
+    private func subscribe(via client: ControlClient, history: Bool) async throws -> [EventRecord] {
+        let result = try await request("subscribe", args: ["follow": true, "history": .bool(history), "cluster": true], via: client)
+        return try decode([EventRecord].self, from: result["events"] ?? .array([]), as: "event history")
     }
 
     private static func inputSources(terminal: Terminal, sink: AsyncStream<WatchInput>.Continuation) -> [any DispatchSourceProtocol] {
@@ -111,6 +228,11 @@ extension ConsoleSession {
             source.resume()
             sources.append(source)
         }
+        let ticks = DispatchSource.makeTimerSource(queue: queue)
+        ticks.schedule(deadline: .now() + 1, repeating: 1)
+        ticks.setEventHandler { sink.yield(.tick) }
+        ticks.resume()
+        sources.append(ticks)
         return sources
     }
 }

@@ -10,12 +10,19 @@ final class ConsoleSession: Sendable {
     let address: String
     let timeout: Duration
     let json: Bool
+    /// Opens another link with the same identity, secret and TLS files (`watch` reconnecting), within
+    /// the timeout.
+    let connector: @Sendable (Address) async throws -> ControlClient
 
-    private init(client: ControlClient, address: String, timeout: Duration, json: Bool) {
+    private init(
+        client: ControlClient, address: String, timeout: Duration, json: Bool,
+        connector: @escaping @Sendable (Address) async throws -> ControlClient
+    ) {
         self.client = client
         self.address = address
         self.timeout = timeout
         self.json = json
+        self.connector = connector
     }
 
     /// Connects to the node named by `arguments`.
@@ -67,19 +74,26 @@ final class ConsoleSession: Sendable {
         let client: ControlClient
         let chosen = secrets
         let context = tls
-        do {
-            client = try await withDeadline(timeout) {
-                try await ControlClient.connect(to: address, name: name, secrets: chosen, tls: context, timeout: timeout)
+        let connector: @Sendable (Address) async throws -> ControlClient = { target in
+            try await withDeadline(timeout) {
+                try await ControlClient.connect(to: target, name: name, secrets: chosen, tls: context, timeout: timeout)
             }
-        } catch {
-            throw connectFailure(error, node: node, timeout: arguments.timeout)
         }
-        return ConsoleSession(client: client, address: node, timeout: timeout, json: arguments.json)
+        do {
+            client = try await connector(address)
+        } catch {
+            throw connectFailure(
+                error, node: node, timeout: arguments.timeout, certificate: arguments.tlsCertificate, ca: arguments.tlsCA)
+        }
+        return ConsoleSession(client: client, address: node, timeout: timeout, json: arguments.json, connector: connector)
     }
 
     /// What the console reports when the link to `node` could not be set up: a `timeout` when the
-    /// node did not answer in time (the deadline, or the dial or handshake timing out), else why not.
-    static func connectFailure(_ error: any Error, node: String, timeout: Double) -> ConsoleError {
+    /// node did not answer in time (the deadline, or the dial or handshake timing out), a TLS refusal
+    /// in words an operator can act on, else why not. `certificate` and `ca` are the TLS files in use.
+    static func connectFailure(
+        _ error: any Error, node: String, timeout: Double, certificate: String? = nil, ca: String? = nil
+    ) -> ConsoleError {
         let timedOut: Bool
         switch error {
         case is DeadlineExceeded: timedOut = true
@@ -87,17 +101,65 @@ final class ConsoleSession: Sendable {
         default: timedOut = false
         }
         if timedOut { return ConsoleError(.unavailable, "timeout: \(node) did not answer within \(timeout) s") }
+        if let error = error as? TransportError, error.code == .tls,
+           let refusal = tlsRefusal(error.message, node: node, certificate: certificate, ca: ca) {
+            return ConsoleError(.unavailable, refusal)
+        }
+        if let error = error as? WireError, error.code == .rejected || error.code == .notAdmitted {
+            // The node's own reason, without the handshake's wrapping (`peer refused the handshake (CODE): `).
+            var reason = error.message
+            if reason.hasPrefix("peer refused the handshake ("), let colon = reason.range(of: "): ") {
+                reason = String(reason[colon.upperBound...])
+            }
+            var message = "\(node) refused this console: \(reason)"
+            if reason.contains("; seen as ") {
+                message += ". An admin admits it by giving one of these identities a role in the node's "
+                    + "operators file (--operators), then sending the node SIGHUP"
+            } else if reason.contains("; it has no identity") {
+                message += " (a TCP console without the cluster secret or an operator certificate): "
+                    + "connect with --secret-file or --tls-cert"
+            }
+            return ConsoleError(.unavailable, message)
+        }
         return ConsoleError(.unavailable, "cannot reach node \(node): \(error)")
+    }
+
+    /// libssl's reason for a failed TLS handshake (`tlsv1 alert unknown ca`, a verification failure)
+    /// as what happened and what to do, or nil when it is none of those.
+    static func tlsRefusal(_ reason: String, node: String, certificate: String?, ca: String?) -> String? {
+        let text = reason.lowercased()
+        let ours = certificate.map { "this console's certificate \($0)" } ?? "this console's certificate"
+        if text.contains("alert unknown ca") {
+            return "\(node) does not trust \(ours): it is not signed by a CA in that node's --tls-ca file. "
+                + "Use an operator certificate issued by the cluster's CA (SAN URI:cordis://operator/NAME), "
+                + "or have an admin add its CA to the nodes' --tls-ca files"
+        }
+        if text.contains("alert certificate expired") {
+            return "\(node) refused \(ours): it has expired or is not valid yet; get a new one from the cluster's CA"
+        }
+        if text.contains("alert bad certificate") || text.contains("alert certificate unknown")
+            || text.contains("alert unsupported certificate") || text.contains("alert certificate revoked") {
+            return "\(node) refused \(ours) (\(reason)); use an operator certificate issued by the cluster's CA"
+        }
+        if text.contains("did not verify") {
+            let file = ca.map { " against --tls-ca \($0)" } ?? ""
+            return "the certificate of \(node) did not verify\(file) (\(reason)); "
+                + "check that --tls-ca holds the CA that signed the cluster's node certificates"
+        }
+        return nil
     }
 
     func close() async {
         await client.close()
     }
 
-    /// Sends one request; maps the node's refusals to exit 1 and silence to exit 69.
-    func request(_ command: String, node: String? = nil, args: JSONObject = JSONObject()) async throws -> JSONValue {
+    /// Sends one request (on `client`, the session's own link by default); maps the node's refusals to
+    /// exit 1 and silence to exit 69.
+    func request(
+        _ command: String, node: String? = nil, args: JSONObject = JSONObject(), via client: ControlClient? = nil
+    ) async throws -> JSONValue {
         do {
-            return try await client.request(command, node: node, args: args, timeout: timeout)
+            return try await (client ?? self.client).request(command, node: node, args: args, timeout: timeout)
         } catch let failure as ControlFailure {
             throw ConsoleError(.failed, failure.message)
         } catch let error as ControlClientError where error.code == .timeout {
@@ -107,14 +169,14 @@ final class ConsoleSession: Sendable {
         }
     }
 
-    /// The whole cluster's status result, seen through the node reached, pages joined.
-    func clusterStatusResult() async throws -> JSONValue {
-        StatusPaging.join(try await request("status", args: ["cluster": true]))
+    /// The whole cluster's status result, seen through the node reached (on `client`), pages joined.
+    func clusterStatusResult(via client: ControlClient? = nil) async throws -> JSONValue {
+        StatusPaging.join(try await request("status", args: ["cluster": true], via: client))
     }
 
-    /// The whole cluster's status, seen through the node reached.
-    func clusterStatus() async throws -> ClusterStatus {
-        let raw = try await clusterStatusResult()
+    /// The whole cluster's status, seen through the node reached (on `client`).
+    func clusterStatus(via client: ControlClient? = nil) async throws -> ClusterStatus {
+        let raw = try await clusterStatusResult(via: client)
         return try decoded("status") { try ClusterStatus(json: raw) }
     }
 
@@ -141,6 +203,9 @@ final class ConsoleSession: Sendable {
         case .help:
             output.out(ConsoleArguments.usage + "\n")
             return 0
+        case .version:
+            output.out(ConsoleArguments.versionLine + "\n")
+            return 0
         case .status:
             // The JSON is printed as the node sent it, before it is read for the exit code.
             let raw = try await clusterStatusResult()
@@ -158,8 +223,11 @@ final class ConsoleSession: Sendable {
                 output.out(result.jsonString(.pretty))
             } else {
                 for member in try decode([MemberStatus].self, from: result["members"] ?? .array([]), as: "member list") {
-                    let reachable = member.reachable ? style.paint("reachable", "32") : style.paint("unreachable", "31")
-                    output.out("\(member.name) \(reachable) \(member.addresses.joined(separator: " "))\n")
+                    // An older node sends only `reachable`, which then means linked.
+                    let health = member.health ?? (member.reachable ? "reachable" : "unreachable")
+                    var line = "\(member.name) " + style.paint(health, member.reachable ? (health == "degraded" ? "33" : "32") : "31")
+                    if member.linked == false, member.reachable { line += style.dim(" (no link)") }
+                    output.out(line + " \(member.addresses.joined(separator: " "))\n")
                 }
             }
             return 0
@@ -185,6 +253,13 @@ final class ConsoleSession: Sendable {
             if let parent { args["parent"] = .string(parent) }
             let result = try await request("move", node: reference.node, args: args)
             return printEntry(result, node: reference.node, output: output, style: style)
+        case .restart(let reference):
+            let result = try await request("restart", node: reference.node, args: ["entry": .string(reference.entry)])
+            _ = printEntry(result, node: reference.node, output: output, style: style)
+            // Failing again is a failure of the command: the plugin was not recovered.
+            return result["state"]?.stringValue == "failed" ? 1 : 0
+        case .traffic(let on):
+            return try await traffic(on: on, output: output, style: style)
         case .remove(let reference):
             let result = try await request("remove", node: reference.node, args: ["entry": .string(reference.entry)])
             if json {
@@ -226,7 +301,9 @@ final class ConsoleSession: Sendable {
         return 0
     }
 
-    private func catalog(on: String?, output: ConsoleOutput, style: TextStyle) async throws -> Int32 {
+    /// Asks `command` of `on`, or of every member the node reached has a link to; a member's refusal is
+    /// printed on stderr and makes the exit code 1, the others' answers are kept.
+    private func askEach(_ command: String, on: String?, output: ConsoleOutput) async throws -> (JSONObject, Int32) {
         var nodes: [String]
         if let on {
             nodes = [on]
@@ -239,12 +316,45 @@ final class ConsoleSession: Sendable {
         var code: Int32 = 0
         for node in nodes {
             do {
-                all[node] = try await request("catalog", node: node)
+                all[node] = try await request(command, node: node)
             } catch let error as ConsoleError where error.code == .failed {
                 output.err("error: \(node): \(error.message)\n")
                 code = 1
             }
         }
+        return (all, code)
+    }
+
+    private func traffic(on: String?, output: ConsoleOutput, style: TextStyle) async throws -> Int32 {
+        let (all, code) = try await askEach("traffic", on: on, output: output)
+        if json {
+            output.out(JSONValue.object(["nodes": .object(all)]).jsonString(.pretty))
+            return code
+        }
+        for (node, report) in all {
+            let seconds = report["seconds"]?.doubleValue.map { " in \(Int($0.rounded(.down))) s" } ?? ""
+            output.out("node \(style.bold(node))\(seconds)\n")
+            let sent = report["sent"]?.objectValue ?? JSONObject()
+            let received = report["received"]?.objectValue ?? JSONObject()
+            var kinds = sent.keys
+            for kind in received.keys where !kinds.contains(kind) { kinds.append(kind) }
+            let width = max(4, kinds.map(\.count).max() ?? 0)
+            func cell(_ text: String, _ count: Int, right: Bool = true) -> String {
+                let pad = String(repeating: " ", count: max(0, count - text.count))
+                return right ? pad + text : text + pad
+            }
+            output.out("  " + cell("kind", width, right: false) + "  " + cell("sent", 10) + "  " + cell("received", 10) + "\n")
+            for kind in kinds {
+                let out = sent[kind]?.int64Value.map(String.init) ?? "0"
+                let into = received[kind]?.int64Value.map(String.init) ?? "0"
+                output.out("  " + cell(kind, width, right: false) + "  " + cell(out, 10) + "  " + cell(into, 10) + "\n")
+            }
+        }
+        return code
+    }
+
+    private func catalog(on: String?, output: ConsoleOutput, style: TextStyle) async throws -> Int32 {
+        let (all, code) = try await askEach("catalog", on: on, output: output)
         if json {
             output.out(JSONValue.object(["nodes": .object(all)]).jsonString(.pretty))
             return code

@@ -14,10 +14,20 @@ public struct ClusterStatus: Sendable, Hashable {
         public var reachable: Bool
         /// Why not, when it did not.
         public var unreachableReason: String?
-        /// Its Loader entries.
+        /// Seconds since it was last heard from, when it did not answer (nil: never heard from).
+        public var lastSeen: Double?
+        /// Why it is degraded (etcd mode: its lease lost or etcd unreachable), when it is.
+        public var degraded: String?
+        /// Its Loader entries (the last known ones when it is not reachable).
         public var entries: [Entry]
-        /// Its fibers.
+        /// Its fibers (the last known ones when it is not reachable).
         public var fibers: [Fiber]
+
+        /// `last seen N s ago` (whole seconds, rounded down), or `never seen`.
+        public var lastSeenText: String {
+            guard let lastSeen, lastSeen.isFinite else { return "never seen" }
+            return "last seen \(Int(max(0, min(lastSeen, 1e15)).rounded(.down))) s ago"
+        }
     }
 
     /// One Loader entry.
@@ -90,17 +100,19 @@ public struct ClusterStatus: Sendable, Hashable {
         nodes = try JSONValueDecoder().decode([NodeStatus].self, from: joined["nodes"] ?? .array([])).map(Self.node(from:))
     }
 
-    /// Whether `status` must exit 3: an unreachable member, a failed fiber, or an entry with an error.
+    /// Whether `status` must exit 3: an unreachable or degraded member, a failed fiber, or an entry
+    /// with an error.
     public var hasProblems: Bool {
         nodes.contains { node in
-            !node.reachable || node.fibers.contains { $0.state == "failed" } || node.entries.contains { $0.error != nil }
+            !node.reachable || node.degraded != nil || node.fibers.contains { $0.state == "failed" } || node.entries.contains { $0.error != nil }
         }
     }
 
     private static func node(from status: NodeStatus) -> Node {
         Node(
             name: status.name, addresses: status.addresses, reachable: status.reachable,
-            unreachableReason: status.unreachable,
+            unreachableReason: status.unreachable, lastSeen: status.reachable ? nil : status.lastSeen,
+            degraded: status.degraded,
             entries: status.entries.map { entry in
                 Entry(id: entry.id, plugin: entry.plugin, parent: entry.parent, disabled: entry.disabled,
                       state: entry.state, error: entry.error)

@@ -35,6 +35,10 @@ public enum EventText {
             var text = "change by \(who) via \(peer): \(detail["change"]?.stringValue ?? "?") \(detail["outcome"]?.stringValue ?? "?")"
             if let reason = detail["reason"]?.stringValue { text += " (\(reason))" }
             return text
+        case "member":
+            var text = "member \(detail["member"]?.stringValue ?? "?") \(detail["change"]?.stringValue ?? "?")"
+            if let reason = detail["reason"]?.stringValue { text += " (\(reason))" }
+            return text
         case "entry":
             return "entry \(detail["entry"]?.stringValue ?? "?") \(detail["change"]?.stringValue ?? "?")"
         default:

@@ -1,5 +1,7 @@
 /// The Graphviz form of `graph`: one `subgraph cluster_NODE` per node, one box per fiber filled by
 /// state, and an edge from each consumer to the provider it uses (across nodes, through the fiber ids).
+/// An unreachable member's fibers are its last known ones, drawn dashed and unfilled whatever their
+/// state, under a label with the time it was last seen.
 public enum GraphDot {
     /// Renders the graph of `status` as a DOT `digraph`.
     public static func render(_ status: ClusterStatus) -> String {
@@ -7,14 +9,23 @@ public enum GraphDot {
         var known: Set<String> = []
         for node in status.nodes {
             out += "  subgraph \(quote("cluster_\(node.name)")) {\n"
-            out += "    label=\(quote(node.reachable ? node.name : "\(node.name) (unreachable)"));\n"
+            var label = node.name
+            if !node.reachable { label += " (unreachable, \(node.lastSeenText))" }
+            if node.degraded != nil { label += " (degraded)" }
+            out += "    label=\(quote(label));\n"
             if !node.reachable { out += "    style=dashed; color=red;\n" }
             for fiber in node.fibers {
                 let id = fiberID(node.name, fiber.id)
                 known.insert(id)
                 var label = fiber.entry.map { "\($0)\\n\(fiber.plugin)" } ?? fiber.plugin
                 label += "\\n#\(fiber.id) \(fiber.state)"
-                out += "    \(quote(id)) [label=\(quote(label)), fillcolor=\(quote(color(fiber.state)))];\n"
+                if node.reachable {
+                    out += "    \(quote(id)) [label=\(quote(label)), fillcolor=\(quote(color(fiber.state)))];\n"
+                } else {
+                    // Last known, not live: one neutral fill whatever the state was.
+                    label += "\\n(last known)"
+                    out += "    \(quote(id)) [label=\(quote(label)), fillcolor=\"white\", style=\"rounded,filled,dashed\", fontcolor=\"grey40\"];\n"
+                }
             }
             if node.fibers.isEmpty {
                 out += "    \(quote("\(node.name)/empty")) [label=\"(no fibers)\", style=dashed];\n"

@@ -1,5 +1,7 @@
 /// The text form of `status`: for each node its reachability, its entries (with state and error), and
 /// its fibers (what each provides, the provider it uses, what a pending one waits for, why one failed).
+/// A member that did not answer is listed with the time it was last seen and its last known entries
+/// and fibers, uncoloured and dim.
 public enum StatusText {
     /// Renders `status` in `style`.
     public static func render(_ status: ClusterStatus, style: TextStyle) -> String {
@@ -7,26 +9,41 @@ public enum StatusText {
         for node in status.nodes {
             var header = "node \(style.bold(node.name))"
             if !node.addresses.isEmpty { header += " " + style.dim(node.addresses.joined(separator: " ")) }
-            if !node.reachable {
-                header += " " + style.paint("unreachable", "31")
-                if let reason = node.unreachableReason { header += style.dim(" (\(reason))") }
-                if !node.entries.isEmpty || !node.fibers.isEmpty { header += style.dim(" - last seen:") }
-            }
+            header += reachability(node, style: style)
             lines.append(header)
-            lines.append("  entries:" + (node.entries.isEmpty ? " none" : ""))
+            // A member that did not answer is shown as last known, in one neutral style: never as live.
+            let known = node.reachable ? "" : " (last known)"
+            let shown = node.reachable ? style : TextStyle(colored: false)
+            func line(_ text: String) -> String { node.reachable ? text : style.dim(text) }
+            lines.append("  entries\(known):" + (node.entries.isEmpty ? " none" : ""))
             for entry in node.entries {
-                var line = "    \(entry.id) (\(entry.plugin))"
-                if let parent = entry.parent { line += " in \(parent)" }
-                line += " " + (entry.state.map(style.state) ?? style.dim(entry.disabled ? "disabled" : "no fiber"))
-                if let error = entry.error { line += " " + style.paint("error: \(error)", "31") }
-                lines.append(line)
+                var text = "    \(entry.id) (\(entry.plugin))"
+                if let parent = entry.parent { text += " in \(parent)" }
+                text += " " + (entry.state.map(shown.state) ?? shown.dim(entry.disabled ? "disabled" : "no fiber"))
+                if let error = entry.error { text += " " + shown.paint("error: \(error)", "31") }
+                lines.append(line(text))
             }
-            lines.append("  fibers:" + (node.fibers.isEmpty ? " none" : ""))
+            lines.append("  fibers\(known):" + (node.fibers.isEmpty ? " none" : ""))
             for fiber in node.fibers {
-                lines.append("    " + fiberLine(fiber, style: style))
+                lines.append(line("    " + fiberLine(fiber, style: shown)))
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// What a member's header says beyond its name: ` unreachable (REASON) - last seen N s ago` (or
+    /// `never seen`) for a member that did not answer, ` degraded (REASON)` for a degraded one, else nothing.
+    public static func reachability(_ node: ClusterStatus.Node, style: TextStyle) -> String {
+        var text = ""
+        if !node.reachable {
+            text += " " + style.paint("unreachable", "31")
+            if let reason = node.unreachableReason { text += style.dim(" (\(reason))") }
+            text += style.dim(" - \(node.lastSeenText)")
+        }
+        if let degraded = node.degraded {
+            text += " " + style.paint("degraded", "33") + style.dim(" (\(degraded))")
+        }
+        return text
     }
 
     /// One fiber as a line: `#7 greeter [greeter] active provides … uses clock → b:clock#3`.

@@ -7,6 +7,11 @@ public struct WatchScreen: Sendable {
     public var recent: [String] = []
     /// A problem to show (the node stopped answering…).
     public var problem: String?
+    /// The reconnection under way, with its countdown (`reconnecting to ADDR in 3 s`).
+    public var reconnecting: String?
+    /// Seconds since `status` was fetched, added to each unreachable member's last seen, so the time
+    /// shown keeps counting between fetches.
+    public var sinceFetch: Double = 0
 
     /// An empty screen.
     public init() {}
@@ -14,9 +19,12 @@ public struct WatchScreen: Sendable {
     /// How many change lines are kept.
     public static let recentLimit = 50
 
-    /// Adds a change line, keeping the last `recentLimit`.
-    public mutating func record(_ line: String) {
-        recent.append(line)
+    /// Adds a change (a line, or several: each further line indented under the first), keeping the
+    /// last `recentLimit` lines.
+    public mutating func record(_ text: String) {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        for (index, line) in lines.enumerated() { recent.append(index == 0 ? line : "    " + line) }
         if recent.count > Self.recentLimit { recent.removeFirst(recent.count - Self.recentLimit) }
     }
 
@@ -24,14 +32,20 @@ public struct WatchScreen: Sendable {
     public func lines(width: Int, height: Int, style: TextStyle) -> [String] {
         var body: [String] = [style.bold("cordis watch") + style.dim("  q or Ctrl-C to leave  \(width)x\(height)")]
         if let problem { body.append(style.paint("! \(problem)", "31")) }
+        if let reconnecting { body.append(style.paint("↻ \(reconnecting)", "33")) }
         if let status {
-            for node in status.nodes {
-                var header = style.bold(node.name)
-                header += node.reachable ? "" : " " + style.paint("unreachable", "31")
-                body.append(header)
+            for var node in status.nodes {
+                if !node.reachable, let seen = node.lastSeen { node.lastSeen = seen + max(0, sinceFetch) }
+                body.append(style.bold(node.name) + StatusText.reachability(node, style: style))
                 if node.fibers.isEmpty { body.append(style.dim("  (no fibers)")) }
-                for fiber in node.fibers {
-                    body.append("  " + StatusText.fiberLine(fiber, style: style))
+                if node.reachable {
+                    for fiber in node.fibers { body.append("  " + StatusText.fiberLine(fiber, style: style)) }
+                } else if !node.fibers.isEmpty {
+                    // Last known, not live: uncoloured and dim.
+                    body.append(style.dim("  last known:"))
+                    for fiber in node.fibers {
+                        body.append(style.dim("  " + StatusText.fiberLine(fiber, style: TextStyle(colored: false))))
+                    }
                 }
             }
         } else {

@@ -96,6 +96,13 @@ public actor ControlClient {
         for continuation in pending.values { continuation.resume(throwing: error) }
     }
 
+    /// Why the link ended (the node closed it, or the link's error), nil while it is open.
+    public var closeReason: String? {
+        guard let closedError else { return nil }
+        if let error = closedError as? ControlClientError { return error.message }
+        return "\(closedError)"
+    }
+
     /// How many requests may wait for their answers at once.
     public static let maximumWaiting = 256
 

@@ -1,9 +1,9 @@
 import CordisJSON
 
 /// One member in a `members` result, as the node reached sees it: `name`, `addresses`, `incarnation`,
-/// `self`, `reachable`, in this order.
+/// `self`, `reachable`, then `health` and `linked` when the node sends them, in this order.
 ///
-/// Decoding needs `name`; other missing members read as empty or `false`.
+/// Decoding needs `name`; other missing members read as empty or `false` (`health` and `linked` as nil).
 public struct MemberStatus: Sendable, Hashable, Codable {
     /// Its name.
     public var name: String
@@ -13,14 +13,18 @@ public struct MemberStatus: Sendable, Hashable, Codable {
     public var incarnation: String
     /// Whether it is the node that answered.
     public var isSelf: Bool
-    /// Whether a link to it is up (always true for the node itself).
+    /// Whether it is not down (always true for the node itself): linked, or in etcd mode registered.
     public var reachable: Bool
+    /// `up`, `down` or `degraded` (the node itself, in etcd mode), when the node sends it.
+    public var health: String?
+    /// Whether a link to it is up (always true for the node itself), when the node sends it.
+    public var linked: Bool?
 
     /// The JSON members, in the order they are written.
     enum CodingKeys: String, CodingKey {
         case name, addresses, incarnation
         case isSelf = "self"
-        case reachable
+        case reachable, health, linked
     }
 
     /// Creates a member.
@@ -40,6 +44,8 @@ public struct MemberStatus: Sendable, Hashable, Codable {
         incarnation = try container.decodeIfPresent(String.self, forKey: .incarnation) ?? ""
         isSelf = try container.decodeIfPresent(Bool.self, forKey: .isSelf) ?? false
         reachable = try container.decodeIfPresent(Bool.self, forKey: .reachable) ?? false
+        health = try container.decodeIfPresent(String.self, forKey: .health)
+        linked = try container.decodeIfPresent(Bool.self, forKey: .linked)
     }
 
     /// Encodes the member.
@@ -50,5 +56,7 @@ public struct MemberStatus: Sendable, Hashable, Codable {
         try container.encode(incarnation, forKey: .incarnation)
         try container.encode(isSelf, forKey: .isSelf)
         try container.encode(reachable, forKey: .reachable)
+        try container.encodeIfPresent(health, forKey: .health)
+        try container.encodeIfPresent(linked, forKey: .linked)
     }
 }

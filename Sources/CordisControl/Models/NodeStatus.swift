@@ -3,7 +3,8 @@ import CordisJSON
 /// One member in a `status` result: its entries and fibers, and whether it answered. The node builds
 /// it and encodes it with `JSONValueEncoder`; a console decodes it back with `JSONValueDecoder`. The
 /// JSON is the `status --json` shape, member for member and in this order, with `null` for an absent
-/// incarnation or version and `unreachable` only when set.
+/// incarnation or version, `unreachable` only when set, and `lastSeen` (a number or `null`) only for a
+/// member that is not reachable.
 ///
 /// Decoding needs `name`; other missing members read as empty, `false` or nil, members it does not
 /// know are ignored, and a member of the wrong JSON type is an error (`ConfigError` naming its path).
@@ -24,13 +25,22 @@ public struct NodeStatus: Sendable, Hashable, Codable {
     public var fibers: [FiberStatus]
     /// Why it did not answer, when it did not.
     public var unreachable: String?
+    /// Seconds since it was last heard from, for a member that is not reachable; nil when it never was
+    /// (or when it is reachable). Setting it (nil included) writes `lastSeen` for an unreachable member.
+    public var lastSeen: Double? {
+        get { lastSeenMember ?? nil }
+        set { lastSeenMember = .some(newValue) }
+    }
+    /// `lastSeen` as read or set: nil when absent (an older node's status keeps its shape), `.some(nil)`
+    /// for `null`.
+    private var lastSeenMember: Double??
     /// Why it is degraded (etcd mode: its lease lost or etcd unreachable), when it is.
     public var degraded: String?
 
     /// The JSON members, in the order they are written.
     enum CodingKeys: String, CodingKey {
         case name, addresses, incarnation, version, reachable, entries, fibers, unreachable
-        case degraded
+        case lastSeen, degraded
     }
 
     /// Creates a status.
@@ -59,10 +69,12 @@ public struct NodeStatus: Sendable, Hashable, Codable {
         entries = try container.decodeIfPresent([EntryStatus].self, forKey: .entries) ?? []
         fibers = try container.decodeIfPresent([FiberStatus].self, forKey: .fibers) ?? []
         unreachable = try container.decodeIfPresent(String.self, forKey: .unreachable)
+        if container.contains(.lastSeen) { lastSeenMember = .some(try container.decodeIfPresent(Double.self, forKey: .lastSeen)) }
         degraded = try container.decodeIfPresent(String.self, forKey: .degraded)
     }
 
-    /// Encodes the status: `incarnation` and `version` as `null` when nil, `unreachable` only when set.
+    /// Encodes the status: `incarnation` and `version` as `null` when nil, `unreachable` only when set,
+    /// `lastSeen` (`null` when nil) only when not reachable and read or set.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
@@ -73,6 +85,7 @@ public struct NodeStatus: Sendable, Hashable, Codable {
         try container.encode(entries, forKey: .entries)
         try container.encode(fibers, forKey: .fibers)
         try container.encodeIfPresent(unreachable, forKey: .unreachable)
+        if !reachable, let lastSeenMember { try container.encode(lastSeenMember, forKey: .lastSeen) }
         try container.encodeIfPresent(degraded, forKey: .degraded)
     }
 }

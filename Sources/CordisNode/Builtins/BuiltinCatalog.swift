@@ -4,7 +4,7 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// The built-in catalog of `cordis-node`: `clock`, `counter`, `greeter`, `badge`.
+/// The built-in catalog of `cordis-node`: `clock`, `counter`, `greeter`, `badge`, `flaky`.
 public enum BuiltinCatalog {
     /// The plugins, for a node named `node`.
     @CordisActor
@@ -36,6 +36,15 @@ public enum BuiltinCatalog {
                 logger.info("badge removed, counter at \(after)")
             }
         }
+        let flakyRuns = FlakyRuns()
+        catalog.register(name: "flaky", config: FlakyConfig.self) { scope, config in
+            let logger = scope.ctx.logger("flaky")
+            if config.fail, flakyRuns.fails(fiber: scope.ctx.fiber.id, times: config.times) {
+                throw FlakyFailure()
+            }
+            logger.info("flaky running")
+            try scope.collect { logger.info("flaky stopped") }
+        }
         return catalog
     }
 
@@ -66,6 +75,57 @@ public struct CounterConfig: Codable, Sendable, Hashable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         start = try container.decodeIfPresent(Int.self, forKey: .start) ?? 0
+    }
+}
+
+/// The config of the built-in `flaky`: `{"fail": Bool, "times": Int}`. With `fail` its `apply` throws,
+/// so its fiber is `failed`: every time, or only the first `times` times in this fiber's life (a
+/// transient failure, which `restart` recovers). A config change to `fail: false` recovers it too.
+public struct FlakyConfig: Codable, Sendable, Hashable {
+    /// Whether `apply` throws.
+    public var fail: Bool
+    /// How many of the fiber's applies throw (nil: every one).
+    public var times: Int?
+
+    /// A config.
+    public init(fail: Bool = false, times: Int? = nil) {
+        self.fail = fail
+        self.times = times
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case fail, times
+    }
+
+    /// Decodes `{"fail": Bool, "times": Int}`; `fail` defaults to false, `times` to every apply.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        fail = try container.decodeIfPresent(Bool.self, forKey: .fail) ?? false
+        times = try container.decodeIfPresent(Int.self, forKey: .times)
+    }
+}
+
+/// Why a `flaky` fiber failed: its config said so.
+struct FlakyFailure: Error, CustomStringConvertible {
+    var description: String { "flaky failed as its config asks (fail: true)" }
+}
+
+/// How many times each `flaky` fiber (by id) has failed on this node, for `FlakyConfig.times`.
+@CordisActor
+final class FlakyRuns {
+    private var failures: [Int: Int] = [:]
+
+    /// Whether this apply of `fiber` fails: always without `times`, else while it failed fewer times.
+    /// A fiber that runs is forgotten.
+    func fails(fiber: Int, times: Int?) -> Bool {
+        guard let times else { return true }
+        let count = failures[fiber, default: 0]
+        guard count >= times else {
+            failures[fiber] = count + 1
+            return true
+        }
+        failures[fiber] = nil
+        return false
     }
 }
 

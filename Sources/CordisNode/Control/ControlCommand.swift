@@ -6,14 +6,14 @@
 /// role: the switches below are exhaustive.
 enum ControlCommand: String, CaseIterable, Sendable {
     case status, members, catalog, subscribe, unsubscribe, traffic
-    case enable, disable, config, add, remove, move, call
+    case enable, disable, config, add, remove, move, restart, call
     case forget, apply
 
     /// The least role that may run it.
     var requiredRole: OperatorRole {
         switch self {
         case .status, .members, .catalog, .subscribe, .unsubscribe, .traffic: return .viewer
-        case .enable, .disable, .config, .add, .remove, .move, .call: return .operator
+        case .enable, .disable, .config, .add, .remove, .move, .restart, .call: return .operator
         case .forget, .apply: return .admin
         }
     }
@@ -22,14 +22,14 @@ enum ControlCommand: String, CaseIterable, Sendable {
     var isChange: Bool {
         switch self {
         case .status, .members, .catalog, .subscribe, .unsubscribe, .traffic, .call: return false
-        case .enable, .disable, .config, .add, .remove, .move, .forget, .apply: return true
+        case .enable, .disable, .config, .add, .remove, .move, .restart, .forget, .apply: return true
         }
     }
 
     /// Whether it changes entries without a signed tree (refused under `--require-signed-trees`).
     var isUnsignedChange: Bool {
         switch self {
-        case .enable, .disable, .config, .add, .remove, .move: return true
+        case .enable, .disable, .config, .add, .remove, .move, .restart: return true
         case .status, .members, .catalog, .subscribe, .unsubscribe, .traffic, .call, .forget, .apply: return false
         }
     }

@@ -55,6 +55,9 @@ final class ControlState {
     var history: [ControlEvent] = []
     /// The last status object seen of each member (by name).
     var lastStatus: [String: JSONValue] = [:]
+    /// When each member whose link ended was last heard from (the link's last frame), or last answered
+    /// a status question: an unreachable member's `lastSeen`.
+    var lastHeard: [String: ContinuousClock.Instant] = [:]
     var eventListeners: [EffectHandle] = []
     /// The operators file in force (readable from the event loop's handshakes).
     let operators = OperatorTable(nil)
@@ -65,6 +68,12 @@ final class ControlState {
     /// The highest signed-tree version this node recorded while running (kept with the record file's
     /// own, whichever is higher).
     var highestSignedVersion: Int64 = 0
+    /// Each member's health at the last look (nil before the first), for the membership events.
+    var memberHealth: [String: MemberHealth]?
+    /// The task that looks at the members' health while the node runs.
+    var memberHealthWatch: Task<Void, Never>?
+    /// What `/metrics` counts beside what the node holds: calls and withdrawals.
+    let metrics = NodeMetrics()
     /// Whether a signed tree is being applied (one at a time, so two cannot pass the freshness check together).
     var applyingSignedTree = false
 

@@ -134,6 +134,11 @@ extension Node {
             try await loader.move(id: id, toParent: parent)
             audit(session, requester, describe(request), entry: id)
             return entryResult(id)
+        case .restart:
+            let id = try args.requiredString("entry")
+            try await restartEntry(id)
+            audit(session, requester, describe(request), entry: id)
+            return entryResult(id)
         case .call:
             return try await callFromConsole(args)
         case .apply:
@@ -149,6 +154,24 @@ extension Node {
             "disabled": .bool(status?.disabled ?? false),
             "error": status?.error.map { .string($0) } ?? .null,
         ])
+    }
+
+    /// `restart`: unloads entry `id`'s fiber and loads it again, recovering a failed one; returns once
+    /// it is settled (failing again is the entry's state, which the result shows).
+    ///
+    /// - Throws: `ControlError` `rejected` for an unknown entry or one without a fiber (disabled, its
+    ///   plugin unknown or its config refused); nothing changed then.
+    private func restartEntry(_ id: String) async throws {
+        guard loader.entry(id: id) != nil else { throw ControlError("rejected", "unknown entry \"\(id)\"") }
+        guard let fiber = loader.fiber(for: id) else {
+            let reason = loader.status.first { $0.id == id }?.error.map { ": \($0)" } ?? " (it or a group holding it is disabled)"
+            throw ControlError("rejected", "entry \"\(id)\" has no fiber to restart\(reason)")
+        }
+        do {
+            try await fiber.restart()
+        } catch {
+            // Failed again, or disposed meanwhile by a change: the result reads the entry as it is now.
+        }
     }
 
     private func callFromConsole(_ args: JSONObject) async throws -> JSONValue {

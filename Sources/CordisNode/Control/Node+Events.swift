@@ -5,9 +5,10 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// The stream of changes a console can follow: every fiber's `internal/status` and the Loader's
-/// `loader/entry`, stamped with the node's name and the time, pushed as `event` messages after a
-/// `subscribe` request, and forwarded from the other members for cluster-wide subscribers.
+/// The stream of changes a console can follow: every fiber's `internal/status`, the Loader's
+/// `loader/entry`, the audited changes and the membership changes this node sees (`member`), stamped
+/// with the node's name and the time, pushed as `event` messages after a `subscribe` request, and
+/// forwarded from the other members for cluster-wide subscribers.
 extension Node {
     /// Starts recording this node's changes (called once from `start()`).
     func startEventStream() throws {
@@ -21,6 +22,7 @@ extension Node {
             self?.publish(kind: "entry", detail: ["entry": .string(change.id), "change": .string(change.kind.rawValue)])
         }
         control.eventListeners = [status, entries]
+        watchMemberHealth(every: configuration.heartbeatInterval)
     }
 
     private func fiberEvent(_ change: StatusChange) {
@@ -80,6 +82,9 @@ extension Node {
         }
         let cluster = session.identity.role == .console && (args["cluster"]?.boolValue ?? true)
         let on = args["on"]?.stringValue
+        if let on, on != name, !isKnownMember(on) {
+            throw ControlError("unknown-member", "\(name) knows no member named \(on) (members lists the ones it knows)")
+        }
         var events: [ControlEvent] = []
         if args["history"]?.boolValue ?? true {
             if on == nil || on == name { events = control.history }
@@ -111,6 +116,13 @@ extension Node {
             }
         }
         return .object(["events": try JSONValueEncoder().encode(events.map(EventRecord.init))])
+    }
+
+    /// Whether `member` is a member this node knows (linked, listed by the membership or discovery, or
+    /// seen before) and has not forgotten.
+    func isKnownMember(_ member: String) -> Bool {
+        guard !state.forgottenNames.contains(member) else { return false }
+        return link(to: member) != nil || memberAddresses[member] != nil || control.lastStatus[member] != nil
     }
 
     /// `unsubscribe`: stops the stream of subscription `id` (the `subscribe` request's id).

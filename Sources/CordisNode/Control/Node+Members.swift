@@ -4,12 +4,19 @@ import CordisWire
 /// Membership commands: `members` lists the cluster as this node sees it; `forget` drops a
 /// decommissioned member (no more dialling, gone from the view) on every reachable member.
 extension Node {
-    /// Every member this node knows, itself first, with whether a link to it is up.
+    /// Every member this node knows, itself first, with its health (`memberHealth()`): `reachable`
+    /// unless it is down, and whether a link to it is up. In etcd mode a member registered without a
+    /// link is reachable, and one no longer registered is not listed.
     func membersList() throws -> JSONValue {
-        let list = members.filter { !state.forgottenNames.contains($0.name) }.map { member in
-            MemberStatus(
+        let health = memberHealth()
+        let list = members.compactMap { member -> MemberStatus? in
+            guard let state = health[member.name] else { return nil }
+            var status = MemberStatus(
                 name: member.name, addresses: member.addresses, incarnation: member.incarnation,
-                isSelf: member.name == name, reachable: member.name == name || link(to: member.name) != nil)
+                isSelf: member.name == name, reachable: state != .down)
+            status.health = state.rawValue
+            status.linked = member.name == name || link(to: member.name) != nil
+            return status
         }
         return .object(["members": try JSONValueEncoder().encode(list)])
     }
@@ -42,6 +49,7 @@ extension Node {
         }
         let addresses = forgetMember(member)
         control.lastStatus[member] = nil
+        control.lastHeard[member] = nil
         if request.args["propagate"]?.boolValue != false {
             for session in sessions.values {
                 session.send(.request(ControlRequest(

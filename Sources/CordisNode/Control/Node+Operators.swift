@@ -14,7 +14,8 @@ extension Node {
 
     /// Wraps `configuration` so that a peer on a Unix socket that is neither this node's user nor root
     /// is refused the node role (see `mayHoldNodeRole`), and, when an operators file is in force, a
-    /// console it does not list is refused; either learns only that it is not admitted.
+    /// console it does not list is refused; either learns only that it is not admitted (a console also
+    /// who it was seen as, and how to be admitted).
     /// `connection` gives the peer's Unix credentials.
     func admittingPeers(_ configuration: HandshakeConfiguration, on connection: Connection) -> HandshakeConfiguration {
         var wrapped = configuration
@@ -45,9 +46,26 @@ extension Node {
                 .warn, kind: "operatorRefused",
                 "refused console \(peer.name) (\(identity.name), \(connection.origin)): not listed in the operators file",
                 fields: [("CORDIS_OPERATOR", identity.name), ("CORDIS_PEER", peer.name)])
-            return Rejection(code: WireError.Code.notAdmitted.rawValue, reason: "this console is not admitted here")
+            return Rejection(code: WireError.Code.notAdmitted.rawValue, reason: Self.notAdmittedReason(identity))
         }
         return wrapped
+    }
+
+    /// What a console the operators file does not list is told: who it was seen as (its own identities,
+    /// nothing of the node's), within `Rejection.maximumReasonLength`. The console adds how to be admitted.
+    nonisolated static func notAdmittedReason(_ identity: OperatorIdentity) -> String {
+        let refusal = "this console is not admitted here"
+        guard !identity.identities.isEmpty else { return refusal + "; it has no identity" }
+        var text = refusal + "; seen as "
+        for (index, name) in identity.identities.enumerated() {
+            let piece = (index == 0 ? "" : ", ") + name
+            guard text.utf8.count + piece.utf8.count <= Rejection.maximumReasonLength - 8 else {
+                text += ", …"
+                break
+            }
+            text += piece
+        }
+        return text
     }
 
     /// Whether a Unix-socket peer with `credentials` may hold the node role: only this node's own
@@ -141,6 +159,7 @@ extension Node {
         case "config": return "change the config of entry \(entry)"
         case "add": return "add entry \(entry)"
         case "remove": return "remove entry \(entry)"
+        case "restart": return "restart entry \(entry)"
         case "move":
             if let parent = request.args["parent"]?.stringValue { return "move entry \(entry) into group \(parent)" }
             return "move entry \(entry) to the top level"

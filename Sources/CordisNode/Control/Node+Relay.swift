@@ -78,6 +78,7 @@ extension Node {
                 failRelay(id, ControlError("unreachable", "the link to \(member) was lost"))
             }
             control.followed = control.followed.filter { $0.key.member != member }
+            control.lastHeard[member] = max(control.lastHeard[member] ?? session.link.lastHeard, session.link.lastHeard)
         }
         controlLinkClosed(session)
     }
@@ -124,6 +125,7 @@ extension Node {
                 let joined = StatusPaging.join(value)
                 if let node = joined["nodes"]?.arrayValue?.first(where: { $0["name"]?.stringValue == member }) {
                     control.lastStatus[member] = node
+                    control.lastHeard[member] = .now
                     nodes.append(node)
                     continue
                 }
@@ -148,7 +150,17 @@ extension Node {
             version: nil, reachable: false, entries: [], fibers: [])
         status.reachable = false
         status.unreachable = reason
+        status.lastSeen = lastSeen(member)
         return try JSONValueEncoder().encode(status)
+    }
+
+    /// Seconds since `member` was last heard from: its link's last frame while it is linked, else the
+    /// last one before its link ended or its last status answer, whichever came later; nil if never.
+    func lastSeen(_ member: String) -> Double? {
+        let heard = [link(to: member)?.link.lastHeard, control.lastHeard[member]].compactMap { $0 }.max()
+        guard let heard else { return nil }
+        let elapsed = (ContinuousClock.now - heard).components
+        return max(0, Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
     }
 
     /// A member that refused the operator: its name and nothing it would not show that operator

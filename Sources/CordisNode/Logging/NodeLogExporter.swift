@@ -6,26 +6,31 @@ import Glibc
 #endif
 
 /// Chooses where a node's logs go: journald when standard error is connected to it, stderr lines
-/// otherwise.
+/// otherwise (text, or JSON objects with `--log-format json`).
 ///
 /// systemd sets `JOURNAL_STREAM` to the `device:inode` of the stream it connected to the service's
 /// stderr; the variable alone is not enough (a child of a service inherits it with its stderr
 /// redirected), so the descriptor's own device and inode are compared with `fstat(2)`.
 public enum NodeLogExporter {
-    /// The exporter for node `node` at `level`, judged from this process's environment and stderr.
-    public static func make(node: String, level: LogLevel) -> any LogExporter {
-        make(node: node, level: level, environment: ProcessInfo.processInfo.environment)
+    /// The exporter for node `node` at `level` in `format`, judged from this process's environment and stderr.
+    public static func make(node: String, level: LogLevel, format: LogFormat = .text) -> any LogExporter {
+        make(node: node, level: level, format: format, environment: ProcessInfo.processInfo.environment)
     }
 
     /// The exporter for node `node` at `level`: a `JournalLogExporter` when `environment`'s
-    /// `JOURNAL_STREAM` names `descriptor` (standard error by default), else a `NodeStderrLogExporter`.
+    /// `JOURNAL_STREAM` names `descriptor` (standard error by default), whatever `format`; else a
+    /// `NodeStderrLogExporter` for `.text` or a `NodeJSONLogExporter` for `.json`.
     public static func make(
-        node: String, level: LogLevel, environment: [String: String], descriptor: Int32 = STDERR_FILENO
+        node: String, level: LogLevel, format: LogFormat = .text, environment: [String: String],
+        descriptor: Int32 = STDERR_FILENO
     ) -> any LogExporter {
         if isJournalStream(environment["JOURNAL_STREAM"], descriptor: descriptor) {
             return JournalLogExporter(node: node, level: level)
         }
-        return NodeStderrLogExporter(node: node, level: level)
+        switch format {
+        case .text: return NodeStderrLogExporter(node: node, level: level)
+        case .json: return NodeJSONLogExporter(node: node, level: level)
+        }
     }
 
     /// Whether `journalStream` (a `JOURNAL_STREAM` value, `device:inode` in decimal) names the file

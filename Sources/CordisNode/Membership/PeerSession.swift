@@ -18,6 +18,7 @@ final class PeerSession {
     private struct Serving {
         var task: Task<Void, Never>?
         var timer: UInt64?
+        var arrived = ContinuousClock.now
     }
 
     /// The calls being served, by id.
@@ -312,7 +313,7 @@ final class PeerSession {
                     .timeout, "\(call.service).\(call.method) did not answer within \(timeout)").reply(to: id))
             }
         }
-        serving[id] = Serving(task: task, timer: timer)
+        serving[id] = Serving(task: task, timer: timer, arrived: arrived)
     }
 
     /// Stops what serves a call: its task (if it suspended) and its timeout.
@@ -325,6 +326,7 @@ final class PeerSession {
     /// result that does not fit in a frame.
     private func answer(_ id: Int, with reply: WireMessage) {
         guard let entry = serving.removeValue(forKey: id) else { return }
+        node?.control.metrics.served(reply, since: entry.arrived)
         end(entry)
         inbound.finish(id)
         if let error = send(reply), error.code == .tooLarge {

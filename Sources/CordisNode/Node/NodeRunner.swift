@@ -88,7 +88,7 @@ public enum NodeRunner {
         // Records below the node's level are neither printed nor kept: a debug line per call costs
         // nothing unless `--log-level debug` asked for it.
         let context = Context(logLevel: options.logLevel, recentLevel: options.logLevel)
-        _ = try? context.exportLogs(to: NodeLogExporter.make(node: options.name, level: options.logLevel))
+        _ = try? context.exportLogs(to: NodeLogExporter.make(node: options.name, level: options.logLevel, format: options.logFormat))
         let logger = context.logger("node")
         logger.debug(
             "open-file limit \(descriptors.limit): up to \(descriptors.connections) connections, "
@@ -140,6 +140,16 @@ public enum NodeRunner {
         for address in node.listeningAddresses {
             printLine("listening on \(address)")
         }
+        let metrics: MetricsEndpoint?
+        do {
+            metrics = try options.metricsListen.map { try node.serveMetrics(on: $0) }
+        } catch {
+            printError("--metrics-listen: \(error)")
+            await node.stop()
+            return (error as? TransportError)?.code == .addressInUse ? ExitCode.addressInUse : ExitCode.failure
+        }
+        defer { metrics?.close() }
+        if let metrics { printLine("metrics on \(metrics.url)") }
         logger.info("node \(options.name) started (incarnation \(configuration.incarnation))")
         _ = try? notifier.ready()
         let watchdog = Task { await notifier.pingWatchdogUntilCancelled() }

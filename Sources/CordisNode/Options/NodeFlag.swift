@@ -21,6 +21,8 @@ enum NodeFlag: String, CaseIterable, Sendable {
     case shutdownTimeout = "shutdown-timeout"
     case maxFrame = "max-frame"
     case logLevel = "log-level"
+    case logFormat = "log-format"
+    case metricsListen = "metrics-listen"
     case config
     case operators
     case trustedKeys = "trusted-keys"
@@ -79,6 +81,8 @@ enum NodeFlag: String, CaseIterable, Sendable {
             return "S"
         case .maxFrame: return "BYTES"
         case .logLevel: return "LEVEL"
+        case .logFormat: return "text|json"
+        case .metricsListen: return "tcp:HOST:PORT"
         case .discovery: return "etcd:URL[,URL...]"
         case .leaseTTL: return "S"
         case .insecure, .version, .help: return nil
@@ -114,6 +118,8 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .shutdownTimeout: return "seconds an orderly shutdown may take before exiting 1"
         case .maxFrame: return "the largest frame in bytes, from 65536 (64 KiB) to 67108864 (64 MiB)"
         case .logLevel: return "the least severe level logged: error, warn, info or debug"
+        case .logFormat: return "stderr lines as text or as one JSON object each (journald is used whenever stderr is connected to it)"
+        case .metricsListen: return "serve GET /metrics (Prometheus text format) on this TCP address, without authentication (port 0 picks one)"
         case .discovery: return "membership and services through etcd's v3 API instead of the embedded mesh; links open only where calls flow"
         case .leaseTTL: return "seconds the node's etcd lease lives without a keepalive (whole seconds, 1 to 3600; kept alive at a third of it)"
         case .idleLinkTimeout: return "with --discovery, seconds a link may carry no call before it is closed (the next call opens a new one)"
@@ -139,6 +145,8 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .shutdownTimeout: return SettingSyntax.secondsText(NodeOptions.defaultShutdownTimeout)
         case .maxFrame: return "\(NodeOptions.defaultMaxFrameSize) (4 MiB)"
         case .logLevel: return NodeOptions.defaultLogLevel.description
+        case .logFormat: return "text"
+        case .metricsListen: return "none"
         case .discovery: return "the embedded mesh"
         case .leaseTTL: return SettingSyntax.secondsText(NodeOptions.defaultLeaseTTL)
         case .idleLinkTimeout: return SettingSyntax.secondsText(NodeOptions.defaultIdleLinkTimeout)

@@ -72,6 +72,11 @@ public struct NodeOptions: Sendable, Hashable {
     public var maxFrameSize: Int
     /// The least severe level that is logged (`--log-level`).
     public var logLevel: LogLevel
+    /// How log lines on standard error are written (`--log-format`); journald wins when stderr is
+    /// connected to it.
+    public var logFormat: LogFormat = .text
+    /// Where `/metrics` is served (`--metrics-listen tcp:HOST:PORT`), nil for nowhere.
+    public var metricsListen: Address?
     /// The config file the settings were read from (`--config`), if any.
     public var configFile: String?
     /// The operators file (`--operators`): identities and their roles, re-read on SIGHUP.

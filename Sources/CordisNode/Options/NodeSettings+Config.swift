@@ -17,6 +17,8 @@ extension NodeSettings {
         case .name: name = try Self.string(json, key, SettingSyntax.name)
         case .entries: entries = try Self.string(json, key, SettingSyntax.path)
         case .logLevel: logLevel = try Self.string(json, key, SettingSyntax.logLevel)
+        case .logFormat: logFormat = try Self.string(json, key, SettingSyntax.logFormat)
+        case .metricsListen: metricsListen = try Self.string(json, key, SettingSyntax.metricsAddress)
         case .listen: listen = try Self.strings(json, key, SettingSyntax.address)
         case .advertise: advertise = try Self.strings(json, key, SettingSyntax.address)
         case .peer: peers = try Self.strings(json, key, SettingSyntax.address)

@@ -23,6 +23,8 @@ struct NodeSettings: Sendable {
     var shutdownTimeout: Duration?
     var maxFrameSize: Int?
     var logLevel: LogLevel?
+    var logFormat: LogFormat?
+    var metricsListen: Address?
     var config: String?
     var operators: String?
     var trustedKeys: String?
@@ -53,6 +55,8 @@ struct NodeSettings: Sendable {
         case .shutdownTimeout: return shutdownTimeout != nil
         case .maxFrame: return maxFrameSize != nil
         case .logLevel: return logLevel != nil
+        case .logFormat: return logFormat != nil
+        case .metricsListen: return metricsListen != nil
         case .config: return config != nil
         case .operators: return operators != nil
         case .trustedKeys: return trustedKeys != nil
@@ -86,6 +90,8 @@ struct NodeSettings: Sendable {
         case .shutdownTimeout: shutdownTimeout = try SettingSyntax.duration(text)
         case .maxFrame: maxFrameSize = try SettingSyntax.frameSize(text)
         case .logLevel: logLevel = try SettingSyntax.logLevel(text)
+        case .logFormat: logFormat = try SettingSyntax.logFormat(text)
+        case .metricsListen: metricsListen = try SettingSyntax.metricsAddress(text)
         case .config: config = try SettingSyntax.path(text)
         case .operators: operators = try SettingSyntax.path(text)
         case .trustedKeys: trustedKeys = try SettingSyntax.path(text)
@@ -119,6 +125,8 @@ struct NodeSettings: Sendable {
             shutdownTimeout: shutdownTimeout ?? base.shutdownTimeout,
             maxFrameSize: maxFrameSize ?? base.maxFrameSize,
             logLevel: logLevel ?? base.logLevel,
+            logFormat: logFormat ?? base.logFormat,
+            metricsListen: metricsListen ?? base.metricsListen,
             config: config ?? base.config,
             operators: operators ?? base.operators,
             trustedKeys: trustedKeys ?? base.trustedKeys,
@@ -158,6 +166,8 @@ struct NodeSettings: Sendable {
         options.shutdownTimeout = shutdownTimeout ?? NodeOptions.defaultShutdownTimeout
         options.maxFrameSize = maxFrameSize ?? NodeOptions.defaultMaxFrameSize
         options.logLevel = logLevel ?? NodeOptions.defaultLogLevel
+        options.logFormat = logFormat ?? .text
+        options.metricsListen = metricsListen
         options.operatorsFile = operators
         options.trustedKeysFile = trustedKeys
         options.requireSignedTrees = requireSignedTrees ?? false

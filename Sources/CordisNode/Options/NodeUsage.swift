@@ -9,7 +9,8 @@ public enum NodeUsage {
             ("Operators and signed trees", [.operators, .trustedKeys, .requireSignedTrees]),
             ("Timing", [.heartbeatInterval, .heartbeatTimeout, .callTimeout, .withdrawTimeout, .shutdownTimeout]),
             ("Discovery", [.discovery, .leaseTTL, .idleLinkTimeout]),
-            ("Other", [.maxFrame, .logLevel, .config, .version, .help]),
+            ("Observability", [.logLevel, .logFormat, .metricsListen]),
+            ("Other", [.maxFrame, .config, .version, .help]),
         ]
         let width = NodeFlag.allCases.map(\.synopsis.count).max() ?? 0
         var lines = [
@@ -21,6 +22,7 @@ public enum NodeUsage {
             "         [--tls-cert FILE --tls-key FILE --tls-ca FILE]",
             "         [--operators FILE] [--trusted-keys FILE] [--require-signed-trees]",
             "         [--discovery etcd:URL[,URL...]] [--lease-ttl S] [--idle-link-timeout S]",
+            "         [--metrics-listen tcp:HOST:PORT] [--log-format text|json]",
             "",
             "Runs one Cordis node: its plugin tree from the entries file, linked to its peers.",
             "Flags take --flag VALUE or --flag=VALUE; durations are seconds (decimals allowed);",

@@ -121,6 +121,21 @@ enum SettingSyntax {
         return level
     }
 
+    /// A log format: `text` or `json`.
+    static func logFormat(_ text: String) throws(SettingProblem) -> LogFormat {
+        guard let format = LogFormat(rawValue: text) else { throw SettingProblem(reason: "must be text or json") }
+        return format
+    }
+
+    /// The `--metrics-listen` address: `tcp:HOST:PORT` (port 0 picks one); the endpoint is HTTP over TCP only.
+    static func metricsAddress(_ text: String) throws(SettingProblem) -> Address {
+        let parsed = try address(text)
+        guard !parsed.isUnix else {
+            throw SettingProblem(reason: "must be tcp:HOST:PORT (Prometheus scrapes over TCP)")
+        }
+        return parsed
+    }
+
     /// The value of `--insecure=…`: `true` or `false`.
     static func toggle(_ text: String) throws(SettingProblem) -> Bool {
         switch text {

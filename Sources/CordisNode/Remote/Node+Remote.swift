@@ -62,6 +62,7 @@ extension Node {
             for peer in peers { link(to: peer)?.send(.announce(announcement)) }
         case .withdraw(let provider, let peers):
             let life = provider.life
+            control.metrics.withdrawalStarted(life: life)
             withdrawalHolds[life] = exportRecords[life]?.fiber.holdWithdrawal("remote consumers of \(provider.service)")
             // etcd mode: the key goes first, then the linked consumers are told.
             unpublish(life: life) { [weak self] in
@@ -82,6 +83,7 @@ extension Node {
                 logger.warn("withdrawal of \(provider.service) went ahead without acknowledgements from \(awaiting)")
             }
             if let timer = withdrawalDeadlines.removeValue(forKey: life) { loop.cancelTimer(timer) }
+            control.metrics.withdrawalEnded(life: life, outcome: outcome)
             withdrawalHolds.removeValue(forKey: life)?.release()
         }
     }
@@ -206,7 +208,7 @@ extension Node {
             throw RemoteCallError(.withdrawn, "\(service) on \(peer) is gone")
         }
         linkUsed(peer)
-        return try await session.call(service: service, realm: realm, method: method, arguments: arguments)
+        return try await control.metrics.made { try await session.call(service: service, realm: realm, method: method, arguments: arguments) }
     }
 }
 

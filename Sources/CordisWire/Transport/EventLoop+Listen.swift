@@ -108,6 +108,19 @@ extension EventLoop {
     }
 
     private func listenTCP(host: String, port: UInt16, options: ListenerOptions) throws -> Listener {
+        let (fd, bound) = try bindTCP(host: host, port: port, backlog: options.backlog)
+        do {
+            return try Listener(fd: fd, address: bound, loop: self, options: options, createdPath: nil, shared: false)
+        } catch {
+            close(fd)
+            throw error
+        }
+    }
+
+    /// A TCP socket bound to `host`:`port` (port 0 picks one) and listening, with the address bound.
+    ///
+    /// - Throws: `TransportError`: `addressInUse`, `addressUnavailable`, `invalidAddress`, `systemError`.
+    func bindTCP(host: String, port: UInt16, backlog: Int32) throws -> (fd: Int32, address: Address) {
         let numeric = try Self.numericHost(host)
         let family = ccordis_numeric_family(numeric)
         let fd = ccordis_stream_socket(family)
@@ -121,18 +134,12 @@ extension EventLoop {
             }
             throw TransportError.system(.addressUnavailable, "cannot bind \(shown)", errno: number)
         }
-        guard Glibc.listen(fd, options.backlog) == 0 else {
+        guard Glibc.listen(fd, backlog) == 0 else {
             let error = TransportError.system(.systemError, "cannot listen on \(shown)")
             close(fd)
             throw error
         }
-        let bound = Address.ofSocket(fd, peer: false) ?? shown
-        do {
-            return try Listener(fd: fd, address: bound, loop: self, options: options, createdPath: nil, shared: false)
-        } catch {
-            close(fd)
-            throw error
-        }
+        return (fd, Address.ofSocket(fd, peer: false) ?? shown)
     }
 
     /// `host` as a numeric address, resolving a name (blocking, through the system resolver).

@@ -1,0 +1,317 @@
+import CCordisShim
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A small plain-TCP server on an `EventLoop` for one request and one answer per connection (a node's
+/// `/metrics` endpoint speaks HTTP/1.1 through it), without frames or a handshake.
+///
+/// Every accepted connection is bounded: at most `Limits.maxConnections` at once (more are closed on
+/// accept), at most `Limits.maxRequestBytes` read before the handler answers (then it is closed), and
+/// `Limits.deadline` from accept to the end of the answer (then it is closed, answered or not). Reads
+/// run on the loop thread; after each one the handler sees every byte received so far and says
+/// whether it needs more or answers (now or later, through the `Reply`, from any thread). An answer is
+/// written, the sending side shut down, and the connection closed once the peer ends its side (or the
+/// deadline passes), so a peer that reads to the end of the stream gets every byte.
+package final class ByteServer: Sendable {
+    /// The bounds of every connection.
+    package struct Limits: Sendable, Hashable {
+        /// The most connections held at once.
+        package var maxConnections: Int
+        /// The most bytes read from one connection before the handler answers.
+        package var maxRequestBytes: Int
+        /// How long a connection may live, from accept to the end of its answer.
+        package var deadline: Duration
+
+        /// Limits; the defaults suit a scraper: 64 connections, 16 KiB, 10 s.
+        package init(maxConnections: Int = 64, maxRequestBytes: Int = 16 * 1024, deadline: Duration = .seconds(10)) {
+            self.maxConnections = maxConnections
+            self.maxRequestBytes = maxRequestBytes
+            self.deadline = deadline
+        }
+    }
+
+    /// What the handler makes of the bytes received so far.
+    package enum Verdict: Sendable {
+        /// Not a whole request yet: read on.
+        case needMore
+        /// The request is whole (or refused): the handler answers through the `Reply`, now or later.
+        case answering
+    }
+
+    /// How the handler answers one connection: from any thread, once (later answers are ignored).
+    package struct Reply: Sendable {
+        fileprivate let exchange: ByteExchange
+
+        /// Writes `bytes`, then ends the connection.
+        package func send(_ bytes: [UInt8]) { exchange.reply(bytes) }
+    }
+
+    /// The address bound (with the real port when port 0 was asked for).
+    package let address: Address
+    /// The bounds of every connection.
+    package let limits: Limits
+
+    fileprivate let loop: EventLoop
+    fileprivate let handler: @Sendable ([UInt8], Reply) -> Verdict
+    private let token: UInt64
+    fileprivate let state: Mutex<(fd: Int32, live: Int)>
+
+    /// Binds and listens on the TCP `address` (port 0 picks one) on `loop`; `handler` runs on the loop
+    /// thread after each read of a connection that has not been answered.
+    ///
+    /// - Throws: `TransportError`: `invalidAddress` for a Unix address, else as `EventLoop.listen`.
+    package init(
+        listeningOn address: Address, loop: EventLoop, limits: Limits = Limits(),
+        handler: @escaping @Sendable ([UInt8], Reply) -> Verdict
+    ) throws {
+        guard case .tcp(let host, let port) = address else {
+            throw TransportError(.invalidAddress, "\(address) is not a TCP address")
+        }
+        let (fd, bound) = try loop.bindTCP(host: host, port: port, backlog: 128)
+        self.address = bound
+        self.limits = limits
+        self.loop = loop
+        self.handler = handler
+        self.token = loop.allocateToken()
+        self.state = Mutex((fd, 0))
+        do {
+            try loop.register(token: token, fd: fd, events: CCORDIS_EVENT_READ, handler: self)
+        } catch {
+            _ = ccordis_close_socket(fd)
+            throw error
+        }
+    }
+
+    /// Stops listening (the connections being answered finish). Idempotent, any thread.
+    package func close() {
+        if loop.inLoopThread { closeOnLoop() } else { loop.execute { [self] in closeOnLoop() } }
+    }
+
+    /// The number of connections open.
+    package var connectionCount: Int { state.withLock { $0.live } }
+
+    private func closeOnLoop() {
+        let fd = state.withLock { state -> Int32 in
+            defer { state.fd = -1 }
+            return state.fd
+        }
+        guard fd >= 0 else { return }
+        loop.deregister(token: token, fd: fd)
+        _ = ccordis_close_socket(fd)
+    }
+
+    fileprivate func ended() {
+        state.withLock { $0.live -= 1 }
+    }
+}
+
+extension ByteServer: LoopHandler {
+    func handle(events: UInt32, scratch: UnsafeMutableRawBufferPointer) {
+        for _ in 0..<16 {
+            let fd = state.withLock { $0.fd }
+            guard fd >= 0 else { return }
+            let client = ccordis_accept(fd)
+            if client < 0 {
+                let number = errno
+                if number == EINTR || number == ECONNABORTED || number == EPROTO { continue }
+                // EAGAIN: nothing more to accept; anything else (no descriptors left): the next
+                // readiness retries, and the connections held meanwhile are bounded.
+                return
+            }
+            let admitted = state.withLock { state -> Bool in
+                guard state.live < limits.maxConnections else { return false }
+                state.live += 1
+                return true
+            }
+            guard admitted else {
+                _ = ccordis_close_socket(client)
+                continue
+            }
+            do {
+                try ByteExchange.start(fd: client, server: self)
+            } catch {
+                ended()
+            }
+        }
+    }
+
+    func loopStopped() {
+        closeOnLoop()
+    }
+}
+
+/// One connection of a `ByteServer`: its bytes in, its answer out, its deadline.
+private final class ByteExchange: Sendable {
+    struct State {
+        var fd: Int32
+        var inbound: [UInt8] = []
+        var outbound: [UInt8] = []
+        /// The handler answers (or did): nothing more is shown to it.
+        var answering = false
+        /// The answer was handed over.
+        var replied = false
+        /// The sending side is shut down (the answer is all written).
+        var writeShut = false
+        /// The peer ended its side.
+        var peerEnded = false
+        var interest: UInt32
+        var timer: UInt64?
+    }
+
+    private let server: ByteServer
+    private let token: UInt64
+    private let state: Mutex<State>
+
+    private init(fd: Int32, server: ByteServer) {
+        self.server = server
+        self.token = server.loop.allocateToken()
+        self.state = Mutex(State(fd: fd, interest: CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP))
+    }
+
+    /// Starts serving `fd` (on the loop thread).
+    static func start(fd: Int32, server: ByteServer) throws {
+        let exchange = ByteExchange(fd: fd, server: server)
+        do {
+            try server.loop.register(token: exchange.token, fd: fd, events: CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP, handler: exchange)
+        } catch {
+            _ = ccordis_close_socket(fd)
+            throw error
+        }
+        let timer = server.loop.schedule(after: server.limits.deadline) { [weak exchange] in
+            guard let exchange else { return }
+            if exchange.server.loop.inLoopThread { exchange.finish() } else { exchange.server.loop.execute { exchange.finish() } }
+        }
+        let closed = exchange.state.withLock { state -> Bool in
+            state.timer = timer
+            return state.fd < 0
+        }
+        if closed { server.loop.cancelTimer(timer) }
+    }
+
+    func reply(_ bytes: [UInt8]) {
+        let loop = server.loop
+        if loop.inLoopThread { replyOnLoop(bytes) } else { loop.execute { [self] in replyOnLoop(bytes) } }
+    }
+
+    private func replyOnLoop(_ bytes: [UInt8]) {
+        let open = state.withLock { state -> Bool in
+            guard state.fd >= 0, !state.replied else { return false }
+            state.replied = true
+            state.answering = true
+            state.outbound = bytes
+            return true
+        }
+        if open { flush() }
+    }
+
+    /// Writes what waits; once all is written, shuts the sending side and closes when the peer ended.
+    private func flush() {
+        let done = state.withLock { state -> Bool in
+            guard state.fd >= 0 else { return false }
+            while !state.outbound.isEmpty {
+                let written = state.outbound.withUnsafeBytes { ccordis_send(state.fd, $0.baseAddress, $0.count) }
+                if written > 0 {
+                    state.outbound.removeFirst(written)
+                    continue
+                }
+                let number = errno
+                if written < 0 && number == EINTR { continue }
+                if written < 0 && (number == EAGAIN || number == EWOULDBLOCK) {
+                    setInterest(&state, CCORDIS_EVENT_WRITE | (state.peerEnded ? 0 : CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP))
+                    return false
+                }
+                return true  // the peer is gone
+            }
+            guard state.replied else { return false }
+            if !state.writeShut {
+                state.writeShut = true
+                _ = ccordis_shutdown_write(state.fd)
+            }
+            if state.peerEnded { return true }
+            setInterest(&state, CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP)
+            return false
+        }
+        if done { finish() }
+    }
+
+    private func setInterest(_ state: inout State, _ desired: UInt32) {
+        guard desired != state.interest, state.fd >= 0 else { return }
+        let loop = server.loop
+        if desired == 0 {
+            loop.unwatch(fd: state.fd)
+        } else if state.interest == 0 {
+            _ = loop.rewatch(token: token, fd: state.fd, events: desired)
+        } else {
+            _ = loop.modify(token: token, fd: state.fd, events: desired)
+        }
+        state.interest = desired
+    }
+
+    /// Closes the connection (on the loop thread). Idempotent.
+    func finish() {
+        let (fd, timer) = state.withLock { state -> (Int32, UInt64?) in
+            defer {
+                state.fd = -1
+                state.timer = nil
+            }
+            return (state.fd, state.timer)
+        }
+        guard fd >= 0 else { return }
+        if let timer { server.loop.cancelTimer(timer) }
+        server.loop.deregister(token: token, fd: fd)
+        _ = ccordis_close_socket(fd)
+        server.ended()
+    }
+}
+
+extension ByteExchange: LoopHandler {
+    func handle(events: UInt32, scratch: UnsafeMutableRawBufferPointer) {
+        if events & CCORDIS_EVENT_WRITE != 0 { flush() }
+        for _ in 0..<4 {
+            let fd = state.withLock { $0.peerEnded ? -1 : $0.fd }
+            guard fd >= 0 else { return }
+            let count = Glibc.read(fd, scratch.baseAddress, scratch.count)
+            if count > 0 {
+                let bytes = UnsafeRawBufferPointer(rebasing: scratch[0..<count])
+                let (show, tooMuch) = state.withLock { state -> ([UInt8]?, Bool) in
+                    // Once answering, what the peer still sends is read and dropped.
+                    guard !state.answering else { return (nil, false) }
+                    state.inbound.append(contentsOf: bytes)
+                    if state.inbound.count > server.limits.maxRequestBytes { return (nil, true) }
+                    return (state.inbound, false)
+                }
+                if tooMuch {
+                    finish()
+                    return
+                }
+                if let show, server.handler(show, ByteServer.Reply(exchange: self)) == .answering {
+                    state.withLock { state in
+                        state.answering = true
+                        state.inbound = []
+                    }
+                }
+                continue
+            }
+            let number = errno
+            if count < 0 && (number == EAGAIN || number == EWOULDBLOCK) { return }
+            if count < 0 && number == EINTR { continue }
+            // The peer ended its side (or the socket failed): done once the answer is out, or at once
+            // when nothing is being answered.
+            let close = state.withLock { state -> Bool in
+                state.peerEnded = true
+                if count < 0 || !state.answering || (state.replied && state.outbound.isEmpty) { return true }
+                setInterest(&state, state.outbound.isEmpty ? 0 : CCORDIS_EVENT_WRITE)
+                return false
+            }
+            if close { finish() }
+            return
+        }
+    }
+
+    func loopStopped() {
+        finish()
+    }
+}

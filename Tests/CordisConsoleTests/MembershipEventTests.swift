@@ -1,0 +1,38 @@
+import CordisJSON
+import CordisProcessTesting
+import Foundation
+import Testing
+
+/// `events --follow` carries membership changes beside fiber and entry changes.
+@Suite("Membership events", .serialized)
+struct MembershipEventTests {
+    @Test("a member killed, back, and forgotten shows as member down, up and left in events --follow")
+    func memberDownUpLeft() async throws {
+        let cluster = try Cluster()
+        defer { Task { await cluster.stop() } }
+        let a = try await cluster.start("a", entries: ConsoleClusterTests.entriesA)
+        var b = try await cluster.start("b", entries: #"{"version":1,"entries":[]}"#, peers: ["a"])
+        #expect(await a.waitForLine(containing: "linked to b"))
+        let console = NodeProcess.productsDirectory.appendingPathComponent("cordis-console")
+        let follower = try NodeProcess(
+            name: "events", arguments: ["--node", cluster.address("a"), "events", "--follow", "--on", "a"],
+            directory: cluster.folder.url, executable: console)
+        defer { Task { await follower.stop() } }
+        #expect(await follower.waitForLine(containing: "a member b up"), "\(follower.text)")
+        b.signal(SIGKILL)
+        #expect(await follower.waitForLine(containing: "a member b down (last heard from"), "\(follower.text)")
+        b = try await cluster.start("b", entries: #"{"version":1,"entries":[]}"#, peers: ["a"])
+        #expect(await follower.waitForOccurrences(of: "a member b up", count: 2), "\(follower.text)")
+        b.signal(SIGKILL)
+        #expect(await follower.waitForOccurrences(of: "a member b down", count: 2), "\(follower.text)")
+        let forget = try await cluster.console("a", ["forget", "b"])
+        #expect(forget.code == 0, "\(forget)")
+        #expect(await follower.waitForLine(containing: "a member b left (forgotten)"), "\(follower.text)")
+        let json = try await cluster.console("a", ["--json", "events", "--on", "a"])
+        let records = json.out.split(separator: "\n").compactMap { try? JSONParser().parse(Array($0.utf8)) }
+        #expect(records.contains { $0["kind"] == "member" && $0["detail"]?["member"] == "b" && $0["detail"]?["change"] == "left" })
+        let members = try await cluster.console("a", ["members"])
+        #expect(members.out.hasPrefix("a up"), "\(members.out)")
+        #expect(!members.out.contains("\nb "), "\(members.out)")
+    }
+}
