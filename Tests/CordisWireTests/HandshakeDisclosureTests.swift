@@ -87,9 +87,9 @@ struct HandshakeDisclosureTests {
         #expect(welcome.proof != nil)
     }
 
-    @Test("the protocol version is 1.3")
+    @Test("the protocol version is 1.4")
     func versionIsBumped() {
-        #expect(ProtocolVersion.current == ProtocolVersion(major: 1, minor: 3))
+        #expect(ProtocolVersion.current == ProtocolVersion(major: 1, minor: 4))
     }
 
     @Test("a 60 KB number in a hello is not echoed back in the reject", arguments: ["number", "key", "name", "type"])
