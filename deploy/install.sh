@@ -72,7 +72,7 @@ if grep -q '"cordis-console"' "$repo/Package.swift"; then products+=(cordis-cons
 if [[ -z "$bin_dir" ]]; then
   for product in "${products[@]}"; do
     # The node carries the Swift runtime inside it (faster calls, a smaller resident set; see
-    # docs/performance.md), linked by the toolchain's lld; the console is linked as usual.
+    # CHANGELOG.md), linked by the toolchain's lld; the console is linked as usual.
     static=()
     if [[ "$product" == cordis-node ]]; then static=(--static-swift-stdlib -Xswiftc -use-ld=lld); fi
     run swift build --package-path "$repo" -c release "${static[@]}" -Xswiftc -warnings-as-errors --product "$product"
