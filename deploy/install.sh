@@ -3,7 +3,7 @@
 # /etc/systemd/system, the system user `cordis`, the group `cordis-operators` and /etc/cordis.
 # Safe to run again: what is already in place is left as it is (binaries and units are replaced).
 #
-#   deploy/install.sh                      build release here, then install
+#   deploy/install.sh                      build release here (from an unpacked package: its bin/), then install
 #   deploy/install.sh --bin-dir DIR        install prebuilt binaries from DIR instead of building
 #   deploy/install.sh --root /tmp/r        install under a throwaway root (files, users and groups)
 #   deploy/install.sh --make-secret        also create /etc/cordis/secret if it does not exist
@@ -66,9 +66,12 @@ number_of() {
 account_prefix=()
 if [[ -n "$root" ]]; then account_prefix=(--prefix "$root"); fi
 
-# 1. Binaries: built here in release mode, or taken from --bin-dir.
-products=(cordis-node)
-if grep -q '"cordis-console"' "$repo/Package.swift"; then products+=(cordis-console); fi
+# 1. Binaries: built here in release mode, or taken from --bin-dir (an unpacked package's bin/ when there
+# is no Package.swift to build from).
+products=(cordis-node cordis-console)
+if [[ -z "$bin_dir" && ! -f "$repo/Package.swift" && -x "$repo/bin/cordis-node" ]]; then
+  bin_dir="$repo/bin"
+fi
 if [[ -z "$bin_dir" ]]; then
   for product in "${products[@]}"; do
     # The node carries the Swift runtime inside it (faster calls, a smaller resident set; see
@@ -96,7 +99,17 @@ for product in "${products[@]}"; do
   fi
 done
 
-# 2. The user the nodes run as, and the group allowed on their Unix sockets.
+# 2. The user the nodes run as, and the group allowed on their Unix sockets. Under an empty --root the
+# account files are created empty first: groupadd and useradd lock and edit them in place.
+if [[ -n "$root" ]]; then
+  run install -d -m 0755 "$root/etc"
+  for file in passwd group; do
+    [[ -e "$root/etc/$file" ]] || run install -m 0644 /dev/null "$root/etc/$file"
+  done
+  for file in shadow gshadow; do
+    [[ -e "$root/etc/$file" ]] || run install -m 0640 /dev/null "$root/etc/$file"
+  done
+fi
 if has_entry group cordis-operators; then
   echo "group cordis-operators exists"
 else
