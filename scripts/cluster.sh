@@ -6,6 +6,9 @@
 #   scripts/cluster.sh            build, start the cluster, open `cordis-console watch`
 #   scripts/cluster.sh --tour     a guided tour: each step printed with the resulting graph
 #   options: --no-build (use the binaries already built), --batch (no pauses, no live view: for tests)
+# It builds only cordis-node and cordis-console, and only when no build of them is newer than the sources:
+# a release build (.build/release) or a debug one (.build/debug) that is up to date is used as it is;
+# otherwise it builds them in debug, with the flags of scripts/test.sh, so each reuses the other's work.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,23 +20,59 @@ for argument in "$@"; do
     --tour) tour=1 ;;
     --no-build) build=0 ;;
     --batch) batch=1 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "error: unknown option $argument" >&2; exit 64 ;;
   esac
 done
 
+say() { echo "cluster: $*" >&2; }
+products=(cordis-node cordis-console)
+# Whether folder $1 holds every product, none of them older than a source or the manifest.
+current() {
+  local product
+  for product in "${products[@]}"; do
+    [[ -x "$1/$product" ]] || return 1
+    [[ -z "$(find Sources Package.swift -newer "$1/$product" -print -quit)" ]] || return 1
+  done
+}
+# Whether folder $1 holds every product.
+present() {
+  local product
+  for product in "${products[@]}"; do [[ -x "$1/$product" ]] || return 1; done
+}
+
 if [[ -n "${CORDIS_BIN:-}" ]]; then
-  build=0
-fi
-if ((build)); then
+  bin="$CORDIS_BIN"
+elif current .build/release; then
+  bin=.build/release
+  say "using the release build in $bin (newer than every source)"
+elif current .build/debug; then
+  bin=.build/debug
+  say "using the debug build in $bin (newer than every source)"
+elif ((!build)); then
+  if present .build/release; then bin=.build/release; elif present .build/debug; then bin=.build/debug; else
+    echo "error: --no-build, but no build of ${products[*]} in .build/release or .build/debug" >&2
+    exit 66
+  fi
+  say "using the build in $bin (--no-build; it may be older than the sources)"
+else
   # shellcheck source=scripts/packages.sh
   source scripts/packages.sh
   ensure_packages libssl-dev libsystemd0 pkg-config
-  build_release_product cordis-node >&2
-  # The console is not on any hot path: linked as usual (statically it would carry ICU's data, 78 MB).
-  swift build -c release -Xswiftc -warnings-as-errors --product cordis-console >&2
+  if [[ -d .build/debug ]]; then
+    say "building ${products[*]} in debug (only what changed since the last build)"
+  else
+    say "building ${products[*]} in debug: the first build compiles Cordis, about 4 minutes on 2 cores;"
+    say "  later runs take seconds (scripts/test.sh reuses this build, and this script reuses its)"
+  fi
+  started=$SECONDS
+  for product in "${products[@]}"; do
+    say "building $product ($((SECONDS - started)) s so far)"
+    swift build -Xswiftc -warnings-as-errors --product "$product" >&2
+  done
+  say "built in $((SECONDS - started)) s"
+  bin="$(swift build --show-bin-path)"
 fi
-bin="${CORDIS_BIN:-$(swift build -c release --show-bin-path)}"
 node="$bin/cordis-node"
 console="$bin/cordis-console"
 
