@@ -53,10 +53,19 @@ for _ in $(seq 200); do
 done
 echo "\$ bin/cordis-console --node unix:$work/p.sock status"
 bin/cordis-console --node "unix:$work/p.sock" status
+echo '$ ls man/man1; (bash completion) cordis-console disable <TAB>'
+ls man/man1
+bash -c 'source deploy/bash-completion/cordis-console
+  export PATH="$PWD/bin:$PATH" CORDIS_CONSOLE_NODE="$1"
+  COMP_LINE="cordis-console disable " COMP_POINT=${#COMP_LINE} COMP_WORDS=(cordis-console disable "") COMP_CWORD=2
+  _cordis_console
+  echo "${COMPREPLY[*]}"
+  [[ "${COMPREPLY[*]}" == "p:clock p:greeter" ]]' completion "unix:$work/p.sock" ||
+  { echo "error: the completion did not offer the node's entries" >&2; exit 1; }
 echo "\$ deploy/install.sh --root $work/root"
 mkdir "$work/root"
 deploy/install.sh --root "$work/root" >/dev/null
-ls "$work/root/usr/local/bin" "$work/root/etc/systemd/system"
+ls "$work/root/usr/local/bin" "$work/root/usr/local/share/man/man1" "$work/root/usr/local/share/bash-completion/completions" "$work/root/etc/systemd/system"
 "$work/root/usr/local/bin/cordis-node" --version
 INSIDE
 unshare -m --propagation private bash "$work/inside.sh" "$toolchain" "$unpacked" "$work"

@@ -3,7 +3,8 @@
 # linked in (--static-swift-stdlib), checks that neither needs a library of the Swift toolchain, and
 # writes dist/cordis-VERSION-linux-ARCH.tar.gz:
 #   bin/      cordis-node, cordis-console
-#   deploy/   the systemd units, install.sh, make-certs.sh, verify-units.sh, examples
+#   man/man1/ their manual pages, made from their --help (scripts/make-man-pages.sh)
+#   deploy/   the systemd units, install.sh, make-certs.sh, verify-units.sh, examples, bash completion
 #   docs/     the documentation, README.md, CHANGELOG.md
 # Unpacked on a Debian machine without the toolchain, `deploy/install.sh` installs from its bin/.
 #
@@ -18,7 +19,7 @@ build=1
 case "${1:-}" in
   "") ;;
   --no-build) build=0 ;;
-  -h|--help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 0 ;;
   *) echo "error: unknown option $1" >&2; exit 64 ;;
 esac
 
@@ -51,7 +52,8 @@ stage="dist/$name"
 rm -rf "$stage" "dist/$name.tar.gz"
 mkdir -p "$stage/bin" "$stage/deploy"
 install -m 0755 "$bin/cordis-node" "$bin/cordis-console" "$stage/bin/"
-cp -R deploy/systemd deploy/examples "$stage/deploy/"
+cp -R deploy/systemd deploy/examples deploy/bash-completion "$stage/deploy/"
+scripts/make-man-pages.sh "$bin" "$stage/man/man1"
 install -m 0755 deploy/install.sh deploy/make-certs.sh deploy/verify-units.sh "$stage/deploy/"
 cp -R docs "$stage/docs"
 cp README.md CHANGELOG.md "$stage/"
