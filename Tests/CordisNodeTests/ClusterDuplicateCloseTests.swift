@@ -15,21 +15,21 @@ struct ClusterDuplicateCloseTests {
         defer { folder.remove() }
         let probe = EchoProbe()
         let (a, b) = try await ClusterInProcessCallTests.pair(probe: probe, folder: folder)
-        try #require(await ClusterInProcessTests.eventually("b to hold a's echo", on: [a, b]) { b.proxies.count == 1 })
-        let proxies = b.proxies.mapValues { ObjectIdentifier($0.fiber) }
+        try #require(await ClusterInProcessTests.eventually("b to hold a's echo", on: [a, b]) { b.state.proxies.live.count == 1 })
+        let proxies = b.proxyFibers.mapValues { ObjectIdentifier($0) }
         let first = try #require(b.sessions["a"])
         let served = try #require(a.sessions["b"])
         let caller = Task { await ClusterInProcessCallTests.code { try await b.call(peer: "a", service: "echo", realm: nil, method: "ignore", arguments: [:]) } }
         try #require(await ClusterInProcessTests.eventually("a to serve the call", on: [a, b]) { served.inbound.count == 1 })
         // a says the link b uses is a duplicate (as if a used another one) and cuts it at once rather
         // than draining it; b dials again.
-        served.link.close(reason: "\(Membership.duplicatePrefix) a link to b already exists")
+        served.link.close(reason: "\(NodeState.duplicatePrefix) a link to b already exists")
         #expect(await caller.value == .withdrawn)
         #expect(await ClusterInProcessTests.eventually("b to use a new link to a", on: [a, b]) {
             b.sessions["a"].map { $0 !== first } ?? false
         })
         // b kept a's proxy through the change (a withdrawal would have made a new one) and calls work.
-        #expect(b.proxies.mapValues { ObjectIdentifier($0.fiber) } == proxies)
+        #expect(b.proxyFibers.mapValues { ObjectIdentifier($0) } == proxies)
         #expect(await ClusterInProcessCallTests.code {
             try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "again"])
         } == nil)
@@ -67,8 +67,8 @@ struct ClusterDuplicateCloseTests {
         let (a, b, x, y) = try await Self.crossedLinks(folder: folder, probe: EchoProbe())
         // b keeps y as a standby (it sorts second), and reads a's announcements on it.
         b.adopt(y)
-        try #require(await ClusterInProcessTests.eventually("b to hold a's echo", on: [a, b]) { b.proxies.count == 1 })
-        let proxies = b.proxies.mapValues { ObjectIdentifier($0.fiber) }
+        try #require(await ClusterInProcessTests.eventually("b to hold a's echo", on: [a, b]) { b.state.proxies.live.count == 1 })
+        let proxies = b.proxyFibers.mapValues { ObjectIdentifier($0) }
         let onX = try #require(b.sessions["a"])
         // b calls a on x, which a has not read yet, and subscribes to a's events on it as a member
         // does: a takes x only now, as its duplicate.
@@ -76,16 +76,16 @@ struct ClusterDuplicateCloseTests {
         try #require(await ClusterInProcessTests.eventually("b to send the call on x", on: [a, b]) { onX.calls.count == 1 })
         onX.send(.request(ControlRequest(id: 900, command: "subscribe", args: ["follow": true, "history": false, "cluster": false])))
         a.adopt(x)
-        let drained = try #require(a.draining.values.first)
+        let drained = try #require(a.peers.values.first { $0.isDraining })
         #expect(try await caller.value.value == .string("crossed"))
         #expect(await ClusterInProcessTests.eventually("one link between a and b, y", on: [a, b]) {
-            a.links.count == 1 && b.links.count == 1 && a.draining.isEmpty && b.draining.isEmpty
+            a.peers.count == 1 && b.peers.count == 1
                 && b.sessions["a"] !== onX && b.sessions["a"] != nil && a.sessions["b"] != nil
         })
         // What the drained link held on a ended with it (the subscription b made on it).
         #expect(!a.control.subscribers.contains { $0.session === drained })
         // Nothing was withdrawn on the way: b's proxy of a's echo is the one it had, and calls work.
-        #expect(b.proxies.mapValues { ObjectIdentifier($0.fiber) } == proxies)
+        #expect(b.proxyFibers.mapValues { ObjectIdentifier($0) } == proxies)
         #expect(try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "after"]).value == .string("after"))
         await b.stop()
         await a.stop()

@@ -221,7 +221,7 @@ struct ClusterInProcessCallTests {
         try console.send(.announce(announcement(node: "operator")))
         try member.send(.announce(announcement(node: "y")))
         try member.send(.announce(announcement(node: "z")))
-        #expect(await ClusterInProcessTests.eventually("z's own announcement to make a proxy", on: [a]) { a.proxies.count == 1 })
+        #expect(await ClusterInProcessTests.eventually("z's own announcement to make a proxy", on: [a]) { a.state.proxies.live.count == 1 })
         try console.send(.withdraw(announcement(node: "z").provider))
         try member.send(.withdraw(announcement(node: "y").provider))
         // A call from the console is served after everything it sent before (one link, in order).
@@ -233,7 +233,7 @@ struct ClusterInProcessCallTests {
         #expect(await ClusterInProcessTests.eventually("z's call to be answered", on: [a]) {
             member.received.contains { if case .error(let error) = $0 { error.id == 1 } else { false } }
         })
-        #expect(a.proxies.keys.map(\.node) == ["z"])
+        #expect(a.state.proxies.live.map(\.node) == ["z"])
         console.link.close()
         member.link.close()
         await a.stop()
@@ -251,15 +251,15 @@ struct ClusterInProcessCallTests {
         try #require(await ClusterInProcessTests.eventually("a and b to be linked", on: [a, b]) { b.connectedPeers == ["a"] })
         let late = try #require(probe.late)
         let handle = try late.provide(ClockServiceKey.self, NodeClock(node: "a"))
-        #expect(await ClusterInProcessTests.eventually("b to have a proxy of a's clock", on: [a, b]) { b.proxies.count == 1 })
+        #expect(await ClusterInProcessTests.eventually("b to have a proxy of a's clock", on: [a, b]) { b.state.proxies.live.count == 1 })
         await handle.dispose()
-        #expect(await ClusterInProcessTests.eventually("b's proxy to go", on: [a, b]) { b.proxies.isEmpty })
+        #expect(await ClusterInProcessTests.eventually("b's proxy to go", on: [a, b]) { b.state.proxies.live.isEmpty })
         let passing = Flag()
         try late.provide(ClockServiceKey.self, NodeClock(node: "a"), check: { passing.value })
-        #expect(await ClusterInProcessTests.eventually("b to have a proxy again", on: [a, b]) { b.proxies.count == 1 })
+        #expect(await ClusterInProcessTests.eventually("b to have a proxy again", on: [a, b]) { b.state.proxies.live.count == 1 })
         passing.value = false
         late.recheck(ClockServiceKey.self)
-        #expect(await ClusterInProcessTests.eventually("b's proxy to go when the check fails", on: [a, b]) { b.proxies.isEmpty })
+        #expect(await ClusterInProcessTests.eventually("b's proxy to go when the check fails", on: [a, b]) { b.state.proxies.live.isEmpty })
         await b.stop()
         await a.stop()
     }
@@ -283,7 +283,7 @@ struct ClusterInProcessCallTests {
         await first.dispose()
         // z does not answer: the first withdrawal goes ahead at its deadline.
         try #require(await ClusterInProcessTests.eventually("the first withdrawal to end", on: [a]) {
-            z.withdrawals.count == 1 && !a.exports.isWithdrawing
+            z.withdrawals.count == 1 && !a.state.exports.isWithdrawing
         })
         let earlier = try #require(z.withdrawals.first)
         let second = try late.provide(ClockServiceKey.self, NodeClock(node: "a"))
@@ -299,12 +299,12 @@ struct ClusterInProcessCallTests {
             #expect(await ClusterInProcessTests.eventually("z's call to be answered", on: [a]) {
                 z.received.contains { if case .result(let result) = $0 { result.id == 9 } else { false } }
             })
-            #expect(a.exports.isWithdrawing, "the late acknowledgement ended the second withdrawal")
+            #expect(a.state.exports.isWithdrawing, "the late acknowledgement ended the second withdrawal")
             if let current = z.withdrawals.last { try? z.send(.withdrawAck(current)) }
             await group.waitForAll()
         }
         #expect(await ClusterInProcessTests.eventually("the current acknowledgement to end the withdrawal", on: [a]) {
-            !a.exports.isWithdrawing
+            !a.state.exports.isWithdrawing
         })
         z.link.close()
         await a.stop()
@@ -340,10 +340,10 @@ struct ClusterInProcessCallTests {
             console.link.close()
         }
         #expect(await ClusterInProcessTests.eventually("every handshake and console session to end", on: [a]) {
-            a.handshakes.isEmpty && a.consoles.isEmpty
+            a.handshakes.isEmpty && !a.peers.values.contains { $0.role == .console }
         })
         // A member learned on one address, then restarted on another: the first address's dialler ends.
-        a.carryOut(a.discovery.receive(.peerListed([Member(name: "m", addresses: ["unix:\(folder.path("m1.sock"))"], incarnation: "m1")])))
+        a.carryOut(a.state.receive(.directory(.peerListed([Member(name: "m", addresses: ["unix:\(folder.path("m1.sock"))"], incarnation: "m1")]))))
         #expect(a.diallers.count == 1)
         let restarted = try await ScriptedPeer.connect("m", to: a)
         _ = restarted

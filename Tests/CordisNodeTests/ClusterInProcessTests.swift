@@ -85,18 +85,18 @@ struct ClusterInProcessTests {
         let greeter = try Self.watch("greeter", on: b)
         let original = try #require(a.sessions["b"]?.link)
         let replaced = try #require(b.sessions["a"])
-        let announcement = try #require(a.exports.exports.values.first?.announcement)
+        let announcement = try #require(a.state.exports.exports.values.first?.announcement)
 
         // a dials b once more (the direction the old rule preferred); b takes its end into use first.
         let extra = try await Link.connect(
             to: try #require(b.listeningAddresses.first), on: a.loop, configuration: a.handshakeConfiguration(),
             limits: a.limits, options: a.linkOptions)
-        try #require(await Self.eventually("b to take its end of the second link", on: [a, b]) { b.links.count == 2 })
-        let second = try #require(b.links.values.first { $0 !== replaced })
+        try #require(await Self.eventually("b to take its end of the second link", on: [a, b]) { b.peers.count == 2 })
+        let second = try #require(b.peers.values.first { $0 !== replaced })
         // a's announcement read from either link of its life, in any order, is one provider.
         b.handle(.announce(announcement), from: second)
         b.handle(.announce(announcement), from: replaced)
-        #expect(b.proxies.count == 1)
+        #expect(b.state.proxies.live.count == 1)
         a.adopt(extra)
         // One of the two links goes at a; b follows.
         try #require(await Self.eventually("one of a's two links to b to close", on: [a, b]) {

@@ -100,6 +100,9 @@ enum WireFixtures {
             name: "goodbye leaving", message: .goodbye(reason: "decommissioned", leaving: true),
             json: #"{"type":"goodbye","reason":"decommissioned","leaving":true}"#),
         MessageFixture(
+            name: "goodbye duplicate", message: .goodbye(reason: "duplicate: a link to b already exists", duplicate: true),
+            json: #"{"type":"goodbye","reason":"duplicate: a link to b already exists","duplicate":true}"#),
+        MessageFixture(
             name: "request",
             message: .request(ControlRequest(id: 5, command: "enable", node: "b", args: ["entry": "greeter"])),
             json: #"{"type":"request","id":5,"command":"enable","node":"b","args":{"entry":"greeter"}}"#),

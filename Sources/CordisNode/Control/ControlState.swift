@@ -3,7 +3,7 @@ import CordisSigning
 import CordisWire
 
 /// What a node's control API keeps between requests: relays waiting for a member's answer, event
-/// subscribers, recent events, the last status seen of each member, and the forgotten members.
+/// subscribers, recent events, and the last status seen of each member.
 @CordisActor
 final class ControlState {
     /// A request relayed to a member, waiting for its (possibly paged) answer.
@@ -55,8 +55,6 @@ final class ControlState {
     var history: [ControlEvent] = []
     /// The last status object seen of each member (by name).
     var lastStatus: [String: JSONValue] = [:]
-    var forgottenNames: Set<String> = []
-    var forgottenAddresses: Set<String> = []
     var eventListeners: [EffectHandle] = []
     /// The operators file in force (readable from the event loop's handshakes).
     let operators = OperatorTable(nil)

@@ -85,7 +85,7 @@ extension Node {
             if on == nil || on == name { events = control.history }
             if cluster {
                 let timeout = relayTimeout(for: request)
-                let members = sessions.keys.filter { on == nil || $0 == on }.sorted()
+                let members = state.membership.linkedNames.filter { on == nil || $0 == on }
                 for member in members {
                     var question = ControlRequest(id: 0, command: "subscribe", args: ["follow": false, "cluster": false])
                     question.operator = requester?.relayed
@@ -128,7 +128,7 @@ extension Node {
         for (upstream, id) in control.followed where !following.contains(upstream.operator) {
             control.followed[upstream] = nil
             control.nextRelayID += 1
-            sessions[upstream.member]?.send(.request(ControlRequest(
+            link(to: upstream.member)?.send(.request(ControlRequest(
                 id: control.nextRelayID, command: "unsubscribe", args: ["id": .integer(id)])))
         }
     }
@@ -137,8 +137,6 @@ extension Node {
     /// member that comes back is known again.
     func controlLinked(_ session: PeerSession) {
         guard session.identity.role == .node else { return }
-        control.forgottenNames.remove(session.identity.name)
-        for address in session.identity.addresses { control.forgottenAddresses.remove(address) }
         for requester in Set(control.subscribers.filter(\.cluster).map(\.operator)) {
             subscribeUpstream(session, for: requester)
         }

@@ -6,22 +6,22 @@ import CordisWire
 extension Node {
     /// Every member this node knows, itself first, with whether a link to it is up.
     func membersList() throws -> JSONValue {
-        let list = members.filter { !control.forgottenNames.contains($0.name) }.map { member in
+        let list = members.filter { !state.forgottenNames.contains($0.name) }.map { member in
             MemberStatus(
                 name: member.name, addresses: member.addresses, incarnation: member.incarnation,
-                isSelf: member.name == name, reachable: member.name == name || sessions[member.name] != nil)
+                isSelf: member.name == name, reachable: member.name == name || link(to: member.name) != nil)
         }
         return .object(["members": try JSONValueEncoder().encode(list)])
     }
 
     /// Whether `address` belongs to a forgotten member (the dialler stops).
     func isForgotten(address: String) -> Bool {
-        control.forgottenAddresses.contains(address)
+        state.forgottenAddresses.contains(address)
     }
 
     /// Whether `member` was forgotten (its name in other members' lists is ignored).
     func isForgotten(member: String) -> Bool {
-        control.forgottenNames.contains(member)
+        state.forgottenNames.contains(member)
     }
 
     /// `forget`: drops `member` from the view and stops dialling it; told to every linked member too
@@ -32,7 +32,7 @@ extension Node {
     func forget(_ request: ControlRequest, by requester: OperatorIdentity?) throws -> JSONValue {
         let member = try request.args.requiredString("member")
         guard member != name else { throw ControlError("rejected", "\(name) cannot forget itself") }
-        if sessions[member] != nil {
+        if link(to: member) != nil {
             throw ControlError("rejected", "\(member) is linked to \(name); stop it before forgetting it")
         }
         let known = memberAddresses[member] != nil || control.lastStatus[member] != nil
@@ -41,8 +41,6 @@ extension Node {
             throw ControlError("rejected", "no member is named \(member)")
         }
         let addresses = forgetMember(member)
-        control.forgottenNames.insert(member)
-        control.forgottenAddresses.formUnion(addresses)
         control.lastStatus[member] = nil
         if request.args["propagate"]?.boolValue != false {
             for session in sessions.values {

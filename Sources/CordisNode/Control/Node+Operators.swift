@@ -87,7 +87,7 @@ extension Node {
             DispatchQueue.global().async { continuation.resume(returning: identity.addingAccountNames(of: credentials)) }
         }
         // Kept only while the link is: its end clears the cache.
-        if consoles[session.id] != nil { control.operatorOfSession[session.id] = named }
+        if session.role == .console, peers[session.id] != nil { control.operatorOfSession[session.id] = named }
         return named
     }
 

@@ -22,8 +22,8 @@ extension Node {
     ///   within `timeout`; the member's own error otherwise.
     func ask(_ member: String, _ request: ControlRequest, timeout: Duration) async throws -> JSONValue {
         // A relay opens the link it needs when links open on demand (closed again when idle).
-        if sessions[member] == nil, memberAddresses[member] != nil { _ = await openLink(to: member) }
-        guard let session = sessions[member] else {
+        if link(to: member) == nil, memberAddresses[member] != nil { _ = await openLink(to: member) }
+        guard let session = link(to: member) else {
             let known = memberAddresses[member] != nil
             throw ControlError(
                 known ? "unreachable" : "unknown-member",
@@ -98,7 +98,7 @@ extension Node {
         let own = try statusSnapshot()
         control.lastStatus[name] = own
         guard request.args["cluster"]?.boolValue == true else { return .object(["nodes": .array([own])]) }
-        let members = Set(memberAddresses.keys).union(sessions.keys).subtracting(control.forgottenNames)
+        let members = Set(memberAddresses.keys).union(state.membership.linkedNames).subtracting(state.forgottenNames)
             .subtracting([name]).sorted()
         let timeout = relayTimeout(for: request)
         var question = ControlRequest(id: 0, command: "status")

@@ -40,7 +40,7 @@ extension Node {
     }
 
     private func provider(_ record: ProviderRecord) -> FiberStatus.Provider {
-        if record.isFallback, let proxy = proxies.first(where: { $0.value.fiber === record.fiber }) {
+        if record.isFallback, let proxy = proxyFibers.first(where: { $0.value === record.fiber }) {
             return FiberStatus.Provider(node: proxy.key.node, entry: nil, fiber: proxy.key.fiber, realm: proxy.key.realm)
         }
         return FiberStatus.Provider(

@@ -3,8 +3,8 @@ import CordisDiscovery
 import CordisWire
 
 /// What a node in etcd mode keeps beside its `EtcdDirectory` (the node's discovery): the etcd client, its lease and whether it
-/// is degraded, the service keys it put, the links being opened on demand, and which links closed in
-/// order (idle) rather than failed. Owned by the node, on `CordisActor`.
+/// is degraded, the service keys it put, the links being opened on demand, and when each member's link
+/// last carried a call. Owned by the node, on `CordisActor`.
 @CordisActor
 final class EtcdMode {
     /// The client of etcd's JSON gateway.
@@ -31,15 +31,10 @@ final class EtcdMode {
     var opening: [String: Task<PeerSession?, Never>] = [:]
     /// Members being re-dialled after their link failed.
     var redialling: [String: Task<Void, Never>] = [:]
-    /// Sessions that closed in order as idle (either side), so their member's life is not over.
-    var idleClosed: Set<Int> = []
     /// When each member's link last carried a call.
     var lastUse: [String: ContinuousClock.Instant] = [:]
     /// The long-running work: the keepalive, the watch, the idle sweep.
     var tasks: [Task<Void, Never>] = []
-
-    /// The reason sent in `goodbye` when a link closes as idle.
-    static let idleReason = "idle"
 
     init(client: EtcdClient, incarnation: String, leaseTTL: Duration, idleTimeout: Duration) {
         self.incarnation = incarnation

@@ -170,12 +170,12 @@ extension Node {
     /// life; this side does not take it for a failure of the peer's). Links to the new life are opened
     /// as calls need them.
     private func closeLinksOfEarlierLife() {
-        guard let etcd else { return }
-        for session in links.values {
-            etcd.idleClosed.insert(session.id)
+        guard etcd != nil else { return }
+        for session in Array(peers.values) where session.role == .node {
+            // A drained duplicate closes too; its end decides nothing.
+            if !session.isDraining { carryOut(state.receive(.closingIdle(session: session.id))) }
             session.link.close(reason: "\(name) registered again as a new incarnation")
         }
-        for session in draining.values { session.link.close(reason: "\(name) registered again as a new incarnation") }
     }
 
     /// The lease has certainly expired: the exports are withdrawn from the linked peers in order (their
@@ -219,14 +219,14 @@ extension Node {
             do {
                 let (kvs, revision) = try await etcd.client.range(prefix: "cordis/")
                 guard running else { return }
-                carryOut(discovery.receive(.directoryListed(kvs, revision: revision)))
+                carryOut(state.receive(.directory(.directoryListed(kvs, revision: revision))))
                 let watch = etcd.client.watch(prefix: "cordis/", from: revision + 1)
                 defer { watch.cancel() }
                 for try await message in watch.messages {
                     guard running, !Task.isCancelled else { return }
                     backoff.reset()
                     if case .changes(let changes, let revision) = message {
-                        carryOut(discovery.receive(.directoryChanged(changes, revision: revision)))
+                        carryOut(state.receive(.directory(.directoryChanged(changes, revision: revision))))
                     }
                 }
             } catch {
@@ -236,34 +236,10 @@ extension Node {
         }
     }
 
-    /// Offers a proxy of a provider etcd lists.
-    func offer(_ listing: EtcdDirectory.Listing) {
-        let member = discovery.member(named: listing.announcement.node)
-        let record = Membership.Record(
-            name: listing.announcement.node, incarnation: listing.incarnation, addresses: member?.addresses ?? [])
-        addProxy(for: listing.announcement, of: record)
-    }
-
-    /// Retracts the proxy of a provider etcd no longer lists.
-    func retract(_ listing: EtcdDirectory.Listing) {
-        let announcement = listing.announcement
-        let key = ProxyKey(
-            node: announcement.node, incarnation: listing.incarnation, service: announcement.service,
-            realm: announcement.realm, fiber: announcement.fiber, life: announcement.life)
-        mismatched[key] = nil
-        if let proxy = proxies.removeValue(forKey: key) {
-            logger.info(
-                "\(announcement.service) on \(announcement.node) is no longer listed in etcd",
-                fields: [("CORDIS_PEER", announcement.node)])
-            let fiber = proxy.fiber
-            detach { try? await fiber.dispose() }
-        }
-    }
-
     /// A member life left etcd (its key deleted or replaced): its link closes.
     func memberLeftDirectory(_ member: String, incarnation: String) {
         logger.info("\(member) left etcd (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
-        if let session = sessions[member], session.identity.incarnation == incarnation {
+        if let session = link(to: member), session.identity.incarnation == incarnation {
             session.link.close(reason: "\(member)'s etcd lease ended")
         }
         knownIncarnations[member] = nil
@@ -271,13 +247,13 @@ extension Node {
 
     /// Keeps trying to link `member` again (its link failed) while etcd lists the same life.
     func redial(_ member: String) {
-        guard let etcd, etcd.redialling[member] == nil, let incarnation = discovery.member(named: member)?.incarnation else {
+        guard let etcd, etcd.redialling[member] == nil, let incarnation = state.discovery.member(named: member)?.incarnation else {
             return
         }
         etcd.redialling[member] = Task { [weak self] in
             var backoff = ReconnectBackoff(first: .milliseconds(50), maximum: .seconds(2))
-            while let self, self.running, !Task.isCancelled, self.sessions[member] == nil,
-                  self.discovery.knows(member, incarnation: incarnation) {
+            while let self, self.running, !Task.isCancelled, self.link(to: member) == nil,
+                  self.state.discovery.knows(member, incarnation: incarnation) {
                 if await self.openLink(to: member) != nil { break }
                 await self.pause(for: backoff.next(random: Double.random(in: 0...1)))
             }
@@ -292,7 +268,7 @@ extension Node {
     func publishExports() {
         guard let etcd, running, etcd.lease != 0 else { return }
         let lease = etcd.lease
-        let wanted = exports.exports.filter { $0.value.withdrawal == nil && !exports.isStopping }
+        let wanted = state.exports.exports.filter { $0.value.withdrawal == nil && !state.exports.isStopping }
         for (life, export) in wanted where etcd.published[life] == nil {
             let key = EtcdDirectory.serviceKey(node: name, life: life)
             etcd.published[life] = key
@@ -335,12 +311,12 @@ extension Node {
     /// mode, opens one: dials the addresses etcd lists for it, at most one dial per member at a time.
     /// Nil when it cannot be reached.
     func openLink(to member: String) async -> PeerSession? {
-        if let session = sessions[member] { return session }
+        if let session = link(to: member) { return session }
         // The link in use was closed as a duplicate and the other is on its way: wait for it.
         if awaitsReplacement(of: member) { return await replacementLink(of: member) }
         guard let etcd, running else { return nil }
         if let opening = etcd.opening[member] { return await opening.value }
-        let addresses = discovery.member(named: member)?.addresses ?? []
+        let addresses = state.discovery.member(named: member)?.addresses ?? []
         let task = Task { @CordisActor [weak self] () -> PeerSession? in
             guard let self else { return nil }
             for address in addresses {
@@ -354,7 +330,7 @@ extension Node {
                         continue
                     }
                     self.adopt(link)
-                    if let session = self.sessions[member] { return session }
+                    if let session = self.link(to: member) { return session }
                 } catch {
                     self.logger.debug("dialling \(member) at \(address) failed: \(error)")
                 }
@@ -387,25 +363,11 @@ extension Node {
                       control.upstream[member] == nil
                 else { continue }
                 logger.debug("closing the idle link to \(member)", fields: [("CORDIS_PEER", member)])
-                etcd.idleClosed.insert(session.id)
+                carryOut(state.receive(.closingIdle(session: session.id)))
                 etcd.lastUse[member] = nil
-                session.link.close(reason: EtcdMode.idleReason)
+                session.link.close(reason: NodeState.idleReason)
             }
         }
-    }
-
-    /// A member said goodbye: an idle close is not a failure.
-    func goodbyeReceived(_ reason: String?, on session: PeerSession) {
-        guard let etcd, reason == EtcdMode.idleReason else { return }
-        etcd.idleClosed.insert(session.id)
-    }
-
-    /// Whether the link of `session` closed in order as idle (either side said so), rather than failed:
-    /// only etcd mode closes idle links.
-    func closedInOrder(_ session: PeerSession) -> Bool {
-        guard let etcd else { return false }
-        etcd.lastUse[session.identity.name] = nil
-        return etcd.idleClosed.remove(session.id) != nil
     }
 
     /// The incarnation this node presents: its registered one in etcd mode, the process's own otherwise.

@@ -237,7 +237,7 @@ final class PeerSession {
         guard !isOver, !isDraining, let node else { return }
         isDraining = true
         closesWhenIdle = whenIdle
-        if let goodbye { send(.goodbye(reason: goodbye)) }
+        if let goodbye { send(.goodbye(reason: goodbye, duplicate: true)) }
         run()
         // Answers end calls on the loop thread: the last one to end looks again whether the link is idle.
         calls.whenEmpty { [weak self] in

@@ -40,31 +40,21 @@ public final class Node {
     public var name: String { configuration.name }
 
     var listeners: [Listener] = []
-    /// The link in use to each member, by name.
-    var sessions: [String: PeerSession] = [:]
-    /// Every link to a node (in use or standby), by session id.
-    var links: [Int: PeerSession] = [:]
-    /// The links closed as duplicates, drained before they close, by session id.
-    var draining: [Int: PeerSession] = [:]
+    /// Every session by id: members' links (in use, standby or drained) and consoles'. Which link stands
+    /// for a member is `NodeState`'s to say (`link(to:)`).
+    var peers: [Int: PeerSession] = [:]
     /// Calls to a member whose link in use was closed as a duplicate before its other link was up: they
     /// wait for that link (or the end of the wait, then nil), by member.
     var replacementWaiters: [String: [CheckedContinuation<PeerSession?, Never>]] = [:]
-    var consoles: [Int: PeerSession] = [:]
-    /// Which link stands for each member.
-    var membership: Membership
-    /// How members are found, and when a member's life is over.
-    var discovery: any MemberDiscovery
-    /// What this node shares, per provider life.
-    var exports = Exports()
+    /// Every cluster decision: membership, discovery, exports, proxies and who may send what.
+    var state: NodeState
     /// The provider record of each exported life, and the holds and deadlines of withdrawals.
     var exportRecords: [Int: ProviderRecord] = [:]
     var withdrawalHolds: [Int: WithdrawalHold] = [:]
     var withdrawalDeadlines: [Int: UInt64] = [:]
     var withdrawalWaiters: [CheckedContinuation<Void, Never>] = []
-    /// Proxies of the providers on other nodes, by member life and provider life.
-    var proxies: [ProxyKey: ProxyState] = [:]
-    /// Announcements refused for another interface version, by member life and provider life.
-    var mismatched: [ProxyKey: (service: String, reason: String)] = [:]
+    /// The proxy fiber of each proxy `NodeState` keeps, by member life and provider life.
+    var proxyFibers: [Proxies.Key: Fiber] = [:]
     /// The member reached by dialling an address (which it may not advertise).
     var addressOwner: [String: String] = [:]
     /// The incarnation each member had when last linked (to log restarts).
@@ -89,21 +79,6 @@ public final class Node {
     let control = ControlState()
     /// etcd mode's state (`Discovery/`), nil for the embedded mesh.
     var etcd: EtcdMode?
-
-    /// A proxy for a provider life on another member's life.
-    struct ProxyKey: Hashable {
-        var node: String
-        var incarnation: String
-        var service: String
-        var realm: String?
-        var fiber: Int
-        var life: Int
-    }
-
-    /// A proxy fiber.
-    struct ProxyState {
-        var fiber: Fiber
-    }
 
     /// Creates a node; `start()` brings it up.
     ///
@@ -132,10 +107,12 @@ public final class Node {
         throttle.attach(loop)
         self.logger = logger
         self.throttle = throttle
-        self.membership = Membership(name: configuration.name)
-        self.discovery = MeshGossip(name: configuration.name, ownAddresses: [], seeds: [])
+        let interfaces = remoteServices.services.mapValues { Proxies.Interface(name: $0.interface, version: $0.version) }
+        self.state = NodeState(
+            name: configuration.name, discovery: MeshGossip(name: configuration.name, ownAddresses: [], seeds: []),
+            interfaces: interfaces)
         if !configuration.etcdEndpoints.isEmpty {
-            discovery = EtcdDirectory(name: configuration.name)
+            state = NodeState(name: configuration.name, discovery: EtcdDirectory(name: configuration.name), interfaces: interfaces)
             etcd = EtcdMode(
                 client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop, traffic: traffic), incarnation: configuration.incarnation,
                 leaseTTL: configuration.leaseTTL, idleTimeout: configuration.idleLinkTimeout)
@@ -152,16 +129,24 @@ public final class Node {
     }
 
     /// The names of the members with a live link.
-    public var connectedPeers: [String] { sessions.keys.sorted() }
+    public var connectedPeers: [String] { state.membership.linkedNames }
+
+    /// The link in use to `member`, if it is linked.
+    func link(to member: String) -> PeerSession? {
+        state.membership.session(of: member).flatMap { peers[$0] }
+    }
+
+    /// The link in use to each linked member, by name.
+    var sessions: [String: PeerSession] {
+        var linked: [String: PeerSession] = [:]
+        for record in state.membership.members.values {
+            if let id = record.link?.session, let session = peers[id] { linked[record.name] = session }
+        }
+        return linked
+    }
 
     /// Interface mismatches, by service name: why consumers stay pending.
-    public var mismatches: [String: String] {
-        var reasons: [String: String] = [:]
-        for (key, mismatch) in mismatched.sorted(by: { $0.key.node < $1.key.node }) where reasons[key.service] == nil {
-            reasons[mismatch.service] = mismatch.reason
-        }
-        return reasons
-    }
+    public var mismatches: [String: String] { state.proxies.mismatchReasons }
 
     // MARK: - Lifecycle
 
@@ -190,11 +175,13 @@ public final class Node {
                 "refusing to listen on \(open.address) without a secret or TLS (socket-activated or not); "
                     + "pass --tls-cert, --tls-key and --tls-ca, or --secret-file, or --insecure to allow it")
         }
-        membership = Membership(name: name)
         if etcd == nil {
-            discovery = MeshGossip(
-                name: name, ownAddresses: advertisedAddresses + listeningAddresses.map(\.description),
-                seeds: configuration.peers.map(\.description))
+            state = NodeState(
+                name: name,
+                discovery: MeshGossip(
+                    name: name, ownAddresses: advertisedAddresses + listeningAddresses.map(\.description),
+                    seeds: configuration.peers.map(\.description)),
+                interfaces: state.proxies.interfaces)
         } else {
             do {
                 try await registerInEtcd(retryingFor: .seconds(30))
@@ -214,7 +201,7 @@ public final class Node {
             acceptors.append(Task { [weak self] in await self?.accept(from: listener) })
         }
         refreshExports()
-        carryOut(discovery.receive(.started))
+        carryOut(state.receive(.started))
         beginDiscovery()
     }
 
@@ -223,14 +210,14 @@ public final class Node {
     /// listeners close, the event loop stops.
     public func stop() async {
         guard running else { return }
-        carryOut(exports.receive(.stopping))
+        exportsChanged(.stopping)
         await withdrawalsFinished()
         await loader.stop()
         await endDiscovery()
         running = false
         for member in Array(replacementWaiters.keys) { endReplacementWait(of: member) }
         for listener in listeners { listener.close() }
-        for session in Array(links.values) + Array(draining.values) + Array(consoles.values) {
+        for session in Array(peers.values) {
             session.link.close(reason: "node \(name) is stopping")
         }
         endTasks()
@@ -242,7 +229,7 @@ public final class Node {
         running = false
         for task in etcd?.tasks ?? [] { task.cancel() }
         for listener in listeners { listener.close() }
-        for session in Array(links.values) + Array(draining.values) + Array(consoles.values) { session.link.close() }
+        for session in Array(peers.values) { session.link.close() }
         endTasks()
     }
 
@@ -348,7 +335,7 @@ public final class Node {
         var delay = configuration.reconnectBackoff.first
         let key = address.description
         while running, !Task.isCancelled {
-            if let owner = discovery.owner(of: key) ?? addressOwner[key], let session = sessions[owner] {
+            if let owner = state.discovery.owner(of: key) ?? addressOwner[key], let session = link(to: owner) {
                 await session.ended()
                 delay = configuration.reconnectBackoff.first
                 continue
@@ -404,158 +391,175 @@ public final class Node {
         nextSessionID += 1
         let session = PeerSession(id: nextSessionID, link: link, node: self)
         if peer.role == .console {
-            consoles[session.id] = session
+            peers[session.id] = session
             logger.info("console \(peer.name) connected", fields: [("CORDIS_PEER", peer.name)])
             session.run()
             return session
         }
-        links[session.id] = session
-        carryOut(membership.receive(.handshakeCompleted(
+        peers[session.id] = session
+        carryOut(state.receive(.link(.handshakeCompleted(
             session: session.id, side: link.side, name: peer.name, incarnation: peer.incarnation,
-            addresses: peer.addresses)))
-        return links[session.id]
+            addresses: peer.addresses))))
+        return peers[session.id]
     }
 
     /// A session's link closed.
     func sessionEnded(_ session: PeerSession) {
-        if session.identity.role == .console {
-            controlSessionEnded(session)
-            consoles[session.id] = nil
+        guard peers[session.id] === session else { return }
+        defer { peers[session.id] = nil }
+        guard session.identity.role == .node, let member = state.membership.member(of: session.id) else {
+            // A console, or a link drained as a duplicate: it ends only what it held itself.
+            if session.identity.role == .console { controlSessionEnded(session) } else { controlLinkClosed(session) }
             return
         }
-        if draining.removeValue(forKey: session.id) != nil {
-            controlLinkClosed(session)
-            return
-        }
-        guard links.removeValue(forKey: session.id) != nil else { return }
         // Relays waiting on the link in use fail; a standby closing ends only what it held itself.
-        if sessions[session.identity.name] === session { controlSessionEnded(session) } else { controlLinkClosed(session) }
-        carryOut(membership.receive(.linkClosed(session: session.id)))
+        if member.link?.session == session.id { controlSessionEnded(session) } else { controlLinkClosed(session) }
+        carryOut(state.receive(.link(.linkClosed(session: session.id))))
     }
 
     /// A session's link stopped answering heartbeats.
     func heartbeatMissed(_ session: PeerSession) {
-        guard session.identity.role == .node, links[session.id] != nil else {
+        guard session.identity.role == .node, state.membership.member(of: session.id) != nil else {
             session.link.close(reason: "no heartbeat from \(session.identity.name)")
             return
         }
-        carryOut(membership.receive(.heartbeatMissed(session: session.id)))
+        carryOut(state.receive(.link(.heartbeatMissed(session: session.id))))
     }
 
-    /// Carries out what `Membership` decided.
-    func carryOut(_ directives: [Membership.Directive]) {
+    /// Carries out what `NodeState` decided, in order.
+    ///
+    /// When exports changed (or `exportsChanged` says they may have, without a directive), what follows
+    /// from them is settled once at the end: records dropped, etcd keys, waiters for withdrawals.
+    func carryOut(_ directives: [NodeState.Directive], exportsChanged: Bool = false) {
+        var exportsTouched = exportsChanged
+        defer { if exportsTouched { exportsSettled() } }
         for directive in directives {
             switch directive {
-            case .adopt(let id, let member):
-                guard let session = links[id] else { continue }
-                let incarnation = session.identity.incarnation
-                if let known = knownIncarnations[member], known != incarnation {
-                    logger.info("\(member) restarted (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
-                }
-                knownIncarnations[member] = incarnation
-                sessions[member] = session
-                liveMembers.set(member, incarnation)
-                controlLinked(session)
-                logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
-                session.run()
-                linkUsed(member)
-                carryOut(discovery.receive(.linked(
-                    member: member, incarnation: incarnation, addresses: membership.members[member]?.addresses ?? [])))
-                carryOut(exports.receive(.peerLinked(member)))
-                endReplacementWait(of: member)
-            case .keepStandby(let id, let member):
-                logger.debug("keeping a second link to \(member) until \(member) closes one", fields: [("CORDIS_PEER", member)])
-                links[id]?.run()
-            case .promote(let id, let member):
-                guard let session = links[id] else { continue }
-                logger.debug("the second link to \(member) is now the one in use", fields: [("CORDIS_PEER", member)])
-                sessions[member] = session
-                controlLinked(session)
-                session.run()
-                // The peer may have closed the first link as the duplicate without reading what was sent
-                // on it: the members and the announcements go again on this one (the peer keeps one
-                // provider per life, however often it is announced).
-                session.send(.members(members))
-                carryOut(exports.receive(.peerLinked(member)))
-                endReplacementWait(of: member)
-            case .refuse(let id, let reason):
-                guard let session = links.removeValue(forKey: id) else { continue }
-                logger.warn(
-                    "refused a link from \(session.identity.name): \(reason)", fields: [("CORDIS_PEER", session.identity.name)])
-                session.link.close(reason: "nameTaken: \(reason)")
-            case .closeDuplicate(let id, let member):
-                guard let session = links.removeValue(forKey: id) else { continue }
-                logger.debug("closing a duplicate link to \(member)", fields: [("CORDIS_PEER", member)])
-                draining[id] = session
-                // The member may have sent calls on it before it learns it is the duplicate: they are
-                // answered here until it closes the link (their timeout, and the handshake's, at most).
-                session.drain(
-                    closingWhenIdle: false, goodbye: "\(Membership.duplicatePrefix) a link to \(member) already exists",
-                    deadline: configuration.callTimeout + linkOptions.handshakeTimeout)
-            case .drain(let id, let member):
-                guard let session = links.removeValue(forKey: id) else { continue }
-                logger.debug("\(member) closes a link as a duplicate: draining it", fields: [("CORDIS_PEER", member)])
-                draining[id] = session
-                if sessions[member] === session {
-                    sessions[member] = nil
-                    // Event subscriptions to the member follow the link that takes over.
-                    control.followed = control.followed.filter { $0.key.member != member }
-                }
-                session.drain(closingWhenIdle: true, goodbye: nil, deadline: configuration.callTimeout + linkOptions.handshakeTimeout)
-            case .awaitReplacement(let member, let closed):
-                // The drained link takes no new calls; none go to the member while the replacement comes.
-                if sessions[member]?.id == closed { sessions[member] = nil }
-                logger.debug("\(member) closed the link in use as a duplicate: waiting for the other link", fields: [("CORDIS_PEER", member)])
-                _ = loop.schedule(after: linkOptions.handshakeTimeout) { [weak self] in
-                    Task { @CordisActor in
-                        guard let self, self.running else { return }
-                        self.carryOut(self.membership.receive(.replacementOverdue(member: member, closed: closed)))
-                    }
-                }
-            case .close(let id, let reason):
-                links[id]?.link.close(reason: reason)
-            case .withdrawAll(let member, let incarnation):
-                memberLost(member, incarnation: incarnation)
-                endReplacementWait(of: member)
+            case .link(let link): carryOut(link)
+            case .memberLost(let member, let incarnation, let link, let inOrder):
+                memberLost(member, incarnation: incarnation, link: link.flatMap { peers[$0] }, inOrder: inOrder)
+            case .discovery(let discovery): carryOut(discovery)
+            case .exports(let exports):
+                exportsTouched = true
+                carryOut(exports)
+            case .proxies(let proxies): carryOut(proxies)
+            case .replacementSettled(let member): endReplacementWait(of: member)
+            case .serve(let message, let id): if let session = session(id) { serve(message, from: session) }
+            case .drop(let message, let id, let reason): session(id)?.drop(message, because: reason)
+            case .saidGoodbye(let id, let reason, let leaving):
+                guard let peer = session(id)?.identity.name else { continue }
+                logger.info("\(peer) said goodbye: \(reason ?? "")")
+                if leaving { logger.info("\(peer) left the cluster", fields: [("CORDIS_PEER", peer)]) }
             }
         }
     }
 
-    /// Carries out what the `MemberDiscovery` decided.
-    func carryOut(_ directives: [DiscoveryDirective]) {
-        for directive in directives {
-            switch directive {
-            case .dial(let address):
-                startDialling(address)
-            case .stopDialling(let address):
-                diallers.removeValue(forKey: address)?.cancel()
-            case .sendMembers(let member):
-                sessions[member]?.send(.members(members))
-            case .dropProxies(let member, let incarnation):
-                for (key, proxy) in proxies where key.node == member && key.incarnation == incarnation {
-                    proxies[key] = nil
-                    let fiber = proxy.fiber
-                    detach { try? await fiber.dispose() }
-                }
-                for key in mismatched.keys where key.node == member && key.incarnation == incarnation {
-                    mismatched[key] = nil
-                }
-            case .offer(let listing):
-                offer(listing)
-            case .retract(let listing):
-                retract(listing)
-            case .memberGone(let member, let incarnation):
-                memberLeftDirectory(member, incarnation: incarnation)
-            case .redial(let member):
-                redial(member)
+    /// The session of `id`: a link to a member (in use, standby or drained) or a console's.
+    func session(_ id: Int) -> PeerSession? { peers[id] }
+
+    /// Carries out a link directive of `Membership`.
+    private func carryOut(_ directive: Membership.Directive) {
+        switch directive {
+        case .adopt(let id, let member):
+            guard let session = peers[id] else { return }
+            let incarnation = session.identity.incarnation
+            if let known = knownIncarnations[member], known != incarnation {
+                logger.info("\(member) restarted (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
             }
+            knownIncarnations[member] = incarnation
+            liveMembers.set(member, incarnation)
+            controlLinked(session)
+            logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
+            session.run()
+            linkUsed(member)
+        case .keepStandby(let id, let member):
+            logger.debug("keeping a second link to \(member) until \(member) closes one", fields: [("CORDIS_PEER", member)])
+            peers[id]?.run()
+        case .promote(let id, let member):
+            guard let session = peers[id] else { return }
+            logger.debug("the second link to \(member) is now the one in use", fields: [("CORDIS_PEER", member)])
+            // Event subscriptions to the member follow the link that takes over.
+            control.followed = control.followed.filter { $0.key.member != member }
+            controlLinked(session)
+            session.run()
+            // The peer may have closed the first link as the duplicate without reading what was sent
+            // on it: the members and the announcements go again on this one (the peer keeps one
+            // provider per life, however often it is announced).
+            session.send(.members(members))
+        case .refuse(let id, let reason):
+            guard let session = peers.removeValue(forKey: id) else { return }
+            logger.warn(
+                "refused a link from \(session.identity.name): \(reason)", fields: [("CORDIS_PEER", session.identity.name)])
+            session.link.close(reason: "nameTaken: \(reason)")
+        case .closeDuplicate(let id, let member):
+            guard let session = peers[id] else { return }
+            logger.debug("closing a duplicate link to \(member)", fields: [("CORDIS_PEER", member)])
+            // The member may have sent calls on it before it learns it is the duplicate: they are
+            // answered here until it closes the link (their timeout, and the handshake's, at most).
+            session.drain(
+                closingWhenIdle: false, goodbye: "\(NodeState.duplicatePrefix) a link to \(member) already exists",
+                deadline: configuration.callTimeout + linkOptions.handshakeTimeout)
+        case .drain(let id, let member):
+            guard let session = peers[id] else { return }
+            logger.debug("\(member) closes a link as a duplicate: draining it", fields: [("CORDIS_PEER", member)])
+            session.drain(closingWhenIdle: true, goodbye: nil, deadline: configuration.callTimeout + linkOptions.handshakeTimeout)
+        case .awaitReplacement(let member, let closed):
+            // The drained link takes no new calls; none go to the member while the replacement comes, and
+            // event subscriptions to the member follow the link that takes over.
+            control.followed = control.followed.filter { $0.key.member != member }
+            logger.debug("\(member) closed the link in use as a duplicate: waiting for the other link", fields: [("CORDIS_PEER", member)])
+            _ = loop.schedule(after: linkOptions.handshakeTimeout) { [weak self] in
+                Task { @CordisActor in
+                    guard let self, self.running else { return }
+                    self.carryOut(self.state.receive(.link(.replacementOverdue(member: member, closed: closed))))
+                }
+            }
+        case .close(let id, let reason):
+            peers[id]?.link.close(reason: reason)
+        case .withdrawAll:
+            // `NodeState` turns a member's loss into `memberLost`, then tells the other machines.
+            break
+        }
+    }
+
+    /// Carries out what the `MemberDiscovery` asked of the node (proxies went to `Proxies` already).
+    private func carryOut(_ directive: DiscoveryDirective) {
+        switch directive {
+        case .dial(let address):
+            startDialling(address)
+        case .stopDialling(let address):
+            diallers.removeValue(forKey: address)?.cancel()
+        case .sendMembers(let member):
+            link(to: member)?.send(.members(members))
+        case .memberGone(let member, let incarnation):
+            memberLeftDirectory(member, incarnation: incarnation)
+        case .redial(let member):
+            redial(member)
+        case .dropProxies, .offer, .retract:
+            // `NodeState` hands these to `Proxies`.
+            break
+        }
+    }
+
+    /// Serves a message `NodeState` let through: a call, cancel, request, response or event.
+    private func serve(_ message: WireMessage, from session: PeerSession) {
+        switch message {
+        case .call(let call):
+            if session.role == .console { serveConsoleCall(call, from: session) } else { serve(call, from: session) }
+        case .cancel(let callID): session.cancelServing(callID)
+        case .request(let request): serve(request, from: session)
+        case .response(let response):
+            completeRelay(response, from: session)
+            if session.isDraining { session.closeIfDrained() }
+        case .event(let event): forwardEvent(event, from: session)
+        default: break
         }
     }
 
     /// Whether calls to `member` wait for a link: its link in use was closed as a duplicate and the
     /// other one is not up yet (at most the handshake timeout).
     func awaitsReplacement(of member: String) -> Bool {
-        running && membership.members[member]?.awaitingReplacement != nil
+        running && state.membership.members[member]?.awaitingReplacement != nil
     }
 
     /// Waits for the link that replaces `member`'s link closed as a duplicate; nil when none came.
@@ -567,44 +571,26 @@ public final class Node {
     /// now, or fail without one.
     private func endReplacementWait(of member: String) {
         guard let waiters = replacementWaiters.removeValue(forKey: member) else { return }
-        let session = running ? sessions[member] : nil
+        let session = running ? link(to: member) : nil
         for waiter in waiters { waiter.resume(returning: session) }
     }
 
-    /// A member's life is over here: its proxies go (consumers drop to `pending`), its calls fail, and
-    /// withdrawals stop waiting for it.
-    private func memberLost(_ member: String, incarnation: String) {
-        let ended = sessions.removeValue(forKey: member)
-        if let session = ended {
+    /// A member's link in use is gone: its calls fail and its relays end (what else follows, `NodeState`
+    /// decided).
+    private func memberLost(_ member: String, incarnation: String, link session: PeerSession?, inOrder: Bool) {
+        if let session {
             session.failCalls()
             controlSessionEnded(session)
         }
+        etcd?.lastUse[member] = nil
         liveMembers.set(member, nil)
-        let inOrder = ended.map(closedInOrder) ?? false
         if inOrder {
             logger.debug("idle link to \(member) closed", fields: [("CORDIS_PEER", member)])
         } else {
             logger.info("link to \(member) lost", fields: [("CORDIS_PEER", member)])
         }
-        carryOut(discovery.receive(.unlinked(member: member, incarnation: incarnation, inOrder: inOrder)))
-        carryOut(exports.receive(.peerLost(member)))
     }
 
-
-    /// A message on a drained link: calls and requests the member sent before it learnt the link is a
-    /// duplicate are served, answers to this node's are taken; the rest (announcements, member lists,
-    /// the goodbyes) go again, or went, on the link that stands for the member, and are ignored here.
-    private func handleDrained(_ message: WireMessage, from session: PeerSession) {
-        switch message {
-        case .call(let call): serve(call, from: session)
-        case .cancel(let id): session.cancelServing(id)
-        case .request(let request): serve(request, from: session)
-        case .response(let response):
-            completeRelay(response, from: session)
-            session.closeIfDrained()
-        default: break
-        }
-    }
 
     /// Whether a request relayed to `member` waits for its answer.
     func relaysPending(to member: String) -> Bool {
@@ -613,8 +599,8 @@ public final class Node {
 
     /// Every member this node knows, itself included.
     var members: [Member] {
-        var others = discovery.known
-        for record in membership.members.values where others[record.name] == nil {
+        var others = state.discovery.known
+        for record in state.membership.members.values where others[record.name] == nil {
             others[record.name] = Member(name: record.name, addresses: record.addresses, incarnation: record.incarnation)
         }
         let own = Member(name: name, addresses: advertisedAddresses, incarnation: liveIncarnation)
@@ -623,23 +609,22 @@ public final class Node {
 
     /// The addresses of the members, by name.
     var memberAddresses: [String: [String]] {
-        var addresses = membership.members.mapValues(\.addresses)
-        for (member, known) in discovery.known { addresses[member] = known.addresses }
+        var addresses = state.membership.members.mapValues(\.addresses)
+        for (member, known) in state.discovery.known { addresses[member] = known.addresses }
         return addresses
     }
 
     /// The incarnation of the members, by name (once known).
     var memberIncarnations: [String: String] {
-        var incarnations = membership.members.compactMapValues { $0.incarnation.isEmpty ? nil : $0.incarnation }
-        for (member, known) in discovery.known where !known.incarnation.isEmpty { incarnations[member] = known.incarnation }
+        var incarnations = state.membership.members.compactMapValues { $0.incarnation.isEmpty ? nil : $0.incarnation }
+        for (member, known) in state.discovery.known where !known.incarnation.isEmpty { incarnations[member] = known.incarnation }
         return incarnations
     }
 
     /// Drops `member` from the view and stops dialling it; returns the addresses it had.
     func forgetMember(_ member: String) -> [String] {
         let addresses = Set(memberAddresses[member] ?? []).union(addressOwner.filter { $0.value == member }.map(\.key))
-        carryOut(membership.receive(.forgotten(name: member)))
-        carryOut(discovery.receive(.forgotten(name: member)))
+        carryOut(state.receive(.forgotten(name: member, addresses: addresses.sorted())))
         for address in addresses {
             addressOwner[address] = nil
             diallers.removeValue(forKey: address)?.cancel()
@@ -650,78 +635,15 @@ public final class Node {
 
     // MARK: - Messages
 
-    /// Hands a message to whatever owns its type, after checking the sender may send it: a console
-    /// sends requests, calls and cancels only; a member announces and withdraws only its own
-    /// providers and acknowledges only this node's. Anything else is dropped (and logged once).
+    /// Hands a message to where `NodeState` routes it: served here, dropped, or decided by `NodeState`.
     func handle(_ message: WireMessage, from session: PeerSession) {
-        if session.role == .console {
-            switch message {
-            case .request(let request): serve(request, from: session)
-            case .call(let call): serveConsoleCall(call, from: session)
-            case .cancel(let id): session.cancelServing(id)
-            case .goodbye, .error: break
-            default: session.drop(message, because: "a console sends requests, calls and cancels only")
-            }
-            return
-        }
-        if session.isDraining {
-            handleDrained(message, from: session)
-            return
-        }
-        guard let member = membership.member(of: session.id) else {
-            session.drop(message, because: "the link is no longer in use")
-            return
-        }
-        switch message {
-        case .members(let list):
-            carryOut(discovery.receive(.peerListed(list.filter { !isForgotten(member: $0.name) })))
-        case .announce(let announcement):
-            guard announcement.node == member.name else {
-                return session.drop(message, because: "it announces a provider on \(announcement.node)")
-            }
-            addProxy(for: announcement, of: member)
-            carryOut(discovery.receive(.linkAnnounced(member: member.name, life: announcement.life)))
-        case .withdraw(let provider):
-            guard provider.node == member.name else {
-                return session.drop(message, because: "it withdraws a provider on \(provider.node)")
-            }
-            removeProxy(provider, of: member, answering: session)
-            carryOut(discovery.receive(.linkWithdrew(member: member.name, life: provider.life)))
-        case .withdrawAck(let provider):
-            guard provider.node == name else {
-                return session.drop(message, because: "it acknowledges a provider on \(provider.node)")
-            }
-            carryOut(exports.receive(.acknowledged(provider, by: member.name)))
-        case .call(let call):
-            serve(call, from: session)
-        case .cancel(let id):
-            session.cancelServing(id)
-        case .result, .error:
-            // Answers went to the session's calls on the loop thread (`Link.deliverAnswers`); what
-            // comes here (an `error` without an id) answers no call.
-            break
-        case .request(let request):
-            serve(request, from: session)
-        case .response(let response):
-            completeRelay(response, from: session)
-        case .event(let event):
-            forwardEvent(event, from: session)
-        case .goodbye(let reason, let leaving):
-            goodbyeReceived(reason, on: session)
-            if reason?.hasPrefix(Membership.duplicatePrefix) == true {
-                carryOut(membership.receive(.closedAsDuplicate(session: session.id)))
-            }
-            logger.info("\(session.identity.name) said goodbye: \(reason ?? "")")
-            // A member that leaves the cluster is dropped from the view at once (not forgotten: it may
-            // join again); a plain goodbye (a node stopping, perhaps to restart) keeps it listed.
-            if leaving {
-                logger.info("\(session.identity.name) left the cluster", fields: [("CORDIS_PEER", session.identity.name)])
-                let member = membership.member(of: session.id)?.name
-                carryOut(membership.receive(.departed(session: session.id)))
-                if let member { carryOut(discovery.receive(.departed(member: member))) }
-            }
-        default:
-            break
+        let role: NodeState.Role = session.role == .console ? .console : .node
+        switch state.route(message, session: session.id, role: role, draining: session.isDraining) {
+        case .serve: serve(message, from: session)
+        case .drop(let reason): session.drop(message, because: reason)
+        case .ignore: break
+        case .decide:
+            carryOut(state.receive(.received(message, session: session.id, role: role, draining: session.isDraining)))
         }
     }
 }

@@ -11,7 +11,7 @@ extension Node {
     /// each change of the service registry reconciles its own slot (`refreshExports(in:)`).
     func refreshExports() {
         guard running else { return }
-        carryOut(exports.receive(.available(context.providerRecords.compactMap(exportable))))
+        exportsChanged(.available(context.providerRecords.compactMap(exportable)))
     }
 
     /// Reconciles the exports of one slot after the registry changed it: a provider is announced however
@@ -22,7 +22,7 @@ extension Node {
     func refreshExports(in slot: ServiceSlot) {
         guard running, remoteServices.service(named: slot.name) != nil, let realm = announcedRealm(slot.realm) else { return }
         let available = context.providerRecords(in: slot).compactMap(exportable)
-        carryOut(exports.receive(.slotChanged(service: slot.name, realm: realm, available: available)))
+        exportsChanged(.slotChanged(service: slot.name, realm: realm, available: available))
     }
 
     /// The announcement of `record` when it should be shared now (ordinary, available, remote-capable,
@@ -31,7 +31,7 @@ extension Node {
         guard sharesExports, !record.isFallback, record.isAvailable, let service = remoteServices.service(named: record.slot.name),
               let realm = announcedRealm(record.slot.realm)
         else { return nil }
-        if exports.export(life: record.id) == nil, !exports.isStopping {
+        if state.exports.export(life: record.id) == nil, !state.exports.isStopping {
             exportRecords[record.id] = record
             logger.info("providing \(service.name) to the cluster", fields: [("CORDIS_FIBER", "\(record.fiber.id)")])
         }
@@ -50,45 +50,50 @@ extension Node {
         }
     }
 
+    /// Tells `NodeState` what changed in the exports and carries out what it decided.
+    func exportsChanged(_ event: Exports.Event) {
+        carryOut(state.receive(.exports(event)), exportsChanged: true)
+    }
+
     /// Carries out what `Exports` decided.
-    func carryOut(_ directives: [Exports.Directive]) {
-        for directive in directives {
-            switch directive {
-            case .announce(let announcement, let peers):
-                for peer in peers { sessions[peer]?.send(.announce(announcement)) }
-            case .withdraw(let provider, let peers):
-                let life = provider.life
-                withdrawalHolds[life] = exportRecords[life]?.fiber.holdWithdrawal("remote consumers of \(provider.service)")
-                // etcd mode: the key goes first, then the linked consumers are told.
-                unpublish(life: life) { [weak self] in
-                    for peer in peers { self?.sessions[peer]?.send(.withdraw(provider)) }
-                }
-                withdrawalDeadlines[life] = loop.schedule(after: configuration.withdrawTimeout) { [weak self] in
-                    Task { @CordisActor in
-                        guard let self else { return }
-                        self.carryOut(self.exports.receive(.deadlinePassed(life: life)))
-                    }
-                }
-            case .release(let provider, let outcome):
-                let life = provider.life
-                switch outcome {
-                case .finished(let acknowledged, let lost):
-                    var text = "acknowledged by \(acknowledged)"
-                    if !lost.isEmpty { text += ", links lost to \(lost)" }
-                    logger.info(
-                        "withdrawal of \(provider.service) finished: \(text)", fields: [("CORDIS_FIBER", "\(provider.fiber)")])
-                case .timedOut(let awaiting, _):
-                    logger.warn("withdrawal of \(provider.service) went ahead without acknowledgements from \(awaiting)")
-                }
-                if let timer = withdrawalDeadlines.removeValue(forKey: life) { loop.cancelTimer(timer) }
-                withdrawalHolds.removeValue(forKey: life)?.release()
+    func carryOut(_ directive: Exports.Directive) {
+        switch directive {
+        case .announce(let announcement, let peers):
+            for peer in peers { link(to: peer)?.send(.announce(announcement)) }
+        case .withdraw(let provider, let peers):
+            let life = provider.life
+            withdrawalHolds[life] = exportRecords[life]?.fiber.holdWithdrawal("remote consumers of \(provider.service)")
+            // etcd mode: the key goes first, then the linked consumers are told.
+            unpublish(life: life) { [weak self] in
+                for peer in peers { self?.link(to: peer)?.send(.withdraw(provider)) }
             }
+            withdrawalDeadlines[life] = loop.schedule(after: configuration.withdrawTimeout) { [weak self] in
+                Task { @CordisActor in self?.exportsChanged(.deadlinePassed(life: life)) }
+            }
+        case .release(let provider, let outcome):
+            let life = provider.life
+            switch outcome {
+            case .finished(let acknowledged, let lost):
+                var text = "acknowledged by \(acknowledged)"
+                if !lost.isEmpty { text += ", links lost to \(lost)" }
+                logger.info(
+                    "withdrawal of \(provider.service) finished: \(text)", fields: [("CORDIS_FIBER", "\(provider.fiber)")])
+            case .timedOut(let awaiting, _):
+                logger.warn("withdrawal of \(provider.service) went ahead without acknowledgements from \(awaiting)")
+            }
+            if let timer = withdrawalDeadlines.removeValue(forKey: life) { loop.cancelTimer(timer) }
+            withdrawalHolds.removeValue(forKey: life)?.release()
         }
-        for life in exportRecords.keys where exports.export(life: life) == nil {
+    }
+
+    /// After the exports changed: the records of lives no longer exported go, the etcd keys follow the
+    /// exports, and callers waiting for the withdrawals to end go on once none is left.
+    func exportsSettled() {
+        for life in exportRecords.keys where state.exports.export(life: life) == nil {
             exportRecords[life] = nil
         }
         publishExports()
-        if !exports.isWithdrawing {
+        if !state.exports.isWithdrawing {
             let waiters = withdrawalWaiters
             withdrawalWaiters.removeAll()
             for waiter in waiters { waiter.resume() }
@@ -97,63 +102,63 @@ extension Node {
 
     /// Returns once no withdrawal is in progress.
     func withdrawalsFinished() async {
-        guard exports.isWithdrawing else { return }
+        guard state.exports.isWithdrawing else { return }
         await withCheckedContinuation { withdrawalWaiters.append($0) }
     }
 
     // MARK: - Proxies
 
-    /// A member provides a service: a proxy fiber provides it here, as a fallback ranked by the node
-    /// name. One proxy per member life and provider life: the same announcement again (on a second
-    /// link of that life) changes nothing.
-    func addProxy(for announcement: ServiceAnnouncement, of member: Membership.Record) {
-        let key = ProxyKey(
-            node: member.name, incarnation: member.incarnation, service: announcement.service,
-            realm: announcement.realm, fiber: announcement.fiber, life: announcement.life)
-        guard proxies[key] == nil, mismatched[key] == nil, let service = remoteServices.service(named: announcement.service)
-        else { return }
-        guard service.interface == announcement.interface, service.version == announcement.interfaceVersion else {
-            let reason = "\(announcement.service) on \(announcement.node) speaks \(announcement.interface) "
-                + "version \(announcement.interfaceVersion); this node knows \(service.interface) version \(service.version)"
-            mismatched[key] = (announcement.service, reason)
-            logger.warn("interface mismatch: \(reason)", fields: [("CORDIS_PEER", announcement.node)])
-            return
+    /// Carries out what `Proxies` decided: a proxy fiber provides a member's service here as a fallback
+    /// ranked by the member's name; a withdrawn proxy's consumers unload before the acknowledgement goes
+    /// back (on the link the withdrawal came by, or the member's link in use if that one went).
+    func carryOut(_ directive: Proxies.Directive) {
+        switch directive {
+        case .create(let key, let announcement):
+            createProxy(key, for: announcement)
+        case .mismatch(let key, let reason):
+            logger.warn("interface mismatch: \(reason)", fields: [("CORDIS_PEER", key.node)])
+        case .dispose(let key, let owed, let why):
+            guard let fiber = proxyFibers.removeValue(forKey: key) else {
+                if let owed { acknowledge(owed, of: key.node) }
+                return
+            }
+            if why == .retracted {
+                logger.info(
+                    "\(key.service) on \(key.node) is no longer listed in etcd", fields: [("CORDIS_PEER", key.node)])
+            }
+            detach { [weak self] in
+                try? await fiber.dispose()
+                guard let self, let owed else { return }
+                self.logger.info(
+                    "acknowledged the withdrawal of \(key.service) on \(key.node)", fields: [("CORDIS_PEER", key.node)])
+                self.acknowledge(owed, of: key.node)
+            }
+        case .acknowledge(let owed):
+            acknowledge(owed, of: owed.provider.node)
         }
+    }
+
+    private func acknowledge(_ owed: Proxies.Acknowledgement, of member: String) {
+        // The link the withdrawal came by while it still stands for the member (not drained since).
+        let came = state.membership.member(of: owed.session) != nil ? peers[owed.session] : nil
+        let target = came ?? link(to: member)
+        target?.send(.withdrawAck(owed.provider))
+    }
+
+    private func createProxy(_ key: Proxies.Key, for announcement: ServiceAnnouncement) {
+        guard let service = remoteServices.service(named: announcement.service) else { return }
         let realm: Realm = announcement.realm.map { .label($0) } ?? .root
         let endpoint = NodeEndpoint(
-            node: self, peer: member.name, incarnation: member.incarnation, service: announcement.service,
+            node: self, peer: key.node, incarnation: key.incarnation, service: announcement.service,
             realm: announcement.realm)
         let proxy = service.makeProxy(endpoint)
         let rank = announcement.node
         do {
-            let fiber = try context.isolate(announcement.service, in: realm).plugin(name: "remote:\(announcement.service)") { scope in
+            proxyFibers[key] = try context.isolate(announcement.service, in: realm).plugin(name: "remote:\(announcement.service)") { scope in
                 try scope.ctx.provide(name: announcement.service, value: proxy, fallbackRank: rank)
             }
-            proxies[key] = ProxyState(fiber: fiber)
         } catch {
             logger.error("cannot create a proxy for \(announcement.service) on \(announcement.node): \(error)")
-        }
-    }
-
-    /// A member withdraws a provider life: its consumers here unload first, then the acknowledgement
-    /// goes back (on the link the withdrawal came by, or the member's link in use if that one went).
-    func removeProxy(_ provider: ServiceProvider, of member: Membership.Record, answering session: PeerSession) {
-        let key = ProxyKey(
-            node: member.name, incarnation: member.incarnation, service: provider.service, realm: provider.realm,
-            fiber: provider.fiber, life: provider.life)
-        mismatched[key] = nil
-        guard let proxy = proxies.removeValue(forKey: key) else {
-            session.send(.withdrawAck(provider))
-            return
-        }
-        detach { [weak self] in
-            try? await proxy.fiber.dispose()
-            guard let self else { return }
-            self.logger.info(
-                "acknowledged the withdrawal of \(provider.service) on \(provider.node)",
-                fields: [("CORDIS_PEER", member.name)])
-            let target = self.links[session.id] ?? self.sessions[member.name]
-            target?.send(.withdrawAck(provider))
         }
     }
 
@@ -182,7 +187,7 @@ extension Node {
     /// still letting go of it), if any.
     private func withdrawingProvider(of service: String, in realm: String?) -> ProviderRecord? {
         exportRecords.values.first { record in
-            record.slot.name == service && exports.exports.values.contains {
+            record.slot.name == service && state.exports.exports.values.contains {
                 $0.announcement.life == record.id && $0.announcement.realm == realm && $0.withdrawal != nil
             }
         }
@@ -194,7 +199,7 @@ extension Node {
     ) async throws -> JSONDocument {
         // The link in use is taken without a call that may suspend: only a missing link is opened or
         // waited for.
-        let linked: PeerSession? = if let session = sessions[peer] { session } else { await openLink(to: peer) }
+        let linked: PeerSession? = if let session = link(to: peer) { session } else { await openLink(to: peer) }
         guard let session = linked, incarnation == nil || session.identity.incarnation == incarnation else {
             throw RemoteCallError(.withdrawn, "\(service) on \(peer) is gone")
         }

@@ -115,7 +115,9 @@ extension WireMessage {
                 id: try fields.optionalInteger("id"), code: try fields.string("code"),
                 message: try fields.string("message")))
         case "goodbye":
-            self = .goodbye(reason: try fields.optionalString("reason"), leaving: try fields.optionalBool("leaving") ?? false)
+            self = .goodbye(
+                reason: try fields.optionalString("reason"), leaving: try fields.optionalBool("leaving") ?? false,
+                duplicate: try fields.optionalBool("duplicate") ?? false)
         case "request":
             self = .request(ControlRequest(
                 id: try fields.integer("id"), command: try fields.string("command"),

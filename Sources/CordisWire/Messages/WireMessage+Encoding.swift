@@ -65,10 +65,14 @@ extension WireMessage {
             if let id = error.id { json.integer("id", id) }
             json.string("code", error.code)
             json.string("message", error.message)
-        case .goodbye(let reason, let leaving):
+        case .goodbye(let reason, let leaving, let duplicate):
             json.optionalString("reason", reason)
             if leaving {
                 json.key("leaving")
+                JSONSerializer.append(.bool(true), to: &json.buffer)
+            }
+            if duplicate {
+                json.key("duplicate")
                 JSONSerializer.append(.bool(true), to: &json.buffer)
             }
         case .request(let request):

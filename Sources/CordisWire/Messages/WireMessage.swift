@@ -37,8 +37,11 @@ public enum WireMessage: Sendable, Hashable {
     /// The caller no longer wants the answer to call `id`.
     case cancel(id: Int)
     /// The sender is closing the link in an orderly way; `leaving` (protocol 1.3) says a member is leaving
-    /// the cluster, so the receiver drops it from its view instead of waiting for it to come back.
-    case goodbye(reason: String?, leaving: Bool = false)
+    /// the cluster, so the receiver drops it from its view instead of waiting for it to come back;
+    /// `duplicate` (protocol 1.4) says the sender closes the link as a duplicate of another link of the same
+    /// life, so the receiver drains it and keeps the other (a 1.3 sender said so with a reason starting
+    /// with `duplicate:`).
+    case goodbye(reason: String?, leaving: Bool = false, duplicate: Bool = false)
     /// A console's control request.
     case request(ControlRequest)
     /// A node's answer to a control request.

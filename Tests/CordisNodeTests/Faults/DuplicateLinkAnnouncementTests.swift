@@ -21,22 +21,22 @@ struct DuplicateLinkAnnouncementTests {
             let b = try ClusterInProcessTests.node("b", entries: [Entry(id: "counter", plugin: "counter")], peers: [a], folder: folder)
             try await b.start()
             try #require(await ClusterInProcessTests.eventually("a and b to hold each other's proxies", on: [a, b]) {
-                a.proxies.count == 1 && b.proxies.count == 1
+                a.state.proxies.live.count == 1 && b.state.proxies.live.count == 1
             })
             let original = try #require(a.sessions["b"]?.link)
             // a dials b once more, as if both had dialled at the same moment.
             let extra = try await Link.connect(
                 to: try #require(b.listeningAddresses.first), on: a.loop, configuration: a.handshakeConfiguration(),
                 limits: a.limits, options: a.linkOptions)
-            try #require(await ClusterInProcessTests.eventually("b to take its end of the second link", on: [a, b]) { b.links.count == 2 })
+            try #require(await ClusterInProcessTests.eventually("b to take its end of the second link", on: [a, b]) { b.peers.count == 2 })
             a.adopt(extra)
             // One of the two links goes; the test closes the other way round too.
             if closeFirst { original.close(reason: "test: the first link is cut") }
             try #require(await ClusterInProcessTests.eventually("one link between a and b", on: [a, b]) {
-                a.links.count == 1 && b.links.count == 1 && a.connectedPeers == ["b"] && b.connectedPeers == ["a"]
+                a.peers.count == 1 && b.peers.count == 1 && a.connectedPeers == ["b"] && b.connectedPeers == ["a"]
             })
             #expect(await ClusterInProcessTests.eventually("a to hold b's counter and b a's clock (closed first: \(closeFirst))", on: [a, b], timeout: .seconds(5)) {
-                a.proxies.count == 1 && b.proxies.count == 1
+                a.state.proxies.live.count == 1 && b.state.proxies.live.count == 1
             })
             await b.stop()
             await a.stop()
@@ -66,7 +66,7 @@ struct DuplicateLinkAnnouncementTests {
             async let startB: Void = b.start()
             _ = try await (startA, startB)
             let both = await ClusterInProcessTests.eventually("round \(round): a and b hold each other's proxies", on: [a, b], timeout: .seconds(5)) {
-                a.proxies.count == 1 && b.proxies.count == 1
+                a.state.proxies.live.count == 1 && b.state.proxies.live.count == 1
             }
             if !both { lost.append(round) }
             await b.stop()

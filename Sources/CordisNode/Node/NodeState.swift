@@ -1,0 +1,304 @@
+import CordisDiscovery
+import CordisWire
+
+/// The node's one brain: every cluster decision, as a value that takes events and answers with the
+/// directives the node carries out, in order.
+///
+/// It composes the machines, each with its own rules stated at its top: `Membership` (which link stands
+/// for a member), the `MemberDiscovery` (the embedded mesh's `MeshGossip` or etcd's `EtcdDirectory`: how
+/// members are found and when a life is over), `Exports` (what this node shares, and its withdrawals) and
+/// `Proxies` (what the others share, here). What joins them is decided here, once:
+/// - **A member linked** (a new life in use): the discovery learns it, then the exports are announced to
+///   it, then calls that waited for the member's replacement link go on. A standby promoted announces the
+///   exports again and withdraws nothing.
+/// - **A member's link ended**: the member is lost (its calls fail); the discovery says whether its life is
+///   over (then its proxies go); withdrawals stop waiting for it. A link both sides closed as idle (etcd
+///   mode) ended in order, not as a failure.
+/// - **Who may send what**: a console sends requests, calls and cancels only; a drained duplicate link is
+///   served for what was sent before it was drained; a member announces and withdraws only its own
+///   providers and acknowledges only this node's; a link that stands for no member sends nothing that counts.
+/// - **Goodbyes**: `duplicate` (protocol 1.4, or a 1.3 reason starting with `duplicate:`) drains the link;
+///   `idle` ends it in order; `leaving` drops the member from the view.
+/// - **Forgotten members** stay out of the view (`members`, the cluster's status) until one links again.
+///
+/// Time arrives inside events (a deadline passed, a replacement overdue); it owns no clock, task or
+/// socket, so every rule is tested in process with scripted and seeded random sequences.
+///
+/// Where new rules go: a control command or event that changes the cluster's view is an `Event` case
+/// here and its effect a `Directive`; admission and budgets per identity are a machine composed here beside
+/// `Membership`, fed by `handshakeCompleted` and the sessions' ends.
+struct NodeState {
+    /// Who is on the other end of a link.
+    enum Role: Equatable, Sendable {
+        /// A member of the cluster.
+        case node
+        /// A console.
+        case console
+    }
+
+    /// What happens, in the order it happens on the node's actor.
+    enum Event: Equatable, Sendable {
+        /// The node is up.
+        case started
+        /// A link event (a handshake completed, a link closed, heartbeats missed, a replacement overdue).
+        case link(Membership.Event)
+        /// This side closes the link of `session` as idle (etcd mode): its end is in order.
+        case closingIdle(session: Int)
+        /// A message arrived on a link.
+        case received(WireMessage, session: Int, role: Role, draining: Bool)
+        /// What etcd listed or changed (etcd mode).
+        case directory(DiscoveryEvent)
+        /// The local providers changed, a withdrawal's deadline passed, or the node is stopping.
+        case exports(Exports.Event)
+        /// An operator forgot a member (with the addresses it had).
+        case forgotten(name: String, addresses: [String])
+    }
+
+    /// What the node must do.
+    enum Directive: Equatable, Sendable {
+        /// A link directive of `Membership`, other than the loss of a member (`memberLost`).
+        case link(Membership.Directive)
+        /// The member's link in use (`link`, when one was in use until now) is gone: its calls fail, its
+        /// relays end; `inOrder` when it closed as idle (both sides said so) rather than failed.
+        case memberLost(member: String, incarnation: String, link: Int?, inOrder: Bool)
+        /// A directive of the discovery (dial, stop dialling, send members, a member gone from etcd, re-dial).
+        case discovery(DiscoveryDirective)
+        /// Send, hold or release what `Exports` decided.
+        case exports(Exports.Directive)
+        /// Create or dispose a proxy, or acknowledge a withdrawal, as `Proxies` decided.
+        case proxies(Proxies.Directive)
+        /// Calls waiting for `member`'s replacement link go on with the link in use now (or fail).
+        case replacementSettled(member: String)
+        /// Serve a message the shell handles itself (a call, cancel, request, response or event) from the
+        /// link of `session`.
+        case serve(WireMessage, session: Int)
+        /// Drop a message its sender may not send, and say why (logged once per link).
+        case drop(WireMessage, session: Int, reason: String)
+        /// The member on `session` said goodbye (logged), leaving the cluster when `leaving`.
+        case saidGoodbye(session: Int, reason: String?, leaving: Bool)
+    }
+
+    /// How a `goodbye` reason started, before protocol 1.4's `duplicate` field, when the sender closed
+    /// the link as a duplicate.
+    static let duplicatePrefix = "duplicate:"
+    /// The `goodbye` reason of a link closed as idle.
+    static let idleReason = "idle"
+
+    /// Which link stands for each member.
+    private(set) var membership: Membership
+    /// How members are found, and when a member's life is over.
+    private(set) var discovery: any MemberDiscovery
+    /// What this node shares, per provider life.
+    private(set) var exports = Exports()
+    /// The proxies of what the others share.
+    private(set) var proxies: Proxies
+    /// Sessions whose link closed in order as idle (either side said so), until their end is taken.
+    private(set) var idleClosed: Set<Int> = []
+    /// Members an operator forgot, and their addresses, until they link again.
+    private(set) var forgottenNames: Set<String> = []
+    private(set) var forgottenAddresses: Set<String> = []
+
+    /// A node named `name` that finds members through `discovery` and can proxy `interfaces`.
+    init(name: String, discovery: any MemberDiscovery, interfaces: [String: Proxies.Interface]) {
+        self.membership = Membership(name: name)
+        self.discovery = discovery
+        self.proxies = Proxies(interfaces: interfaces)
+    }
+
+    /// The node's name.
+    var name: String { membership.name }
+
+    /// Takes one event; returns the directives, in the order to carry them out.
+    mutating func receive(_ event: Event) -> [Directive] {
+        var directives: [Directive] = []
+        switch event {
+        case .started:
+            tell(discovery: .started, into: &directives)
+        case .link(let linkEvent):
+            let session: Int? = switch linkEvent {
+            case .linkClosed(let session), .heartbeatMissed(let session), .closedAsDuplicate(let session),
+                 .departed(let session), .handshakeCompleted(let session, _, _, _, _):
+                session
+            case .replacementOverdue(_, let closed): closed
+            case .forgotten: nil
+            }
+            let inUse = linkInUse(session)
+            follow(membership.receive(linkEvent), endingLink: inUse, into: &directives)
+            if case .linkClosed(let session) = linkEvent { idleClosed.remove(session) }
+        case .closingIdle(let session):
+            idleClosed.insert(session)
+        case .received(let message, let session, let role, let draining):
+            receive(message, on: session, role: role, draining: draining, into: &directives)
+        case .directory(let discoveryEvent):
+            tell(discovery: discoveryEvent, into: &directives)
+        case .exports(let exportsEvent):
+            directives += exports.receive(exportsEvent).map(Directive.exports)
+        case .forgotten(let member, let addresses):
+            forgottenNames.insert(member)
+            forgottenAddresses.formUnion(addresses)
+            follow(membership.receive(.forgotten(name: member)), endingLink: nil, into: &directives)
+            tell(discovery: .forgotten(name: member), into: &directives)
+        }
+        return directives
+    }
+
+    // MARK: - Joining the machines
+
+    /// `session` when it is the link in use of its member.
+    private func linkInUse(_ session: Int?) -> Int? {
+        guard let session, membership.member(of: session)?.link?.session == session else { return nil }
+        return session
+    }
+
+    /// Carries `Membership`'s directives through to the other machines; `link` is the link in use that the
+    /// event ended, if it did.
+    private mutating func follow(
+        _ linkDirectives: [Membership.Directive], endingLink link: Int?, into directives: inout [Directive]
+    ) {
+        for directive in linkDirectives {
+            switch directive {
+            case .adopt(_, let member):
+                directives.append(.link(directive))
+                let record = membership.members[member]
+                forgottenNames.remove(member)
+                forgottenAddresses.subtract(record?.addresses ?? [])
+                tell(discovery: .linked(
+                    member: member, incarnation: record?.incarnation ?? "", addresses: record?.addresses ?? []),
+                     into: &directives)
+                directives += exports.receive(.peerLinked(member)).map(Directive.exports)
+                directives.append(.replacementSettled(member: member))
+            case .promote(_, let member):
+                directives.append(.link(directive))
+                directives += exports.receive(.peerLinked(member)).map(Directive.exports)
+                directives.append(.replacementSettled(member: member))
+            case .withdrawAll(let member, let incarnation):
+                let inOrder = link.map { idleClosed.remove($0) != nil } ?? false
+                directives.append(.memberLost(member: member, incarnation: incarnation, link: link, inOrder: inOrder))
+                tell(discovery: .unlinked(member: member, incarnation: incarnation, inOrder: inOrder), into: &directives)
+                directives += exports.receive(.peerLost(member)).map(Directive.exports)
+                directives.append(.replacementSettled(member: member))
+            case .keepStandby, .awaitReplacement, .drain, .refuse, .closeDuplicate, .close:
+                directives.append(.link(directive))
+            }
+        }
+    }
+
+    /// Feeds the discovery; what it says of proxies goes to `Proxies`, the rest to the node.
+    private mutating func tell(discovery event: DiscoveryEvent, into directives: inout [Directive]) {
+        for directive in discovery.receive(event) {
+            switch directive {
+            case .dropProxies(let member, let incarnation):
+                directives += proxies.receive(.lifeEnded(member: member, incarnation: incarnation)).map(Directive.proxies)
+            case .offer(let listing):
+                directives += proxies.receive(.announced(listing.announcement, incarnation: listing.incarnation))
+                    .map(Directive.proxies)
+            case .retract(let listing):
+                directives += proxies.receive(.retracted(listing.announcement, incarnation: listing.incarnation))
+                    .map(Directive.proxies)
+            case .dial, .stopDialling, .sendMembers, .memberGone, .redial:
+                directives.append(.discovery(directive))
+            }
+        }
+    }
+
+    // MARK: - Who may send what
+
+    /// Where a message goes, by who sent it.
+    enum Route: Equatable, Sendable {
+        /// The shell serves it (a call, cancel, request, response or event).
+        case serve
+        /// Its sender may not send it: drop it, saying why.
+        case drop(reason: String)
+        /// It counts for nothing (an answer that answers no call, a drained link's announcements).
+        case ignore
+        /// It changes the cluster's view: `receive(.received(…))` decides what follows.
+        case decide
+    }
+
+    /// Where `message`, on the link of `session`, goes: a console sends requests, calls and cancels only; a
+    /// drained duplicate link is served for the calls and requests sent on it and the answers to this
+    /// node's; a member announces and withdraws only its own providers and acknowledges only this node's.
+    /// Asked for every message (calls included), so it changes nothing and allocates nothing.
+    func route(_ message: WireMessage, session: Int, role: Role, draining: Bool) -> Route {
+        if role == .console {
+            switch message {
+            case .request, .call, .cancel: return .serve
+            case .goodbye, .error: return .ignore
+            default: return .drop(reason: "a console sends requests, calls and cancels only")
+            }
+        }
+        if draining {
+            // What the member sent before it learnt the link is a duplicate is served; the rest went, or goes
+            // again, on the link that stands for the member.
+            switch message {
+            case .call, .cancel, .request, .response: return .serve
+            default: return .ignore
+            }
+        }
+        guard let member = membership.member(of: session) else { return .drop(reason: "the link is no longer in use") }
+        switch message {
+        case .call, .cancel, .request, .response, .event: return .serve
+        case .members, .goodbye: return .decide
+        case .announce(let announcement):
+            return announcement.node == member.name ? .decide : .drop(reason: "it announces a provider on \(announcement.node)")
+        case .withdraw(let provider):
+            return provider.node == member.name ? .decide : .drop(reason: "it withdraws a provider on \(provider.node)")
+        case .withdrawAck(let provider):
+            return provider.node == name ? .decide : .drop(reason: "it acknowledges a provider on \(provider.node)")
+        default:
+            // Answers went to the session's calls on the loop thread; what comes here (an `error` without an
+            // id, a `ping` or `pong`) answers no call.
+            return .ignore
+        }
+    }
+
+    private mutating func receive(
+        _ message: WireMessage, on session: Int, role: Role, draining: Bool, into directives: inout [Directive]
+    ) {
+        switch route(message, session: session, role: role, draining: draining) {
+        case .serve: directives.append(.serve(message, session: session))
+        case .drop(let reason): directives.append(.drop(message, session: session, reason: reason))
+        case .ignore: break
+        case .decide:
+            guard let member = membership.member(of: session) else { return }
+            decide(message, from: member, on: session, into: &directives)
+        }
+    }
+
+    /// What a member's message changes: the members it lists, a provider announced or withdrawn, an
+    /// acknowledgement, a goodbye.
+    private mutating func decide(
+        _ message: WireMessage, from member: Membership.Record, on session: Int, into directives: inout [Directive]
+    ) {
+        switch message {
+        case .members(let list):
+            // The mesh keeps forgotten members out of what it learns from lists itself.
+            tell(discovery: .peerListed(list), into: &directives)
+        case .announce(let announcement):
+            directives += proxies.receive(.announced(announcement, incarnation: member.incarnation)).map(Directive.proxies)
+            tell(discovery: .linkAnnounced(member: member.name, life: announcement.life), into: &directives)
+        case .withdraw(let provider):
+            directives += proxies.receive(.withdrawn(provider, incarnation: member.incarnation, session: session))
+                .map(Directive.proxies)
+            tell(discovery: .linkWithdrew(member: member.name, life: provider.life), into: &directives)
+        case .withdrawAck(let provider):
+            directives += exports.receive(.acknowledged(provider, by: member.name)).map(Directive.exports)
+        case .goodbye(let reason, let leaving, let duplicate):
+            // Only etcd mode closes idle links; such a close is in order, not a failure.
+            if reason == Self.idleReason, discovery is EtcdDirectory { idleClosed.insert(session) }
+            directives.append(.saidGoodbye(session: session, reason: reason, leaving: leaving))
+            if duplicate || reason?.hasPrefix(Self.duplicatePrefix) == true {
+                follow(membership.receive(.closedAsDuplicate(session: session)), endingLink: nil, into: &directives)
+            }
+            // A member that leaves the cluster is dropped from the view at once (not forgotten: it may join
+            // again); a plain goodbye (a node stopping, perhaps to restart) keeps it listed.
+            if leaving {
+                let inUse = linkInUse(session)
+                follow(membership.receive(.departed(session: session)), endingLink: inUse, into: &directives)
+                tell(discovery: .departed(member: member.name), into: &directives)
+            }
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import CordisWire
+
+/// The proxies of providers on other members: one value that takes what members announce, withdraw or
+/// lose (and, in etcd mode, what etcd offers and retracts) and answers with the proxies to create and
+/// dispose and the acknowledgements owed.
+///
+/// Its rules, each in one place:
+/// - **One proxy per member life and provider life** (`Key`): the same announcement again (on a second
+///   link of that life, or offered by etcd after it came over the link) changes nothing.
+/// - **Interfaces must match**: an announcement whose interface name or version differs from this node's
+///   own for the service makes no proxy; the mismatch is kept (consumers stay `pending` with its reason)
+///   until the provider life ends.
+/// - **Consumers unload, then the withdrawal is acknowledged**: a withdrawal over a link disposes the
+///   proxy and acknowledges after that (`dispose(_:acknowledging:)`); a withdrawal of a life with no
+///   proxy here is acknowledged at once.
+/// - **A member life's end drops its proxies** with no acknowledgement (no one waits for it), and so does
+///   a provider etcd no longer lists.
+///
+/// It owns no fibers, sockets or clocks: the node keeps the proxy fiber of each key and carries out the
+/// directives.
+struct Proxies {
+    /// A proxy of one provider life on one member life.
+    struct Key: Hashable, Sendable, CustomStringConvertible {
+        /// The member's name.
+        var node: String
+        /// The member's life.
+        var incarnation: String
+        /// The service.
+        var service: String
+        /// The shared realm's label, nil for the root realm.
+        var realm: String?
+        /// The provider's fiber on the member.
+        var fiber: Int
+        /// The provider life on the member.
+        var life: Int
+
+        /// The key of `announcement`'s provider life on the member life `incarnation`.
+        init(_ announcement: ServiceAnnouncement, incarnation: String) {
+            self.init(
+                node: announcement.node, incarnation: incarnation, service: announcement.service,
+                realm: announcement.realm, fiber: announcement.fiber, life: announcement.life)
+        }
+
+        /// The key of the withdrawn `provider` on the member life `incarnation`.
+        init(_ provider: ServiceProvider, incarnation: String) {
+            self.init(
+                node: provider.node, incarnation: incarnation, service: provider.service, realm: provider.realm,
+                fiber: provider.fiber, life: provider.life)
+        }
+
+        init(node: String, incarnation: String, service: String, realm: String?, fiber: Int, life: Int) {
+            self.node = node
+            self.incarnation = incarnation
+            self.service = service
+            self.realm = realm
+            self.fiber = fiber
+            self.life = life
+        }
+
+        var description: String { "\(service) on \(node) (life \(life))" }
+    }
+
+    /// A remote-capable service's interface as this node knows it.
+    struct Interface: Equatable, Sendable {
+        /// The interface's name.
+        var name: String
+        /// Its version.
+        var version: String
+    }
+
+    /// What happens to remote providers.
+    enum Event: Equatable, Sendable {
+        /// A member life announced a provider (over a link, or offered from etcd's listing).
+        case announced(ServiceAnnouncement, incarnation: String)
+        /// A member life withdrew a provider over the link of `session`: an acknowledgement is owed, after
+        /// the consumers here unloaded.
+        case withdrawn(ServiceProvider, incarnation: String, session: Int)
+        /// etcd no longer lists a provider: its proxy goes; no one waits for an acknowledgement.
+        case retracted(ServiceAnnouncement, incarnation: String)
+        /// A member life is over here: all its proxies go.
+        case lifeEnded(member: String, incarnation: String)
+    }
+
+    /// What the node must do.
+    enum Directive: Equatable, Sendable {
+        /// Create the proxy fiber of `key`, providing `announcement`'s service as a fallback.
+        case create(Key, ServiceAnnouncement)
+        /// The announcement speaks another interface: no proxy; log the reason.
+        case mismatch(Key, reason: String)
+        /// Dispose the proxy fiber of `key` (its consumers unload to `pending`); when `acknowledging` is
+        /// set, send its `withdrawAck` once the disposal finished, not before. `why` says what ended it.
+        case dispose(Key, acknowledging: Acknowledgement?, why: Ending)
+        /// Acknowledge a withdrawal at once: there is no proxy to unload.
+        case acknowledge(Acknowledgement)
+    }
+
+    /// A `withdrawAck` owed: for `provider`, on the link the withdrawal came by (`session`), or the
+    /// member's link in use if that one went meanwhile.
+    struct Acknowledgement: Equatable, Sendable {
+        /// The provider withdrawn.
+        var provider: ServiceProvider
+        /// The session the withdrawal came by.
+        var session: Int
+    }
+
+    /// Why a proxy goes.
+    enum Ending: Equatable, Sendable {
+        /// Its provider was withdrawn over the link.
+        case withdrawn
+        /// etcd no longer lists its provider.
+        case retracted
+        /// Its member's life is over here.
+        case lifeEnded
+    }
+
+    /// The interfaces of the services this node can proxy, by service name.
+    let interfaces: [String: Interface]
+    /// The proxies that exist.
+    private(set) var live: Set<Key> = []
+    /// Announcements refused for another interface, with the reason.
+    private(set) var mismatched: [Key: String] = [:]
+
+    /// No proxies yet; `interfaces` are the node's own remote services.
+    init(interfaces: [String: Interface]) {
+        self.interfaces = interfaces
+    }
+
+    /// Interface mismatches, by service name (the first member by name when several differ).
+    var mismatchReasons: [String: String] {
+        var reasons: [String: String] = [:]
+        for (key, reason) in mismatched.sorted(by: { $0.key.node < $1.key.node }) where reasons[key.service] == nil {
+            reasons[key.service] = reason
+        }
+        return reasons
+    }
+
+    /// Takes one event; returns the directives, in the order to carry them out.
+    mutating func receive(_ event: Event) -> [Directive] {
+        switch event {
+        case .announced(let announcement, let incarnation):
+            let key = Key(announcement, incarnation: incarnation)
+            guard !live.contains(key), mismatched[key] == nil, let own = interfaces[announcement.service] else { return [] }
+            guard own.name == announcement.interface, own.version == announcement.interfaceVersion else {
+                let reason = "\(announcement.service) on \(announcement.node) speaks \(announcement.interface) "
+                    + "version \(announcement.interfaceVersion); this node knows \(own.name) version \(own.version)"
+                mismatched[key] = reason
+                return [.mismatch(key, reason: reason)]
+            }
+            live.insert(key)
+            return [.create(key, announcement)]
+        case .withdrawn(let provider, let incarnation, let session):
+            let key = Key(provider, incarnation: incarnation)
+            let owed = Acknowledgement(provider: provider, session: session)
+            mismatched[key] = nil
+            guard live.remove(key) != nil else { return [.acknowledge(owed)] }
+            return [.dispose(key, acknowledging: owed, why: .withdrawn)]
+        case .retracted(let announcement, let incarnation):
+            let key = Key(announcement, incarnation: incarnation)
+            mismatched[key] = nil
+            guard live.remove(key) != nil else { return [] }
+            return [.dispose(key, acknowledging: nil, why: .retracted)]
+        case .lifeEnded(let member, let incarnation):
+            mismatched = mismatched.filter { $0.key.node != member || $0.key.incarnation != incarnation }
+            let ended = live.filter { $0.node == member && $0.incarnation == incarnation }
+            live.subtract(ended)
+            return ended.sorted { $0.life < $1.life }.map { .dispose($0, acknowledging: nil, why: .lifeEnded) }
+        }
+    }
+}

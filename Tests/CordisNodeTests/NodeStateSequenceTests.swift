@@ -1,0 +1,221 @@
+@testable import CordisNode
+import CordisProcessTesting
+import CordisWire
+import Foundation
+import Testing
+
+/// `NodeState` under seeded random sequences over the whole state (links, new lives, duplicates, goodbyes,
+/// withdrawals both ways, proxies, idle closes, forgets), with its invariants checked after every step.
+///
+/// A few seeds run by default; `CORDIS_NODESTATE_SEEDS=N` runs N (the long mode).
+@Suite("NodeState: seeded random sequences keep every invariant")
+struct NodeStateSequenceTests {
+    static let seeds: [UInt64] = {
+        let count = ProcessInfo.processInfo.environment["CORDIS_NODESTATE_SEEDS"].flatMap { UInt64($0) } ?? 6
+        return (0..<max(1, min(count, 100_000))).map { 0x5EED_0000 + $0 }
+    }()
+
+    /// What the test keeps of the world around the state: the links it opened, and what it was told.
+    struct World {
+        var state: NodeState
+        let etcd: Bool
+        var random: SeededGenerator
+        var nextSession = 0
+        /// Links the test holds, by session: member and life.
+        var open: [Int: (name: String, incarnation: String)] = [:]
+        /// Links that `NodeState` drained (duplicates).
+        var draining: Set<Int> = []
+        /// Provider lives of this node whose withdrawal is under way.
+        var withdrawing: Set<Int> = []
+        var problems: [String] = []
+
+        static let members = ["a", "b", "d", "e"]
+
+        init(seed: UInt64, etcd: Bool) {
+            self.etcd = etcd
+            random = SeededGenerator(seed: seed)
+            let discovery: any MemberDiscovery = etcd
+                ? EtcdDirectory(name: "c") : MeshGossip(name: "c", ownAddresses: [], seeds: [])
+            state = NodeState(name: "c", discovery: discovery, interfaces: NodeStateTests.interfaces)
+        }
+
+        mutating func pick<T>(_ items: [T]) -> T? {
+            items.isEmpty ? nil : items[Int.random(in: 0..<items.count, using: &random)]
+        }
+
+        /// One random event, applied and checked.
+        mutating func step(_ number: Int) {
+            let event = nextEvent()
+            let awaitingBefore = state.membership.members.compactMapValues(\.awaitingReplacement)
+            let liveBefore = state.proxies.live
+            // A withdrawal the member may send is owed exactly one acknowledgement; anything else none.
+            var owed = 0
+            if case .received(let message, let session, let role, let draining) = event, case .withdraw = message,
+               state.route(message, session: session, role: role, draining: draining) == .decide {
+                owed = 1
+            }
+            let directives = state.receive(event)
+            let context = "step \(number) (\(event))"
+            follow(directives, owed: owed, liveBefore: liveBefore, context: context)
+            check(directives, awaitingBefore: awaitingBefore, context: context)
+        }
+
+        mutating func nextEvent() -> NodeState.Event {
+            let sessions = open.keys.sorted()
+            let life = Int.random(in: 1...4, using: &random)
+            switch Int.random(in: 0..<16, using: &random) {
+            case 0, 1, 2:
+                nextSession += 1
+                let name = pick(Self.members)!
+                let incarnation = "\(name)\(Int.random(in: 1...2, using: &random))"
+                open[nextSession] = (name, incarnation)
+                let side: Handshake.Side = Bool.random(using: &random) ? .initiator : .responder
+                return .link(.handshakeCompleted(session: nextSession, side: side, name: name, incarnation: incarnation, addresses: []))
+            case 3, 4:
+                guard let session = pick(sessions) else { return .started }
+                open[session] = nil
+                draining.remove(session)
+                return .link(.linkClosed(session: session))
+            case 5:
+                guard let session = pick(sessions) else { return .started }
+                return .link(.heartbeatMissed(session: session))
+            case 6, 7:
+                guard let session = pick(sessions), let peer = open[session] else { return .started }
+                let node = Int.random(in: 0..<8, using: &random) == 0 ? pick(Self.members)! : peer.name
+                let version = Int.random(in: 0..<6, using: &random) == 0 ? "2" : "1"
+                return received(.announce(NodeStateTests.clock(on: node, life: life, version: version)), on: session)
+            case 8:
+                guard let session = pick(sessions), let peer = open[session] else { return .started }
+                return received(.withdraw(NodeStateTests.clock(on: peer.name, life: life).provider), on: session)
+            case 9:
+                guard let session = pick(sessions) else { return .started }
+                return received(.withdrawAck(NodeStateTests.clock(on: "c", life: life).provider), on: session)
+            case 10:
+                let lives = (1...4).filter { _ in Bool.random(using: &random) }
+                return .exports(.available(lives.map { NodeStateTests.clock(on: "c", life: $0) }))
+            case 11:
+                return .exports(.deadlinePassed(life: life))
+            case 12:
+                guard let session = pick(sessions) else { return .started }
+                let goodbye: WireMessage = switch Int.random(in: 0..<4, using: &random) {
+                case 0: .goodbye(reason: "duplicate: a link already exists", duplicate: false)
+                case 1: .goodbye(reason: "x", duplicate: true)
+                case 2: .goodbye(reason: "decommissioned", leaving: true)
+                default: .goodbye(reason: NodeState.idleReason)
+                }
+                return received(goodbye, on: session)
+            case 13:
+                let waiting = state.membership.members.values.compactMap { record in
+                    record.awaitingReplacement.map { (record.name, $0) }
+                }.sorted { $0.0 < $1.0 }
+                guard let (member, closed) = pick(waiting) else { return .started }
+                return .link(.replacementOverdue(member: member, closed: closed))
+            case 14:
+                guard let session = pick(sessions) else { return .started }
+                return .closingIdle(session: session)
+            default:
+                let name = pick(Self.members)!
+                guard state.membership.members[name]?.isLinked != true else { return .started }
+                return .forgotten(name: name, addresses: [])
+            }
+        }
+
+        func received(_ message: WireMessage, on session: Int) -> NodeState.Event {
+            .received(message, session: session, role: .node, draining: draining.contains(session))
+        }
+
+        /// Does what the node would do with the directives that concern the test's links and exports, and
+        /// checks each against what came before.
+        mutating func follow(
+            _ directives: [NodeState.Directive], owed: Int, liveBefore: Set<Proxies.Key>, context: String
+        ) {
+            var live = liveBefore
+            var acknowledgements = 0
+            for directive in directives {
+                switch directive {
+                case .link(.drain(let session, _)), .link(.closeDuplicate(let session, _)):
+                    draining.insert(session)
+                case .link(.refuse(let session, _)):
+                    open[session] = nil
+                case .exports(.withdraw(let provider, _)):
+                    if !withdrawing.insert(provider.life).inserted {
+                        problems.append("\(context): life \(provider.life) withdrawn twice")
+                    }
+                case .exports(.release(let provider, _)):
+                    if withdrawing.remove(provider.life) == nil {
+                        problems.append("\(context): life \(provider.life) released without a withdrawal under way")
+                    }
+                case .proxies(.create(let key, _)):
+                    if !live.insert(key).inserted { problems.append("\(context): a second proxy of \(key)") }
+                case .proxies(.dispose(let key, let owed, _)):
+                    if live.remove(key) == nil { problems.append("\(context): disposed \(key), which did not exist") }
+                    if owed != nil { acknowledgements += 1 }
+                case .proxies(.acknowledge):
+                    acknowledgements += 1
+                default:
+                    break
+                }
+            }
+            if live != state.proxies.live {
+                problems.append("\(context): the proxies moved without directives (\(live) against \(state.proxies.live))")
+            }
+            if acknowledgements != owed {
+                problems.append("\(context): \(acknowledgements) acknowledgements where \(owed) was owed")
+            }
+        }
+
+        mutating func check(_ directives: [NodeState.Directive], awaitingBefore: [String: Int], context: String) {
+            // At most one link in use per member, each a link the test holds for that member's life.
+            var inUse: [Int: String] = [:]
+            for record in state.membership.members.values {
+                guard let link = record.link?.session else { continue }
+                if let other = inUse[link] { problems.append("\(context): link \(link) in use for \(other) and \(record.name)") }
+                inUse[link] = record.name
+                if let peer = open[link], peer.name != record.name || peer.incarnation != record.incarnation {
+                    problems.append("\(context): \(record.name)'s link \(link) belongs to \(peer)")
+                }
+            }
+            // No proxy of a life that is over (the mesh ends a life with its link; a replaced duplicate does not).
+            if !etcd {
+                for key in state.proxies.live {
+                    let record = state.membership.members[key.node]
+                    guard let record, record.incarnation == key.incarnation,
+                          record.isLinked || record.awaitingReplacement != nil
+                    else {
+                        problems.append("\(context): a proxy of \(key.node)'s life \(key.incarnation), which is over")
+                        continue
+                    }
+                }
+            }
+            // No call waits for a replacement link once the wait is over: whenever a member stops waiting,
+            // the calls waiting for it are settled in the same step.
+            for (member, _) in awaitingBefore where state.membership.members[member]?.awaitingReplacement == nil {
+                if !directives.contains(.replacementSettled(member: member)) {
+                    problems.append("\(context): \(member)'s wait for a replacement ended with calls left waiting")
+                }
+            }
+        }
+
+        /// Ends every withdrawal still under way at its deadline: each is released once.
+        mutating func finish() {
+            for life in withdrawing.sorted() {
+                let directives = state.receive(.exports(.deadlinePassed(life: life)))
+                follow(directives, owed: 0, liveBefore: state.proxies.live, context: "deadline of \(life)")
+            }
+            if !withdrawing.isEmpty { problems.append("withdrawals never released: \(withdrawing.sorted())") }
+        }
+    }
+
+    @Test("Mesh and etcd mode, random steps: one link per member, no proxy of a dead life, every withdrawal released once, every withdrawal acknowledged once, no call left waiting", arguments: [false, true])
+    func randomSequences(etcd: Bool) {
+        for seed in Self.seeds {
+            var world = World(seed: seed, etcd: etcd)
+            for number in 0..<400 where world.problems.isEmpty {
+                world.step(number)
+            }
+            world.finish()
+            #expect(world.problems.isEmpty, "seed \(seed): \(world.problems.prefix(3))")
+            if !world.problems.isEmpty { return }
+        }
+    }
+}

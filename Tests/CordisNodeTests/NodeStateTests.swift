@@ -1,0 +1,204 @@
+@testable import CordisNode
+import CordisDiscovery
+import CordisProcessTesting
+import CordisWire
+import Foundation
+import Testing
+
+/// `NodeState` on scripted event sequences: events in, directives asserted, no sockets, no clocks.
+@Suite("NodeState: the rules that join membership, discovery, exports and proxies")
+struct NodeStateTests {
+    static let interfaces = ["clock": Proxies.Interface(name: "Clock", version: "1")]
+
+    static func mesh(_ name: String = "a") -> NodeState {
+        NodeState(name: name, discovery: MeshGossip(name: name, ownAddresses: [], seeds: []), interfaces: interfaces)
+    }
+
+    static func etcd(_ name: String = "a") -> NodeState {
+        NodeState(name: name, discovery: EtcdDirectory(name: name), interfaces: interfaces)
+    }
+
+    static func handshake(_ session: Int, _ name: String, _ incarnation: String, side: Handshake.Side = .responder)
+        -> NodeState.Event
+    {
+        .link(.handshakeCompleted(session: session, side: side, name: name, incarnation: incarnation, addresses: []))
+    }
+
+    static func clock(on node: String, life: Int, interface: String = "Clock", version: String = "1") -> ServiceAnnouncement {
+        ServiceAnnouncement(
+            service: "clock", realm: nil, interface: interface, interfaceVersion: version, node: node, fiber: life, life: life)
+    }
+
+    static func from(_ session: Int, _ message: WireMessage, role: NodeState.Role = .node, draining: Bool = false)
+        -> NodeState.Event
+    {
+        .received(message, session: session, role: role, draining: draining)
+    }
+
+    static func proxyKeys(_ directives: [NodeState.Directive]) -> [Proxies.Key] {
+        directives.compactMap { if case .proxies(.create(let key, _)) = $0 { key } else { nil } }
+    }
+
+    @Test("A member linked: the link is adopted, the discovery learns it, the exports are announced to it, then waiting calls go on")
+    func adoptionCascadesInOrder() {
+        var state = Self.mesh()
+        _ = state.receive(.exports(.available([Self.clock(on: "a", life: 7)])))
+        let directives = state.receive(Self.handshake(1, "b", "b1"))
+        #expect(directives == [
+            .link(.adopt(session: 1, member: "b")),
+            .discovery(.sendMembers(to: "b")),
+            .exports(.announce(Self.clock(on: "a", life: 7), to: ["b"])),
+            .replacementSettled(member: "b"),
+        ])
+    }
+
+    @Test("One proxy per member life and provider life: the same announcement again changes nothing; a new life of the member is another proxy")
+    func oneProxyPerLife() {
+        var state = Self.mesh()
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        #expect(Self.proxyKeys(state.receive(Self.from(1, .announce(Self.clock(on: "b", life: 3))))).count == 1)
+        #expect(state.receive(Self.from(1, .announce(Self.clock(on: "b", life: 3)))) == [])
+        #expect(state.proxies.live.count == 1)
+        // b restarts: its old life's proxy goes when its link does, the new life's comes with its announcement.
+        let lost = state.receive(.link(.linkClosed(session: 1)))
+        #expect(lost.contains(.memberLost(member: "b", incarnation: "b1", link: 1, inOrder: false)))
+        #expect(lost.contains { if case .proxies(.dispose(let key, nil, .lifeEnded)) = $0 { key.incarnation == "b1" } else { false } })
+        _ = state.receive(Self.handshake(2, "b", "b2"))
+        let created = Self.proxyKeys(state.receive(Self.from(2, .announce(Self.clock(on: "b", life: 3)))))
+        #expect(created.map(\.incarnation) == ["b2"])
+    }
+
+    @Test("An announcement of another interface makes no proxy and keeps the reason until the provider life ends")
+    func interfaceMismatch() {
+        var state = Self.mesh()
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        let directives = state.receive(Self.from(1, .announce(Self.clock(on: "b", life: 3, version: "2"))))
+        #expect(directives.count == 1)
+        guard case .proxies(.mismatch(_, let reason)) = directives.first else {
+            Issue.record("expected a mismatch, got \(directives)")
+            return
+        }
+        #expect(reason == "clock on b speaks Clock version 2; this node knows Clock version 1")
+        #expect(state.proxies.mismatchReasons == ["clock": reason])
+        #expect(state.proxies.live.isEmpty)
+        _ = state.receive(Self.from(1, .withdraw(Self.clock(on: "b", life: 3, version: "2").provider)))
+        #expect(state.proxies.mismatchReasons.isEmpty)
+    }
+
+    @Test("A withdrawal over a link disposes the proxy and acknowledges after it, on the link it came by; one with no proxy is acknowledged at once")
+    func withdrawalAcknowledgedAfterUnloading() {
+        var state = Self.mesh()
+        _ = state.receive(Self.handshake(4, "b", "b1"))
+        let announced = Self.clock(on: "b", life: 3)
+        let key = Self.proxyKeys(state.receive(Self.from(4, .announce(announced)))).first
+        let owed = Proxies.Acknowledgement(provider: announced.provider, session: 4)
+        #expect(state.receive(Self.from(4, .withdraw(announced.provider))) == [
+            .proxies(.dispose(key!, acknowledging: owed, why: .withdrawn)),
+        ])
+        #expect(state.receive(Self.from(4, .withdraw(announced.provider))) == [.proxies(.acknowledge(owed))])
+    }
+
+    @Test("Who may send what: consoles, members speaking for others, links in use by no member, drained links")
+    func senderRules() {
+        var state = Self.mesh()
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        let foreign = Self.clock(on: "c", life: 1)
+        #expect(state.route(.announce(foreign), session: 1, role: .node, draining: false)
+            == .drop(reason: "it announces a provider on c"))
+        #expect(state.route(.withdraw(foreign.provider), session: 1, role: .node, draining: false)
+            == .drop(reason: "it withdraws a provider on c"))
+        #expect(state.route(.withdrawAck(foreign.provider), session: 1, role: .node, draining: false)
+            == .drop(reason: "it acknowledges a provider on c"))
+        #expect(state.route(.announce(Self.clock(on: "b", life: 1)), session: 1, role: .console, draining: false)
+            == .drop(reason: "a console sends requests, calls and cancels only"))
+        #expect(state.route(.cancel(id: 1), session: 9, role: .console, draining: false) == .serve)
+        #expect(state.route(.announce(Self.clock(on: "b", life: 1)), session: 2, role: .node, draining: false)
+            == .drop(reason: "the link is no longer in use"))
+        #expect(state.route(.cancel(id: 1), session: 3, role: .node, draining: true) == .serve)
+        #expect(state.route(.announce(Self.clock(on: "b", life: 1)), session: 3, role: .node, draining: true) == .ignore)
+        // What a drop decides leaves the state as it was.
+        #expect(state.receive(Self.from(1, .announce(foreign))) == [
+            .drop(.announce(foreign), session: 1, reason: "it announces a provider on c"),
+        ])
+        #expect(state.proxies.live.isEmpty)
+    }
+
+    @Test("A duplicate goodbye drains the link: said in the 1.4 field, or in a 1.3 reason; from a member that sorts first only")
+    func duplicateGoodbye() {
+        for goodbye in [
+            WireMessage.goodbye(reason: "a link to b already exists", duplicate: true),
+            .goodbye(reason: "duplicate: a link to b already exists"),
+        ] {
+            var state = Self.mesh("b")
+            _ = state.receive(Self.handshake(1, "a", "a1"))
+            let directives = state.receive(Self.from(1, goodbye))
+            #expect(directives.contains(.link(.drain(session: 1, member: "a"))), "\(goodbye)")
+            #expect(directives.contains(.link(.awaitReplacement(member: "a", closed: 1))), "\(goodbye)")
+            #expect(!directives.contains { if case .memberLost = $0 { true } else { false } }, "\(goodbye)")
+        }
+        var state = Self.mesh("a")
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        let ignored = state.receive(Self.from(1, .goodbye(reason: "x", duplicate: true)))
+        #expect(ignored == [.saidGoodbye(session: 1, reason: "x", leaving: false)])
+    }
+
+    @Test("In etcd mode a link closed as idle, by either side, ends in order: the member's life goes on")
+    func idleCloseIsInOrder() {
+        var state = Self.etcd()
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        _ = state.receive(.closingIdle(session: 1))
+        #expect(state.receive(.link(.linkClosed(session: 1))).first == .memberLost(member: "b", incarnation: "b1", link: 1, inOrder: true))
+        _ = state.receive(Self.handshake(2, "b", "b1"))
+        _ = state.receive(Self.from(2, .goodbye(reason: NodeState.idleReason)))
+        #expect(state.receive(.link(.linkClosed(session: 2))).first == .memberLost(member: "b", incarnation: "b1", link: 2, inOrder: true))
+        _ = state.receive(Self.handshake(3, "b", "b1"))
+        #expect(state.receive(.link(.linkClosed(session: 3))).first == .memberLost(member: "b", incarnation: "b1", link: 3, inOrder: false))
+        // The mesh never closes idle links: an `idle` goodbye there is a plain goodbye.
+        var mesh = Self.mesh()
+        _ = mesh.receive(Self.handshake(1, "b", "b1"))
+        _ = mesh.receive(Self.from(1, .goodbye(reason: NodeState.idleReason)))
+        #expect(mesh.receive(.link(.linkClosed(session: 1))).first == .memberLost(member: "b", incarnation: "b1", link: 1, inOrder: false))
+    }
+
+    @Test("A member that leaves is dropped: its link closes, its proxies go, the discovery forgets it")
+    func leavingMember() {
+        var state = Self.mesh()
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        _ = state.receive(Self.from(1, .announce(Self.clock(on: "b", life: 3))))
+        let directives = state.receive(Self.from(1, .goodbye(reason: "decommissioned", leaving: true)))
+        #expect(directives.first == .saidGoodbye(session: 1, reason: "decommissioned", leaving: true))
+        #expect(directives.contains(.link(.close(session: 1, reason: "b left the cluster"))))
+        #expect(directives.contains(.memberLost(member: "b", incarnation: "b1", link: 1, inOrder: false)))
+        #expect(state.proxies.live.isEmpty)
+        #expect(state.discovery.known["b"] == nil)
+    }
+
+    @Test("A forgotten member stays forgotten until it links again")
+    func forgottenUntilLinked() {
+        var state = Self.mesh()
+        _ = state.receive(.forgotten(name: "c", addresses: ["unix:/c.sock"]))
+        #expect(state.forgottenNames == ["c"])
+        #expect(state.forgottenAddresses == ["unix:/c.sock"])
+        _ = state.receive(.link(.handshakeCompleted(
+            session: 1, side: .initiator, name: "c", incarnation: "c2", addresses: ["unix:/c.sock"])))
+        #expect(state.forgottenNames.isEmpty)
+        #expect(state.forgottenAddresses.isEmpty)
+    }
+
+    @Test("In etcd mode, proxies follow what etcd offers and retracts, with no acknowledgement owed")
+    func etcdOffersAndRetracts() {
+        var state = Self.etcd()
+        let announcement = Self.clock(on: "b", life: 5)
+        let member = EtcdKeyValue(
+            key: EtcdDirectory.memberKey("b"),
+            value: EtcdDirectory.memberValue(.init(name: "b", incarnation: "b1", addresses: ["unix:/b.sock"]), version: "test"))
+        let service = EtcdKeyValue(
+            key: EtcdDirectory.serviceKey(node: "b", life: 5),
+            value: EtcdDirectory.serviceValue(announcement, incarnation: "b1"))
+        let offered = state.receive(.directory(.directoryListed([member, service], revision: 2)))
+        #expect(Self.proxyKeys(offered).map(\.life) == [5])
+        let retracted = state.receive(.directory(.directoryChanged([.delete(key: service.key, revision: 3)], revision: 3)))
+        #expect(retracted.contains { if case .proxies(.dispose(_, nil, .retracted)) = $0 { true } else { false } })
+        #expect(state.proxies.live.isEmpty)
+    }
+}
