@@ -33,8 +33,9 @@ echo "\$ ls -A $toolchain; command -v swift"
 ls -A "$toolchain"
 command -v swift || echo "(no swift)"
 cd "$unpacked"
-echo '$ bin/cordis-node --version'
+echo '$ bin/cordis-node --version; bin/cordis-console --version'
 bin/cordis-node --version
+bin/cordis-console --version 2>/dev/null || echo "(this cordis-console has no --version)"
 printf '{ "version": 1, "entries": [ { "id": "clock", "plugin": "clock" }, { "id": "greeter", "plugin": "greeter" } ] }\n' >"$work/p.json"
 echo "\$ bin/cordis-node --name p --entries p.json --listen unix:$work/p.sock &"
 bin/cordis-node --name p --entries "$work/p.json" --listen "unix:$work/p.sock" >"$work/p.log" 2>&1 &
