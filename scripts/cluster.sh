@@ -8,7 +8,7 @@
 #   options: --no-build (use the binaries already built), --batch (no pauses, no live view: for tests)
 # It builds only cordis-node and cordis-console, and only when no build of them is newer than the sources:
 # a release build (.build/release) or a debug one (.build/debug) that is up to date is used as it is;
-# otherwise it builds them in debug, with the flags of scripts/test.sh, so each reuses the other's work.
+# otherwise it builds those two in debug (faster to build than release; the tour does not need speed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -63,7 +63,7 @@ else
     say "building ${products[*]} in debug (only what changed since the last build)"
   else
     say "building ${products[*]} in debug: the first build compiles Cordis (1.5 minutes on 2 busy cores here);"
-    say "  later runs take seconds (scripts/test.sh reuses this build, and this script reuses its)"
+    say "  later runs start in seconds"
   fi
   started=$SECONDS
   for product in "${products[@]}"; do
