@@ -246,7 +246,7 @@ if ((tour)); then
   step "12. Start node b again: the badge is active again, the greeters stay with c's clock"
   start_node b c
   wait_for "badge (badge) active"
-  graph
+  run status
   pause
   step "13. Reconcile back to the starting trees: each node re-reads its entries file on SIGHUP"
   for name in a b c; do
