@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs Cordis on this machine: the binaries in /usr/local/bin, the systemd units in
-# /etc/systemd/system, the system user `cordis`, the group `cordis-operators` and /etc/cordis.
+# Installs Cordis on this machine: the binaries in /usr/local/bin, their manual pages and bash completion
+# under /usr/local/share, the systemd units in /etc/systemd/system, the system user `cordis`, the group
+# `cordis-operators` and /etc/cordis.
 # Safe to run again: what is already in place is left as it is (binaries and units are replaced).
 #
-#   deploy/install.sh                      build release here, then install
+#   deploy/install.sh                      build release here (from an unpacked package: its bin/), then install
 #   deploy/install.sh --bin-dir DIR        install prebuilt binaries from DIR instead of building
 #   deploy/install.sh --root /tmp/r        install under a throwaway root (files, users and groups)
 #   deploy/install.sh --make-secret        also create /etc/cordis/secret if it does not exist
@@ -11,7 +12,7 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,11s/^# \{0,1\}//p' "$0"
+  sed -n '2,12s/^# \{0,1\}//p' "$0"
 }
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -66,16 +67,19 @@ number_of() {
 account_prefix=()
 if [[ -n "$root" ]]; then account_prefix=(--prefix "$root"); fi
 
-# 1. Binaries: built here in release mode, or taken from --bin-dir.
-products=(cordis-node)
-if grep -q '"cordis-console"' "$repo/Package.swift"; then products+=(cordis-console); fi
+# 1. Binaries: built here in release mode, or taken from --bin-dir (an unpacked package's bin/ when there
+# is no Package.swift to build from).
+products=(cordis-node cordis-console)
+if [[ -z "$bin_dir" && ! -f "$repo/Package.swift" && -x "$repo/bin/cordis-node" ]]; then
+  bin_dir="$repo/bin"
+fi
 if [[ -z "$bin_dir" ]]; then
   for product in "${products[@]}"; do
-    # The node carries the Swift runtime inside it (faster calls, a smaller resident set; see
-    # docs/performance.md), linked by the toolchain's lld; the console is linked as usual.
-    static=()
-    if [[ "$product" == cordis-node ]]; then static=(--static-swift-stdlib -Xswiftc -use-ld=lld); fi
-    run swift build --package-path "$repo" -c release "${static[@]}" -Xswiftc -warnings-as-errors --product "$product"
+    # Both carry the Swift runtime and Foundation inside them, as scripts/package.sh builds them (the
+    # node's calls are faster and its resident set smaller; see CHANGELOG.md), linked by the toolchain's
+    # lld; built with the same flags, the second reuses the first one's modules.
+    run swift build --package-path "$repo" -c release --static-swift-stdlib -Xswiftc -use-ld=lld \
+      -Xswiftc -warnings-as-errors --product "$product"
   done
   if ((dry_run)); then
     bin_dir="$repo/.build/release"
@@ -96,7 +100,41 @@ for product in "${products[@]}"; do
   fi
 done
 
-# 2. The user the nodes run as, and the group allowed on their Unix sockets.
+# Manual pages: an unpacked package has them in man/man1; here they are made from the binaries' --help.
+man_dir="$repo/man/man1"
+if [[ ! -d "$man_dir" && -x "$repo/scripts/make-man-pages.sh" ]] && command -v python3 >/dev/null; then
+  man_dir="$(mktemp -d /tmp/cordis-man.XXXXXX)"
+  trap 'rm -rf "$man_dir"' EXIT
+  if ((dry_run)); then
+    run "$repo/scripts/make-man-pages.sh" "$bin_dir" "$man_dir"
+  else
+    "$repo/scripts/make-man-pages.sh" "$bin_dir" "$man_dir"
+  fi
+fi
+if [[ -d "$man_dir" ]]; then
+  run install -d -m 0755 "$root/usr/local/share/man/man1"
+  for page in "$man_dir"/*.1; do
+    if [[ -e "$page" ]]; then run install -m 0644 "$page" "$root/usr/local/share/man/man1/${page##*/}"; fi
+  done
+fi
+# Bash completion of both commands (one file; bash-completion loads it by the command's name).
+run install -d -m 0755 "$root/usr/local/share/bash-completion/completions"
+for product in "${products[@]}"; do
+  run install -m 0644 "$repo/deploy/bash-completion/cordis-console" \
+    "$root/usr/local/share/bash-completion/completions/$product"
+done
+
+# 2. The user the nodes run as, and the group allowed on their Unix sockets. Under an empty --root the
+# account files are created empty first: groupadd and useradd lock and edit them in place.
+if [[ -n "$root" ]]; then
+  run install -d -m 0755 "$root/etc"
+  for file in passwd group; do
+    [[ -e "$root/etc/$file" ]] || run install -m 0644 /dev/null "$root/etc/$file"
+  done
+  for file in shadow gshadow; do
+    [[ -e "$root/etc/$file" ]] || run install -m 0640 /dev/null "$root/etc/$file"
+  done
+fi
 if has_entry group cordis-operators; then
   echo "group cordis-operators exists"
 else

@@ -15,7 +15,7 @@ ensure_packages() {
 
 # Builds the release executable named $1 (a node, or the benchmark that starts nodes) with the Swift runtime linked into it (--static-swift-stdlib):
 # calls into the runtime are then direct, which made a pinned node-to-node call about a tenth faster and an
-# idle node about 2.5 MB smaller (docs/performance.md). The toolchain's lld links it, since the default
+# idle node about 2.5 MB smaller (CHANGELOG.md). The toolchain's lld links it, since the default
 # linker warns about the static Foundation's use of mktemp at every link. Extra arguments go to swift build.
 build_release_product() {
   local product=$1
