@@ -23,23 +23,36 @@ struct TourTests {
         #expect(await tour.exitCode(timeout: .seconds(150)) == 0)
         let output = tour.text
         let steps = output.components(separatedBy: "\n== ")
-        try #require(steps.count >= 9, "the tour printed \(steps.count - 1) steps:\n\(output)")
-        // 1: three nodes, the consumers on a active with providers on b.
-        #expect(steps[1].contains("greeter (greeter) active") && steps[1].contains("uses clock → b:"))
-        // 2: withdrawing counter on b drops the badge on a, whose disposer sets the counter back.
-        #expect(steps[2].contains("b:counter disabled") && steps[2].contains("badge removed, counter at 5"))
-        // 3: the counter returns; the badge adds 1 again.
-        #expect(steps[3].contains("b:counter active") && steps[3].contains("\n6\n"))
-        // 4: an invalid config is rejected with exit 1 and the counter keeps running.
-        #expect(steps[4].contains("invalid config:") && steps[4].contains("(at start)") && steps[4].contains("(exit 1)"))
-        #expect(steps[4].contains("counter (counter) active"))
-        // 5: node b killed: greeter fails over to c, badge pending, b unreachable (exit 3).
-        #expect(steps[5].contains("uses clock → c:") && steps[5].contains("badge (badge) pending"))
-        #expect(steps[5].contains("unreachable") && steps[5].contains("(exit 3)"))
-        // 6: b restarted: the badge is active again.
-        #expect(steps[6].contains("badge (badge) active"))
-        // 7: a greeter in the shared realm blue uses c's blue clock.
-        #expect(steps[7].contains("greeter-blue (greeter)") && steps[7].contains("clock@blue"))
-        #expect(steps[8].hasPrefix("Tour done."))
+        try #require(steps.count >= 15, "the tour printed \(steps.count - 1) steps:\n\(output)")
+        /// What each step's output must hold, by step.
+        let expected: [(Int, [String])] = [
+            // Three nodes; the consumers on a use providers on b; the blue greeter waits for its clock.
+            (1, ["greeter (greeter) active", "uses clock → b:", "greeter-blue (greeter) pending",
+                 "lounge-badge (badge) in lounge active", "flaky (flaky) active"]),
+            // Withdrawing counter on b drops the badges, whose disposers set the counter back.
+            (2, ["b:counter disabled", "badge removed, counter at 5", "waits for counter"]),
+            (3, ["b:counter active", "\n7\n"]),
+            // A valid config restarts the counter from it; an invalid one is refused and changes nothing.
+            (4, ["\n12\n"]),
+            (5, ["invalid config:", "(at start)", "(exit 1)", "\n12\n"]),
+            // The missing blue clock added on c; withdrawn again, only the blue greeter drops.
+            (6, ["c:clock-blue active", "clock@blue"]),
+            (7, ["c:clock-blue disabled", "greeter-blue (greeter) pending", "greeter (greeter) active"]),
+            // A whole group disabled.
+            (8, ["lounge (group) disabled", "\n11\n"]),
+            // A plugin failed by its config, recovered by restart.
+            (9, ["a:flaky failed", "a:flaky active"]),
+            // The stateful counter restarted: its consumers reload and count again.
+            (10, ["\n16\n", "\n11\n"]),
+            // b killed: the greeters fail over to c, the badge waits, b is unreachable (exit 3); b back.
+            (11, ["uses clock → c:", "badge (badge) pending", "unreachable", "(exit 3)"]),
+            (12, ["badge (badge) active"]),
+            // Every node back to its starting tree.
+            (13, ["lounge-badge (badge) in lounge active", "\n7\n"]),
+        ]
+        for (step, texts) in expected {
+            for text in texts { #expect(steps[step].contains(text), "step \(step) lacks \(text.debugDescription):\n\(steps[step])") }
+        }
+        #expect(steps[14].hasPrefix("Tour done."))
     }
 }
