@@ -364,8 +364,15 @@ public final class Fiber {
             let loaded = try runner.instantiate(ctx)
             instance = loaded.object
             try await loaded.apply(scope)
-            for provision in loaded.provisions() {
-                try ctx.provide(name: provision.name, value: provision.value, in: scope)
+            if !scope.providesItself {
+                // A plugin that declares its own `apply` is provided once it returns.
+                if let service = loaded.object as? any ServicePlugin {
+                    try service.provideItself(in: scope)
+                } else {
+                    for provision in loaded.provisions() {
+                        try ctx.provide(name: provision.name, value: provision.value, in: scope)
+                    }
+                }
             }
         } catch {
             scope.seal()

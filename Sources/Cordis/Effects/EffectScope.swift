@@ -11,6 +11,9 @@ public final class EffectScope {
     private var handles: [EffectHandle?] = []
     private var holes = 0
     private(set) var isOpen = true
+    /// Whether the fiber's plugin has provided its own services in this scope already (a
+    /// `ServicePlugin` does so before `setup`), so the fiber does not provide them again after `apply`.
+    var providesItself = false
 
     init(ctx: Context) {
         self.ctx = ctx
