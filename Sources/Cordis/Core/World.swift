@@ -5,8 +5,10 @@ final class World {
     let registry = ServiceRegistry()
     let events = EventBus()
     let logs: LogHub
-    /// The clock the world's own waits run on (a fiber's retry after a withdrawn load).
+    /// The clock the world's own waits run on (a fiber's retry after a withdrawn load, the timers).
     let clock: any Clock<Duration>
+    /// The same clock, as the timers use it.
+    let timerClock: TimerClock
     /// Every fiber of the world not yet disposed, by id.
     private(set) var fibers = OrderedFibers()
     private var nextFiberID = 0
@@ -21,6 +23,7 @@ final class World {
     init(logs: LogHub, clock: any Clock<Duration>) {
         self.logs = logs
         self.clock = clock
+        self.timerClock = TimerClock(clock)
         registry.onChange = { [unowned self] slot in
             self.events.emitInternal(.service, slot)
         }
