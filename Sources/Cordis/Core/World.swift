@@ -11,6 +11,9 @@ final class World {
     let timerClock: TimerClock
     /// Every fiber of the world not yet disposed, by id.
     private(set) var fibers = OrderedFibers()
+    /// The fibers whose plugin declares it provides a service (`Plugin.provides`), by service name: the
+    /// would-be providers the search for dependency cycles follows.
+    var declaredProviders: [String: OrderedFibers] = [:]
     private var nextFiberID = 0
     private var nextRealmID = 0
     private var drivers = 0
@@ -41,10 +44,12 @@ final class World {
 
     func remember(_ fiber: Fiber) {
         fibers.insert(fiber)
+        declareProvisions(of: fiber)
     }
 
     func forget(_ fiber: Fiber) {
         fibers.remove(id: fiber.id)
+        forgetProvisions(of: fiber)
     }
 
     func driverStarted() {

@@ -67,7 +67,8 @@ public final class Loader {
             if error == nil, let fiber, fiber.state == .failed, let failure = fiber.error { error = "\(failure)" }
             return EntryStatus(
                 id: entry.id, plugin: entry.isGroup ? Entry.groupPlugin : (entry.plugin ?? Entry.groupPlugin),
-                parent: item.parent, disabled: entry.disabled, state: fiber?.state, error: error)
+                parent: item.parent, disabled: entry.disabled, state: fiber?.state, error: error,
+                waiting: fiber?.pendingReason)
         }
     }
 
