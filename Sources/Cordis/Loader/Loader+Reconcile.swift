@@ -96,7 +96,7 @@ extension Loader {
                 if !rebuild {
                     guard previousConfig != config, let catalogItem else { continue }
                     do {
-                        updates.append((fiber, try catalogItem.prepare(config)))
+                        updates.append((fiber, try prepare(catalogItem, config)))
                     } catch {
                         node.error = "\(error)"
                         stop(node)
@@ -110,7 +110,7 @@ extension Loader {
                 continue
             }
             do {
-                starts.append((node, item, try catalogItem.prepare(config)))
+                starts.append((node, item, try prepare(catalogItem, config)))
             } catch {
                 node.error = "\(error)"
             }

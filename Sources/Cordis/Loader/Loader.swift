@@ -33,11 +33,27 @@ public final class Loader {
     private var tail: Task<Void, Never>?
     private var updateListener: EffectHandle?
 
+    /// Where `{"$env": "NAME"}` references in entry configs are read from.
+    public let environment: ConfigEnvironment
+
     /// Creates a Loader; nothing runs until `start()`.
-    public init(ctx: Context, catalog: PluginCatalog, store: any EntryStore) {
+    ///
+    /// - Parameter environment: where entry configs' environment references are resolved (the
+    ///   process's environment by default).
+    public init(
+        ctx: Context, catalog: PluginCatalog, store: any EntryStore, environment: ConfigEnvironment = .process
+    ) {
         self.ctx = ctx
         self.catalog = catalog
         self.store = store
+        self.environment = environment
+    }
+
+    /// `config` decoded and checked for `item`, its environment references resolved first.
+    ///
+    /// - Throws: `ConfigError` for an unresolvable reference or a config the plugin refuses.
+    func prepare(_ item: PluginCatalog.Item, _ config: JSONValue) throws -> PreparedPlugin {
+        try item.prepare(environment.resolve(config))
     }
 
     // MARK: - Reading
@@ -159,7 +175,7 @@ public final class Loader {
             // A disabled entry's new config is checked too, so it cannot be saved broken.
             if let item = plugin.flatMap(self.catalog.item(named:)) {
                 do {
-                    _ = try item.prepare(config)
+                    _ = try self.prepare(item, config)
                 } catch {
                     throw LoaderError.invalidConfig(error, entry: id)
                 }
@@ -304,7 +320,7 @@ public final class Loader {
             }
             guard enabled else { continue }
             do {
-                _ = try item.prepare(entry.config ?? .object(JSONObject()))
+                _ = try prepare(item, entry.config ?? .object(JSONObject()))
             } catch {
                 throw LoaderError.invalidConfig(error, entry: entry.id)
             }
