@@ -11,6 +11,8 @@ public final class Context {
     /// The fiber whose effects this context records.
     public let fiber: Fiber
     let realms: [String: Realm]
+    /// The intercept configs this context carries, by service name (see `intercept(_:_:)`).
+    let intercepts: [String: Any]
     /// Keeps the root fiber alive for as long as the root context is.
     private let ownedRoot: Fiber?
 
@@ -37,9 +39,10 @@ public final class Context {
         logs.addDefaultExporter(StderrLogExporter(level: logLevel))
     }
 
-    init(fiber: Fiber, realms: [String: Realm], owning root: Fiber? = nil) {
+    init(fiber: Fiber, realms: [String: Realm], intercepts: [String: Any] = [:], owning root: Fiber? = nil) {
         self.fiber = fiber
         self.realms = realms
+        self.intercepts = intercepts
         self.ownedRoot = root
     }
 
@@ -106,10 +109,15 @@ public final class Context {
         try plugin(name: name, inject: keys.map { Dependency(name: $0.name) }, apply)
     }
 
+    /// Starts `runner` as a child plugin whose fiber also injects `extra` (a Loader entry's `inject`).
+    func spawn(_ runner: PluginRunner, injecting extra: [Dependency]) throws -> Fiber {
+        try spawn(runner.injecting(extra))
+    }
+
     func spawn(_ runner: PluginRunner) throws -> Fiber {
         let owner = try fiber.openScope()
         let child = Fiber(id: world.makeFiberID(), world: world, runner: runner, parent: fiber, state: .pending)
-        let context = Context(fiber: child, realms: realms)
+        let context = Context(fiber: child, realms: realms, intercepts: intercepts)
         child.attach(context: context, strongly: true)
         child.logFields = fiber.logFields
         world.remember(child)
@@ -144,7 +152,7 @@ public final class Context {
     public func isolate(_ service: String, in realm: Realm) -> Context {
         var realms = self.realms
         realms[service] = realm == .root ? nil : realm
-        return Context(fiber: fiber, realms: realms)
+        return Context(fiber: fiber, realms: realms, intercepts: intercepts)
     }
 
     // MARK: - Services

@@ -195,6 +195,30 @@ public final class Loader {
         }
     }
 
+    /// Replaces the `inject` list of entry `id` (services its fiber injects beside its plugin's own);
+    /// its fiber starts anew with them.
+    ///
+    /// - Throws: `LoaderError` `invalid-entry` (a group, or a service named twice), `unknown-entry`,
+    ///   `save-failed`; nothing changed then.
+    public func update(id: String, inject: [Dependency]) async throws {
+        try await change { tree in
+            guard let changed = tree.modifying(id, { $0.inject = inject }) else { throw LoaderError.unknownEntry(id) }
+            return (changed, [])
+        }
+    }
+
+    /// Replaces the `intercept` map of entry `id` (service name to config); the fibers of the entry and,
+    /// for a group, of its subtree whose intercepts change start anew.
+    ///
+    /// - Throws: `LoaderError` `invalid-entry` (an empty service name), `unknown-entry`, `save-failed`;
+    ///   nothing changed then.
+    public func update(id: String, intercept: JSONObject) async throws {
+        try await change { tree in
+            guard let changed = tree.modifying(id, { $0.intercept = intercept }) else { throw LoaderError.unknownEntry(id) }
+            return (changed, [])
+        }
+    }
+
     /// Adds `entry` (a plugin entry or a group with its children) to the group `parent`, or at the top
     /// level, and starts it unless it is disabled.
     ///
@@ -279,6 +303,11 @@ public final class Loader {
                 try changed.checkLimits()
             } catch let error as EntryError {
                 throw LoaderError(.limitExceeded, entryID: error.entryID, "refused: \(error.message)", underlying: error)
+            }
+            do {
+                try changed.checkServiceFields()
+            } catch let error as EntryError {
+                throw LoaderError(.invalidEntry, entryID: error.entryID, error.message, underlying: error)
             }
             try self.validate(changed, starting: touched, checkingIDs: false)
             try self.save(changed)
@@ -409,6 +438,9 @@ final class EntryNode {
     var plugin: String = ""
     var isGroup = false
     var config: JSONValue = .object(JSONObject())
+    /// The entry's `inject` and its effective intercepts (its groups' and its own) as last applied.
+    var inject: [Dependency] = []
+    var intercepts = JSONObject()
     var error: String?
     /// The entry as last applied (nil before it is first applied), and its group.
     var entry: Entry?
