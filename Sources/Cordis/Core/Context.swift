@@ -57,10 +57,11 @@ public final class Context {
     ///
     /// The fiber is `pending` until every service `P` injects is provided; it is an effect of this
     /// context's fiber (disposed when that fiber unloads). Await `fiber.await()` for it to settle.
-    /// - Throws: `CordisError` `.inactiveScope` if this context's fiber is not loading or active.
+    /// - Throws: `CordisError` `.invalidConfig` when `P.validate` refuses `config`; `.inactiveScope` if
+    ///   this context's fiber is not loading or active.
     @discardableResult
     public func plugin<P: Plugin>(_ type: P.Type, config: P.Config) throws -> Fiber {
-        try spawn(PluginRunner.forType(P.self, config: config))
+        try spawn(PluginRunner.forType(P.self, config: P.validated(config)))
     }
 
     /// Starts a plugin of type `P` with its default config (decoded from `{}`).

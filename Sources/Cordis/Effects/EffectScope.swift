@@ -67,6 +67,16 @@ public final class EffectScope {
         return handle
     }
 
+    /// A nested scope collected as one effect labelled `label` (what `effect` does, for bodies that run
+    /// outside it).
+    func nested(_ label: String) throws -> (handle: EffectHandle, scope: EffectScope) {
+        try ensureOpen()
+        let child = EffectScope(ctx: ctx)
+        let handle = EffectHandle(label: label, body: .scope(child), owner: self)
+        append(handle)
+        return (handle, child)
+    }
+
     /// The effects collected so far, oldest first.
     public var effects: [EffectSummary] { handles.compactMap { $0?.summary } }
 

@@ -32,7 +32,8 @@ public struct PluginCatalog: Sendable {
         items[name] = Item(
             name: name, schema: ConfigSchema(of: P.Config.self), injects: P.injects, provides: P.provides,
             prepare: { json in
-                let config = try JSONValueDecoder().decode(P.Config.self, from: Self.normalized(json))
+                let decoded = try JSONValueDecoder().decode(P.Config.self, from: Self.normalized(json))
+                let config = try P.validated(decoded)
                 return PreparedPlugin(config: config) { ctx, config, extra in
                     try ctx.spawn(
                         PluginRunner.forType(P.self, config: Self.cast(config, to: P.Config.self, plugin: name)),

@@ -100,11 +100,11 @@ private final class TypeDefinition<P: Plugin>: PluginDefinition {
             throw CordisError(
                 .typeMismatch, "plugin \(name) takes a config of type \(P.Config.self), not \(type(of: config))")
         }
-        return PluginRunner.forType(P.self, config: typed)
+        return try PluginRunner.forType(P.self, config: P.validated(typed))
     }
 
     func reconfigured(json: JSONValue) throws -> PluginRunner {
-        try PluginRunner.forType(P.self, config: ConfigDecoding.decode(P.Config.self, from: json, plugin: name))
+        try PluginRunner.forType(P.self, config: P.validated(ConfigDecoding.decode(P.Config.self, from: json, plugin: name)))
     }
 }
 
