@@ -79,6 +79,11 @@ func runCore(quick: Bool) async throws {
         ratios["withdraw t(100k)/t(10k)"] = growth.withdraw
         ratios["reprovide t(100k)/t(10k)"] = growth.reprovide
     }
+    // 10,000 fibers each holding a pending timeout, unloaded, against 10,000 plain consumers' withdrawal.
+    let timeouts = try await CoreBenchmark.timeoutUnload(consumers: 10_000, rounds: quick ? 1 : 9)
+    ratios["withdraw 10k with pending timeouts / without"] = timeouts.timeouts / timeouts.plain
+    ratios["withdraw 10k with pending timeouts s"] = timeouts.timeouts
+    ratios["withdraw 10k without timeouts s"] = timeouts.plain
     report("core", rows.map {
         ["consumers": Double($0.consumers), "load_s": $0.load, "withdraw_s": $0.withdraw,
          "reprovide_s": $0.reprovide, "heap_bytes_per_fiber": $0.bytesPerFiber]

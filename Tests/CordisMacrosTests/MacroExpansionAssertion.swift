@@ -14,17 +14,23 @@ struct ExpectedDiagnostic: Equatable, CustomStringConvertible {
     var column: Int
     var fixIt: String?
     var fixedSource: String?
+    /// Whether it is a warning (the build goes on) rather than an error.
+    var isWarning: Bool
 
-    init(_ message: String, line: Int, column: Int, fixIt: String? = nil, fixedSource: String? = nil) {
+    init(
+        _ message: String, line: Int, column: Int, fixIt: String? = nil, fixedSource: String? = nil,
+        isWarning: Bool = false
+    ) {
         self.message = message
         self.line = line
         self.column = column
         self.fixIt = fixIt
         self.fixedSource = fixedSource
+        self.isWarning = isWarning
     }
 
     var description: String {
-        "\(line):\(column) \(message)" + (fixIt.map { " [fix-it: \($0)]" } ?? "")
+        "\(line):\(column) \(isWarning ? "warning: " : "")\(message)" + (fixIt.map { " [fix-it: \($0)]" } ?? "")
             + (fixedSource.map { "\n--- fixed ---\n\($0)" } ?? "")
     }
 }
@@ -36,10 +42,10 @@ struct MacroExpansionResult {
 }
 
 /// The Cordis macros as the tests spell them, with the conformance the compiler would pass to the
-/// extension role (`Plugin`, the protocol the real declarations name).
+/// extension role (`Plugin` and `ServicePlugin`, the protocols the real declarations name).
 let cordisMacroSpecs: [String: MacroSpec] = [
     "Plugin": MacroSpec(type: PluginMacro.self, conformances: ["Plugin"]),
-    "Service": MacroSpec(type: ServiceMacro.self, conformances: ["Plugin"]),
+    "Service": MacroSpec(type: ServiceMacro.self, conformances: ["ServicePlugin"]),
     "Inject": MacroSpec(type: InjectMacro.self),
     "Remote": MacroSpec(type: RemoteMacro.self),
 ]
@@ -65,7 +71,8 @@ func expandCordisMacros(in source: String, specs: [String: MacroSpec] = cordisMa
         return ExpectedDiagnostic(
             diagnostic.message, line: location.line, column: location.column,
             fixIt: fixIt?.message.message,
-            fixedSource: edits.map { applying($0, to: source) })
+            fixedSource: edits.map { applying($0, to: source) },
+            isWarning: diagnostic.diagMessage.severity == .warning)
     }
     return MacroExpansionResult(expanded: expanded.description, diagnostics: diagnostics)
 }

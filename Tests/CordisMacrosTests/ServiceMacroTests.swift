@@ -28,6 +28,8 @@ struct ServiceMacroTests {
 
                 typealias Config = Cordis.EmptyConfig
 
+                typealias Key = ClockKey
+
                 static let provides: [String] = [ClockKey.name]
 
                 func provisions() -> [Cordis.ServiceProvision] {
@@ -35,7 +37,7 @@ struct ServiceMacroTests {
                 }
             }
 
-            extension ClockService: Cordis.Plugin {
+            extension ClockService: Cordis.ServicePlugin {
             }
             """)
     }
@@ -70,6 +72,8 @@ struct ServiceMacroTests {
 
                 public typealias Config = Cordis.EmptyConfig
 
+                public typealias Key = StoreKey
+
                 public static let provides: [String] = [StoreKey.name]
 
                 public func provisions() -> [Cordis.ServiceProvision] {
@@ -77,8 +81,55 @@ struct ServiceMacroTests {
                 }
             }
 
-            extension Store: Cordis.Plugin {
+            extension Store: Cordis.ServicePlugin {
             }
             """)
+    }
+
+    @Test func aServiceDeclaringBothApplyAndSetupIsWarnedThatApplyRuns() {
+        let result = expandCordisMacros(
+            in: """
+            @CordisActor @Service(ClockKey.self)
+            final class ClockService {
+                func apply(_ scope: EffectScope) async throws {}
+                func setup(_ scope: EffectScope) async throws {}
+            }
+            """)
+        #expect(result.diagnostics == [
+            ExpectedDiagnostic(
+                "ClockService declares both apply(_:) and setup(_:): apply(_:) runs and setup(_:) is never called "
+                    + "(the service is provided once apply(_:) returns); move the start-up into setup(_:) and "
+                    + "remove apply(_:) to have the service provided before it runs",
+                line: 4, column: 10, isWarning: true),
+        ])
+        // The class still becomes a service plugin.
+        #expect(result.expanded.contains("extension ClockService: Cordis.ServicePlugin"))
+    }
+
+    @Test func aServiceWithOnlySetupOrOnlyApplyIsNotWarned() {
+        for body in ["func setup(_ scope: EffectScope) async throws {}", "func apply(_ scope: EffectScope) async throws {}"] {
+            let result = expandCordisMacros(
+                in: """
+                @CordisActor @Service(ClockKey.self)
+                final class ClockService {
+                    \(body)
+                    static func setup() {}
+                }
+                """)
+            #expect(result.diagnostics.isEmpty)
+        }
+    }
+
+    @Test func aServiceThatDeclaresItsOwnKeyKeepsIt() {
+        let result = expandCordisMacros(
+            in: """
+            @CordisActor @Service(ClockKey.self)
+            final class ClockService {
+                typealias Key = ClockKey
+            }
+            """)
+        #expect(result.diagnostics.isEmpty)
+        let keyLines = result.expanded.split(separator: "\n").filter { $0.contains("typealias Key") }
+        #expect(keyLines.count == 1)
     }
 }

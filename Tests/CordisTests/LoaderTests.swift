@@ -93,7 +93,9 @@ struct LoaderTests {
         #expect(saved.entry(id: "badge")?.extra["x-note"] == "kept")
         #expect(loader.status == [
             EntryStatus(id: "counter", plugin: "counter", parent: nil, disabled: true, state: nil, error: nil),
-            EntryStatus(id: "badge", plugin: "badge", parent: nil, disabled: false, state: .pending, error: nil),
+            EntryStatus(
+                id: "badge", plugin: "badge", parent: nil, disabled: false, state: .pending, error: nil,
+                waiting: "waits for counter"),
         ])
     }
 

@@ -11,6 +11,8 @@ public final class Context {
     /// The fiber whose effects this context records.
     public let fiber: Fiber
     let realms: [String: Realm]
+    /// The intercept configs this context carries, by service name (see `intercept(_:_:)`).
+    let intercepts: [String: Any]
     /// Keeps the root fiber alive for as long as the root context is.
     private let ownedRoot: Fiber?
 
@@ -37,9 +39,10 @@ public final class Context {
         logs.addDefaultExporter(StderrLogExporter(level: logLevel))
     }
 
-    init(fiber: Fiber, realms: [String: Realm], owning root: Fiber? = nil) {
+    init(fiber: Fiber, realms: [String: Realm], intercepts: [String: Any] = [:], owning root: Fiber? = nil) {
         self.fiber = fiber
         self.realms = realms
+        self.intercepts = intercepts
         self.ownedRoot = root
     }
 
@@ -54,10 +57,11 @@ public final class Context {
     ///
     /// The fiber is `pending` until every service `P` injects is provided; it is an effect of this
     /// context's fiber (disposed when that fiber unloads). Await `fiber.await()` for it to settle.
-    /// - Throws: `CordisError` `.inactiveScope` if this context's fiber is not loading or active.
+    /// - Throws: `CordisError` `.invalidConfig` when `P.validate` refuses `config`; `.inactiveScope` if
+    ///   this context's fiber is not loading or active.
     @discardableResult
     public func plugin<P: Plugin>(_ type: P.Type, config: P.Config) throws -> Fiber {
-        try spawn(PluginRunner.forType(P.self, config: config))
+        try spawn(PluginRunner.forType(P.self, config: P.validated(config)))
     }
 
     /// Starts a plugin of type `P` with its default config (decoded from `{}`).
@@ -106,10 +110,15 @@ public final class Context {
         try plugin(name: name, inject: keys.map { Dependency(name: $0.name) }, apply)
     }
 
+    /// Starts `runner` as a child plugin whose fiber also injects `extra` (a Loader entry's `inject`).
+    func spawn(_ runner: PluginRunner, injecting extra: [Dependency]) throws -> Fiber {
+        try spawn(runner.injecting(extra))
+    }
+
     func spawn(_ runner: PluginRunner) throws -> Fiber {
         let owner = try fiber.openScope()
         let child = Fiber(id: world.makeFiberID(), world: world, runner: runner, parent: fiber, state: .pending)
-        let context = Context(fiber: child, realms: realms)
+        let context = Context(fiber: child, realms: realms, intercepts: intercepts)
         child.attach(context: context, strongly: true)
         child.logFields = fiber.logFields
         world.remember(child)
@@ -144,7 +153,7 @@ public final class Context {
     public func isolate(_ service: String, in realm: Realm) -> Context {
         var realms = self.realms
         realms[service] = realm == .root ? nil : realm
-        return Context(fiber: fiber, realms: realms)
+        return Context(fiber: fiber, realms: realms, intercepts: intercepts)
     }
 
     // MARK: - Services

@@ -27,6 +27,11 @@ public struct CordisError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidName = Code(rawValue: "invalid-name")
         /// An event's `next` was called twice.
         public static let nextCalledTwice = Code(rawValue: "next-called-twice")
+        /// A timer was given a delay it cannot wait for (negative, not finite, too long, or zero for an
+        /// interval).
+        public static let invalidDuration = Code(rawValue: "invalid-duration")
+        /// The fiber unloaded while its code waited (`ctx.sleep`).
+        public static let unloaded = Code(rawValue: "unloaded")
         /// The code's stable name.
         public var description: String { rawValue }
     }

@@ -68,6 +68,8 @@ public final class Fiber {
     public internal(set) var logFields: [(key: String, value: String)] = []
     /// Observers told when the fiber is disposed (the Loader uses this).
     var onDispose: [(Fiber, DisposeReason) -> Void] = []
+    /// The dependency cycle last logged for this fiber (see `noteDependencyCycle()`).
+    var reportedCycle: [String]?
 
     init(id: Int, world: World, runner: PluginRunner, parent: Fiber?, state: FiberState) {
         self.id = id
@@ -331,7 +333,11 @@ public final class Fiber {
         switch state {
         case .pending:
             wantsRestart = false
-            guard let target else { return nil }
+            guard let target else {
+                noteDependencyCycle()
+                return nil
+            }
+            reportedCycle = nil
             // The providers whose calls failed with `withdrawn` are tried again when the retry is due;
             // other providers at once.
             if let withdrawnLoad, !withdrawnLoad.isDue, withdrawnLoad.isSame(as: target) { return nil }
@@ -364,8 +370,15 @@ public final class Fiber {
             let loaded = try runner.instantiate(ctx)
             instance = loaded.object
             try await loaded.apply(scope)
-            for provision in loaded.provisions() {
-                try ctx.provide(name: provision.name, value: provision.value, in: scope)
+            if !scope.providesItself {
+                // A plugin that declares its own `apply` is provided once it returns.
+                if let service = loaded.object as? any ServicePlugin {
+                    try service.provideItself(in: scope)
+                } else {
+                    for provision in loaded.provisions() {
+                        try ctx.provide(name: provision.name, value: provision.value, in: scope)
+                    }
+                }
             }
         } catch {
             scope.seal()

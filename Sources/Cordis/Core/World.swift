@@ -5,10 +5,15 @@ final class World {
     let registry = ServiceRegistry()
     let events = EventBus()
     let logs: LogHub
-    /// The clock the world's own waits run on (a fiber's retry after a withdrawn load).
+    /// The clock the world's own waits run on (a fiber's retry after a withdrawn load, the timers).
     let clock: any Clock<Duration>
+    /// The same clock, as the timers use it.
+    let timerClock: TimerClock
     /// Every fiber of the world not yet disposed, by id.
     private(set) var fibers = OrderedFibers()
+    /// The fibers whose plugin declares it provides a service (`Plugin.provides`), by service name: the
+    /// would-be providers the search for dependency cycles follows.
+    var declaredProviders: [String: OrderedFibers] = [:]
     private var nextFiberID = 0
     private var nextRealmID = 0
     private var drivers = 0
@@ -21,6 +26,7 @@ final class World {
     init(logs: LogHub, clock: any Clock<Duration>) {
         self.logs = logs
         self.clock = clock
+        self.timerClock = TimerClock(clock)
         registry.onChange = { [unowned self] slot in
             self.events.emitInternal(.service, slot)
         }
@@ -38,10 +44,12 @@ final class World {
 
     func remember(_ fiber: Fiber) {
         fibers.insert(fiber)
+        declareProvisions(of: fiber)
     }
 
     func forget(_ fiber: Fiber) {
         fibers.remove(id: fiber.id)
+        forgetProvisions(of: fiber)
     }
 
     func driverStarted() {

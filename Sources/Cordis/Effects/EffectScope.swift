@@ -11,6 +11,9 @@ public final class EffectScope {
     private var handles: [EffectHandle?] = []
     private var holes = 0
     private(set) var isOpen = true
+    /// Whether the fiber's plugin has provided its own services in this scope already (a
+    /// `ServicePlugin` does so before `setup`), so the fiber does not provide them again after `apply`.
+    var providesItself = false
 
     init(ctx: Context) {
         self.ctx = ctx
@@ -62,6 +65,16 @@ public final class EffectScope {
             await handle.dispose()
         }
         return handle
+    }
+
+    /// A nested scope collected as one effect labelled `label` (what `effect` does, for bodies that run
+    /// outside it).
+    func nested(_ label: String) throws -> (handle: EffectHandle, scope: EffectScope) {
+        try ensureOpen()
+        let child = EffectScope(ctx: ctx)
+        let handle = EffectHandle(label: label, body: .scope(child), owner: self)
+        append(handle)
+        return (handle, child)
     }
 
     /// The effects collected so far, oldest first.

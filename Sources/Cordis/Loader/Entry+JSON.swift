@@ -2,7 +2,7 @@ import CordisJSON
 
 extension Entry {
     /// The fields this type reads, in the order they are written.
-    static let knownFields = ["id", "plugin", "disabled", "isolate", "config", "children"]
+    static let knownFields = ["id", "plugin", "disabled", "isolate", "inject", "intercept", "config", "children"]
 
     /// Reads an entry (and its children) from its JSON object. `location` names it in errors until its
     /// id is known (`entries[2]`). Throws `EntryError` naming the entry and the field.
@@ -55,6 +55,46 @@ extension Entry {
         default: throw fail("field \"isolate\" must be an object")
         }
 
+        var inject: [Dependency] = []
+        switch object["inject"] {
+        case nil: break
+        case .array(let names)?:
+            for name in names {
+                guard case .string(let service) = name, !service.isEmpty else {
+                    throw fail("field \"inject\" must list non-empty service names")
+                }
+                inject.append(Dependency(name: service))
+            }
+        case .object(let members)?:
+            for (service, meta) in members {
+                guard !service.isEmpty else { throw fail("field \"inject\" must name non-empty services") }
+                switch meta {
+                case .object(let fields) where fields.keys.allSatisfy({ $0 == "required" }):
+                    switch fields["required"] {
+                    case nil: inject.append(Dependency(name: service))
+                    case .bool(let required)?: inject.append(Dependency(name: service, optional: !required))
+                    default: throw fail("inject \"\(service)\": \"required\" must be a boolean")
+                    }
+                default: throw fail("inject \"\(service)\" must be an object with at most a boolean \"required\"")
+                }
+            }
+        default: throw fail("field \"inject\" must be an array of service names or an object")
+        }
+        if Set(inject.map(\.name)).count != inject.count {
+            throw fail("field \"inject\" names a service twice")
+        }
+
+        var intercept = JSONObject()
+        switch object["intercept"] {
+        case nil: break
+        case .object(let members)?:
+            for (service, config) in members {
+                guard !service.isEmpty else { throw fail("field \"intercept\" must name non-empty services") }
+                intercept[service] = config
+            }
+        default: throw fail("field \"intercept\" must be an object of service name to config")
+        }
+
         var children: [Entry]?
         switch object["children"] {
         case nil: break
@@ -76,18 +116,40 @@ extension Entry {
         } else if plugin == nil, children == nil {
             throw fail("field \"plugin\" is required (or \"children\" for a group)", code: .missingField)
         }
+        if children != nil, !inject.isEmpty {
+            throw fail(Self.groupInjectMessage)
+        }
 
         var extra = JSONObject()
         for (key, value) in object where !Self.knownFields.contains(key) { extra[key] = value }
 
         self.init(
             id: id, plugin: plugin, disabled: disabled, isolate: isolate, config: object["config"],
-            children: children, extra: extra)
+            children: children, inject: inject, intercept: intercept, extra: extra)
         self.isolateOrder = Self.order(isolate, keeping: isolateOrder)
     }
 
-    /// The entry as a JSON object in the file's key order: `id, plugin, disabled, isolate, config,
-    /// children`, then unknown fields; `disabled` only when true; a group's plugin as `"group"`.
+    /// Checks that `inject` is on a plugin entry only and that `inject` and `intercept` name each service
+    /// once, by a non-empty name. Throws `EntryError` `invalidField` naming the entry.
+    public func checkServiceFields() throws {
+        if children != nil, !inject.isEmpty {
+            throw EntryError(code: .invalidField, entryID: id, message: "entry \"\(id)\": \(Self.groupInjectMessage)")
+        }
+        if Set(inject.map(\.name)).count != inject.count || inject.contains(where: \.name.isEmpty)
+            || intercept.keys.contains(where: \.isEmpty) {
+            throw EntryError(
+                code: .invalidField, entryID: id,
+                message: "entry \"\(id)\": \"inject\" and \"intercept\" name each service once, by a non-empty name")
+        }
+    }
+
+    /// Why a group cannot take `inject`: its children run beside its fiber, not under it.
+    static let groupInjectMessage = "a group takes no \"inject\": list the services on the entries that need them"
+
+    /// The entry as a JSON object in the file's key order: `id, plugin, disabled, isolate, inject,
+    /// intercept, config, children`, then unknown fields; `disabled` only when true; `inject` as a list
+    /// of names when every one is required, else as an object of `{"required": Bool}`; a group's plugin
+    /// as `"group"`.
     public func json() -> JSONValue {
         var members: [JSONObject.Element] = [("id", .string(id)), ("plugin", .string(plugin ?? Self.groupPlugin))]
         if disabled { members.append(("disabled", .bool(true))) }
@@ -101,6 +163,14 @@ extension Entry {
             }
             members.append(("isolate", .object(object)))
         }
+        if !inject.isEmpty {
+            if inject.allSatisfy({ !$0.optional }) {
+                members.append(("inject", .array(inject.map { .string($0.name) })))
+            } else {
+                members.append(("inject", .object(JSONObject(inject.map { ($0.name, ["required": .bool(!$0.optional)]) }))))
+            }
+        }
+        if !intercept.isEmpty { members.append(("intercept", .object(intercept))) }
         if let config { members.append(("config", config)) }
         if let children { members.append(("children", .array(children.map { $0.json() }))) }
         for (key, value) in extra where !Self.knownFields.contains(key) { members.append((key, value)) }

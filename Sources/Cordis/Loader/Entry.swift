@@ -19,6 +19,14 @@ public struct Entry: Sendable, Hashable {
     public var isolate: [String: IsolateValue] {
         didSet { isolateOrder = Self.order(isolate, keeping: isolateOrder) }
     }
+    /// Services the entry's fiber injects beside its plugin's own (cordis's entry `inject`): a required
+    /// one holds the fiber `pending` until it is provided, an optional one only reloads it on a change.
+    /// Only plugin entries take it.
+    public var inject: [Dependency]
+    /// Per-service configuration for this entry's context and, for a group, its whole subtree (cordis's
+    /// entry `intercept`): what `ctx.interceptConfig` returns to services for the plugins here. A
+    /// member's own entry wins over its groups, service by service.
+    public var intercept: JSONObject
     /// The plugin's configuration, decoded strictly by the Loader; nil when absent.
     public var config: JSONValue?
     /// The entries of a group; non-nil (even empty) makes the entry a group.
@@ -32,12 +40,15 @@ public struct Entry: Sendable, Hashable {
     /// Creates an entry; pass `children` (even `[]`) to make a group.
     public init(
         id: String, plugin: String? = nil, disabled: Bool = false, isolate: [String: IsolateValue] = [:],
-        config: JSONValue? = nil, children: [Entry]? = nil, extra: JSONObject = [:]
+        config: JSONValue? = nil, children: [Entry]? = nil, inject: [Dependency] = [], intercept: JSONObject = [:],
+        extra: JSONObject = [:]
     ) {
         self.id = id
         self.plugin = plugin
         self.disabled = disabled
         self.isolate = isolate
+        self.inject = inject
+        self.intercept = intercept
         self.config = config
         self.children = children
         self.extra = extra

@@ -13,14 +13,21 @@ public struct EntryStatus: Sendable, Hashable {
     /// Why it does not run, or the error its fiber failed with: `plugin "x" is not in the catalog`,
     /// `invalid config: …`; nil otherwise.
     public let error: String?
+    /// Why its fiber is `pending` (`waits for clock → greeter → clock` for a dependency cycle, `waits for
+    /// clock` for a missing service); nil otherwise.
+    public let waiting: String?
 
     /// Creates a status line.
-    public init(id: String, plugin: String, parent: String?, disabled: Bool, state: FiberState?, error: String?) {
+    public init(
+        id: String, plugin: String, parent: String?, disabled: Bool, state: FiberState?, error: String?,
+        waiting: String? = nil
+    ) {
         self.id = id
         self.plugin = plugin
         self.parent = parent
         self.disabled = disabled
         self.state = state
         self.error = error
+        self.waiting = waiting
     }
 }

@@ -69,7 +69,8 @@ public struct EntryTree: Sendable, Hashable {
         try self.init(json: JSONParser().parse(bytes))
     }
 
-    /// Checks every id in the tree (valid, and unique across all levels) and the tree's limits
+    /// Checks every id in the tree (valid, and unique across all levels), that `inject` and `intercept`
+    /// name each service once (and `inject` only on plugin entries), and the tree's limits
     /// (`checkLimits()`). Throws `EntryError`.
     public func validate() throws {
         try checkLimits()
@@ -84,6 +85,16 @@ public struct EntryTree: Sendable, Hashable {
             guard seen.insert(entry.id).inserted else {
                 throw EntryError(code: .duplicateID, entryID: entry.id, message: "entry \"\(entry.id)\": duplicate id")
             }
+            try entry.checkServiceFields()
+            if let children = entry.children { pending.append(contentsOf: children.reversed()) }
+        }
+    }
+
+    /// Checks `inject` and `intercept` of every entry (see `Entry.checkServiceFields()`).
+    public func checkServiceFields() throws {
+        var pending: [Entry] = entries.reversed()
+        while let entry = pending.popLast() {
+            try entry.checkServiceFields()
             if let children = entry.children { pending.append(contentsOf: children.reversed()) }
         }
     }

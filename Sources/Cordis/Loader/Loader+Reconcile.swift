@@ -8,6 +8,8 @@ struct PlannedEntry {
     var enabled: Bool
     /// The realm of each service isolated by the entry or its groups (the entry's own isolation wins).
     var realms: [String: Realm]
+    /// The intercept config of each service set by the entry or its groups (the entry's own wins).
+    var intercepts: JSONObject
 }
 
 extension Loader {
@@ -23,8 +25,11 @@ extension Loader {
                 case .private: realms[service] = privateRealm(entry: entry.id, service: service)
                 }
             }
+            var intercepts = parent?.intercepts ?? JSONObject()
+            for (service, config) in entry.intercept { intercepts[service] = config }
             let planned = PlannedEntry(
-                entry: entry, parent: parent?.entry.id, enabled: !entry.disabled && (parent?.enabled ?? true), realms: realms)
+                entry: entry, parent: parent?.entry.id, enabled: !entry.disabled && (parent?.enabled ?? true), realms: realms,
+                intercepts: intercepts)
             result.append(planned)
             if let children = entry.children {
                 pending.append(contentsOf: children.reversed().map { ($0, planned) })
@@ -71,6 +76,9 @@ extension Loader {
             let pluginName = entry.isGroup ? Entry.groupPlugin : (entry.plugin ?? "")
             let config = Self.normalizedConfig(entry.config)
             let previousPlugin = node.plugin, previousGroup = node.isGroup, previousConfig = node.config
+            let previousInject = node.inject, previousIntercepts = node.intercepts
+            node.inject = entry.inject
+            node.intercepts = item.intercepts
             node.plugin = pluginName
             node.isGroup = entry.isGroup
             node.config = config
@@ -90,13 +98,15 @@ extension Loader {
                 catalogItem = found
             }
             if let fiber = node.fiber {
+                // A new inject list or intercept changes what the fiber waits for or reads: it starts anew.
                 let rebuild = previousPlugin != pluginName || previousGroup != entry.isGroup
+                    || previousInject != entry.inject || previousIntercepts != item.intercepts
                     || realmsChanged(for: fiber, to: item.realms, provides: catalogItem?.provides ?? [],
                                      isGroup: entry.isGroup, descendants: &descendants)
                 if !rebuild {
                     guard previousConfig != config, let catalogItem else { continue }
                     do {
-                        updates.append((fiber, try catalogItem.prepare(config)))
+                        updates.append((fiber, try prepare(catalogItem, config)))
                     } catch {
                         node.error = "\(error)"
                         stop(node)
@@ -110,7 +120,7 @@ extension Loader {
                 continue
             }
             do {
-                starts.append((node, item, try catalogItem.prepare(config)))
+                starts.append((node, item, try prepare(catalogItem, config)))
             } catch {
                 node.error = "\(error)"
             }
@@ -138,11 +148,11 @@ extension Loader {
             updating.remove(fiber.id)
         }
         for (node, item, prepared) in starts {
-            let context = entryContext(item.realms)
+            let context = entryContext(item.realms, intercepts: item.intercepts)
             do {
                 let fiber: Fiber
                 if let prepared {
-                    fiber = try prepared.start(context)
+                    fiber = try prepared.start(context, injecting: item.entry.inject)
                 } else {
                     fiber = try context.plugin(name: Entry.groupPlugin) { _ in }
                 }
@@ -168,9 +178,11 @@ extension Loader {
     }
 
     /// The context an entry's fiber is created on: the Loader's, with the entry's realms on top.
-    func entryContext(_ realms: [String: Realm]) -> Context {
-        guard !realms.isEmpty else { return ctx }
-        return Context(fiber: ctx.fiber, realms: mergedRealms(realms))
+    func entryContext(_ realms: [String: Realm], intercepts: JSONObject = JSONObject()) -> Context {
+        guard !realms.isEmpty || !intercepts.isEmpty else { return ctx }
+        var merged = ctx.intercepts
+        for (service, config) in intercepts { merged[service] = config }
+        return Context(fiber: ctx.fiber, realms: mergedRealms(realms), intercepts: merged)
     }
 
     private func mergedRealms(_ realms: [String: Realm]) -> [String: Realm] {

@@ -33,11 +33,27 @@ public final class Loader {
     private var tail: Task<Void, Never>?
     private var updateListener: EffectHandle?
 
+    /// Where `{"$env": "NAME"}` references in entry configs are read from.
+    public let environment: ConfigEnvironment
+
     /// Creates a Loader; nothing runs until `start()`.
-    public init(ctx: Context, catalog: PluginCatalog, store: any EntryStore) {
+    ///
+    /// - Parameter environment: where entry configs' environment references are resolved (the
+    ///   process's environment by default).
+    public init(
+        ctx: Context, catalog: PluginCatalog, store: any EntryStore, environment: ConfigEnvironment = .process
+    ) {
         self.ctx = ctx
         self.catalog = catalog
         self.store = store
+        self.environment = environment
+    }
+
+    /// `config` decoded and checked for `item`, its environment references resolved first.
+    ///
+    /// - Throws: `ConfigError` for an unresolvable reference or a config the plugin refuses.
+    func prepare(_ item: PluginCatalog.Item, _ config: JSONValue) throws -> PreparedPlugin {
+        try item.prepare(environment.resolve(config))
     }
 
     // MARK: - Reading
@@ -67,7 +83,8 @@ public final class Loader {
             if error == nil, let fiber, fiber.state == .failed, let failure = fiber.error { error = "\(failure)" }
             return EntryStatus(
                 id: entry.id, plugin: entry.isGroup ? Entry.groupPlugin : (entry.plugin ?? Entry.groupPlugin),
-                parent: item.parent, disabled: entry.disabled, state: fiber?.state, error: error)
+                parent: item.parent, disabled: entry.disabled, state: fiber?.state, error: error,
+                waiting: fiber?.pendingReason)
         }
     }
 
@@ -158,7 +175,7 @@ public final class Loader {
             // A disabled entry's new config is checked too, so it cannot be saved broken.
             if let item = plugin.flatMap(self.catalog.item(named:)) {
                 do {
-                    _ = try item.prepare(config)
+                    _ = try self.prepare(item, config)
                 } catch {
                     throw LoaderError.invalidConfig(error, entry: id)
                 }
@@ -174,6 +191,30 @@ public final class Loader {
     public func update(id: String, isolate: [String: IsolateValue]) async throws {
         try await change { tree in
             guard let changed = tree.modifying(id, { $0.isolate = isolate }) else { throw LoaderError.unknownEntry(id) }
+            return (changed, [])
+        }
+    }
+
+    /// Replaces the `inject` list of entry `id` (services its fiber injects beside its plugin's own);
+    /// its fiber starts anew with them.
+    ///
+    /// - Throws: `LoaderError` `invalid-entry` (a group, or a service named twice), `unknown-entry`,
+    ///   `save-failed`; nothing changed then.
+    public func update(id: String, inject: [Dependency]) async throws {
+        try await change { tree in
+            guard let changed = tree.modifying(id, { $0.inject = inject }) else { throw LoaderError.unknownEntry(id) }
+            return (changed, [])
+        }
+    }
+
+    /// Replaces the `intercept` map of entry `id` (service name to config); the fibers of the entry and,
+    /// for a group, of its subtree whose intercepts change start anew.
+    ///
+    /// - Throws: `LoaderError` `invalid-entry` (an empty service name), `unknown-entry`, `save-failed`;
+    ///   nothing changed then.
+    public func update(id: String, intercept: JSONObject) async throws {
+        try await change { tree in
+            guard let changed = tree.modifying(id, { $0.intercept = intercept }) else { throw LoaderError.unknownEntry(id) }
             return (changed, [])
         }
     }
@@ -263,6 +304,11 @@ public final class Loader {
             } catch let error as EntryError {
                 throw LoaderError(.limitExceeded, entryID: error.entryID, "refused: \(error.message)", underlying: error)
             }
+            do {
+                try changed.checkServiceFields()
+            } catch let error as EntryError {
+                throw LoaderError(.invalidEntry, entryID: error.entryID, error.message, underlying: error)
+            }
             try self.validate(changed, starting: touched, checkingIDs: false)
             try self.save(changed)
             await self.apply(changed)
@@ -303,7 +349,7 @@ public final class Loader {
             }
             guard enabled else { continue }
             do {
-                _ = try item.prepare(entry.config ?? .object(JSONObject()))
+                _ = try prepare(item, entry.config ?? .object(JSONObject()))
             } catch {
                 throw LoaderError.invalidConfig(error, entry: entry.id)
             }
@@ -392,6 +438,9 @@ final class EntryNode {
     var plugin: String = ""
     var isGroup = false
     var config: JSONValue = .object(JSONObject())
+    /// The entry's `inject` and its effective intercepts (its groups' and its own) as last applied.
+    var inject: [Dependency] = []
+    var intercepts = JSONObject()
     var error: String?
     /// The entry as last applied (nil before it is first applied), and its group.
     var entry: Entry?

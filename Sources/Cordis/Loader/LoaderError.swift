@@ -21,6 +21,9 @@ public struct LoaderError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unknownPlugin = Code(rawValue: "unknown-plugin")
         /// The config does not decode as the plugin's config type.
         public static let invalidConfig = Code(rawValue: "invalid-config")
+        /// A field of the entry other than its config is refused (`inject` on a group, a service named
+        /// twice in `inject`).
+        public static let invalidEntry = Code(rawValue: "invalid-entry")
         /// The parent named for an entry is not a group.
         public static let notAGroup = Code(rawValue: "not-a-group")
         /// A group cannot move into itself or into one of its own descendants.

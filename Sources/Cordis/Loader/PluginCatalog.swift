@@ -32,9 +32,12 @@ public struct PluginCatalog: Sendable {
         items[name] = Item(
             name: name, schema: ConfigSchema(of: P.Config.self), injects: P.injects, provides: P.provides,
             prepare: { json in
-                let config = try JSONValueDecoder().decode(P.Config.self, from: Self.normalized(json))
-                return PreparedPlugin(config: config) { ctx, config in
-                    try ctx.plugin(P.self, config: Self.cast(config, to: P.Config.self, plugin: name))
+                let decoded = try JSONValueDecoder().decode(P.Config.self, from: Self.normalized(json))
+                let config = try P.validated(decoded)
+                return PreparedPlugin(config: config) { ctx, config, extra in
+                    try ctx.spawn(
+                        PluginRunner.forType(P.self, config: Self.cast(config, to: P.Config.self, plugin: name)),
+                        injecting: extra)
                 }
             },
             encode: { config in Self.encode(config, as: P.Config.self) })
@@ -65,8 +68,11 @@ public struct PluginCatalog: Sendable {
             name: name, schema: ConfigSchema(of: C.self), injects: inject, provides: provides,
             prepare: { json in
                 let config = try JSONValueDecoder().decode(C.self, from: Self.normalized(json))
-                return PreparedPlugin(config: config) { ctx, config in
-                    try ctx.plugin(name: name, inject: inject, config: Self.cast(config, to: C.self, plugin: name), apply)
+                return PreparedPlugin(config: config) { ctx, config, extra in
+                    let typed = try Self.cast(config, to: C.self, plugin: name)
+                    return try ctx.spawn(
+                        PluginRunner.forFunction(name: name, dependencies: inject, config: typed, apply: apply),
+                        injecting: extra)
                 }
             },
             encode: { config in Self.encode(config, as: C.self) })
@@ -111,16 +117,16 @@ public struct PluginCatalog: Sendable {
 struct PreparedPlugin {
     /// The decoded config, as `Fiber.update(config:)` takes it.
     let config: Any
-    /// Starts a fiber of the plugin on a context with a config (this one).
-    let starter: @CordisActor (Context, Any) throws -> Fiber
+    /// Starts a fiber of the plugin on a context with a config (this one) and extra injected services.
+    let starter: @CordisActor (Context, Any, [Dependency]) throws -> Fiber
 
-    init(config: Any, starter: @escaping @CordisActor (Context, Any) throws -> Fiber) {
+    init(config: Any, starter: @escaping @CordisActor (Context, Any, [Dependency]) throws -> Fiber) {
         self.config = config
         self.starter = starter
     }
 
-    /// Starts a fiber of the plugin with this config on `ctx`.
-    func start(_ ctx: Context) throws -> Fiber {
-        try starter(ctx, config)
+    /// Starts a fiber of the plugin with this config on `ctx`, injecting `extra` services beside its own.
+    func start(_ ctx: Context, injecting extra: [Dependency] = []) throws -> Fiber {
+        try starter(ctx, config, extra)
     }
 }

@@ -4,12 +4,17 @@
 @attached(extension, conformances: Plugin)
 public macro Plugin() = #externalMacro(module: "CordisMacros", type: "PluginMacro")
 
-/// Makes a `final class` marked `@CordisActor` a plugin that provides itself as the service of `key`
-/// once its `apply` (if any) has returned, and withdraws itself the moment it unloads.
+/// Makes a `final class` marked `@CordisActor` a `ServicePlugin` that provides itself as the service of
+/// `key`, named after the key, and withdraws itself the moment it unloads.
+///
+/// In cordis-ios's form the class puts its start-up in `setup(_:)`: the service is provided when the
+/// fiber applies, `setup` runs after, and consumers start once it returns (the fiber is `active`). A class
+/// that declares `apply(_:)` instead is provided once `apply` returns; one that declares both is warned
+/// at compile time that `apply` runs and `setup` never does. `check()` gates availability either way.
 @attached(
-    member, names: named(ctx), named(config), named(init), named(injects), named(Config), named(provides),
-    named(provisions))
-@attached(extension, conformances: Plugin)
+    member, names: named(ctx), named(config), named(init), named(injects), named(Config), named(Key),
+    named(provides), named(provisions))
+@attached(extension, conformances: ServicePlugin)
 public macro Service<K: ServiceKey>(_ key: K.Type) = #externalMacro(module: "CordisMacros", type: "ServiceMacro")
 
 /// Injects the service of `key` into a plugin: the plugin runs only while it is provided (unless

@@ -15,13 +15,23 @@ struct PluginRunner {
     }
 
     private let definition: any PluginDefinition
-    /// The services it injects, kept here too: a fiber reads them on every step, and this saves it a
-    /// visit to the definition.
+    /// The services it injects (its plugin's, then the extra ones), kept here too: a fiber reads them on
+    /// every step, and this saves it a visit to the definition.
     let dependencies: [Dependency]
+    /// Services injected beside the plugin's own (a Loader entry's `inject`), kept across config changes.
+    private let extra: [Dependency]
 
-    private init(_ definition: any PluginDefinition) {
+    private init(_ definition: any PluginDefinition, extra: [Dependency] = []) {
         self.definition = definition
-        self.dependencies = definition.dependencies
+        self.extra = extra
+        let own = definition.dependencies
+        // A service the plugin injects itself keeps the plugin's own terms.
+        self.dependencies = own + extra.filter { added in !own.contains { $0.name == added.name } }
+    }
+
+    /// The same runner injecting `extra` services too.
+    func injecting(_ extra: [Dependency]) -> PluginRunner {
+        extra.isEmpty ? self : PluginRunner(definition, extra: extra)
     }
 
     var name: String { definition.name }
@@ -31,10 +41,12 @@ struct PluginRunner {
     func instantiate(_ ctx: Context) throws -> Loaded { try definition.instantiate(ctx) }
 
     /// A runner with another config (typed); throws on a type mismatch.
-    func reconfigured(_ config: Any) throws -> PluginRunner { try definition.reconfigured(config) }
+    func reconfigured(_ config: Any) throws -> PluginRunner { try definition.reconfigured(config).injecting(extra) }
 
     /// A runner with another config decoded from JSON; throws a config error.
-    func reconfigured(json: JSONValue) throws -> PluginRunner { try definition.reconfigured(json: json) }
+    func reconfigured(json: JSONValue) throws -> PluginRunner {
+        try definition.reconfigured(json: json).injecting(extra)
+    }
 
     /// A runner for a plugin type with a decoded config.
     static func forType<P: Plugin>(_ type: P.Type, config: P.Config) -> PluginRunner {
@@ -88,11 +100,11 @@ private final class TypeDefinition<P: Plugin>: PluginDefinition {
             throw CordisError(
                 .typeMismatch, "plugin \(name) takes a config of type \(P.Config.self), not \(type(of: config))")
         }
-        return PluginRunner.forType(P.self, config: typed)
+        return try PluginRunner.forType(P.self, config: P.validated(typed))
     }
 
     func reconfigured(json: JSONValue) throws -> PluginRunner {
-        try PluginRunner.forType(P.self, config: ConfigDecoding.decode(P.Config.self, from: json, plugin: name))
+        try PluginRunner.forType(P.self, config: P.validated(ConfigDecoding.decode(P.Config.self, from: json, plugin: name)))
     }
 }
 

@@ -11,8 +11,8 @@ public final class ProviderRecord {
     public let slot: ServiceSlot
     /// The fiber that provides it.
     public unowned let fiber: Fiber
-    /// The instance consumers receive.
-    public let value: Any
+    /// The instance consumers receive (replaced by `ctx.set`).
+    public internal(set) var value: Any
     /// For a fallback provider, its rank: the lowest rank serves first. Nil for an ordinary provider.
     public let fallbackRank: String?
     /// The provider's availability gate (cordis's `Service.check`), asked whenever the slot is refreshed.

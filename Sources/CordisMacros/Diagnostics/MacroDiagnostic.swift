@@ -60,25 +60,29 @@ public struct MacroDiagnostic: DiagnosticMessage, Equatable {
         public static let remoteOverload = Code("remoteOverload")
         /// A `@Remote` protocol inheriting something other than `Sendable`.
         public static let remoteInheritance = Code("remoteInheritance")
+        /// A `@Remote` protocol that does not inherit `Sendable`.
         public static let remoteNotSendable = Code("remoteNotSendable")
+        /// A `@Service` class declaring both `apply(_:)` and `setup(_:)` (a warning: `apply` runs).
+        public static let applyAndSetup = Code("applyAndSetup")
     }
 
     /// What went wrong.
     public let code: Code
     /// The text shown to the user: what happened and what to do.
     public let message: String
+    /// `.error` for misuse that stops the build; `.warning` for code that builds but may not do what
+    /// its author meant.
+    public let severity: DiagnosticSeverity
 
-    /// Creates a diagnostic with the given code and message.
-    public init(_ code: Code, _ message: String) {
+    /// Creates a diagnostic with the given code and message (an error unless `severity` says otherwise).
+    public init(_ code: Code, _ message: String, severity: DiagnosticSeverity = .error) {
         self.code = code
         self.message = message
+        self.severity = severity
     }
 
     /// The diagnostic id: the `CordisMacros` domain and the code's name.
     public var diagnosticID: MessageID { MessageID(domain: "CordisMacros", id: code.name) }
-
-    /// Always `.error`: every misuse stops the build.
-    public var severity: DiagnosticSeverity { .error }
 }
 
 extension MacroDiagnostic {
@@ -98,6 +102,15 @@ extension MacroDiagnostic {
 
     static let pluginAndService = MacroDiagnostic(
         .pluginAndService, "use either @Plugin or @Service, not both: @Service already makes the class a plugin")
+
+    static func applyAndSetup(_ className: String) -> MacroDiagnostic {
+        MacroDiagnostic(
+            .applyAndSetup,
+            "\(className) declares both apply(_:) and setup(_:): apply(_:) runs and setup(_:) is never called "
+                + "(the service is provided once apply(_:) returns); move the start-up into setup(_:) and "
+                + "remove apply(_:) to have the service provided before it runs",
+            severity: .warning)
+    }
 
     static let serviceKeyExpected = MacroDiagnostic(
         .serviceKeyExpected, "@Service takes a service key type, e.g. @Service(ClockKey.self)")

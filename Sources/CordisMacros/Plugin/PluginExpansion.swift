@@ -89,6 +89,9 @@ enum PluginExpansion {
         }
         if let key = checked.serviceKey {
             let keyType = key.as(MemberAccessExprSyntax.self)?.base?.trimmed ?? key.trimmed
+            if !declaresType(named: "Key", in: checked.declaration.memberBlock.members) {
+                members.append("\(raw: access)typealias Key = \(keyType)")
+            }
             members.append("\(raw: access)static let provides: [String] = [\(keyType).name]")
             members.append(
                 """
@@ -98,15 +101,6 @@ enum PluginExpansion {
                 """)
         }
         return members
-    }
-
-    /// The `extension Type: Cordis.Plugin {}` the class receives, or none when the compiler asks for no
-    /// conformance (the class already declares it) or the class was found unfit.
-    static func conformance(
-        of checked: CheckedClass?, type: some TypeSyntaxProtocol, protocols: [TypeSyntax]
-    ) throws -> [ExtensionDeclSyntax] {
-        guard let checked, checked.conformable, !protocols.isEmpty else { return [] }
-        return [try ExtensionDeclSyntax("extension \(type.trimmed): Cordis.Plugin {}")]
     }
 
     /// `public ` for a public or open class, `package ` for a package one, `fileprivate ` for a private
@@ -145,16 +139,53 @@ enum PluginExpansion {
 
     /// Whether the class declares its own member type named `Config`.
     static func declaresConfig(_ members: MemberBlockItemListSyntax) -> Bool {
+        declaresType(named: "Config", in: members)
+    }
+
+    /// The `extension Type: Cordis.Plugin {}` (or `Cordis.ServicePlugin` for `@Service`) the class
+    /// receives, or none when the compiler asks for no conformance or the class was found unfit.
+    static func conformance(
+        _ flavour: Flavour, of checked: CheckedClass?, type: some TypeSyntaxProtocol, protocols: [TypeSyntax]
+    ) throws -> [ExtensionDeclSyntax] {
+        guard let checked, checked.conformable, !protocols.isEmpty else { return [] }
+        let name = flavour == .service ? "ServicePlugin" : "Plugin"
+        return [try ExtensionDeclSyntax("extension \(type.trimmed): Cordis.\(raw: name) {}")]
+    }
+
+    /// The instance methods named `name` the class declares (looking inside `#if` clauses too).
+    static func instanceMethods(named name: String, in members: MemberBlockItemListSyntax) -> [FunctionDeclSyntax] {
+        var found: [FunctionDeclSyntax] = []
+        for item in members {
+            if let function = item.decl.as(FunctionDeclSyntax.self), function.name.text == name,
+               !function.modifiers.contains(where: {
+                   $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class)
+               }) {
+                found.append(function)
+            } else if let ifConfig = item.decl.as(IfConfigDeclSyntax.self) {
+                for clause in ifConfig.clauses {
+                    if case .decls(let nested) = clause.elements {
+                        found += instanceMethods(named: name, in: nested)
+                    }
+                }
+            }
+        }
+        return found
+    }
+
+    /// Whether the class declares its own member type named `typeName`.
+    static func declaresType(named typeName: String, in members: MemberBlockItemListSyntax) -> Bool {
         for item in members {
             let decl = item.decl
             let name: TokenSyntax? =
                 decl.as(StructDeclSyntax.self)?.name ?? decl.as(EnumDeclSyntax.self)?.name
                 ?? decl.as(ClassDeclSyntax.self)?.name ?? decl.as(ActorDeclSyntax.self)?.name
                 ?? decl.as(TypeAliasDeclSyntax.self)?.name
-            if name?.text == "Config" { return true }
+            if name?.text == typeName { return true }
             if let ifConfig = decl.as(IfConfigDeclSyntax.self) {
                 for clause in ifConfig.clauses {
-                    if case .decls(let nested) = clause.elements, declaresConfig(nested) { return true }
+                    if case .decls(let nested) = clause.elements, declaresType(named: typeName, in: nested) {
+                        return true
+                    }
                 }
             }
         }

@@ -26,6 +26,6 @@ public struct PluginMacro: MemberMacro, ExtensionMacro {
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
         let checked = PluginExpansion.check(.plugin, node: node, declaration: declaration, report: { _ in })
-        return try PluginExpansion.conformance(of: checked, type: type, protocols: protocols)
+        return try PluginExpansion.conformance(.plugin, of: checked, type: type, protocols: protocols)
     }
 }

@@ -120,6 +120,49 @@ enum CoreBenchmark {
             bytesPerFiber: Double(heapAfter > heapBefore ? heapAfter - heapBefore : 0) / Double(count))
     }
 
+    /// The cost of timers at unload: N consumers each holding a pending `ctx.timeout` (an hour away) are
+    /// unloaded by withdrawing their service, and N plain consumers likewise, interleaved `rounds` times;
+    /// returns the medians (plain, with timeouts) in seconds. Their ratio is how much a pending timeout
+    /// adds to a fiber's unload.
+    static func timeoutUnload(consumers count: Int, rounds: Int) async throws -> (plain: Double, timeouts: Double) {
+        var plain: [Double] = []
+        var timeouts: [Double] = []
+        for _ in 0..<max(1, rounds) {
+            plain.append(try await withdrawal(consumers: count, withTimeouts: false))
+            timeouts.append(try await withdrawal(consumers: count, withTimeouts: true))
+        }
+        return (AllBenchmark.median(plain), AllBenchmark.median(timeouts))
+    }
+
+    /// The time to withdraw the service of `count` active consumers (each with a pending timeout when
+    /// `withTimeouts`) until they are all `pending`.
+    private static func withdrawal(consumers count: Int, withTimeouts: Bool) async throws -> Double {
+        let root = Context()
+        let provider = try provide(on: root)
+        await root.settled()
+        var fibers: [Fiber] = []
+        fibers.reserveCapacity(count)
+        for _ in 0..<count {
+            fibers.append(try root.plugin(name: "consumer", inject: [Dependency(BenchKey.self)]) { scope in
+                _ = try scope.ctx.get(BenchKey.self)
+                if withTimeouts { try scope.ctx.timeout(after: .seconds(3600)) {} }
+            })
+        }
+        await root.settled()
+        try check(fibers, are: .active)
+        if withTimeouts, let wrong = fibers.first(where: { $0.effects.count != 1 }) {
+            throw BenchmarkError("fiber \(wrong.id) holds \(wrong.effects.count) effects, expected its timeout")
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await provider.dispose()
+        await root.settled()
+        let elapsed = clock.now - start
+        try check(fibers, are: .pending)
+        for fiber in fibers { try await fiber.dispose() }
+        return elapsed.seconds
+    }
+
     private static func check(_ fibers: [Fiber], are state: FiberState) throws {
         if let wrong = fibers.first(where: { $0.state != state }) {
             throw BenchmarkError("fiber \(wrong.id) is \(wrong.state), expected \(state)")

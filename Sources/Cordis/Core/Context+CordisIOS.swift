@@ -1,0 +1,122 @@
+/// A disposer in cordis-ios's spelling: what an effect runs when it is reverted.
+public typealias Disposer = @CordisActor () async throws -> Void
+
+/// cordis-ios's spellings of the context's service, effect and realm API, beside this package's own.
+extension Context {
+    /// The service of `key` as this fiber sees it (cordis-ios's `ctx[Key.self]`); the same as `get(_:)`.
+    ///
+    /// - Throws: `CordisError` `.serviceUnavailable` as `get(_:)` does.
+    public subscript<K: ServiceKey>(_ key: K.Type) -> K.Value {
+        get throws { try get(key) }
+    }
+
+    /// The value provided for `key` in this context's realm, without the inject checks of `get(_:)`
+    /// (cordis-ios's `get(_:strict:)`): with `strict`, only a provider that is available now (its fiber
+    /// `active`, its `check` passing); without, any registered one (an ordinary provider first). Nil when
+    /// there is none, or when it holds another type.
+    public func get<K: ServiceKey>(_ key: K.Type, strict: Bool) -> K.Value? {
+        let slot = realm(for: K.name).slot(K.name)
+        if let current = world.registry.current(slot) { return current.value as? K.Value }
+        guard !strict else { return nil }
+        let records = world.registry.records(slot)
+        let record = records.first { !$0.isFallback } ?? records.first
+        return record?.value as? K.Value
+    }
+
+    /// Replaces the value of the service of `key` that this context's fiber provides in its realm
+    /// (cordis-ios's `set`); consumers get the new value on their next read.
+    ///
+    /// - Throws: `CordisError` `.serviceUnavailable` when this fiber does not provide that service there.
+    public func set<K: ServiceKey>(_ key: K.Type, _ value: K.Value) throws {
+        let slot = realm(for: K.name).slot(K.name)
+        guard let record = fiber.records.first(where: { $0.slot == slot }) else {
+            throw CordisError(
+                .serviceUnavailable,
+                "cannot set service \"\(K.name)\": plugin \(fiber.name) does not provide it in this realm")
+        }
+        record.value = value
+    }
+
+    /// Runs `execute` now as an effect of this context's fiber; the disposer it returns (if any) runs when
+    /// the effect is reverted (cordis-ios's `ctx.effect(_:sync:)`).
+    ///
+    /// - Throws: what `execute` throws; `CordisError` `.inactiveScope` unless the fiber is loading or active.
+    @discardableResult
+    public func effect(_ label: String = "anonymous", sync execute: () throws -> Disposer?) throws -> EffectHandle {
+        try effect(label, scoped: { scope in
+            if let disposer = try execute() { try scope.collect(label, disposer) }
+        })
+    }
+
+    /// Runs `execute` now with a scope of its own, collected as one effect of this context's fiber
+    /// (cordis-ios's `ctx.effect(_:scoped:)`). If it throws, what it collected is reverted and the error
+    /// rethrown.
+    ///
+    /// - Throws: what `execute` throws; `CordisError` `.inactiveScope` as above.
+    @discardableResult
+    public func effect(_ label: String = "anonymous", scoped execute: (EffectScope) throws -> Void) throws -> EffectHandle {
+        let (handle, scope) = try fiber.openScope().nested(label)
+        do {
+            try execute(scope)
+        } catch {
+            Task { @CordisActor in await handle.dispose() }
+            throw error
+        }
+        return handle
+    }
+
+    /// Runs `execute` as a task with a scope of its own, collected as one effect of this context's fiber
+    /// (cordis-ios's async `ctx.effect`). `handle.ready()` waits for the body and rethrows its error; a
+    /// body that throws is logged and what it collected is reverted. Reverting the effect while the body
+    /// runs makes its later `collect` calls throw.
+    ///
+    /// - Throws: `CordisError` `.inactiveScope` as above.
+    @discardableResult
+    public func effect(
+        _ label: String = "anonymous", _ execute: @escaping @CordisActor (EffectScope) async throws -> Void
+    ) throws -> EffectHandle {
+        let (handle, scope) = try fiber.openScope().nested(label)
+        let logger = self.logger
+        handle.task = Task { @CordisActor in
+            do {
+                try await execute(scope)
+            } catch {
+                logger.error("effect \(label) of \(logger.name) failed: \(error)")
+                await handle.dispose()
+                throw error
+            }
+        }
+        return handle
+    }
+
+    /// Runs `body` as a child plugin only while the services of `keys` are provided, passing it its
+    /// context and scope (cordis-ios's `inject` closure).
+    @discardableResult
+    public func inject(
+        _ keys: [any ServiceKey.Type], _ body: @escaping @CordisActor (Context, EffectScope) async throws -> Void
+    ) throws -> Fiber {
+        try inject(keys) { scope in try await body(scope.ctx, scope) }
+    }
+
+    /// The realm this context resolves `name` in when it is isolated, nil in the root realm
+    /// (cordis-ios's `realm(of:)`).
+    public func realm(of name: String) -> Realm? {
+        realms[name]
+    }
+
+    /// A new private realm (cordis-ios's `makeRealm(name:)`), for `isolate(_:realm:)`.
+    public func makeRealm(name: String) -> Realm {
+        .private(world.makeRealmID())
+    }
+
+    /// A context whose `name` resolves in `realm`, or in a new private realm when `realm` is nil
+    /// (cordis-ios's `isolate(_:realm:)`).
+    public func isolate(_ name: String, realm: Realm?) -> Context {
+        isolate(name, in: realm ?? makeRealm(name: name))
+    }
+
+    /// A context whose service of `key` resolves in `realm`, or in a new private realm when it is nil.
+    public func isolate<K: ServiceKey>(_ key: K.Type, realm: Realm? = nil) -> Context {
+        isolate(K.name, realm: realm)
+    }
+}

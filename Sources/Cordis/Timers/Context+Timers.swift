@@ -1,0 +1,198 @@
+/// Timers (cordis's timer plugin): each is an effect of this context's fiber, runs on the world's clock
+/// (`Context(clock:)`), is cancelled when the fiber unloads, and never fires after. A callback that
+/// throws is logged and the fiber goes on. Delays that cannot be waited for (negative, not finite, more
+/// than 10^9 seconds, or zero for an interval) throw `CordisError` `.invalidDuration` naming the plugin.
+extension Context {
+    /// Runs `callback` once after `delay` (cordis's `ctx.setTimeout`), unless the returned handle is
+    /// disposed or the fiber unloads first.
+    ///
+    /// - Throws: `.invalidDuration`; `.inactiveScope` unless the fiber is loading or active.
+    @discardableResult
+    public func timeout(
+        after delay: Duration, _ callback: @escaping @CordisActor () async throws -> Void
+    ) throws -> EffectHandle {
+        let delay = try TimerDelay.checked(delay, timer: "ctx.timeout()", plugin: fiber.name)
+        let scope = try fiber.openScope()
+        let timer = TimerTask()
+        let handle = try scope.collect("ctx.timeout()") { timer.cancel() }
+        let clock = world.timerClock
+        let logger = self.logger
+        timer.task = Task { @CordisActor [weak handle] in
+            do { try await clock.sleep(delay) } catch { return }
+            // Reverted meanwhile (the wait ended just as it was cancelled): it never fires.
+            guard let handle, !handle.isDisposed else { return }
+            handle.detach()
+            do { try await callback() } catch { logger.error("timeout callback of \(logger.name) failed: \(error)") }
+        }
+        return handle
+    }
+
+    /// `timeout(after:_:)` with the delay in seconds.
+    @discardableResult
+    public func timeout(
+        seconds: Double, _ callback: @escaping @CordisActor () async throws -> Void
+    ) throws -> EffectHandle {
+        try timeout(after: TimerDelay.checked(seconds: seconds, timer: "ctx.timeout()", plugin: fiber.name), callback)
+    }
+
+    /// Waits for `delay` (cordis's `ctx.sleep`).
+    ///
+    /// - Throws: `CordisError` `.unloaded` as soon as the fiber unloads (or its effects are reverted)
+    ///   before the delay has passed; `CancellationError` when the waiting task is cancelled;
+    ///   `.invalidDuration`; `.inactiveScope` unless the fiber is loading or active.
+    public func sleep(for delay: Duration) async throws {
+        let delay = try TimerDelay.checked(delay, timer: "ctx.sleep()", plugin: fiber.name)
+        let scope = try fiber.openScope()
+        let wait = SleepWait()
+        let name = fiber.name
+        let handle = try scope.collect("ctx.sleep()") {
+            wait.finish(.failure(CordisError(
+                .unloaded, "ctx.sleep() of plugin \(name) ended early: the plugin's context has been disposed")))
+        }
+        let clock = world.timerClock
+        defer { handle.detach() }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                wait.continuation = continuation
+                wait.timer.task = Task { @CordisActor in
+                    do { try await clock.sleep(delay) } catch { return }
+                    wait.finish(.success(()))
+                }
+            }
+        } onCancel: {
+            Task { @CordisActor in wait.finish(.failure(CancellationError())) }
+        }
+    }
+
+    /// `sleep(for:)` with the delay in seconds.
+    public func sleep(seconds: Double) async throws {
+        try await sleep(for: TimerDelay.checked(seconds: seconds, timer: "ctx.sleep()", plugin: fiber.name))
+    }
+
+    /// Runs `callback` every `period` (cordis's `ctx.setInterval`), the first time one period from now,
+    /// until the returned handle is disposed or the fiber unloads. Each wait starts when the previous
+    /// callback has returned, so calls never overlap.
+    ///
+    /// - Throws: `.invalidDuration` (a period must be greater than zero); `.inactiveScope` as above.
+    @discardableResult
+    public func interval(
+        every period: Duration, _ callback: @escaping @CordisActor () async throws -> Void
+    ) throws -> EffectHandle {
+        let period = try TimerDelay.checked(period, timer: "ctx.interval()", plugin: fiber.name, positive: true)
+        let scope = try fiber.openScope()
+        let timer = TimerTask()
+        let handle = try scope.collect("ctx.interval()") { timer.cancel() }
+        let clock = world.timerClock
+        let logger = self.logger
+        timer.task = Task { @CordisActor [weak handle] in
+            // Bounded by the effect: each pass waits a period; the loop ends when the handle is disposed.
+            while true {
+                do { try await clock.sleep(period) } catch { return }
+                guard let handle, !handle.isDisposed else { return }
+                do { try await callback() } catch { logger.error("interval callback of \(logger.name) failed: \(error)") }
+            }
+        }
+        return handle
+    }
+
+    /// `interval(every:_:)` with the period in seconds.
+    @discardableResult
+    public func interval(
+        seconds: Double, _ callback: @escaping @CordisActor () async throws -> Void
+    ) throws -> EffectHandle {
+        try interval(
+            every: TimerDelay.checked(seconds: seconds, timer: "ctx.interval()", plugin: fiber.name, positive: true),
+            callback)
+    }
+
+    /// The ticks of an interval as an `AsyncSequence`: tick `n` (1, 2, …) arrives `n` periods from now
+    /// (each period counted from when the previous tick was delivered to the buffer), and the sequence
+    /// ends when the fiber unloads or `ticks.handle` is disposed. Ticks not yet read are buffered up to
+    /// one: a reader slower than the period gets the latest tick.
+    ///
+    /// - Throws: `.invalidDuration` (a period must be greater than zero); `.inactiveScope` as above.
+    public func interval(every period: Duration) throws -> TimerTicks {
+        let period = try TimerDelay.checked(period, timer: "ctx.interval()", plugin: fiber.name, positive: true)
+        let scope = try fiber.openScope()
+        let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let timer = TimerTask()
+        let handle = try scope.collect("ctx.interval()") {
+            timer.cancel()
+            continuation.finish()
+        }
+        let clock = world.timerClock
+        timer.task = Task { @CordisActor [weak handle] in
+            var tick = 0
+            // Bounded by the effect, as above.
+            while true {
+                do { try await clock.sleep(period) } catch { return }
+                guard let handle, !handle.isDisposed else { return }
+                tick += 1
+                continuation.yield(tick)
+            }
+        }
+        return TimerTicks(stream: stream, handle: handle)
+    }
+
+    /// Wraps `callback` so it runs at most once per `delay` (cordis's `ctx.throttle`): a call at least
+    /// `delay` after the last run runs at once; an earlier one is held and runs when `delay` has passed
+    /// since the last run, with the latest value (unless `trailing` is false, which drops it). Disposing
+    /// the throttle or unloading the fiber cancels a held call, and later calls do nothing.
+    ///
+    /// - Throws: `.invalidDuration`; `.inactiveScope` as above.
+    public func throttle<Value>(
+        _ delay: Duration, trailing: Bool = true, _ callback: @escaping @CordisActor (Value) throws -> Void
+    ) throws -> Throttled<Value> {
+        let delay = try TimerDelay.checked(delay, timer: "ctx.throttle()", plugin: fiber.name)
+        let scope = try fiber.openScope()
+        let throttled = Throttled(
+            delay: delay, trailing: trailing, clock: world.timerClock, logger: logger, callback: callback)
+        throttled.handle = try scope.collect("ctx.throttle()") { [weak throttled] in throttled?.cancelHeld() }
+        return throttled
+    }
+
+    /// Wraps `callback` so it runs once calls have stopped for `delay` (cordis's `ctx.debounce`): each call
+    /// restarts the wait, and the last value is passed. Disposing the debounce or unloading the fiber
+    /// cancels a waiting call, and later calls do nothing.
+    ///
+    /// - Throws: `.invalidDuration`; `.inactiveScope` as above.
+    public func debounce<Value>(
+        _ delay: Duration, _ callback: @escaping @CordisActor (Value) throws -> Void
+    ) throws -> Debounced<Value> {
+        let delay = try TimerDelay.checked(delay, timer: "ctx.debounce()", plugin: fiber.name)
+        let scope = try fiber.openScope()
+        let debounced = Debounced(delay: delay, clock: world.timerClock, logger: logger, callback: callback)
+        debounced.handle = try scope.collect("ctx.debounce()") { [weak debounced] in debounced?.cancelWaiting() }
+        return debounced
+    }
+}
+
+/// One `ctx.sleep`: its caller's continuation, resumed once, and the clock wait behind it.
+@CordisActor
+private final class SleepWait {
+    var continuation: CheckedContinuation<Void, any Error>?
+    let timer = TimerTask()
+
+    /// Resumes the caller with `result` (the first outcome wins) and stops the clock wait.
+    func finish(_ result: Result<Void, any Error>) {
+        timer.cancel()
+        guard let continuation else { return }
+        self.continuation = nil
+        continuation.resume(with: result)
+    }
+}
+
+/// The ticks of `ctx.interval(every:)`: 1, 2, 3, … until the fiber unloads or `handle` is disposed.
+public struct TimerTicks: AsyncSequence, Sendable {
+    /// The tick's number, from 1.
+    public typealias Element = Int
+
+    let stream: AsyncStream<Int>
+    /// The interval's effect: disposing it ends the sequence.
+    public let handle: EffectHandle
+
+    /// An iterator over the ticks.
+    public func makeAsyncIterator() -> AsyncStream<Int>.Iterator {
+        stream.makeAsyncIterator()
+    }
+}
