@@ -22,7 +22,7 @@ struct JSONLogTests {
             date: Date(timeIntervalSince1970: 1_764_795_194.25), level: .warn, name: "greeter",
             message: "two\nlines, \"quoted\"", fiberID: 7,
             fields: [(key: "CORDIS_ENTRY", value: "greeter"), (key: "CORDIS_OPERATOR", value: "alice")])
-        let line = NodeJSONLogExporter.line(record: record, node: "a")
+        let line = JSONLogLine.line(record: record, node: "a")
         #expect(!line.contains("\n"))
         let object = try Self.parse(line)
         #expect(object["time"] == "2025-12-03T20:53:14.250Z")
@@ -42,7 +42,7 @@ struct JSONLogTests {
         (-1.0, "1970-01-01T00:00:00Z"), (Double.nan, "1970-01-01T00:00:00Z"),
     ])
     func timestamps(seconds: Double, text: String) {
-        #expect(NodeJSONLogExporter.timestamp(seconds) == text)
+        #expect(JSONLogLine.timestamp(seconds) == text)
     }
 
     @Test("json is chosen by --log-format, and journald still wins when stderr is connected to it")
@@ -57,8 +57,8 @@ struct JSONLogTests {
         var status = stat()
         try #require(fstat(fd, &status) == 0)
         let json = NodeLogExporter.make(node: "a", level: .info, format: .json, environment: [:], descriptor: fd)
-        #expect((json as? NodeJSONLogExporter)?.node == "a")
-        #expect(NodeLogExporter.make(node: "a", level: .info, format: .text, environment: [:], descriptor: fd) is NodeStderrLogExporter)
+        #expect((json as? NodeStderrLogExporter)?.format == .json)
+        #expect((NodeLogExporter.make(node: "a", level: .info, format: .text, environment: [:], descriptor: fd) as? NodeStderrLogExporter)?.format == .text)
         let journal = NodeLogExporter.make(
             node: "a", level: .info, format: .json, environment: ["JOURNAL_STREAM": "\(status.st_dev):\(status.st_ino)"],
             descriptor: fd)

@@ -3,6 +3,6 @@
 public enum LogFormat: String, Sendable, Hashable, CaseIterable {
     /// `[level] logger: message KEY=value…`, one line each (`NodeStderrLogExporter`).
     case text
-    /// One JSON object per line (`NodeJSONLogExporter`).
+    /// One JSON object per line (`JSONLogLine`).
     case json
 }

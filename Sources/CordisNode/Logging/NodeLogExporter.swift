@@ -19,7 +19,7 @@ public enum NodeLogExporter {
 
     /// The exporter for node `node` at `level`: a `JournalLogExporter` when `environment`'s
     /// `JOURNAL_STREAM` names `descriptor` (standard error by default), whatever `format`; else a
-    /// `NodeStderrLogExporter` for `.text` or a `NodeJSONLogExporter` for `.json`.
+    /// `NodeStderrLogExporter` in `format`.
     public static func make(
         node: String, level: LogLevel, format: LogFormat = .text, environment: [String: String],
         descriptor: Int32 = STDERR_FILENO
@@ -27,10 +27,7 @@ public enum NodeLogExporter {
         if isJournalStream(environment["JOURNAL_STREAM"], descriptor: descriptor) {
             return JournalLogExporter(node: node, level: level)
         }
-        switch format {
-        case .text: return NodeStderrLogExporter(node: node, level: level)
-        case .json: return NodeJSONLogExporter(node: node, level: level)
-        }
+        return NodeStderrLogExporter(node: node, level: level, format: format)
     }
 
     /// Whether `journalStream` (a `JOURNAL_STREAM` value, `device:inode` in decimal) names the file

@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// Writes log records to standard error, one line each, carrying the same fields as the journald
-/// entries: `[warn] greeter: message CORDIS_NODE=a CORDIS_ENTRY=greeter`.
+/// entries: `[warn] greeter: message CORDIS_NODE=a CORDIS_ENTRY=greeter` in the text format, one JSON
+/// object a line in the JSON format (`JSONLogLine`).
 ///
 /// Each line is written with one `write(2)` so concurrent records do not interleave; safe to use from
 /// any thread.
@@ -15,16 +16,23 @@ public struct NodeStderrLogExporter: LogExporter {
     public let level: LogLevel
     /// The node's name, written as `CORDIS_NODE`.
     public let node: String
+    /// How each line is written.
+    public let format: LogFormat
 
-    /// Creates an exporter for node `node`, writing `level` and more severe records.
-    public init(node: String, level: LogLevel) {
+    /// Creates an exporter for node `node`, writing `level` and more severe records in `format`.
+    public init(node: String, level: LogLevel, format: LogFormat = .text) {
         self.node = node
         self.level = level
+        self.format = format
     }
 
     /// Writes the record's line to standard error.
     public func export(_ record: LogRecord) {
-        StandardStreams.write(Self.line(record: record, node: node) + "\n", to: STDERR_FILENO)
+        let line = switch format {
+        case .text: Self.line(record: record, node: node)
+        case .json: JSONLogLine.line(record: record, node: node)
+        }
+        StandardStreams.write(line + "\n", to: STDERR_FILENO)
     }
 
     /// The line for `record` (without its newline): `[level] logger: message` then ` KEY=value` for
