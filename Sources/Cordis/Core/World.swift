@@ -9,6 +9,8 @@ final class World {
     let clock: any Clock<Duration>
     /// The same clock, as the timers use it.
     let timerClock: TimerClock
+    /// The pending timers of `ctx.timeout`, `sleep`, `interval`, `throttle` and `debounce`.
+    let timers: TimerQueue
     /// Every fiber of the world not yet disposed, by id.
     private(set) var fibers = OrderedFibers()
     /// The fibers whose plugin declares it provides a service (`Plugin.provides`), by service name: the
@@ -27,6 +29,7 @@ final class World {
         self.logs = logs
         self.clock = clock
         self.timerClock = TimerClock(clock)
+        self.timers = TimerQueue(clock: timerClock)
         registry.onChange = { [unowned self] slot in
             self.events.emitInternal(.service, slot)
         }
