@@ -274,7 +274,14 @@ public final class Context {
 
     /// A logger with an explicit name.
     public func logger(_ name: String) -> Logger {
-        Logger(name: name, hub: world.logs, fiberID: fiber.id, fields: fiber.logFields)
+        var logger = Logger(name: name, hub: world.logs, fiberID: fiber.id, fields: fiber.logFields)
+        logger.addExporter = { [weak self] exporter in
+            guard let self else {
+                throw CordisError(.inactiveScope, "logger \(name): its context is gone")
+            }
+            return try self.exportLogs(to: exporter)
+        }
+        return logger
     }
 
     /// Adds a log exporter as an effect of this context's fiber: it receives every record at or above
