@@ -16,6 +16,11 @@ final class World {
     /// The fibers whose plugin declares it provides a service (`Plugin.provides`), by service name: the
     /// would-be providers the search for dependency cycles follows.
     var declaredProviders: [String: OrderedFibers] = [:]
+    /// The dependency cycle last logged for each fiber waiting for one, by fiber id (kept here, not in
+    /// every fiber: few fibers ever wait for a cycle).
+    var reportedCycles: [Int: [String]] = [:]
+    /// The body of each async effect made with `ctx.effect(_:_:)` still held, by its handle.
+    var effectTasks: [ObjectIdentifier: Task<Void, any Error>] = [:]
     private var nextFiberID = 0
     private var nextRealmID = 0
     private var drivers = 0
