@@ -164,4 +164,21 @@ struct CordisIOSSpellingTests {
         #expect(loader.entries.isEmpty)
         _ = try root.plugin(NoConfigPlugin.self, config: NoConfig())
     }
+
+    @Test func aLoggersExporterIsAnEffectOfItsContextsFiber() async throws {
+        let (root, _) = try makeRoot()
+        let captured = CapturedLogs(level: .info)
+        let fiber = try root.plugin(name: "exporting") { scope in
+            try scope.ctx.logger.exporter(captured)
+            scope.ctx.logger.info("while loaded")
+        }
+        try await fiber.await()
+        #expect(fiber.effects.map(\.label) == ["ctx.logger.exporter()"])
+        try await fiber.dispose()
+        root.logger.info("after")
+        #expect(captured.all.map(\.message) == ["while loaded"])
+        #expect(throws: CordisError.self) {
+            try Logger(name: "free", hub: LogHub(recentLevel: .debug)).exporter(captured)
+        }
+    }
 }

@@ -161,5 +161,16 @@ struct InterceptTests {
             try await loader.update(id: "team", inject: [Dependency(name: "namer")])
         }
         #expect(try store.load().entry(id: "team")?.inject == [])
+        // The same through a whole-tree change (cordis-ios's reconcile).
+        await #expect(throws: LoaderError(
+            .invalidEntry, entryID: "team",
+            "entry \"team\": a group takes no \"inject\": list the services on the entries that need them")
+        ) {
+            try await loader.reconcile([Entry(id: "team", children: [], inject: [Dependency(name: "namer")])])
+        }
+        try await loader.reconcile([Entry(id: "solo", plugin: "reader")])
+        #expect(loader.entry("solo")?.plugin == "reader")
+        #expect(loader.entry("team") == nil)
+        #expect(names.entries == ["no namer/reader"])
     }
 }

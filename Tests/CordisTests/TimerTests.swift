@@ -82,7 +82,9 @@ struct TimerTests {
         let probe = TimerProbe()
         try fiber.ctx.timeout(after: .seconds(1)) { probe.add("fired") }
         try fiber.ctx.timeout(after: .seconds(3)) { probe.add("fired late") }
-        await clock.awaitSleeping(2)
+        // One wait on the clock serves every timer of the world.
+        await clock.awaitSleeping(1)
+        #expect(clock.sleeping == 1)
         try await fiber.dispose()
         #expect(clock.sleeping == 0)
         clock.advance(by: .seconds(10))
@@ -95,13 +97,36 @@ struct TimerTests {
         let probe = TimerProbe()
         try fiber.ctx.timeout(after: .seconds(1)) { throw CallbackFailed() }
         try fiber.ctx.timeout(after: .seconds(2)) { probe.add("second") }
-        await clock.awaitSleeping(2)
+        await clock.awaitSleeping(1)
         clock.advance(by: .seconds(1))
         #expect(await eventually { logs.at(.error).contains { $0.message.contains("timeout callback of timers failed") } })
         #expect(fiber.state == .active)
         await clock.awaitSleeping(1)
         clock.advance(by: .seconds(1))
         #expect(await eventually { probe.fired == ["second"] })
+    }
+
+    @Test func timersOfSeveralFibersFireInDeadlineOrderAndOneUnloadLeavesTheOthers() async throws {
+        let (root, clock, _, first) = try await timerWorld()
+        let second = try root.plugin(name: "second") { _ in }
+        try await second.await()
+        let probe = TimerProbe()
+        try first.ctx.timeout(after: .seconds(3)) { probe.add("first 3") }
+        try second.ctx.timeout(after: .seconds(1)) { probe.add("second 1") }
+        try first.ctx.timeout(after: .seconds(2)) { probe.add("first 2") }
+        try second.ctx.timeout(after: .seconds(4)) { probe.add("second 4") }
+        await clock.awaitSleeping(1)
+        clock.advance(by: .seconds(1))
+        #expect(await eventually { probe.fired == ["second 1"] })
+        try await first.dispose()
+        await clock.awaitSleeping(1)
+        clock.advance(by: .seconds(2))
+        await drain()
+        #expect(probe.fired == ["second 1"])
+        await clock.awaitSleeping(1)
+        clock.advance(by: .seconds(1))
+        #expect(await eventually { probe.fired == ["second 1", "second 4"] })
+        #expect(clock.sleeping == 0)
     }
 
     // MARK: sleep

@@ -77,7 +77,11 @@ extension Context {
     ) throws -> EffectHandle {
         let (handle, scope) = try fiber.openScope().nested(label)
         let logger = self.logger
-        handle.task = Task { @CordisActor in
+        let world = self.world
+        let key = ObjectIdentifier(handle)
+        // The body is held for `ready()` until the effect is reverted.
+        try scope.collect(label) { world.effectTasks[key] = nil }
+        world.effectTasks[key] = Task { @CordisActor in
             do {
                 try await execute(scope)
             } catch {

@@ -218,11 +218,15 @@ public final class Context {
         }
     }
 
-    /// The service of `key` as this fiber sees it: the provider pinned while it is loaded, or (for a
-    /// service it did not inject, and for the root) the one its realm resolves to now.
+    /// The service of `key` as this fiber sees it: for a service it injects, the provider pinned while
+    /// it is loaded; for one it does not inject, the provider its realm resolves to now, but only when
+    /// that provider is this fiber itself or one of its ancestors (any provider for the root context).
+    /// To read any provided service without these checks, use `get(_:strict:)`.
     ///
-    /// - Throws: `CordisError` `.serviceUnavailable`: `cannot get property "clock" without inject` when a
-    ///   plugin reads a service it did not declare, or when the service is not available.
+    /// - Throws: `CordisError` `.serviceUnavailable`: `cannot get required service "clock" in inactive
+    ///   context` for an injected service while the fiber is not loaded; `cannot get property "clock"
+    ///   without inject` for a service it does not inject whose provider is not itself or an ancestor,
+    ///   or that is not available.
     public func get<K: ServiceKey>(_ key: K.Type) throws -> K.Value {
         try get(key, property: K.name)
     }
@@ -270,7 +274,14 @@ public final class Context {
 
     /// A logger with an explicit name.
     public func logger(_ name: String) -> Logger {
-        Logger(name: name, hub: world.logs, fiberID: fiber.id, fields: fiber.logFields)
+        var logger = Logger(name: name, hub: world.logs, fiberID: fiber.id, fields: fiber.logFields)
+        logger.addExporter = { [weak self] exporter in
+            guard let self else {
+                throw CordisError(.inactiveScope, "logger \(name): its context is gone")
+            }
+            return try self.exportLogs(to: exporter)
+        }
+        return logger
     }
 
     /// Adds a log exporter as an effect of this context's fiber: it receives every record at or above

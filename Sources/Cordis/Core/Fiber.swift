@@ -68,8 +68,6 @@ public final class Fiber {
     public internal(set) var logFields: [(key: String, value: String)] = []
     /// Observers told when the fiber is disposed (the Loader uses this).
     var onDispose: [(Fiber, DisposeReason) -> Void] = []
-    /// The dependency cycle last logged for this fiber (see `noteDependencyCycle()`).
-    var reportedCycle: [String]?
 
     init(id: Int, world: World, runner: PluginRunner, parent: Fiber?, state: FiberState) {
         self.id = id
@@ -337,7 +335,7 @@ public final class Fiber {
                 noteDependencyCycle()
                 return nil
             }
-            reportedCycle = nil
+            world.forgetReportedCycle(of: self)
             // The providers whose calls failed with `withdrawn` are tried again when the retry is due;
             // other providers at once.
             if let withdrawnLoad, !withdrawnLoad.isDue, withdrawnLoad.isSame(as: target) { return nil }
@@ -485,6 +483,7 @@ public final class Fiber {
 
     private func finalize() {
         endWithdrawnLoad()
+        world.forgetReportedCycle(of: self)
         for dependency in runner.dependencies {
             world.registry.removeDependent(self, on: slot(for: dependency.name))
         }

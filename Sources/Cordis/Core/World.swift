@@ -9,11 +9,18 @@ final class World {
     let clock: any Clock<Duration>
     /// The same clock, as the timers use it.
     let timerClock: TimerClock
+    /// The pending timers of `ctx.timeout`, `sleep`, `interval`, `throttle` and `debounce`.
+    let timers: TimerQueue
     /// Every fiber of the world not yet disposed, by id.
     private(set) var fibers = OrderedFibers()
     /// The fibers whose plugin declares it provides a service (`Plugin.provides`), by service name: the
     /// would-be providers the search for dependency cycles follows.
     var declaredProviders: [String: OrderedFibers] = [:]
+    /// The dependency cycle last logged for each fiber waiting for one, by fiber id (kept here, not in
+    /// every fiber: few fibers ever wait for a cycle).
+    var reportedCycles: [Int: [String]] = [:]
+    /// The body of each async effect made with `ctx.effect(_:_:)` still held, by its handle.
+    var effectTasks: [ObjectIdentifier: Task<Void, any Error>] = [:]
     private var nextFiberID = 0
     private var nextRealmID = 0
     private var drivers = 0
@@ -27,6 +34,7 @@ final class World {
         self.logs = logs
         self.clock = clock
         self.timerClock = TimerClock(clock)
+        self.timers = TimerQueue(clock: timerClock)
         registry.onChange = { [unowned self] slot in
             self.events.emitInternal(.service, slot)
         }

@@ -21,16 +21,13 @@ public final class EffectHandle {
         self.owner = owner
     }
 
-    /// The body of an effect made with `ctx.effect(_:_:)` (an async body), while it may still run.
-    var task: Task<Void, any Error>?
-
     /// Whether the effect has been reverted.
     public var isDisposed: Bool { body == nil }
 
     /// Waits for the body of an async effect (`ctx.effect(_:_:)`) to finish and rethrows its error;
-    /// returns at once for other effects (cordis-ios's `ready()`).
+    /// returns at once for other effects, and for one already reverted (cordis-ios's `ready()`).
     public func ready() async throws {
-        try await task?.value
+        try await owner?.ctx.world.effectTasks[ObjectIdentifier(self)]?.value
     }
 
     /// Reverts the effect now, out of order, and forgets it. Errors are logged, not thrown.

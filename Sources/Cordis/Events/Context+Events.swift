@@ -48,16 +48,16 @@ extension Context {
         try listen(event.name, body: listener, isAsync: false, global: false)
     }
 
-    private func listen(_ name: String, body: Any, isAsync: Bool, global: Bool) throws -> EffectHandle {
-        try register(name, body: body, isAsync: isAsync, global: global).handle
+    func listen(_ name: String, body: Any, isAsync: Bool, global: Bool, prepend: Bool = false) throws -> EffectHandle {
+        try register(name, body: body, isAsync: isAsync, global: global, prepend: prepend).handle
     }
 
-    private func register(
-        _ name: String, body: Any, isAsync: Bool, global: Bool
+    func register(
+        _ name: String, body: Any, isAsync: Bool, global: Bool, prepend: Bool = false
     ) throws -> (handle: EffectHandle, listener: EventBus.Listener) {
         let scope = try fiber.openScope()
         let bus = world.events
-        let listener = bus.add(name, body: body, isAsync: isAsync, global: global, realms: realms)
+        let listener = bus.add(name, body: body, isAsync: isAsync, global: global, realms: realms, prepend: prepend)
         do {
             let handle = try scope.collect("ctx.on(\"\(name)\")") { bus.remove(name, listener) }
             return (handle, listener)

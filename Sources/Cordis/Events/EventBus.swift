@@ -32,10 +32,17 @@ final class EventBus {
     private var listeners: [String: [Listener]] = [:]
     private var nextID = 0
 
-    func add(_ name: String, body: Any, isAsync: Bool, global: Bool, realms: [String: Realm]) -> Listener {
+    /// Registers a listener, after the others (or before them with `prepend`).
+    func add(
+        _ name: String, body: Any, isAsync: Bool, global: Bool, realms: [String: Realm], prepend: Bool = false
+    ) -> Listener {
         nextID += 1
         let listener = Listener(id: nextID, body: body, isAsync: isAsync, global: global, realms: realms)
-        listeners[name, default: []].append(listener)
+        if prepend {
+            listeners[name, default: []].insert(listener, at: 0)
+        } else {
+            listeners[name, default: []].append(listener)
+        }
         return listener
     }
 

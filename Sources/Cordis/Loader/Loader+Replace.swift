@@ -9,10 +9,17 @@ extension Loader {
             do {
                 try tree.validate()
             } catch let error as EntryError {
-                let code: LoaderError.Code = error.code == .duplicateID ? .duplicateID : .invalidID
-                throw LoaderError(code, entryID: error.entryID, error.message, underlying: error)
+                throw LoaderError(error: error)
             }
             return (tree, tree.allEntries.map(\.entry.id))
         }
     }
+
+    /// Replaces the whole tree with `entries` (cordis-ios's `reconcile(_:)`), as `replace(with:)` does.
+    public func reconcile(_ entries: [Entry]) async throws {
+        try await replace(with: EntryTree(entries: entries))
+    }
+
+    /// The entry with `id`, wherever it is in the tree (cordis-ios's spelling of `entry(id:)`).
+    public func entry(_ id: String) -> Entry? { entry(id: id) }
 }

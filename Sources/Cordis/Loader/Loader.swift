@@ -328,8 +328,7 @@ public final class Loader {
         do {
             if checkingIDs { try tree.validate() }
         } catch let error as EntryError {
-            let code: LoaderError.Code = error.code == .duplicateID ? .duplicateID : .invalidID
-            throw LoaderError(code, entryID: error.entryID, error.message, underlying: error)
+            throw LoaderError(error: error)
         }
         guard !ids.isEmpty else { return }
         let wanted = Set(ids)

@@ -69,6 +69,18 @@ public struct LoaderError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension LoaderError {
+    /// A tree's own error as a Loader refusal: `duplicate-id`, `invalid-entry` for a refused field
+    /// (`inject`, `intercept`), `invalid-id` otherwise.
+    init(error: EntryError) {
+        let code: Code
+        switch error.code {
+        case .duplicateID: code = .duplicateID
+        case .invalidField: code = .invalidEntry
+        default: code = .invalidID
+        }
+        self.init(code, entryID: error.entryID, error.message, underlying: error)
+    }
+
     static func unknownEntry(_ id: String) -> LoaderError {
         LoaderError(.unknownEntry, entryID: id, "unknown entry \"\(id)\"")
     }

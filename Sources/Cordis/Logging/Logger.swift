@@ -8,6 +8,9 @@ public struct Logger: Sendable {
     let fiberID: Int?
     /// Fields added to every record, before the ones given to each call.
     public let fields: [(key: String, value: String)]
+    /// Adds an exporter as an effect of the context the logger came from (nil for a logger made
+    /// without a context).
+    var addExporter: (@CordisActor @Sendable (any LogExporter) throws -> EffectHandle)?
 
     /// Creates a logger that sends records to `hub`, adding `fields` to every record.
     public init(name: String, hub: LogHub, fiberID: Int? = nil, fields: [(key: String, value: String)] = []) {
@@ -15,6 +18,20 @@ public struct Logger: Sendable {
         self.hub = hub
         self.fiberID = fiberID
         self.fields = fields
+    }
+
+    /// Adds `exporter` as an effect of the fiber of the context this logger came from (cordis-ios's
+    /// `ctx.logger.exporter(…)`): it receives every record at or above its level until that fiber
+    /// unloads or the handle is disposed. The same as `ctx.exportLogs(to:)`.
+    ///
+    /// - Throws: `CordisError` `.inactiveScope` when the fiber is not loading or active, or when the
+    ///   logger was not made by a context (or its context is gone).
+    @CordisActor @discardableResult
+    public func exporter(_ exporter: any LogExporter) throws -> EffectHandle {
+        guard let addExporter else {
+            throw CordisError(.inactiveScope, "logger \(name) has no context: add exporters with ctx.exportLogs(to:)")
+        }
+        return try addExporter(exporter)
     }
 
     /// Logs at `level` with extra structured fields.

@@ -15,23 +15,19 @@ struct PluginRunner {
     }
 
     private let definition: any PluginDefinition
-    /// The services it injects (its plugin's, then the extra ones), kept here too: a fiber reads them on
-    /// every step, and this saves it a visit to the definition.
+    /// The services it injects, kept here too: a fiber reads them on every step, and this saves it a
+    /// visit to the definition.
     let dependencies: [Dependency]
-    /// Services injected beside the plugin's own (a Loader entry's `inject`), kept across config changes.
-    private let extra: [Dependency]
 
-    private init(_ definition: any PluginDefinition, extra: [Dependency] = []) {
+    private init(_ definition: any PluginDefinition) {
         self.definition = definition
-        self.extra = extra
-        let own = definition.dependencies
-        // A service the plugin injects itself keeps the plugin's own terms.
-        self.dependencies = own + extra.filter { added in !own.contains { $0.name == added.name } }
+        self.dependencies = definition.dependencies
     }
 
-    /// The same runner injecting `extra` services too.
+    /// The same runner injecting `extra` services too (a Loader entry's `inject`), kept across config
+    /// changes; a service the plugin injects itself keeps the plugin's own terms.
     func injecting(_ extra: [Dependency]) -> PluginRunner {
-        extra.isEmpty ? self : PluginRunner(definition, extra: extra)
+        extra.isEmpty ? self : PluginRunner(InjectingDefinition(definition, extra: extra))
     }
 
     var name: String { definition.name }
@@ -41,12 +37,10 @@ struct PluginRunner {
     func instantiate(_ ctx: Context) throws -> Loaded { try definition.instantiate(ctx) }
 
     /// A runner with another config (typed); throws on a type mismatch.
-    func reconfigured(_ config: Any) throws -> PluginRunner { try definition.reconfigured(config).injecting(extra) }
+    func reconfigured(_ config: Any) throws -> PluginRunner { try definition.reconfigured(config) }
 
     /// A runner with another config decoded from JSON; throws a config error.
-    func reconfigured(json: JSONValue) throws -> PluginRunner {
-        try definition.reconfigured(json: json).injecting(extra)
-    }
+    func reconfigured(json: JSONValue) throws -> PluginRunner { try definition.reconfigured(json: json) }
 
     /// A runner for a plugin type with a decoded config.
     static func forType<P: Plugin>(_ type: P.Type, config: P.Config) -> PluginRunner {
@@ -106,6 +100,32 @@ private final class TypeDefinition<P: Plugin>: PluginDefinition {
     func reconfigured(json: JSONValue) throws -> PluginRunner {
         try PluginRunner.forType(P.self, config: P.validated(ConfigDecoding.decode(P.Config.self, from: json, plugin: name)))
     }
+}
+
+/// Another definition whose fiber injects `extra` services beside the plugin's own (kept when the config
+/// changes).
+@CordisActor
+private final class InjectingDefinition: PluginDefinition {
+    let inner: any PluginDefinition
+    let extra: [Dependency]
+    let dependencies: [Dependency]
+
+    init(_ inner: any PluginDefinition, extra: [Dependency]) {
+        self.inner = inner
+        self.extra = extra
+        let own = inner.dependencies
+        self.dependencies = own + extra.filter { added in !own.contains { $0.name == added.name } }
+    }
+
+    var name: String { inner.name }
+    var provides: [String] { inner.provides }
+    var config: Any { inner.config }
+
+    func instantiate(_ ctx: Context) throws -> PluginRunner.Loaded { try inner.instantiate(ctx) }
+
+    func reconfigured(_ config: Any) throws -> PluginRunner { try inner.reconfigured(config).injecting(extra) }
+
+    func reconfigured(json: JSONValue) throws -> PluginRunner { try inner.reconfigured(json: json).injecting(extra) }
 }
 
 /// A function plugin: its name, dependencies, config and `apply`.

@@ -30,8 +30,8 @@ extension Fiber {
     /// fiber that closes it is the one whose check finds it), and forgets it when the fiber stops waiting.
     func noteDependencyCycle() {
         let cycle = dependencyCycle
-        guard cycle != reportedCycle else { return }
-        reportedCycle = cycle
+        guard cycle != world.reportedCycles[id] else { return }
+        world.reportedCycles[id] = cycle
         if let cycle {
             world.logger(for: self).warn(
                 "plugin \(name) waits for a dependency cycle: \(cycle.joined(separator: " → ")); "
@@ -62,6 +62,11 @@ extension World {
             path.removeLast()
         }
         return nil
+    }
+
+    /// Forgets the cycle logged for `fiber`, if any (it stopped waiting, or is gone).
+    func forgetReportedCycle(of fiber: Fiber) {
+        if !reportedCycles.isEmpty { reportedCycles[fiber.id] = nil }
     }
 
     /// Records the services `fiber`'s plugin declares it provides, for the cycle search.

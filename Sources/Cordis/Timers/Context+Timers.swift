@@ -13,16 +13,15 @@ extension Context {
     ) throws -> EffectHandle {
         let delay = try TimerDelay.checked(delay, timer: "ctx.timeout()", plugin: fiber.name)
         let scope = try fiber.openScope()
-        let timer = TimerTask()
+        let timer = PendingTimer(queue: world.timers)
         let handle = try scope.collect("ctx.timeout()") { timer.cancel() }
-        let clock = world.timerClock
         let logger = self.logger
-        timer.task = Task { @CordisActor [weak handle] in
-            do { try await clock.sleep(delay) } catch { return }
-            // Reverted meanwhile (the wait ended just as it was cancelled): it never fires.
+        timer.schedule(after: delay) { [weak handle] in
             guard let handle, !handle.isDisposed else { return }
             handle.detach()
-            do { try await callback() } catch { logger.error("timeout callback of \(logger.name) failed: \(error)") }
+            Task { @CordisActor in
+                do { try await callback() } catch { logger.error("timeout callback of \(logger.name) failed: \(error)") }
+            }
         }
         return handle
     }
@@ -43,21 +42,17 @@ extension Context {
     public func sleep(for delay: Duration) async throws {
         let delay = try TimerDelay.checked(delay, timer: "ctx.sleep()", plugin: fiber.name)
         let scope = try fiber.openScope()
-        let wait = SleepWait()
+        let wait = SleepWait(timer: PendingTimer(queue: world.timers))
         let name = fiber.name
         let handle = try scope.collect("ctx.sleep()") {
             wait.finish(.failure(CordisError(
                 .unloaded, "ctx.sleep() of plugin \(name) ended early: the plugin's context has been disposed")))
         }
-        let clock = world.timerClock
         defer { handle.detach() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 wait.continuation = continuation
-                wait.timer.task = Task { @CordisActor in
-                    do { try await clock.sleep(delay) } catch { return }
-                    wait.finish(.success(()))
-                }
+                wait.timer.schedule(after: delay) { wait.finish(.success(())) }
             }
         } onCancel: {
             Task { @CordisActor in wait.finish(.failure(CancellationError())) }
@@ -80,18 +75,14 @@ extension Context {
     ) throws -> EffectHandle {
         let period = try TimerDelay.checked(period, timer: "ctx.interval()", plugin: fiber.name, positive: true)
         let scope = try fiber.openScope()
-        let timer = TimerTask()
+        let timer = PendingTimer(queue: world.timers)
         let handle = try scope.collect("ctx.interval()") { timer.cancel() }
-        let clock = world.timerClock
         let logger = self.logger
-        timer.task = Task { @CordisActor [weak handle] in
-            // Bounded by the effect: each pass waits a period; the loop ends when the handle is disposed.
-            while true {
-                do { try await clock.sleep(period) } catch { return }
-                guard let handle, !handle.isDisposed else { return }
-                do { try await callback() } catch { logger.error("interval callback of \(logger.name) failed: \(error)") }
-            }
-        }
+        IntervalRun(timer: timer, period: period) { [weak handle] in
+            guard let handle, !handle.isDisposed else { return false }
+            do { try await callback() } catch { logger.error("interval callback of \(logger.name) failed: \(error)") }
+            return !handle.isDisposed
+        }.next()
         return handle
     }
 
@@ -105,32 +96,27 @@ extension Context {
             callback)
     }
 
-    /// The ticks of an interval as an `AsyncSequence`: tick `n` (1, 2, …) arrives `n` periods from now
-    /// (each period counted from when the previous tick was delivered to the buffer), and the sequence
-    /// ends when the fiber unloads or `ticks.handle` is disposed. Ticks not yet read are buffered up to
-    /// one: a reader slower than the period gets the latest tick.
+    /// The ticks of an interval as an `AsyncSequence`: tick `n` (1, 2, …) arrives `n` periods from now,
+    /// and the sequence ends when the fiber unloads or `ticks.handle` is disposed. Ticks not yet read are
+    /// buffered up to one: a reader slower than the period gets the latest tick.
     ///
     /// - Throws: `.invalidDuration` (a period must be greater than zero); `.inactiveScope` as above.
     public func interval(every period: Duration) throws -> TimerTicks {
         let period = try TimerDelay.checked(period, timer: "ctx.interval()", plugin: fiber.name, positive: true)
         let scope = try fiber.openScope()
         let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let timer = TimerTask()
+        let timer = PendingTimer(queue: world.timers)
         let handle = try scope.collect("ctx.interval()") {
             timer.cancel()
             continuation.finish()
         }
-        let clock = world.timerClock
-        timer.task = Task { @CordisActor [weak handle] in
-            var tick = 0
-            // Bounded by the effect, as above.
-            while true {
-                do { try await clock.sleep(period) } catch { return }
-                guard let handle, !handle.isDisposed else { return }
-                tick += 1
-                continuation.yield(tick)
-            }
-        }
+        var tick = 0
+        IntervalRun(timer: timer, period: period) { [weak handle] in
+            guard let handle, !handle.isDisposed else { return false }
+            tick += 1
+            continuation.yield(tick)
+            return true
+        }.next()
         return TimerTicks(stream: stream, handle: handle)
     }
 
@@ -146,7 +132,8 @@ extension Context {
         let delay = try TimerDelay.checked(delay, timer: "ctx.throttle()", plugin: fiber.name)
         let scope = try fiber.openScope()
         let throttled = Throttled(
-            delay: delay, trailing: trailing, clock: world.timerClock, logger: logger, callback: callback)
+            delay: delay, trailing: trailing, clock: world.timerClock, timer: PendingTimer(queue: world.timers),
+            logger: logger, callback: callback)
         throttled.handle = try scope.collect("ctx.throttle()") { [weak throttled] in throttled?.cancelHeld() }
         return throttled
     }
@@ -161,19 +148,42 @@ extension Context {
     ) throws -> Debounced<Value> {
         let delay = try TimerDelay.checked(delay, timer: "ctx.debounce()", plugin: fiber.name)
         let scope = try fiber.openScope()
-        let debounced = Debounced(delay: delay, clock: world.timerClock, logger: logger, callback: callback)
+        let debounced = Debounced(
+            delay: delay, timer: PendingTimer(queue: world.timers), logger: logger, callback: callback)
         debounced.handle = try scope.collect("ctx.debounce()") { [weak debounced] in debounced?.cancelWaiting() }
         return debounced
     }
 }
 
-/// One `ctx.sleep`: its caller's continuation, resumed once, and the clock wait behind it.
+/// The periods of one interval: after each period `tick` runs (in a task of its own when it awaits);
+/// the next period starts once it returns true.
+@CordisActor
+private struct IntervalRun {
+    let timer: PendingTimer
+    let period: Duration
+    let tick: @CordisActor () async -> Bool
+
+    func next() {
+        let run = self
+        timer.schedule(after: period) {
+            Task { @CordisActor in
+                if await run.tick() { run.next() }
+            }
+        }
+    }
+}
+
+/// One `ctx.sleep`: its caller's continuation, resumed once, and the timer behind it.
 @CordisActor
 private final class SleepWait {
     var continuation: CheckedContinuation<Void, any Error>?
-    let timer = TimerTask()
+    let timer: PendingTimer
 
-    /// Resumes the caller with `result` (the first outcome wins) and stops the clock wait.
+    init(timer: PendingTimer) {
+        self.timer = timer
+    }
+
+    /// Resumes the caller with `result` (the first outcome wins) and cancels the timer.
     func finish(_ result: Result<Void, any Error>) {
         timer.cancel()
         guard let continuation else { return }

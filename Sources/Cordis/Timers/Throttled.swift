@@ -9,19 +9,19 @@ public final class Throttled<Value> {
     private let callback: @CordisActor (Value) throws -> Void
     /// When `callback` last ran (time elapsed on the world's clock), nil before the first run.
     private var lastRun: Duration?
-    /// The held call, if any, and the count that tells a held call still current from a replaced one.
-    private let held = TimerTask()
-    private var generation = 0
+    /// The held call, if any.
+    private let held: PendingTimer
     /// The effect in the fiber's scope; disposed when the fiber unloads.
     var handle: EffectHandle?
 
     init(
-        delay: Duration, trailing: Bool, clock: TimerClock, logger: Logger,
+        delay: Duration, trailing: Bool, clock: TimerClock, timer: PendingTimer, logger: Logger,
         callback: @escaping @CordisActor (Value) throws -> Void
     ) {
         self.delay = delay
         self.trailing = trailing
         self.clock = clock
+        self.held = timer
         self.logger = logger
         self.callback = callback
     }
@@ -41,12 +41,9 @@ public final class Throttled<Value> {
             return
         }
         guard trailing else { return }
-        let generation = self.generation
-        let clock = self.clock
-        held.task = Task { @CordisActor [weak self] in
-            do { try await clock.sleep(remaining) } catch { return }
-            guard let self, self.generation == generation, self.isActive else { return }
-            self.held.task = nil
+        held.schedule(after: remaining) { [weak self] in
+            guard let self, self.isActive else { return }
+            self.held.id = nil
             self.run(value)
         }
     }
@@ -57,7 +54,6 @@ public final class Throttled<Value> {
     }
 
     func cancelHeld() {
-        generation &+= 1
         held.cancel()
     }
 
@@ -77,17 +73,15 @@ extension Throttled where Value == Void {
 @CordisActor
 public final class Debounced<Value> {
     private let delay: Duration
-    private let clock: TimerClock
     private let logger: Logger
     private let callback: @CordisActor (Value) throws -> Void
-    private let waiting = TimerTask()
-    private var generation = 0
+    private let waiting: PendingTimer
     /// The effect in the fiber's scope; disposed when the fiber unloads.
     var handle: EffectHandle?
 
-    init(delay: Duration, clock: TimerClock, logger: Logger, callback: @escaping @CordisActor (Value) throws -> Void) {
+    init(delay: Duration, timer: PendingTimer, logger: Logger, callback: @escaping @CordisActor (Value) throws -> Void) {
         self.delay = delay
-        self.clock = clock
+        self.waiting = timer
         self.logger = logger
         self.callback = callback
     }
@@ -99,14 +93,9 @@ public final class Debounced<Value> {
     /// first.
     public func callAsFunction(_ value: Value) {
         guard isActive else { return }
-        cancelWaiting()
-        let generation = self.generation
-        let clock = self.clock
-        let delay = self.delay
-        waiting.task = Task { @CordisActor [weak self] in
-            do { try await clock.sleep(delay) } catch { return }
-            guard let self, self.generation == generation, self.isActive else { return }
-            self.waiting.task = nil
+        waiting.schedule(after: delay) { [weak self] in
+            guard let self, self.isActive else { return }
+            self.waiting.id = nil
             do { try self.callback(value) } catch {
                 self.logger.error("debounced callback of \(self.logger.name) failed: \(error)")
             }
@@ -119,7 +108,6 @@ public final class Debounced<Value> {
     }
 
     func cancelWaiting() {
-        generation &+= 1
         waiting.cancel()
     }
 }

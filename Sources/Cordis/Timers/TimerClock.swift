@@ -14,14 +14,26 @@ struct TimerClock: Sendable {
     }
 }
 
-/// The task behind one timer, cancelled when its effect is reverted.
+/// One timer of a `TimerQueue` as its owner holds it: the id it has in the queue now (an interval
+/// gets a new one each period), cancelled when its effect is reverted.
 @CordisActor
-final class TimerTask {
-    var task: Task<Void, Never>?
+final class PendingTimer {
+    let queue: TimerQueue
+    var id: Int?
 
-    /// Cancels the task (a wait on the clock ends at once, and the timer never fires).
+    init(queue: TimerQueue) {
+        self.queue = queue
+    }
+
+    /// Schedules `action` after `delay` in place of whatever this timer waited for.
+    func schedule(after delay: Duration, _ action: @escaping @CordisActor () -> Void) {
+        cancel()
+        id = queue.schedule(after: delay, action)
+    }
+
+    /// Forgets the pending run, if any: it never happens.
     func cancel() {
-        task?.cancel()
-        task = nil
+        if let id { queue.cancel(id) }
+        id = nil
     }
 }

@@ -1,0 +1,130 @@
+/// A typed event name in cordis-ios's form: listeners get `Args`; `onBail` listeners may return a
+/// `Result` that stops `serial`/`bail` (use `Never` for an event that never bails).
+///
+/// ```swift
+/// enum Greeted: EventKey {
+///   typealias Args = String
+///   typealias Result = Never
+///   static let name = "greeted"
+/// }
+/// ```
+/// Events named by an `EventKey` reach the listeners registered with the same key (`on`, `onBail`,
+/// `once`); this package's `Event<Payload, Result>` values are a separate spelling with their own
+/// listeners.
+public protocol EventKey {
+    /// What listeners receive.
+    associatedtype Args
+    /// What a bailing listener may return.
+    associatedtype Result = Void
+    /// The event's name.
+    static var name: String { get }
+}
+
+/// How `ctx.on(Key.self, options:)` registers a listener (cordis-ios's `EventOptions`).
+public struct EventOptions: Sendable, Hashable {
+    /// Run before the listeners registered earlier.
+    public var prepend: Bool
+    /// Receive emissions scoped to a service from every realm.
+    public var global: Bool
+
+    /// Creates options; by default a listener runs after the earlier ones, in its own realm only.
+    public init(prepend: Bool = false, global: Bool = false) {
+        self.prepend = prepend
+        self.global = global
+    }
+}
+
+/// Events by `EventKey` (cordis-ios's spelling). Every listener of a key is held in the bailing shape
+/// (`K.Args` to `K.Result?`): one registered with `on` returns nil, so `serial` and `bail` pass it by.
+extension Context {
+    /// The event of `key` as this package's `Event`, in the shape its listeners are held.
+    private func event<K: EventKey>(_ key: K.Type) -> Event<K.Args, K.Result?> { Event(K.name) }
+
+    /// Listens to `key` until this context's fiber unloads (or the handle is disposed); the listener
+    /// never bails.
+    ///
+    /// - Throws: `cannot create effect on inactive context` when the fiber is not loading or active.
+    @discardableResult
+    public func on<K: EventKey>(
+        _ key: K.Type, options: EventOptions = EventOptions(), _ listener: @escaping @CordisActor (K.Args) throws -> Void
+    ) throws -> EffectHandle {
+        let body: @CordisActor (K.Args) throws -> K.Result? = { args in
+            try listener(args)
+            return nil
+        }
+        return try listen(K.name, body: body, isAsync: false, global: options.global, prepend: options.prepend)
+    }
+
+    /// Listens to `key` with an `async` listener: `emit` starts it without waiting; `parallel`, `serial`
+    /// and `bail` await it.
+    @discardableResult
+    public func on<K: EventKey>(
+        _ key: K.Type, options: EventOptions = EventOptions(),
+        _ listener: @escaping @CordisActor (K.Args) async throws -> Void
+    ) throws -> EffectHandle {
+        let body: @CordisActor (K.Args) async throws -> K.Result? = { args in
+            try await listener(args)
+            return nil
+        }
+        return try listen(K.name, body: body, isAsync: true, global: options.global, prepend: options.prepend)
+    }
+
+    /// Listens to `key` with a listener that may bail: a non-nil result stops `serial` and `bail` and is
+    /// returned to the caller.
+    @discardableResult
+    public func onBail<K: EventKey>(
+        _ key: K.Type, options: EventOptions = EventOptions(),
+        _ listener: @escaping @CordisActor (K.Args) throws -> K.Result?
+    ) throws -> EffectHandle {
+        try listen(K.name, body: listener, isAsync: false, global: options.global, prepend: options.prepend)
+    }
+
+    /// An `async` listener that may bail, as `onBail(_:options:_:)`.
+    @discardableResult
+    public func onBail<K: EventKey>(
+        _ key: K.Type, options: EventOptions = EventOptions(),
+        _ listener: @escaping @CordisActor (K.Args) async throws -> K.Result?
+    ) throws -> EffectHandle {
+        try listen(K.name, body: listener, isAsync: true, global: options.global, prepend: options.prepend)
+    }
+
+    /// Listens to the first emission of `key` only.
+    @discardableResult
+    public func once<K: EventKey>(
+        _ key: K.Type, options: EventOptions = EventOptions(), _ listener: @escaping @CordisActor (K.Args) throws -> Void
+    ) throws -> EffectHandle {
+        try once(event(key)) { args in
+            try listener(args)
+            return nil
+        }
+    }
+
+    /// Calls every listener of `key` in order, synchronously; `async` ones are started, not awaited.
+    ///
+    /// - Throws: the first error a synchronous listener throws.
+    public func emit<K: EventKey>(_ key: K.Type, _ args: K.Args) throws {
+        try emit(event(key), args)
+    }
+
+    /// `emit(_:_:)` for an event without arguments.
+    public func emit<K: EventKey>(_ key: K.Type) throws where K.Args == Void {
+        try emit(event(key), ())
+    }
+
+    /// Calls every listener of `key` concurrently and waits for all of them.
+    public func parallel<K: EventKey>(_ key: K.Type, _ args: K.Args) async throws {
+        try await parallel(event(key), args)
+    }
+
+    /// Calls the listeners of `key` one after another, awaiting each; returns the first non-nil result.
+    @discardableResult
+    public func serial<K: EventKey>(_ key: K.Type, _ args: K.Args) async throws -> K.Result? {
+        try await serial(event(key), args)
+    }
+
+    /// The same as `serial(_:_:)` (cordis-ios's `bail`, which awaits `async` listeners too).
+    @discardableResult
+    public func bail<K: EventKey>(_ key: K.Type, _ args: K.Args) async throws -> K.Result? {
+        try await serial(event(key), args)
+    }
+}
