@@ -11,6 +11,7 @@ let usage = """
            cordis-bench wire [--iterations N] [--json] | cluster [--iterations N] [--json] | node [--quick] [--json]
            cordis-bench scale [--nodes N,N,...] [--json] | soak [--minutes M] [--rate N] [--json]
            cordis-bench metrics [--rounds N] [--json]
+           cordis-bench fairness [--links N] [--follows N] [--toggles N] [--non-readers N] [--json]
     """
 
 /// The flags of the commands whose arguments are read here (`all` and `wire` read their own), and which of
@@ -21,8 +22,11 @@ let flagsOfCommand: [String: Set<String>] = [
     "cluster": ["--iterations", "--json"], "node": ["--quick", "--json"],
     "scale": ["--nodes", "--json"], "soak": ["--minutes", "--rate", "--json"],
     "metrics": ["--rounds", "--json"],
+    "fairness": ["--links", "--follows", "--toggles", "--non-readers", "--json"],
 ]
-let numericFlags: Set<String> = ["--iterations", "--nodes", "--minutes", "--rate", "--rounds"]
+let numericFlags: Set<String> = [
+    "--iterations", "--nodes", "--minutes", "--rate", "--rounds", "--links", "--follows", "--toggles", "--non-readers",
+]
 
 if arguments.contains("--help") || arguments.contains("-h") {
     print(usage)
@@ -110,6 +114,17 @@ case "metrics":
     } ?? 5
     let figures = try await MetricsScrapeBenchmark.run(rounds: max(1, rounds), seconds: 3)
     report("metrics", figures.rows, ratios: figures.ratios)
+case "fairness":
+    func value(_ flag: String) -> Int? {
+        arguments.firstIndex(of: flag).flatMap { index in index + 1 < arguments.count ? Int(arguments[index + 1]) : nil }
+    }
+    var settings = FairnessBenchmark.Settings()
+    settings.links = value("--links") ?? settings.links
+    settings.follows = value("--follows") ?? settings.follows
+    settings.toggles = value("--toggles") ?? settings.toggles
+    settings.nonReaders = value("--non-readers") ?? settings.nonReaders
+    let figures = try await FairnessBenchmark.run(settings)
+    report("fairness", figures.rows, ratios: figures.ratios)
 case "node":
     let figures = try await NodeStartBenchmark.run(quick: arguments.contains("--quick"))
     report("node", figures.rows, ratios: figures.ratios)

@@ -37,6 +37,42 @@ struct AdmissionTests {
         #expect(Admission.Limits(total: 1).reserve == 0)
     }
 
+    @Test("control work is budgeted per link and per console identity; a member's link gets the larger budget")
+    func workBudgets() {
+        var admission = Admission(limits: Admission.Limits(total: 100))
+        #expect(admission.admit(session: 1, .console(identity: "alice", role: .viewer)) == .admit)
+        #expect(admission.admit(session: 2, .member("b")) == .admit)
+        #expect(admission.may(.request, session: 1, link: 63, identity: 63) == .admit)
+        #expect(admission.may(.request, session: 1, link: 64, identity: 64)
+            == .refuse("this link already has 64 requests running, the most one link may"))
+        #expect(admission.may(.request, session: 1, link: 10, identity: 256)
+            == .refuse("alice already has 256 requests running over all its links, the most one identity may"))
+        #expect(admission.may(.follow, session: 1, link: 16, identity: 16)
+            == .refuse("this link already has 16 follow subscriptions, the most one link may"))
+        #expect(admission.may(.follow, session: 1, link: 3, identity: 64)
+            == .refuse("alice already has 64 follow subscriptions over all its links, the most one identity may"))
+        #expect(admission.may(.request, session: 2, link: 1023, identity: 1023) == .admit)
+        #expect(admission.may(.request, session: 2, link: 1024, identity: 1024) != .admit)
+        #expect(admission.may(.follow, session: 2, link: 255, identity: 255) == .admit)
+        #expect(admission.consoleIdentity(of: 1) == "alice")
+        #expect(admission.consoleIdentity(of: 2) == nil)
+    }
+
+    @Test("a console that leaves bytes unread loses its events past 256 KiB and its link past 1 MiB; a member only the connection's bound")
+    func slowReaders() {
+        var admission = Admission(limits: Admission.Limits(total: 100))
+        #expect(admission.admit(session: 1, .console(identity: "alice", role: .viewer)) == .admit)
+        #expect(admission.admit(session: 2, .member("b")) == .admit)
+        #expect(admission.delivery(to: 1, backlog: 256 * 1024 - 1, event: true) == .send)
+        #expect(admission.delivery(to: 1, backlog: 256 * 1024, event: true) == .lag(
+            "alice fell behind: 262144 bytes wait to be sent, more than the 262144 a subscriber may leave unread"))
+        #expect(admission.delivery(to: 1, backlog: 256 * 1024, event: false) == .send)
+        #expect(admission.delivery(to: 1, backlog: 1024 * 1024, event: false) == .close(
+            "alice is not reading: 1048576 bytes wait to be sent, more than the 1048576 a console may leave unread"))
+        #expect(admission.delivery(to: 2, backlog: 15 * 1024 * 1024, event: true) == .send)
+        #expect(admission.delivery(to: 3, backlog: 15 * 1024 * 1024, event: true) == .send)
+    }
+
     @Test("NodeState: a refused member link and an ended console link give their slots back")
     func nodeStateReleases() {
         var state = NodeState(

@@ -23,6 +23,27 @@ struct SessionCodecTests {
         return frames
     }
 
+    @Test("a shared event's copies are byte for byte the event encoded per subscription, sealed or plain")
+    func sharedEvent() throws {
+        let event = ControlEvent(
+            id: 0, node: "n\u{e9}-1", time: 1_700_000_000.25, kind: "status",
+            detail: ["fiber": 7, "to": "active", "error": "a \"quoted\"\nline", "nested": ["a": [1, 2]]])
+        let shared = SharedEvent(event)
+        for authenticated in [true, false] {
+            var viaShared = authenticated ? try authenticatedPair().initiator : SessionCodec(keys: nil)
+            var viaMessage = viaShared
+            var bufferShared: [UInt8] = []
+            var bufferMessage: [UInt8] = []
+            for id in [0, 1, 9, 10, 12_345, -3, Int.max] {
+                try viaShared.append(shared, id: id, to: &bufferShared)
+                var copy = event
+                copy.id = id
+                try viaMessage.append(.event(copy), to: &bufferMessage)
+            }
+            #expect(bufferShared == bufferMessage, "authenticated: \(authenticated)")
+        }
+    }
+
     @Test("every fixture message crosses an authenticated link in both directions")
     func roundTrip() throws {
         var (initiator, responder) = try authenticatedPair()

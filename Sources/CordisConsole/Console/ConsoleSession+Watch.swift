@@ -134,6 +134,11 @@ extension ConsoleSession {
             case .event(let event, let number):
                 guard number == link else { continue }
                 screen.record(EventText.line(EventRecord(event)))
+                // The node ended the subscription because this console fell behind: follow again from now.
+                if event.kind == "lagged" {
+                    let current = client
+                    Task { _ = try? await self.subscribe(via: current, history: false) }
+                }
                 fetch()
                 redraw()
             case .status(let status, let number):

@@ -387,6 +387,11 @@ final class ConsoleSession: Sendable {
         guard follow else { return 0 }
         for await event in client.events {
             output.out(try EventText.line(EventRecord(event), json: json))
+            // The node ended the subscription because this console fell behind: follow again from now.
+            if event.kind == "lagged" {
+                args["history"] = false
+                _ = try await request("subscribe", args: args)
+            }
         }
         throw ConsoleError(.unavailable, "the link to \(address) closed")
     }

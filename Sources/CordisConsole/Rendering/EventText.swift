@@ -41,6 +41,8 @@ public enum EventText {
             return text
         case "entry":
             return "entry \(detail["entry"]?.stringValue ?? "?") \(detail["change"]?.stringValue ?? "?")"
+        case "lagged":
+            return "lagged: the node ended this subscription, events since were missed (\(detail["reason"]?.stringValue ?? "?"))"
         default:
             return "\(kind) \(detail.jsonString(.compact))"
         }

@@ -34,11 +34,6 @@ final class ControlState {
 
     /// How many recent local events a node keeps for `events` without `--follow`.
     static let historyLimit = 256
-    /// How many requests of one session may be running at once; more are answered `busy`.
-    static let maximumInFlight = 64
-    /// How many follow-subscriptions one session may hold; more are rejected.
-    static let maximumFollows = 16
-
     /// Requests running, by session id.
     var inFlight: [Int: Int] = [:]
 

@@ -6,10 +6,14 @@ extension Node {
     /// Runs a console's request and answers it. Every accepted change is logged with who made it.
     func serve(_ request: ControlRequest, from session: PeerSession) {
         let running = control.inFlight[session.id, default: 0]
-        guard running < ControlState.maximumInFlight else {
-            session.send(.response(ControlResponse(
-                id: request.id, errorCode: "busy",
-                errorMessage: "\(running) requests of \(session.identity.name) are still running on \(name)")))
+        let identity = state.admission.consoleIdentity(of: session.id)
+        let byIdentity = identity.map { identity in
+            control.inFlight.reduce(0) { $0 + (state.admission.consoleIdentity(of: $1.key) == identity ? $1.value : 0) }
+        } ?? running
+        if case .refuse(let reason) = state.admission.may(.request, session: session.id, link: running, identity: byIdentity) {
+            send(.response(ControlResponse(
+                id: request.id, errorCode: "busy", errorMessage: "\(name) runs no more requests of \(session.identity.name): \(reason)")),
+                 to: session)
             return
         }
         control.inFlight[session.id] = running + 1

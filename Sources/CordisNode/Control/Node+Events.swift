@@ -47,13 +47,62 @@ extension Node {
 
     /// Pushes `event` to the subscribers that want it: a local one to all, another member's (that
     /// `upstream` subscription brought) to the cluster-wide subscribers of that subscription's operator.
+    ///
+    /// The event is encoded once; the copies for one link (one per subscription) leave in one write. A
+    /// console that leaves too much unread (`Admission.delivery`) gets no copy: its subscriptions end
+    /// with a `lagged` event, or its link is closed.
     private func deliver(_ event: ControlEvent, local: Bool, upstream: ControlState.Upstream? = nil) {
+        var batches: [ObjectIdentifier: (session: PeerSession, ids: [Int])] = [:]
+        var order: [ObjectIdentifier] = []
+        var lagging: [ObjectIdentifier: (session: PeerSession, reason: String)] = [:]
         for subscriber in control.subscribers where local || (subscriber.cluster && subscriber.operator == upstream?.operator) {
             if let on = subscriber.on, on != event.node { continue }
-            var copy = event
-            copy.id = subscriber.id
-            subscriber.session.send(.event(copy))
+            let key = ObjectIdentifier(subscriber.session)
+            if batches[key] == nil {
+                guard lagging[key] == nil else { continue }
+                switch state.admission.delivery(to: subscriber.session.id, backlog: subscriber.session.link.backlog, event: true) {
+                case .send: break
+                case .lag(let reason):
+                    lagging[key] = (subscriber.session, reason)
+                    continue
+                case .close(let reason):
+                    closeUnread(subscriber.session, reason)
+                    lagging[key] = (subscriber.session, reason)
+                    continue
+                }
+                batches[key] = (subscriber.session, [])
+                order.append(key)
+            }
+            batches[key]?.ids.append(subscriber.id)
         }
+        if !order.isEmpty {
+            let shared = SharedEvent(event)
+            for key in order {
+                guard let batch = batches[key] else { continue }
+                do {
+                    try batch.session.link.enqueue(shared, ids: batch.ids)
+                } catch where error.code != .tooLarge {
+                    batch.session.link.close(reason: "cannot send to \(batch.session.identity.name): \(error)")
+                } catch {}
+            }
+        }
+        for (session, reason) in lagging.values where !session.link.connection.isClosed {
+            endSubscriptions(of: session, because: reason)
+        }
+    }
+
+    /// Ends every follow subscription of `session`, telling it with a `lagged` event on each (its link
+    /// stays open: the console may subscribe again once it has read what waits).
+    private func endSubscriptions(of session: PeerSession, because reason: String) {
+        let ended = control.subscribers.filter { $0.session === session }.map(\.id)
+        control.subscribers.removeAll { $0.session === session }
+        throttle.log(.info, kind: "subscriberLagged", "ended \(ended.count) subscriptions of \(session.identity.name): \(reason)",
+                     fields: [("CORDIS_PEER", session.identity.name)])
+        let notice = ControlEvent(
+            id: 0, node: name, time: Date().timeIntervalSince1970, kind: "lagged",
+            detail: ["reason": .string(reason), "waiting": .integer(session.link.backlog)])
+        try? session.link.enqueue(SharedEvent(notice), ids: ended)
+        endUnusedUpstream()
     }
 
     /// An event from a member this node subscribed to: forwarded to cluster-wide subscribers.
@@ -69,15 +118,18 @@ extension Node {
     /// `on` keeps one member's. Other members are asked for `requester`, and each checks it by its own
     /// operators file (a member that refuses it contributes nothing).
     ///
-    /// - Throws: `ControlError` `rejected` past `ControlState.maximumFollows` follow-subscriptions of
-    ///   one console (a member, following for each operator of its consoles, may hold more).
+    /// - Throws: `ControlError` `rejected` past the follow subscriptions `Admission` allows one link and
+    ///   one console identity (a member, following for each operator of its consoles, may hold more).
     func subscribe(_ request: ControlRequest, by session: PeerSession, for requester: OperatorIdentity?) async throws -> JSONValue {
         let args = request.args
         if args["follow"]?.boolValue == true {
             let held = control.subscribers.filter { $0.session === session }.count
-            let limit = session.role == .node ? ControlState.maximumFollows * 16 : ControlState.maximumFollows
-            guard held < limit else {
-                throw ControlError("rejected", "\(session.identity.name) already follows \(held) event streams on \(name)")
+            let identity = state.admission.consoleIdentity(of: session.id)
+            let byIdentity = identity.map { identity in
+                control.subscribers.filter { state.admission.consoleIdentity(of: $0.session.id) == identity }.count
+            } ?? held
+            if case .refuse(let reason) = state.admission.may(.follow, session: session.id, link: held, identity: byIdentity) {
+                throw ControlError("rejected", "\(name) starts no more subscriptions of \(session.identity.name): \(reason)")
             }
         }
         let cluster = session.identity.role == .console && (args["cluster"]?.boolValue ?? true)

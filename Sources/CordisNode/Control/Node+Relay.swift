@@ -176,14 +176,34 @@ extension Node {
     /// result is a large status.
     func sendPaged(_ response: ControlResponse, to session: PeerSession) {
         guard let result = response.result else {
-            session.send(.response(response))
+            send(.response(response), to: session)
             return
         }
         let frame = session.link.sendLimit
         let budget = max(frame / 2, frame - 1024)
         let pages = StatusPaging.pages(of: result, budget: budget)
         for (index, page) in pages.enumerated() {
-            session.send(.response(ControlResponse(id: response.id, result: page, more: index < pages.count - 1)))
+            guard send(.response(ControlResponse(id: response.id, result: page, more: index < pages.count - 1)), to: session)
+            else { return }
         }
+    }
+
+    /// Sends an answer to `session`, unless the session is a console that leaves more unread than it
+    /// may (`Admission.delivery`): its link is then closed instead. Returns whether it was sent.
+    @discardableResult
+    func send(_ message: WireMessage, to session: PeerSession) -> Bool {
+        if case .close(let reason) = state.admission.delivery(to: session.id, backlog: session.link.backlog, event: false) {
+            closeUnread(session, reason)
+            return false
+        }
+        return session.send(message) == nil
+    }
+
+    /// Closes the link of a console that does not read, logging why (throttled: many such consoles
+    /// cannot flood the log).
+    func closeUnread(_ session: PeerSession, _ reason: String) {
+        throttle.log(.warn, kind: "consoleNotReading", "closing the link of \(session.identity.name): \(reason)",
+                     fields: [("CORDIS_PEER", session.identity.name)])
+        session.link.close(reason: reason)
     }
 }

@@ -9,6 +9,12 @@
 ///   links and pinging them.
 /// - **The last `Limits.reserve` slots are for members and admins**: a viewer or an operator, however many
 ///   identities it has, cannot keep a member or an admin out.
+/// - **Control work is budgeted per link and per console identity**: running requests and follow
+///   subscriptions (`mayRun`, `mayFollow`); a member, relaying for every console of its node, gets a
+///   larger budget.
+/// - **A console pays for what it leaves unread** (`delivery`): past `Limits.subscriberLag` bytes waiting
+///   on its link its subscriptions end with a `lagged` event, past `Limits.consoleBacklog` its link is
+///   closed. A member's link is bounded by the connection's own outbound limit only.
 ///
 /// It owns no sockets: the node closes a refused link with the reason given.
 struct Admission {
@@ -28,6 +34,22 @@ struct Admission {
         var perConsoleIdentity: Int
         /// Slots kept for members and admins.
         var reserve: Int
+        /// Requests one console link may have running; more are answered `busy`.
+        var requestsPerLink = 64
+        /// Requests all the links of one console identity may have running together.
+        var requestsPerConsoleIdentity = 256
+        /// Requests one member's link may have running (it relays for all the consoles of its node).
+        var requestsPerMember = 1024
+        /// Follow subscriptions one console link may hold.
+        var followsPerLink = 16
+        /// Follow subscriptions all the links of one console identity may hold together.
+        var followsPerConsoleIdentity = 64
+        /// Follow subscriptions one member's link may hold (one per operator it follows for).
+        var followsPerMember = 256
+        /// Bytes a console may leave unread before its event subscriptions end.
+        var subscriberLag = 256 * 1024
+        /// Bytes a console may leave unread before its link is closed.
+        var consoleBacklog = 1024 * 1024
 
         /// The bounds of a node whose connection budget is `total`: 64 links per console identity (at
         /// most a quarter of the budget) and a reserve of an eighth of the budget, at most 64.
@@ -77,6 +99,65 @@ struct Admission {
         }
         holders[session] = holder
         return .admit
+    }
+
+    /// Which budget a link's control work counts against.
+    enum Work: Sendable {
+        /// A request being run.
+        case request
+        /// A follow subscription.
+        case follow
+    }
+
+    /// Whether `session` may start one more piece of `work`, given how many its own link (`link`) and all
+    /// the links of its console identity (`identity`, the same for a member) hold already.
+    func may(_ work: Work, session: Int, link: Int, identity: Int) -> Verdict {
+        let holder = holders[session]
+        let perLink: Int
+        let perIdentity: Int
+        switch (work, holder) {
+        case (.request, .member?): (perLink, perIdentity) = (limits.requestsPerMember, limits.requestsPerMember)
+        case (.request, _): (perLink, perIdentity) = (limits.requestsPerLink, limits.requestsPerConsoleIdentity)
+        case (.follow, .member?): (perLink, perIdentity) = (limits.followsPerMember, limits.followsPerMember)
+        case (.follow, _): (perLink, perIdentity) = (limits.followsPerLink, limits.followsPerConsoleIdentity)
+        }
+        let what = work == .request ? "requests running" : "follow subscriptions"
+        if link >= perLink { return .refuse("this link already has \(link) \(what), the most one link may") }
+        if identity >= perIdentity, case .console(let name, _)? = holder {
+            return .refuse("\(name) already has \(identity) \(what) over all its links, the most one identity may")
+        }
+        return .admit
+    }
+
+    /// The console identity holding `session`'s link (nil for a member or an unknown link).
+    func consoleIdentity(of session: Int) -> String? {
+        guard case .console(let identity, _)? = holders[session] else { return nil }
+        return identity
+    }
+
+    /// What becomes of a message for `session` whose link holds `backlog` bytes not yet read by the peer.
+    enum Delivery: Equatable, Sendable {
+        /// Send it.
+        case send
+        /// An event: end the subscription it is for, telling the console why.
+        case lag(String)
+        /// Close the link, for this reason.
+        case close(String)
+    }
+
+    /// Decides what a console that reads slowly or not at all is sent: events stop past
+    /// `Limits.subscriberLag` bytes waiting, the link closes past `Limits.consoleBacklog`. Members'
+    /// links always `send` (the connection's outbound limit bounds them).
+    func delivery(to session: Int, backlog: Int, event: Bool) -> Delivery {
+        guard case .console(let identity, _)? = holders[session] else { return .send }
+        if backlog >= limits.consoleBacklog {
+            return .close(
+                "\(identity) is not reading: \(backlog) bytes wait to be sent, more than the \(limits.consoleBacklog) a console may leave unread")
+        }
+        if event, backlog >= limits.subscriberLag {
+            return .lag("\(identity) fell behind: \(backlog) bytes wait to be sent, more than the \(limits.subscriberLag) a subscriber may leave unread")
+        }
+        return .send
     }
 
     /// The link of `session` ended: its slot is free.

@@ -24,6 +24,13 @@ struct FrameSealer: Sendable {
     static var macDigits: Int { 2 * HMACSHA256.size }
 
     mutating func append(_ message: WireMessage, to buffer: inout [UInt8], encoder: FrameEncoder) throws(WireError) {
+        try append(to: &buffer, encoder: encoder) { message.encode(into: &$0) }
+    }
+
+    /// Appends one sealed frame whose message object `body` writes (a whole JSON object, `{` first).
+    mutating func append(
+        to buffer: inout [UInt8], encoder: FrameEncoder, body: (inout [UInt8]) -> Void
+    ) throws(WireError) {
         let sequence = self.sequence
         let key = self.key
         try encoder.append(to: &buffer) { payload throws(WireError) in
@@ -34,7 +41,7 @@ struct FrameSealer: Sendable {
             let macStart = payload.count
             Self.append(Self.macPlaceholder, to: &payload)
             let bodyStart = payload.count
-            message.encode(into: &payload)
+            body(&payload)
             payload[bodyStart] = UInt8(ascii: ",")
             try Self.writeMAC(key: key, over: start ..< payload.count, macStart: macStart, in: &payload)
         }

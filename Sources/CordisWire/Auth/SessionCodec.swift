@@ -28,6 +28,16 @@ public struct SessionCodec: Sendable {
         }
     }
 
+    /// Appends subscription `id`'s copy of a shared event as one frame to `buffer`; throws `.oversize`
+    /// and then leaves the buffer unchanged.
+    public mutating func append(_ event: SharedEvent, id: Int, to buffer: inout [UInt8]) throws(WireError) {
+        if sealer != nil {
+            try sealer?.append(to: &buffer, encoder: encoder) { event.encode(id: id, into: &$0) }
+        } else {
+            try encoder.append(to: &buffer) { (payload: inout [UInt8]) throws(WireError) in event.encode(id: id, into: &payload) }
+        }
+    }
+
     /// Verifies (when authenticated) and decodes one received frame.
     ///
     /// Throws `.badMAC` or `.replay` for a frame that fails authentication, or a decoding error (see

@@ -210,6 +210,33 @@ public final class Link: Sendable {
         if let claim { connection.write(claim) }
     }
 
+    /// Sends `event` once for each subscription in `ids` (its copies differ only in their id), as one
+    /// write. Same errors as `send`; on `tooLarge` none of them is sent.
+    public func enqueue(_ event: SharedEvent, ids: [Int]) throws(TransportError) {
+        guard !ids.isEmpty else { return }
+        let claim = try sending.withLock { (state: inout Sending) throws(TransportError) -> Connection.WriteClaim? in
+            guard !state.closed, var codec = state.codec else {
+                throw connection.closeError ?? TransportError(.closed, "link on connection \(connection.id) is closed")
+            }
+            var buffer: [UInt8] = []
+            for id in ids {
+                do throws(WireError) {
+                    try codec.append(event, id: id, to: &buffer)
+                } catch {
+                    throw TransportError(.tooLarge, "cannot send event: \(error.message)")
+                }
+            }
+            let claim = try connection.stage(buffer)
+            state.codec = codec
+            return claim
+        }
+        options.traffic?.count(TrafficCounter.Kind(.event(event.event)), sent: ids.count)
+        if let claim { connection.write(claim) }
+    }
+
+    /// How many bytes wait to be written to the peer (see `Connection.pendingOutboundBytes`).
+    public var backlog: Int { connection.pendingOutboundBytes }
+
     /// Closes the link in order: sends `goodbye` with `reason`, flushes, closes. Idempotent.
     public func close(reason: String? = nil) {
         let claim = sending.withLock { state -> Connection.WriteClaim? in

@@ -25,3 +25,43 @@ public struct ControlEvent: Sendable, Hashable {
         self.detail = detail
     }
 }
+
+/// An `event` message encoded once for many subscriptions: the copies differ only in `id`, so each is
+/// the shared bytes with its id spliced in (see `Link.enqueue(_:ids:)`). Byte for byte what
+/// `WireMessage.event` encodes for the same event and id.
+public struct SharedEvent: Sendable {
+    /// The event, for traffic counts and for a link that cannot take the shared form.
+    public let event: ControlEvent
+    /// `{"type":"event","id":` (what precedes the id).
+    private let head: [UInt8]
+    /// What follows the id, up to and with the closing brace.
+    private let tail: [UInt8]
+
+    /// Encodes `event` (its `id` is ignored).
+    public init(_ event: ControlEvent) {
+        self.event = event
+        var probe = event
+        probe.id = 0
+        var bytes: [UInt8] = []
+        WireMessage.event(probe).encode(into: &bytes)
+        // The id is the member right after `type`: the head is what precedes its digit `0`. (Were the
+        // encoding ever to change, `head` stays empty and each copy is encoded whole.)
+        let marker = Array(#"{"type":"event","id":0"#.utf8)
+        let split = bytes.starts(with: marker) ? marker.count : 0
+        self.head = split > 0 ? Array(marker.dropLast()) : []
+        self.tail = split > 0 ? Array(bytes[split...]) : []
+    }
+
+    /// Appends the event as subscription `id`'s copy (a whole JSON object, no length prefix).
+    func encode(id: Int, into buffer: inout [UInt8]) {
+        guard !head.isEmpty else {
+            var copy = event
+            copy.id = id
+            WireMessage.event(copy).encode(into: &buffer)
+            return
+        }
+        buffer.append(contentsOf: head)
+        JSONSerializer.appendInteger(Int64(id), to: &buffer)
+        buffer.append(contentsOf: tail)
+    }
+}

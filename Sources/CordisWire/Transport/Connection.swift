@@ -385,6 +385,10 @@ public final class Connection: Sendable, DeferredWriter {
     /// Why the connection closed: nil while open or after an orderly close.
     public var closeError: TransportError? { state.withLock { $0.closeError } }
 
+    /// How many bytes wait to be written (accepted by `stage` but not yet taken by the socket): what a
+    /// peer that does not read leaves this side holding.
+    public var pendingOutboundBytes: Int { state.withLock { $0.pendingOutbound } }
+
     /// Waits until the socket is closed; returns the close reason (nil for an orderly close).
     public func closed() async -> TransportError? {
         await withCheckedContinuation { continuation in

@@ -9,8 +9,18 @@ import Glibc
 enum ProcessProbe {
     /// The resident memory of process `pid` in MB (VmRSS in `/proc/PID/status`), 0 when unreadable.
     static func residentMB(pid: Int32) -> Double {
+        statusMB(pid: pid, field: "VmRSS:")
+    }
+
+    /// The highest resident memory process `pid` has had in MB (VmHWM in `/proc/PID/status`), 0 when
+    /// unreadable.
+    static func peakResidentMB(pid: Int32) -> Double {
+        statusMB(pid: pid, field: "VmHWM:")
+    }
+
+    private static func statusMB(pid: Int32, field: String) -> Double {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        for line in text.split(separator: "\n") where line.hasPrefix(field) {
             let fields = line.split(separator: " ")
             if fields.count >= 2, let kilobytes = Double(fields[1]) { return kilobytes / 1024 }
         }
