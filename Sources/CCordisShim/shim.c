@@ -17,7 +17,6 @@
 #include <string.h>
 #include <time.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -135,12 +134,6 @@ int ccordis_set_int_option(int fd, int level, int name, int value) {
 }
 
 int ccordis_set_no_delay(int fd) { return ccordis_set_int_option(fd, IPPROTO_TCP, TCP_NODELAY, 1); }
-
-int ccordis_unread_bytes(int fd) {
-    int count = 0;
-    if (ioctl(fd, FIONREAD, &count) < 0) return -1;
-    return count;
-}
 
 int ccordis_set_buffer_sizes(int fd, int send_bytes, int receive_bytes) {
     if (send_bytes > 0 && ccordis_set_int_option(fd, SOL_SOCKET, SO_SNDBUF, send_bytes) < 0) return -1;

@@ -174,6 +174,54 @@ struct HostileConnectionTests {
         }
     }
 
+    /// Floods `port` from `sources` (IPv4 loopback addresses) until `stop`: each connection sends five
+    /// bytes of a frame and stalls; at most `holding` are kept, the oldest closed for each new one.
+    static func stalledFlood(_ port: UInt16, sources: [UInt32], holding: Int, stop: SharedBox<Bool>, held: SharedBox<Int>) async {
+        await onOwnThread {
+            var fds: [Int32] = []
+            var index = 0
+            while !stop.value {
+                let fd = Self.open(port, from: sources[index % sources.count])
+                index += 1
+                guard fd >= 0 else { continue }
+                Self.sendAll(fd, [0, 0, 0, 64, 0x7B])
+                fds.append(fd)
+                if fds.count > holding { close(fds.removeFirst()) }
+                held.set(fds.count)
+            }
+            for fd in fds { close(fd) }
+        }
+    }
+
+    @Test("Consoles get in, each in turn, while stalled connections flood the node from their own address or from 100 others")
+    func consolesGetInDuringAStalledFlood() async throws {
+        try await TestCluster.run { cluster in
+            let target = try await Self.target(in: cluster)
+            for sources in [[UInt32(0x7F00_0001)], (0..<100).map { 0x7F00_0100 + UInt32($0) }] {
+                let stop = SharedBox(false)
+                let held = SharedBox(0)
+                let port = target.port
+                let flood = Task.detached { await Self.stalledFlood(port, sources: sources, holding: 600, stop: stop, held: held) }
+                let deadline = ContinuousClock.now + .seconds(30)
+                while held.value < 600, ContinuousClock.now < deadline { await Task.yield() }
+                var admitted = 0
+                var failures: [String] = []
+                for _ in 0..<5 {
+                    do {
+                        let console = try await target.console(timeout: .seconds(5))
+                        admitted += 1
+                        await console.close()
+                    } catch {
+                        failures.append("\(error)")
+                    }
+                }
+                stop.set(true)
+                await flood.value
+                #expect(admitted == 5, "\(admitted) of 5 consoles got in during a flood from \(sources.count) addresses: \(failures)")
+            }
+        }
+    }
+
     @Test("Oversized hellos do not make the node buffer them")
     func oversizedHellosAreNotBuffered() async throws {
         try await TestCluster.run { cluster in

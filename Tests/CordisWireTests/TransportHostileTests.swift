@@ -157,7 +157,7 @@ struct TransportHostileTests {
         #expect(listener.pendingHandshakeCount == 4)
     }
 
-    @Test("when the listener's bound is reached, a silent connection is shed before one that sent a frame")
+    @Test("when the listener's bound is reached, a connection that sent no whole frame is shed before one that did, the longest stalled first")
     func slowestIsShedFirst() async throws {
         let loop = try EventLoop()
         defer { Task { await loop.shutdown() } }
@@ -179,9 +179,99 @@ struct TransportHostileTests {
         let silent4 = try await loop.connect(to: listener.address, limits: ConnectionLimits().withoutHandshakeDeadline)
         let s5 = try await withDeadline("accept") { try await accept(listener) }
         #expect(try await withDeadline("the next silent one is shed") { await s3.closed() }?.code == .handshakeShed)
-        #expect(!s2.isClosed, "the connection that sent its hello is kept")
+        #expect(!s2.isClosed, "the connection that sent frames is kept")
         #expect(!s4.isClosed && !s5.isClosed)
         _ = (silent1, talker, silent2, silent3, silent4)
+    }
+
+    @Test("among connections that sent frames, the one whose last frame is the oldest is shed")
+    func stalestFramedIsShed() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        var options = ListenerOptions()
+        options.limits.handshakeTimeout = .seconds(60)
+        options.maxPendingHandshakes = 2
+        let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0), options: options)
+        let first = try await loop.connect(to: listener.address, limits: ConnectionLimits().withoutHandshakeDeadline)
+        try await first.send(bytes("hello"))
+        let s1 = try await withDeadline("accept") { try await accept(listener) }
+        try await eventually("the first hello arrived", on: loop) { s1.framesReceived == 1 }
+        let second = try await loop.connect(to: listener.address, limits: ConnectionLimits().withoutHandshakeDeadline)
+        try await second.send(bytes("hello"))
+        let s2 = try await withDeadline("accept") { try await accept(listener) }
+        try await eventually("the second hello arrived", on: loop) { s2.framesReceived == 1 }
+        // The first goes on with its handshake: its progress is now the latest.
+        try await first.send(bytes("proof"))
+        try await eventually("the first's proof arrived", on: loop) { s1.framesReceived == 2 }
+        let third = try await loop.connect(to: listener.address, limits: ConnectionLimits().withoutHandshakeDeadline)
+        _ = try await withDeadline("accept") { try await accept(listener) }
+        #expect(try await withDeadline("the stalled second is shed") { await s2.closed() }?.code == .handshakeShed)
+        #expect(!s1.isClosed)
+        _ = (first, second, third)
+    }
+
+    @Test("a newcomer that has sent nothing yet outlives a flood of stalled connections that sent a few bytes, from many sources")
+    func newcomerOutlivesStalledFlood() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        var options = ListenerOptions()
+        options.limits.handshakeTimeout = .seconds(60)
+        options.maxPendingHandshakes = 8
+        let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0), options: options)
+        let port = try port(of: listener)
+        var flood: [Int32] = []
+        defer { for fd in flood { close(fd) } }
+        var stalled: [Connection] = []
+        // Eight sources each hold one connection that sent five bytes of a frame header and stopped.
+        for source in 0..<8 {
+            let fd = try rawConnect(port: port, from: "127.0.1.\(source + 1)")
+            let five: [UInt8] = [0, 0, 0, 16, 0x7B]
+            _ = five.withUnsafeBytes { write(fd, $0.baseAddress, 5) }
+            flood.append(fd)
+            stalled.append(try await withDeadline("accept") { try await accept(listener) })
+        }
+        let newcomer = try rawConnect(port: port, from: "127.0.2.1")
+        defer { close(newcomer) }
+        let accepted = try await withDeadline("accept") { try await accept(listener) }
+        for source in 0..<3 {
+            flood.append(try rawConnect(port: port, from: "127.0.3.\(source + 1)"))
+            _ = try await withDeadline("accept") { try await accept(listener) }
+        }
+        // Four arrivals past the bound of eight: the four that stalled longest make room.
+        let firstFour = Array(stalled.prefix(4))
+        try await eventually("the four longest stalled are shed", 5, on: loop) { firstFour.allSatisfy(\.isClosed) }
+        #expect(!accepted.isClosed, "the newcomer is kept")
+        #expect(stalled[4...].allSatisfy { !$0.isClosed })
+    }
+
+    @Test("a newcomer from the flood's own address outlives that address's stalled connections")
+    func newcomerOutlivesItsSourcesFlood() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        var options = ListenerOptions()
+        options.limits.handshakeTimeout = .seconds(60)
+        options.maxPendingHandshakesPerSource = 4
+        let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0), options: options)
+        let port = try port(of: listener)
+        var flood: [Int32] = []
+        defer { for fd in flood { close(fd) } }
+        var stalled: [Connection] = []
+        func stall() async throws {
+            let fd = try rawConnect(port: port)
+            let five: [UInt8] = [0, 0, 0, 16, 0x7B]
+            _ = five.withUnsafeBytes { write(fd, $0.baseAddress, 5) }
+            flood.append(fd)
+            stalled.append(try await withDeadline("accept") { try await accept(listener) })
+        }
+        for _ in 0..<4 { try await stall() }
+        let newcomer = try rawConnect(port: port)
+        defer { close(newcomer) }
+        let accepted = try await withDeadline("accept") { try await accept(listener) }
+        try await stall()
+        try await stall()
+        let firstThree = Array(stalled.prefix(3))
+        try await eventually("the three longest stalled are shed", 5, on: loop) { firstThree.allSatisfy(\.isClosed) }
+        #expect(!accepted.isClosed, "the newcomer is kept")
     }
 
     @Test("a flood from one source displaces its own connections, not an older one from another source")

@@ -56,8 +56,6 @@ int ccordis_set_nonblocking(int fd);
 int ccordis_set_int_option(int fd, int level, int name, int value);
 /// TCP_NODELAY on.
 int ccordis_set_no_delay(int fd);
-/// The bytes waiting to be read on a socket (FIONREAD), or -1.
-int ccordis_unread_bytes(int fd);
 /// Socket buffer sizes (0 leaves one unchanged).
 int ccordis_set_buffer_sizes(int fd, int send_bytes, int receive_bytes);
 

@@ -234,8 +234,9 @@ public final class Link: Sendable {
         if let claim { connection.write(claim) }
     }
 
-    /// How many bytes wait to be written to the peer (see `Connection.pendingOutboundBytes`).
-    public var backlog: Int { connection.pendingOutboundBytes }
+    /// How many bytes wait to be written to the peer (accepted but not yet taken by the socket): what a
+    /// peer that does not read leaves this side holding.
+    public var backlog: Int { connection.bufferedOutboundBytes }
 
     /// Closes the link in order: sends `goodbye` with `reason`, flushes, closes. Idempotent.
     public func close(reason: String? = nil) {

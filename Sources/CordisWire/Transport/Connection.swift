@@ -73,6 +73,8 @@ public final class Connection: Sendable, DeferredWriter {
         var closeCallbacks: [@Sendable (TransportError?) -> Void] = []
         var framesReceived = 0
         var bytesReceived = 0
+        /// When the connection last made progress in its handshake: accepted, or a whole frame arrived.
+        var lastProgress = ContinuousClock.now
         /// `send(2)` calls made on the socket (for tests).
         var sendCalls = 0
         var establishedCallbacks: [@Sendable () -> Void] = []
@@ -385,10 +387,6 @@ public final class Connection: Sendable, DeferredWriter {
     /// Why the connection closed: nil while open or after an orderly close.
     public var closeError: TransportError? { state.withLock { $0.closeError } }
 
-    /// How many bytes wait to be written (accepted by `stage` but not yet taken by the socket): what a
-    /// peer that does not read leaves this side holding.
-    public var pendingOutboundBytes: Int { state.withLock { $0.pendingOutbound } }
-
     /// Waits until the socket is closed; returns the close reason (nil for an orderly close).
     public func closed() async -> TransportError? {
         await withCheckedContinuation { continuation in
@@ -414,13 +412,11 @@ public final class Connection: Sendable, DeferredWriter {
     /// How many frames arrived from the peer so far (the listener sheds the slowest connections first).
     package var framesReceived: Int { state.withLock { $0.framesReceived } }
 
-    /// How far the peer got, for shedding the slowest first: frames read, then whether any byte
-    /// arrived (read into a partial frame, or waiting in the socket). On the loop thread.
-    var progress: (frames: Int, bytes: Bool) {
-        let (fd, frames, bytes) = state.withLock { ($0.fd, $0.framesReceived, $0.bytesReceived) }
-        // Only the loop thread closes the socket, so `fd` stays valid here outside the lock.
-        let waiting = fd >= 0 && ccordis_unread_bytes(fd) > 0
-        return (frames, bytes > 0 || waiting)
+    /// How far the connection got in its handshake, for the listener's shedding: whether a whole frame
+    /// arrived, and when it last made progress (it was accepted, or a whole frame arrived). Bytes that
+    /// make no whole frame do not count, so a peer cannot look busy by trickling them.
+    var handshakeProgress: (framed: Bool, at: ContinuousClock.Instant) {
+        state.withLock { ($0.framesReceived > 0, $0.lastProgress) }
     }
 
     /// The number of bytes waiting to be written.
@@ -703,6 +699,12 @@ public final class Connection: Sendable, DeferredWriter {
         }
     }
 
+    /// Reads what waits in the socket now, as the loop does when it reports the socket readable (on the
+    /// loop thread only): the listener lets a connection it is about to shed show the progress it made.
+    func catchUp(scratch: UnsafeMutableRawBufferPointer) {
+        readable(scratch: scratch)
+    }
+
     private func readable(scratch: UnsafeMutableRawBufferPointer) {
         for _ in 0..<4 {
             let (fd, discarding) = state.withLock { state -> (Int32, Bool) in
@@ -776,6 +778,7 @@ public final class Connection: Sendable, DeferredWriter {
                     frames.append(frame.payload)
                     state.framesReceived += 1
                 }
+                if !frames.isEmpty, state.phase == .handshaking { state.lastProgress = .now }
             } catch {
                 failure = error
             }

@@ -13,9 +13,10 @@ import Glibc
 /// bounds of its `ConnectionLimits` (64 KiB frames, a small queue) and its handshake deadline, on the
 /// loop, before any consumer sees it. The connections that have not finished their handshake are
 /// bounded per listener (`maxPendingHandshakes`) and per source (`maxPendingHandshakesPerSource`):
-/// when a bound is reached the slowest of them (fewest frames received, then the oldest) is closed
-/// with `handshakeShed` — for the listener's bound, the slowest of the source holding the most — so a
-/// peer that completes its handshake promptly gets in while another source floods the listener. A
+/// when a bound is reached one that sent no whole frame yet, then the one that stalled longest (its
+/// last whole frame, or its accept, is the oldest) is closed with `handshakeShed` — for the listener's bound, among the sources holding the
+/// most — so a peer that completes its handshake promptly gets in while others flood the listener,
+/// from one source or many. A
 /// connection that closes before the consumer takes it is dropped on the loop and never handed out.
 /// Create one with `EventLoop.listen(on:options:)` or `EventLoop.adoptListener(fd:options:)`;
 /// `close()` stops it and removes the Unix socket file it created.
@@ -159,7 +160,7 @@ public final class Listener: Sendable {
 
     /// Accepts a few connections per turn of the loop, so the reads of those accepted (a console's
     /// hello) are seen between batches and count when the slowest is chosen for shedding.
-    private func acceptPending() {
+    private func acceptPending(scratch: UnsafeMutableRawBufferPointer) {
         for _ in 0..<16 {
             let fd = state.withLock { $0.fd }
             guard fd >= 0 else { return }
@@ -177,7 +178,7 @@ public final class Listener: Sendable {
                     return
                 }
             }
-            admit(client)
+            admit(client, scratch: scratch)
         }
     }
 
@@ -205,32 +206,36 @@ public final class Listener: Sendable {
         return "unknown"
     }
 
-    /// The pending connection to shed among `candidates` (indices into `pending`): the one that
-    /// received the fewest frames, then one that sent nothing at all, the oldest among equals.
+    /// The pending connection to shed among `candidates` (indices into `pending`): one from which no
+    /// whole frame arrived before any that sent one, then the one whose last progress (its accept, or
+    /// its last whole frame) is the oldest, the oldest accepted among equals. A peer that goes through
+    /// its handshake promptly keeps moving to the back; one that stalled, whatever bytes it sent, is
+    /// shed first.
     private static func slowest(_ pending: [Pending], among candidates: [Int]) -> Int? {
-        var best: (index: Int, frames: Int, bytes: Int, order: UInt64)?
+        var best: (index: Int, framed: Int, progress: ContinuousClock.Instant, order: UInt64)?
         for index in candidates {
             let entry = pending[index]
-            let progress = entry.connection.progress
-            let bytes = progress.bytes ? 1 : 0
-            if let current = best, (current.frames, current.bytes, current.order) <= (progress.frames, bytes, entry.order) {
+            let progress = entry.connection.handshakeProgress
+            let framed = progress.framed ? 1 : 0
+            if let current = best, (current.framed, current.progress, current.order) <= (framed, progress.at, entry.order) {
                 continue
             }
-            best = (index, progress.frames, bytes, entry.order)
+            best = (index, framed, progress.at, entry.order)
         }
         return best?.index
     }
 
-    /// The indices of the pending connections of the source that holds the most of them: a flood
-    /// from one place displaces its own connections first, not those of other sources.
-    private static func busiestSource(_ pending: [Pending]) -> [Int] {
+    /// The indices of the pending connections of the sources that hold the most of them: a flood from
+    /// one place displaces its own connections first, not those of other sources; a flood from many
+    /// places, each holding as many as the newcomer's source, competes with it on progress alone.
+    private static func busiestSources(_ pending: [Pending]) -> [Int] {
         var counts: [String: Int] = [:]
         for entry in pending { counts[entry.source, default: 0] += 1 }
-        guard let busiest = counts.max(by: { $0.value < $1.value })?.key else { return [] }
-        return pending.indices.filter { pending[$0].source == busiest }
+        guard let most = counts.values.max() else { return [] }
+        return pending.indices.filter { counts[pending[$0].source] == most }
     }
 
-    private func admit(_ client: Int32) {
+    private func admit(_ client: Int32, scratch: UnsafeMutableRawBufferPointer) {
         var credentials: PeerCredentials?
         if address.isUnix {
             credentials = PeerCredentials.read(from: client)
@@ -245,17 +250,9 @@ public final class Listener: Sendable {
             }
         }
         // Make room: shed connections still in their handshake before refusing anyone.
-        let (admitted, full) = state.withLock { state -> (Bool, [Connection]) in
-            var shed: [Connection] = []
-            if state.live >= options.maxConnections, !state.pending.isEmpty,
-               let index = Self.slowest(state.pending, among: Array(state.pending.indices))
-            {
-                shed.append(Self.take(index, from: &state))
-            }
-            guard state.live - shed.count < options.maxConnections else { return (false, shed) }
-            return (true, shed)
-        }
-        shedAll(full, why: "the listener holds \(options.maxConnections) connections")
+        let full = shedOne(scratch: scratch, while: { $0.live >= options.maxConnections }, among: { Array($0.pending.indices) })
+        let admitted = state.withLock { $0.live - (full == nil ? 0 : 1) < options.maxConnections }
+        shedAll(full.map { [$0] } ?? [], why: "the listener holds \(options.maxConnections) connections")
         guard admitted else {
             Glibc.close(client)
             loop.report(TransportEvent(
@@ -285,23 +282,25 @@ public final class Listener: Sendable {
             return
         }
         let source = Self.source(of: connection)
-        let shed = state.withLock { state -> [Connection] in
-            var shed: [Connection] = []
-            let sameSource = state.pending.indices.filter { state.pending[$0].source == source }
-            if sameSource.count >= max(1, options.maxPendingHandshakesPerSource),
-               let index = Self.slowest(state.pending, among: sameSource)
-            {
-                shed.append(Self.take(index, from: &state))
-            }
-            while state.pending.count >= max(1, options.maxPendingHandshakes),
-                  let index = Self.slowest(state.pending, among: Self.busiestSource(state.pending))
-            {
-                shed.append(Self.take(index, from: &state))
-            }
+        var shed: [Connection] = []
+        let perSource = max(1, options.maxPendingHandshakesPerSource)
+        if let one = shedOne(
+            scratch: scratch, while: { state in state.pending.count { $0.source == source } >= perSource },
+            among: { state in state.pending.indices.filter { state.pending[$0].source == source } })
+        {
+            shed.append(one)
+        }
+        // Bounded: each round takes one pending connection out, or stops.
+        while let one = shedOne(
+            scratch: scratch, while: { $0.pending.count >= max(1, options.maxPendingHandshakes) },
+            among: { Self.busiestSources($0.pending) })
+        {
+            shed.append(one)
+        }
+        state.withLock { state in
             state.live += 1
             state.pending.append(Pending(connection: connection, order: state.nextOrder, source: source))
             state.nextOrder += 1
-            return shed
         }
         shedAll(shed, why: "too many connections from \(source) or in all have not finished their handshake")
         let id = connection.id
@@ -327,6 +326,36 @@ public final class Listener: Sendable {
         waiter?.resume(returning: connection)
     }
 
+    /// Takes out the pending connection to shed among those `among` picks (indices into `pending`, read
+    /// under the lock), or nil when there is none. A candidate from which no whole frame has arrived
+    /// first reads what waits in its socket (on the loop thread, as its own turn would): a peer whose
+    /// hello is there, not yet read in this turn of the loop, has made progress and is spared, and the
+    /// choice is made again, while `needed` still holds. Bounded: each round takes one out, or leaves one
+    /// fewer unframed candidate.
+    private func shedOne(
+        scratch: UnsafeMutableRawBufferPointer, while needed: (borrowing State) -> Bool, among: (borrowing State) -> [Int]
+    ) -> Connection? {
+        let rounds = state.withLock { $0.pending.count } + 1
+        for _ in 0..<rounds {
+            // A candidate that closed while it read (its peer had gone) may have made the room.
+            let chosen = state.withLock { state -> Connection? in
+                guard needed(state) else { return nil }
+                return Self.slowest(state.pending, among: among(state)).map { state.pending[$0].connection }
+            }
+            guard let chosen else { return nil }
+            if !chosen.handshakeProgress.framed {
+                chosen.catchUp(scratch: scratch)
+                if chosen.handshakeProgress.framed || chosen.isClosed { continue }
+            }
+            let taken = state.withLock { state -> Connection? in
+                guard let index = state.pending.firstIndex(where: { $0.connection === chosen }) else { return nil }
+                return Self.take(index, from: &state)
+            }
+            if let taken { return taken }
+        }
+        return nil
+    }
+
     /// Removes the pending entry at `index` (and from the ready queue), returning its connection.
     private static func take(_ index: Int, from state: inout State) -> Connection {
         let connection = state.pending.remove(at: index).connection
@@ -350,7 +379,7 @@ public final class Listener: Sendable {
 
 extension Listener: LoopHandler {
     func handle(events: UInt32, scratch: UnsafeMutableRawBufferPointer) {
-        acceptPending()
+        acceptPending(scratch: scratch)
     }
 
     func loopStopped() {

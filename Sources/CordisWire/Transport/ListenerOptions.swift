@@ -20,11 +20,13 @@ public struct ListenerOptions: Sendable, Hashable {
     /// it would retry only a second later; capped by `net.core.somaxconn`).
     public var backlog: Int32
     /// The most accepted connections that have not finished their handshake; when a new one arrives
-    /// and the bound is reached, the slowest (the one that sent the fewest frames), oldest first, of
-    /// the source holding the most is closed with `handshakeShed`.
+    /// and the bound is reached, among the sources holding the most, one that sent no whole frame yet
+    /// before one that did, and the one that stalled longest (whose last whole frame, or accept, is the
+    /// oldest) among those, is closed with `handshakeShed`.
     public var maxPendingHandshakes: Int
     /// The most connections still in their handshake from one source: one IP address for TCP, one
-    /// user id for a Unix socket; the source's slowest, oldest first, makes room for its new one.
+    /// user id for a Unix socket; the source's connection that stalled longest (by the same rule) makes
+    /// room for its new one.
     public var maxPendingHandshakesPerSource: Int
     /// The TLS context of a TCP listener: every accepted TCP connection runs TLS from its first byte
     /// (nil: plain; ignored for Unix sockets, which keep peer credentials).
