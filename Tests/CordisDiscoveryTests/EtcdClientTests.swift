@@ -50,6 +50,31 @@ struct EtcdClientTests {
         }
     }
 
+    @Test("a paged listing reads every key at one revision within the answer bound, halving pages too large for it")
+    func pagedListing() async throws {
+        try await Self.withEtcd { etcd, client in
+            let value = [UInt8](repeating: UInt8(ascii: "v"), count: 1024)
+            for index in 0..<300 { try await client.put("cordis/paged/k\(1000 + index)", value) }
+            try await client.put("cordis/pagedz", value)
+            // A client that reads at most 64 KiB per answer: a page of 256 keys is about 350 KB.
+            let loop = try EventLoop(name: "paged")
+            defer { Task { await loop.shutdown() } }
+            let small = EtcdClient(
+                endpoints: try EtcdEndpoint.list(parsing: etcd.discovery), loop: loop, requestTimeout: .seconds(10),
+                maxAnswerBytes: 64 << 10)
+            await #expect(throws: EtcdError.self) { _ = try await small.range(prefix: "cordis/paged/") }
+            let listed = try await small.rangePaged(prefix: "cordis/paged/", maxKeys: 1_000)
+            #expect(listed.kvs.map(\.key) == (0..<300).map { "cordis/paged/k\(1000 + $0)" })
+            #expect(!listed.truncated)
+            // At the revision it started from: a key put later is not in it.
+            try await client.put("cordis/paged/k9999", value)
+            let again = try await small.rangePaged(prefix: "cordis/paged/", at: listed.revision, maxKeys: 1_000)
+            #expect(again.kvs.count == 300 && again.revision == listed.revision)
+            let capped = try await small.rangePaged(prefix: "cordis/paged/", maxKeys: 100)
+            #expect(capped.kvs.count == 100 && capped.truncated)
+        }
+    }
+
     @Test("create succeeds only while the name is free, and reports who holds it")
     func createIfAbsent() async throws {
         try await Self.withEtcd { _, client in

@@ -60,11 +60,14 @@ enum DiscoveryListing {
         return code
     }
 
-    /// Reads the keys under `cordis/` through `client` and prints the members; returns the exit status.
+    /// Reads the members' and services' keys through `client` and prints the members; returns the exit
+    /// status.
     private static func list(_ client: EtcdClient, json: Bool, output: ConsoleOutput) async -> Int32 {
         let kvs: [EtcdKeyValue]
         do {
-            kvs = try await client.range(prefix: "cordis/").kvs
+            // Paged, at one revision: a directory of any size is read within the answer bound.
+            let members = try await client.rangePaged(prefix: "cordis/members/", maxKeys: 65_536)
+            kvs = members.kvs + (try await client.rangePaged(prefix: "cordis/services/", at: members.revision, maxKeys: 65_536)).kvs
         } catch {
             output.err("error: etcd cannot be reached: \(error)\n")
             return 69

@@ -5,3 +5,13 @@ package enum EtcdChange: Equatable, Sendable {
     /// A key was deleted (or its lease expired).
     case delete(key: String, revision: Int64)
 }
+
+extension EtcdChange {
+    /// The key changed.
+    package var key: String {
+        switch self {
+        case .put(let kv): kv.key
+        case .delete(let key, _): key
+        }
+    }
+}

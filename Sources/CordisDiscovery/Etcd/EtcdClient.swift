@@ -147,6 +147,50 @@ package final class EtcdClient: Sendable {
         return (kvs, try EtcdCoding.revision(answer))
     }
 
+    /// Every key that starts with `prefix`, read in pages at one revision (`revision`, or the store's
+    /// latest when nil), at most `maxKeys` of them (`truncated` says more were there): a directory of
+    /// any size is read within `maxAnswerBytes` per answer. A page too large for that bound is asked
+    /// again with half as many keys (etcd keeps a key and its value within its request limit, 1.5 MiB by
+    /// default, so a page of a few always fits).
+    ///
+    /// - Throws: `EtcdError` (`compacted` when `revision` is gone: list again).
+    package func rangePaged(
+        prefix: String, at revision: Int64? = nil, pageSize: Int = 256, maxKeys: Int
+    ) async throws -> (kvs: [EtcdKeyValue], revision: Int64, truncated: Bool) {
+        var kvs: [EtcdKeyValue] = []
+        var start = Array(prefix.utf8)
+        var pinned = revision
+        var size = max(1, pageSize)
+        let end = EtcdCoding.prefixEnd(prefix)
+        // Bounded: every round reads a page and moves past it, or halves the page size.
+        while true {
+            var body: JSONObject = [
+                "key": .string(EtcdCoding.base64(start)), "range_end": .string(EtcdCoding.base64(end)),
+                "limit": .string(String(min(size, maxKeys - kvs.count + 1))),
+            ]
+            if let pinned { body["revision"] = .string(String(pinned)) }
+            let answer: JSONValue
+            do {
+                answer = try await request("/v3/kv/range", .object(body))
+            } catch let error as EtcdError where error.code == .malformed && size > 1 {
+                size /= 2
+                continue
+            }
+            if pinned == nil { pinned = try EtcdCoding.revision(answer) }
+            let page = try (answer["kvs"]?.arrayValue ?? []).map { kv throws(EtcdError) in try EtcdCoding.keyValue(kv) }
+            kvs.append(contentsOf: page)
+            if kvs.count > maxKeys {
+                return (Array(kvs.prefix(maxKeys)), pinned ?? 0, true)
+            }
+            guard answer["more"]?.boolValue == true, let last = page.last else { return (kvs, pinned ?? 0, false) }
+            let next = Array(last.key.utf8) + [0]
+            // A key that does not read back as the bytes etcd holds (not UTF-8) could send the next page
+            // back to where this one started: stop there rather than go round.
+            guard start.lexicographicallyPrecedes(next) else { return (kvs, pinned ?? 0, true) }
+            start = next
+        }
+    }
+
     /// The value of `key`, if it exists.
     package func get(_ key: String) async throws -> EtcdKeyValue? {
         let answer = try await request("/v3/kv/range", ["key": .string(EtcdCoding.base64(key))])

@@ -34,6 +34,9 @@ package final class EtcdWatch: Sendable {
                 "key": .string(EtcdCoding.base64(prefix)),
                 "range_end": .string(EtcdCoding.base64(EtcdCoding.prefixEnd(prefix))),
                 "start_revision": .string(String(revision)),
+                // A burst larger than etcd's request limit arrives as several lines, each within
+                // `maxLineBytes`, rather than as one line this client would refuse.
+                "fragment": true,
             ],
         ]
         let work = Task {

@@ -246,16 +246,26 @@ extension Node {
         var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: .seconds(2))
         while running, !Task.isCancelled {
             do {
-                let (kvs, revision) = try await etcd.client.range(prefix: "cordis/")
+                // The members and the services, read in pages at one revision: keys elsewhere under
+                // `cordis/` are not read at all, and a large directory never makes one answer too big.
+                let members = try await etcd.client.rangePaged(
+                    prefix: EtcdDirectory.membersPrefix, maxKeys: EtcdDirectory.maxMembers)
+                let services = try await etcd.client.rangePaged(
+                    prefix: EtcdDirectory.servicesPrefix, at: members.revision, maxKeys: EtcdDirectory.maxServices)
+                if members.truncated || services.truncated {
+                    throttle.log(.warn, kind: "etcdDirectoryTruncated",
+                                 "etcd lists more than \(EtcdDirectory.maxMembers) members or \(EtcdDirectory.maxServices) services; this node reads that many")
+                }
                 guard running else { return }
-                carryOut(state.receive(.directory(.directoryListed(kvs, revision: revision))))
+                let revision = members.revision
+                carryOut(state.receive(.directory(.directoryListed(members.kvs + services.kvs, revision: revision))))
                 let watch = etcd.client.watch(prefix: "cordis/", from: revision + 1)
                 defer { watch.cancel() }
                 for try await message in watch.messages {
                     guard running, !Task.isCancelled else { return }
                     backoff.reset()
                     if case .changes(let changes, let revision) = message {
-                        carryOut(state.receive(.directory(.directoryChanged(changes, revision: revision))))
+                        await takeDirectoryChanges(changes, revision: revision)
                     }
                 }
             } catch {
@@ -264,6 +274,31 @@ extension Node {
             await pause(for: backoff.next(random: Double.random(in: 0...1)))
         }
     }
+
+    /// Hands a watch's changes to the directory in slices, letting the actor's other work (the lease
+    /// renewal first of all) run between them: a burst of thousands of changes cannot hold the node
+    /// until its lease expires. Changes to keys the node does not use are dropped here (logged once).
+    private func takeDirectoryChanges(_ changes: [EtcdChange], revision: Int64) async {
+        func isUsed(_ key: String) -> Bool {
+            key.hasPrefix(EtcdDirectory.membersPrefix) || key.hasPrefix(EtcdDirectory.servicesPrefix)
+        }
+        let used = changes.filter { isUsed($0.key) }
+        if used.count < changes.count, etcd?.toldOfUnknownKeys == false {
+            etcd?.toldOfUnknownKeys = true
+            let example = changes.first { !isUsed($0.key) }?.key ?? "?"
+            logger.info("etcd holds keys under cordis/ that no node uses (such as \(example.prefix(200))): ignored")
+        }
+        var start = 0
+        while start < used.count {
+            let slice = Array(used[start..<min(used.count, start + Self.directorySlice)])
+            start += slice.count
+            carryOut(state.receive(.directory(.directoryChanged(slice, revision: revision))))
+            if start < used.count { await Task.yield() }
+        }
+    }
+
+    /// How many watched changes the directory takes before the actor's other work runs.
+    static let directorySlice = 64
 
     /// A member life left etcd (its key deleted or replaced): its link closes.
     func memberLeftDirectory(_ member: String, incarnation: String) {
