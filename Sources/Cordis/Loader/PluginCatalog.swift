@@ -71,7 +71,8 @@ public struct PluginCatalog: Sendable {
                 return PreparedPlugin(config: config) { ctx, config, extra in
                     let typed = try Self.cast(config, to: C.self, plugin: name)
                     return try ctx.spawn(
-                        PluginRunner.forFunction(name: name, dependencies: inject, config: typed, apply: apply),
+                        PluginRunner.forFunction(
+                            name: name, dependencies: inject, provides: provides, config: typed, apply: apply),
                         injecting: extra)
                 }
             },
