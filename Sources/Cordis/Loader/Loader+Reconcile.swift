@@ -182,7 +182,7 @@ extension Loader {
         guard !realms.isEmpty || !intercepts.isEmpty else { return ctx }
         var merged = ctx.intercepts
         for (service, config) in intercepts { merged[service] = config }
-        return Context(fiber: ctx.fiber, realms: mergedRealms(realms), intercepts: merged)
+        return Context(fiber: ctx.fiber, realms: mergedRealms(realms), intercepts: merged, parent: ctx)
     }
 
     private func mergedRealms(_ realms: [String: Realm]) -> [String: Realm] {
