@@ -111,8 +111,10 @@ let package = Package(
         .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire", "CordisNode", "CordisControl", "CCordisShim"], swiftSettings: strict),
         .executableTarget(name: "custom-node", dependencies: ["Cordis", "CordisNode"], path: "Examples/CustomNode", swiftSettings: strict),
         .executableTarget(name: "cordis-example", dependencies: ["Cordis"], path: "Examples/Greeter", swiftSettings: strict),
+        // A cordis-ios program using its public API as an app would; CordisIOSCompatTests runs it.
+        .executableTarget(name: "cordis-ios-compat", dependencies: ["Cordis"], path: "Examples/CordisIOSCompat", swiftSettings: strict),
         .testTarget(name: "CordisJSONTests", dependencies: ["CordisJSON", "CordisProcessTesting"], swiftSettings: strict),
-        .testTarget(name: "CordisTests", dependencies: ["Cordis"], swiftSettings: strict),
+        .testTarget(name: "CordisTests", dependencies: ["Cordis", "CordisProcessTesting", "cordis-ios-compat"], swiftSettings: strict),
         .testTarget(
             name: "CordisMacrosTests", dependencies: macroTestDependencies,
             swiftSettings: strict + macroTestSettings, linkerSettings: macroTestLinker),

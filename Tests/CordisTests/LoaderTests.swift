@@ -336,6 +336,28 @@ struct LoaderTests {
         ])
     }
 
+    @Test func injectAndInterceptEditsEmitLoaderEntryEventsLikeConfigChanges() async throws {
+        let (loader, _) = try await exampleLoader()
+        var changes: [EntryChange] = []
+        try loader.ctx.on(.loaderEntry) { changes.append($0) }
+        try await loader.update(id: "badge", inject: [Dependency(name: "clock", optional: true)])
+        try await loader.update(id: "badge", intercept: ["counter": ["step": 2]])
+        // The same lists again change nothing, so they say nothing.
+        try await loader.update(id: "badge", inject: [Dependency(name: "clock", optional: true)])
+        try await loader.update(id: "badge", intercept: ["counter": ["step": 2]])
+        var tree = try #require(loader.entry(id: "badge"))
+        tree.inject = []
+        tree.intercept = [:]
+        try await loader.reconcile(loader.entries.map { $0.id == "badge" ? tree : $0 })
+        #expect(changes == [
+            EntryChange(id: "badge", kind: .inject), EntryChange(id: "badge", kind: .intercept),
+            EntryChange(id: "badge", kind: .inject), EntryChange(id: "badge", kind: .intercept),
+        ])
+        #expect(EntryChange.Kind.allCases.map(\.rawValue) == [
+            "added", "removed", "plugin", "moved", "isolate", "inject", "intercept", "config", "enabled", "disabled",
+        ])
+    }
+
     @Test func movesIntoItselfOrIntoAPluginEntryAreRejected() async throws {
         let (loader, _) = try await exampleLoader()
         try await loader.add(Entry(id: "outer", children: [Entry(id: "inner", children: [])]))

@@ -123,4 +123,20 @@ extension Context {
     public func isolate<K: ServiceKey>(_ key: K.Type, realm: Realm? = nil) -> Context {
         isolate(K.name, realm: realm)
     }
+
+    /// The root context of this world (cordis-ios's `root`): the last of the `parent` chain.
+    public var root: Context {
+        var context = self
+        while let parent = context.parent { context = parent }
+        return context
+    }
+
+    /// Whether this is the root context of its world (cordis-ios's `isRoot`).
+    public var isRoot: Bool { parent == nil }
+
+    /// A context with the same fiber, realms and intercepts whose `parent` is this one (cordis-ios's
+    /// `extend()`): what it creates is an effect of the same fiber.
+    public func extend() -> Context {
+        Context(fiber: fiber, realms: realms, intercepts: intercepts, parent: self)
+    }
 }

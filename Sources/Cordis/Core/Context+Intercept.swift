@@ -32,7 +32,7 @@ extension Context {
     private func intercept(name: String, stored config: Any) -> Context {
         var intercepts = self.intercepts
         intercepts[name] = config
-        return Context(fiber: fiber, realms: realms, intercepts: intercepts)
+        return Context(fiber: fiber, realms: realms, intercepts: intercepts, parent: self)
     }
 
     /// The nearest config of the intercept `key` for this context (cordis-ios's spelling), or nil when

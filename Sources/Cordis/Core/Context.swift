@@ -15,6 +15,10 @@ public final class Context {
     let intercepts: [String: Any]
     /// Keeps the root fiber alive for as long as the root context is.
     private let ownedRoot: Fiber?
+    /// The context this one was derived from (cordis-ios's `parent`): the one `isolate`, `intercept` or
+    /// `extend` was called on, or, for a plugin's own context, the one its plugin was started from. Nil
+    /// for the root context of a world.
+    public let parent: Context?
 
     var world: World { fiber.world }
 
@@ -39,10 +43,14 @@ public final class Context {
         logs.addDefaultExporter(StderrLogExporter(level: logLevel))
     }
 
-    init(fiber: Fiber, realms: [String: Realm], intercepts: [String: Any] = [:], owning root: Fiber? = nil) {
+    init(
+        fiber: Fiber, realms: [String: Realm], intercepts: [String: Any] = [:], parent: Context? = nil,
+        owning root: Fiber? = nil
+    ) {
         self.fiber = fiber
         self.realms = realms
         self.intercepts = intercepts
+        self.parent = parent
         self.ownedRoot = root
     }
 
@@ -118,7 +126,7 @@ public final class Context {
     func spawn(_ runner: PluginRunner) throws -> Fiber {
         let owner = try fiber.openScope()
         let child = Fiber(id: world.makeFiberID(), world: world, runner: runner, parent: fiber, state: .pending)
-        let context = Context(fiber: child, realms: realms, intercepts: intercepts)
+        let context = Context(fiber: child, realms: realms, intercepts: intercepts, parent: self)
         child.attach(context: context, strongly: true)
         child.logFields = fiber.logFields
         world.remember(child)
@@ -153,7 +161,7 @@ public final class Context {
     public func isolate(_ service: String, in realm: Realm) -> Context {
         var realms = self.realms
         realms[service] = realm == .root ? nil : realm
-        return Context(fiber: fiber, realms: realms, intercepts: intercepts)
+        return Context(fiber: fiber, realms: realms, intercepts: intercepts, parent: self)
     }
 
     // MARK: - Services

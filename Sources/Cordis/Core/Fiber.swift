@@ -103,7 +103,9 @@ public final class Fiber {
         scope = EffectScope(ctx: ctx)
     }
 
-    var isRoot: Bool { parent == nil && id == 0 }
+    /// Whether this is the root fiber of its world (cordis-ios's `isRoot`): always `active`; disposing it
+    /// reverts what it holds and starts it afresh.
+    public var isRoot: Bool { parent == nil && id == 0 }
 
     func attach(context: Context, strongly: Bool) {
         if strongly { strongContext = context } else { weakContext = context }
@@ -203,8 +205,8 @@ public final class Fiber {
         try await afterUpdate()
     }
 
-    private func afterUpdate() async throws {
-        world.events.emitInternal(.update, FiberUpdate(fiber: self))
+    func afterUpdate(noSave: Bool = false) async throws {
+        world.events.emitInternal(.update, FiberUpdate(fiber: self, noSave: noSave))
         try await restart()
     }
 
@@ -232,7 +234,7 @@ public final class Fiber {
         return mark.fiber == ObjectIdentifier(self) && mark.serial == running
     }
 
-    private func ensureNotDisposed() throws {
+    func ensureNotDisposed() throws {
         if state == .disposed || wantsDispose {
             throw CordisError(.disposed, "fiber \(id) (\(name)) is disposed")
         }

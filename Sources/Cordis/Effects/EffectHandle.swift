@@ -5,6 +5,8 @@
 public final class EffectHandle {
     enum Body {
         case disposer(@CordisActor () async throws -> Void)
+        /// A disposer that neither waits nor throws (a timer's cancellation): reverted without an `await`.
+        case immediate(@CordisActor () -> Void)
         case scope(EffectScope)
     }
 
@@ -36,6 +38,14 @@ public final class EffectHandle {
         await run()
     }
 
+    /// Reverts the effect now if its disposer is immediate (true), without suspending; false otherwise.
+    func runImmediately() -> Bool {
+        guard case .immediate(let disposer)? = body else { return false }
+        body = nil
+        disposer()
+        return true
+    }
+
     /// Forgets the effect without reverting it (used when a child fiber disposes itself).
     func detach() {
         owner?.detach(self)
@@ -48,6 +58,8 @@ public final class EffectHandle {
         switch body {
         case .disposer(let disposer):
             do { try await disposer() } catch { owner?.report(error, in: label) }
+        case .immediate(let disposer):
+            disposer()
         case .scope(let scope):
             await scope.close()
         }

@@ -42,6 +42,13 @@ public struct StatusChange {
 public struct FiberUpdate {
     /// The fiber whose config changed (the new one is `fiber.config`).
     public let fiber: Fiber
+    /// Whether the Loader leaves the entry's saved config as it is (cordis-ios's `noSave`).
+    public let noSave: Bool
+
+    init(fiber: Fiber, noSave: Bool = false) {
+        self.fiber = fiber
+        self.noSave = noSave
+    }
 }
 
 extension Event where Payload == StatusChange, Result == Void {

@@ -87,7 +87,8 @@ public struct Entry: Sendable, Hashable {
 
     public static func == (lhs: Entry, rhs: Entry) -> Bool {
         lhs.id == rhs.id && lhs.plugin == rhs.plugin && lhs.disabled == rhs.disabled && lhs.isolate == rhs.isolate
-            && lhs.config == rhs.config && lhs.children == rhs.children && lhs.extra == rhs.extra
+            && lhs.inject == rhs.inject && lhs.intercept == rhs.intercept && lhs.config == rhs.config
+            && lhs.children == rhs.children && lhs.extra == rhs.extra
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -95,6 +96,8 @@ public struct Entry: Sendable, Hashable {
         hasher.combine(plugin)
         hasher.combine(disabled)
         hasher.combine(isolate)
+        hasher.combine(inject)
+        hasher.combine(intercept)
         hasher.combine(config)
         hasher.combine(children)
         hasher.combine(extra)

@@ -14,6 +14,10 @@ public struct EntryChange: Sendable, Hashable, CustomStringConvertible {
         case moved
         /// Its `isolate` map changed.
         case isolate
+        /// Its `inject` list changed (the services its fiber injects beside its plugin's own).
+        case inject
+        /// Its `intercept` map changed (the per-service configuration of its context and subtree).
+        case intercept
         /// Its config changed.
         case config
         /// Its `disabled` flag was cleared.

@@ -17,6 +17,8 @@ public struct EntryStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let limitExceeded = Code(rawValue: "limitExceeded")
         /// The new tree could not be written; the old file is unchanged.
         public static let saveFailed = Code(rawValue: "saveFailed")
+        /// A custom `EntryStore` implements neither of its two pairs of `load` and `save`.
+        public static let incomplete = Code(rawValue: "incomplete")
     }
 
     /// The kind of problem.

@@ -16,13 +16,21 @@ public final class InMemoryEntryStore: EntryStore, Sendable {
         state = Mutex(State(tree: tree))
     }
 
+    /// A store holding the top-level `entries` (cordis-ios's `InMemoryEntryStore(_:)`).
+    public convenience init(_ entries: [Entry]) {
+        self.init(EntryTree(entries: entries))
+    }
+
+    /// The top-level entries as last saved (cordis-ios's `entries`).
+    public var entries: [Entry] { stored.entries }
+
     /// The tree as last saved (or as given at creation).
     public var stored: EntryTree {
         state.withLock { $0.tree }
     }
 
-    /// How many saves succeeded.
-    package var saveCount: Int {
+    /// How many saves succeeded (cordis-ios's `saveCount`).
+    public var saveCount: Int {
         state.withLock { $0.saves }
     }
 

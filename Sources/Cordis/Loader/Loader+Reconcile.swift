@@ -182,7 +182,7 @@ extension Loader {
         guard !realms.isEmpty || !intercepts.isEmpty else { return ctx }
         var merged = ctx.intercepts
         for (service, config) in intercepts { merged[service] = config }
-        return Context(fiber: ctx.fiber, realms: mergedRealms(realms), intercepts: merged)
+        return Context(fiber: ctx.fiber, realms: mergedRealms(realms), intercepts: merged, parent: ctx)
     }
 
     private func mergedRealms(_ realms: [String: Realm]) -> [String: Realm] {
@@ -236,6 +236,8 @@ extension Loader {
         if entry.plugin != was.plugin || entry.isGroup != was.isGroup { changes.append(EntryChange(id: id, kind: .plugin)) }
         if parent != previousParent { changes.append(EntryChange(id: id, kind: .moved)) }
         if entry.isolate != was.isolate { changes.append(EntryChange(id: id, kind: .isolate)) }
+        if entry.inject != was.inject { changes.append(EntryChange(id: id, kind: .inject)) }
+        if entry.intercept != was.intercept { changes.append(EntryChange(id: id, kind: .intercept)) }
         if normalizedConfig(entry.config) != normalizedConfig(was.config) { changes.append(EntryChange(id: id, kind: .config)) }
         if entry.disabled != was.disabled { changes.append(EntryChange(id: id, kind: entry.disabled ? .disabled : .enabled)) }
         return changes

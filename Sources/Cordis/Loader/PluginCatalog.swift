@@ -71,8 +71,24 @@ public struct PluginCatalog: Sendable {
                 return PreparedPlugin(config: config) { ctx, config, extra in
                     let typed = try Self.cast(config, to: C.self, plugin: name)
                     return try ctx.spawn(
-                        PluginRunner.forFunction(name: name, dependencies: inject, config: typed, apply: apply),
+                        PluginRunner.forFunction(
+                            name: name, dependencies: inject, provides: provides, config: typed, apply: apply),
                         injecting: extra)
+                }
+            },
+            encode: { config in Self.encode(config, as: C.self) })
+    }
+
+    /// Registers a `FunctionPlugin` under `name`: entries' configs are decoded strictly as `C` and checked
+    /// by the plugin's `validate`, so a refused one is an invalid config like any other.
+    @CordisActor
+    mutating func register<C>(_ plugin: FunctionPlugin<C>, named name: String) {
+        items[name] = Item(
+            name: name, schema: ConfigSchema(of: C.self), injects: plugin.dependencies, provides: [],
+            prepare: { json in
+                let decoded = try JSONValueDecoder().decode(C.self, from: Self.normalized(json))
+                return PreparedPlugin(config: try plugin.validated(decoded)) { ctx, config, extra in
+                    try ctx.spawn(plugin.runner(config: Self.cast(config, to: C.self, plugin: name)), injecting: extra)
                 }
             },
             encode: { config in Self.encode(config, as: C.self) })

@@ -47,12 +47,18 @@ struct PluginRunner {
         PluginRunner(TypeDefinition<P>(config: config))
     }
 
-    /// A runner for a function plugin.
+    /// A runner for a function plugin; `provides` names the services its `apply` provides (a catalog
+    /// entry's), so a dependency cycle through them is seen before they are provided.
+    /// `validate` checks each later config (`Fiber.update`) as it checked this one.
     static func forFunction<C: Decodable>(
-        name: String, dependencies: [Dependency], config: C,
+        name: String, dependencies: [Dependency], provides: [String] = [], config: C,
+        validate: (@CordisActor (C) throws -> C)? = nil,
         apply: @escaping @CordisActor (EffectScope, C) async throws -> Void
     ) -> PluginRunner {
-        PluginRunner(FunctionDefinition(name: name, dependencies: dependencies, config: config, apply: apply))
+        PluginRunner(
+            FunctionDefinition(
+                name: name, dependencies: dependencies, provides: provides, config: config, validate: validate,
+                apply: apply))
     }
 }
 
@@ -133,17 +139,29 @@ private final class InjectingDefinition: PluginDefinition {
 private final class FunctionDefinition<C: Decodable>: PluginDefinition {
     let name: String
     let dependencies: [Dependency]
+    let provides: [String]
     let typedConfig: C
+    let validate: (@CordisActor (C) throws -> C)?
     let apply: @CordisActor (EffectScope, C) async throws -> Void
 
-    init(name: String, dependencies: [Dependency], config: C, apply: @escaping @CordisActor (EffectScope, C) async throws -> Void) {
+    init(
+        name: String, dependencies: [Dependency], provides: [String], config: C,
+        validate: (@CordisActor (C) throws -> C)?, apply: @escaping @CordisActor (EffectScope, C) async throws -> Void
+    ) {
         self.name = name
         self.dependencies = dependencies
+        self.provides = provides
         self.typedConfig = config
+        self.validate = validate
         self.apply = apply
     }
 
-    var provides: [String] { [] }
+    private func checked(_ config: C) throws -> PluginRunner {
+        PluginRunner.forFunction(
+            name: name, dependencies: dependencies, provides: provides, config: try validate?(config) ?? config,
+            validate: validate, apply: apply)
+    }
+
     var config: Any { typedConfig }
 
     func instantiate(_ ctx: Context) throws -> PluginRunner.Loaded {
@@ -156,11 +174,11 @@ private final class FunctionDefinition<C: Decodable>: PluginDefinition {
         guard let typed = config as? C else {
             throw CordisError(.typeMismatch, "plugin \(name) takes a config of type \(C.self), not \(type(of: config))")
         }
-        return PluginRunner.forFunction(name: name, dependencies: dependencies, config: typed, apply: apply)
+        return try checked(typed)
     }
 
     func reconfigured(json: JSONValue) throws -> PluginRunner {
         let typed = try ConfigDecoding.decode(C.self, from: json, plugin: name)
-        return PluginRunner.forFunction(name: name, dependencies: dependencies, config: typed, apply: apply)
+        return try checked(typed)
     }
 }

@@ -44,6 +44,8 @@ public struct ClusterStatus: Sendable, Hashable {
         public var state: String?
         /// Why it does not run, if it does not.
         public var error: String?
+        /// Why its fiber is `pending` (`waits for counter → clock → counter`), nil when it is not.
+        public var waiting: String? = nil
     }
 
     /// The provider a fiber uses for one injected service.
@@ -74,6 +76,8 @@ public struct ClusterStatus: Sendable, Hashable {
         public var injects: [Injection]
         /// What a pending fiber waits for.
         public var missing: [String]
+        /// The dependency cycle a pending fiber waits for (the repeated service last); empty when none.
+        public var cycle: [String] = []
         /// Why it failed.
         public var error: String?
 
@@ -115,7 +119,7 @@ public struct ClusterStatus: Sendable, Hashable {
             degraded: status.degraded,
             entries: status.entries.map { entry in
                 Entry(id: entry.id, plugin: entry.plugin, parent: entry.parent, disabled: entry.disabled,
-                      state: entry.state, error: entry.error)
+                      state: entry.state, error: entry.error, waiting: entry.waiting)
             },
             fibers: status.fibers.map { fiber in
                 Fiber(
@@ -126,7 +130,7 @@ public struct ClusterStatus: Sendable, Hashable {
                             Provider(node: provider.node, entry: provider.entry, fiber: provider.fiber, realm: provider.realm)
                         })
                     },
-                    missing: fiber.missing, error: fiber.error)
+                    missing: fiber.missing, cycle: fiber.cycle, error: fiber.error)
             })
     }
 }

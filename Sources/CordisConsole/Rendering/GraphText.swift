@@ -1,6 +1,7 @@
 /// The text form of `graph`: per node, a tree of entries (groups holding their children) with each
 /// entry's fiber, then the fibers not made by the Loader (proxies among them), each with the
-/// providers it uses, across nodes, and what a pending one waits for. A member that did not answer is
+/// providers it uses, across nodes, and what a pending one waits for (a dependency cycle as its chain).
+/// A member that did not answer is
 /// drawn as last known, uncoloured and dim, with the time it was last seen.
 public enum GraphText {
     /// Renders the graph of `status` in `style`.
@@ -60,8 +61,13 @@ public enum GraphText {
             if let realm = provider.realm { target += "@\(realm)" }
             lines.append(style.dim("uses ") + "\(injection.service) → \(target)")
         }
-        // Only what the fiber is missing (an injection without a provider may be optional).
-        for service in fiber.missing { lines.append(style.paint("waits for \(service)", "33")) }
+        // Only what the fiber is missing (an injection without a provider may be optional); a dependency
+        // cycle on one line, as the chain it is.
+        if !fiber.cycle.isEmpty, let waits = StatusText.waitLine(fiber) {
+            lines.append(style.paint(waits, "33"))
+        } else {
+            for service in fiber.missing { lines.append(style.paint("waits for \(service)", "33")) }
+        }
         if let error = fiber.error { lines.append(style.paint("error: \(error)", "31")) }
         return lines
     }

@@ -1,5 +1,6 @@
-/// The text form of `status`: for each node its reachability, its entries (with state and error), and
-/// its fibers (what each provides, the provider it uses, what a pending one waits for, why one failed).
+/// The text form of `status`: for each node its reachability, its entries (with state, why a pending
+/// one waits and error), and its fibers (what each provides, the provider it uses, what a pending one
+/// waits for, the dependency cycle when it waits for one, why one failed).
 /// A member that did not answer is listed with the time it was last seen and its last known entries
 /// and fibers, uncoloured and dim.
 public enum StatusText {
@@ -20,6 +21,7 @@ public enum StatusText {
                 var text = "    \(entry.id) (\(entry.plugin))"
                 if let parent = entry.parent { text += " in \(parent)" }
                 text += " " + (entry.state.map(shown.state) ?? shown.dim(entry.disabled ? "disabled" : "no fiber"))
+                if let waiting = entry.waiting { text += " " + shown.paint(waiting, "33") }
                 if let error = entry.error { text += " " + shown.paint("error: \(error)", "31") }
                 lines.append(line(text))
             }
@@ -57,8 +59,15 @@ public enum StatusText {
             return "\(injection.service) → \(provider.node):\(provider.entry ?? "#\(provider.fiber)")"
         }
         if !used.isEmpty { line += " uses " + used.joined(separator: ", ") }
-        if !fiber.missing.isEmpty { line += " " + style.paint("waits for " + fiber.missing.joined(separator: ", "), "33") }
+        if let waits = waitLine(fiber) { line += " " + style.paint(waits, "33") }
         if let error = fiber.error { line += " " + style.paint("error: \(error)", "31") }
         return line
+    }
+
+    /// What a pending fiber waits for: `waits for a dependency cycle: counter → clock → counter` when it
+    /// waits for one, else `waits for clock, counter`; nil when it waits for nothing.
+    public static func waitLine(_ fiber: ClusterStatus.Fiber) -> String? {
+        if !fiber.cycle.isEmpty { return "waits for a dependency cycle: " + fiber.cycle.joined(separator: " → ") }
+        return fiber.missing.isEmpty ? nil : "waits for " + fiber.missing.joined(separator: ", ")
     }
 }

@@ -1,7 +1,9 @@
 import CordisJSON
 
 /// One Loader entry in a member's status: `id`, `plugin`, `parent`, `disabled`, `state`, `error`,
-/// in this order, with `null` for an absent parent, state (no fiber, as for a disabled entry) or error.
+/// in this order, with `null` for an absent parent, state (no fiber, as for a disabled entry) or error,
+/// then `waiting` only while its fiber is `pending` for a reason (`waits for counter → clock → counter`
+/// for a dependency cycle, `waits for clock` for a missing service). Older nodes never write `waiting`.
 ///
 /// Decoding needs `id`; a missing `plugin` reads as `group`, other missing members as `false` or nil.
 public struct EntryStatus: Sendable, Hashable, Codable {
@@ -17,20 +19,26 @@ public struct EntryStatus: Sendable, Hashable, Codable {
     public var state: String?
     /// Why it does not run, if it does not.
     public var error: String?
+    /// Why its fiber is `pending`, nil when it is not (or the node is older than this field).
+    public var waiting: String?
 
     /// The JSON members, in the order they are written.
     enum CodingKeys: String, CodingKey {
-        case id, plugin, parent, disabled, state, error
+        case id, plugin, parent, disabled, state, error, waiting
     }
 
     /// Creates an entry status.
-    public init(id: String, plugin: String, parent: String?, disabled: Bool, state: String?, error: String?) {
+    public init(
+        id: String, plugin: String, parent: String?, disabled: Bool, state: String?, error: String?,
+        waiting: String? = nil
+    ) {
         self.id = id
         self.plugin = plugin
         self.parent = parent
         self.disabled = disabled
         self.state = state
         self.error = error
+        self.waiting = waiting
     }
 
     /// Decodes an entry. Throws `DecodingError` (with `JSONValueDecoder`, `ConfigError`).
@@ -42,9 +50,10 @@ public struct EntryStatus: Sendable, Hashable, Codable {
         disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
         state = try container.decodeIfPresent(String.self, forKey: .state)
         error = try container.decodeIfPresent(String.self, forKey: .error)
+        waiting = try container.decodeIfPresent(String.self, forKey: .waiting)
     }
 
-    /// Encodes the entry, writing `null` for each nil member.
+    /// Encodes the entry, writing `null` for each nil member but `waiting`, which is written only when set.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
@@ -53,5 +62,6 @@ public struct EntryStatus: Sendable, Hashable, Codable {
         try container.encode(disabled, forKey: .disabled)
         try container.encode(state, forKey: .state)
         try container.encode(error, forKey: .error)
+        try container.encodeIfPresent(waiting, forKey: .waiting)
     }
 }

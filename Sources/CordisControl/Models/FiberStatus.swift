@@ -6,7 +6,8 @@ import CordisJSON
 /// The JSON members, in order: `fiber`, `entry` (`null` when not Loader-made), `plugin`, `state`,
 /// `provides` (`[{"service", "realm"}]`), `injects` (an object from each injected service, in order,
 /// to its provider or `null`), `missing`, `waiting` (only when not empty: an object from a missing
-/// service to the reason its providers do not fit) and `error` (`null` when it did not fail).
+/// service to the reason its providers do not fit), `cycle` (only when the fiber waits for a dependency
+/// cycle: the chain of services, the repeated one last) and `error` (`null` when it did not fail).
 ///
 /// Decoding needs `fiber`; a missing `plugin` or `state` reads as `?`, other missing members as empty
 /// or nil. A provider object needs `node` and `fiber`.
@@ -131,18 +132,21 @@ public struct FiberStatus: Sendable, Hashable, Codable {
     public var missing: [String]
     /// Why a missing service's providers do not fit, by service (only when there are any).
     public var waiting: [Mismatch]
+    /// The dependency cycle a pending fiber waits for, first service first and the repeated one last
+    /// (`["counter", "clock", "counter"]`); empty when it waits for none (or the node is older).
+    public var cycle: [String]
     /// Why it failed.
     public var error: String?
 
     /// The JSON members, in the order they are written.
     enum CodingKeys: String, CodingKey {
-        case fiber, entry, plugin, state, provides, injects, missing, waiting, error
+        case fiber, entry, plugin, state, provides, injects, missing, waiting, cycle, error
     }
 
     /// Creates a fiber status.
     public init(
         fiber: Int, entry: String?, plugin: String, state: String, provides: [Slot], injects: [Injection],
-        missing: [String], waiting: [Mismatch] = [], error: String?
+        missing: [String], waiting: [Mismatch] = [], cycle: [String] = [], error: String?
     ) {
         self.fiber = fiber
         self.entry = entry
@@ -152,6 +156,7 @@ public struct FiberStatus: Sendable, Hashable, Codable {
         self.injects = injects
         self.missing = missing
         self.waiting = waiting
+        self.cycle = cycle
         self.error = error
     }
 
@@ -176,6 +181,7 @@ public struct FiberStatus: Sendable, Hashable, Codable {
                 waiting.append(Mismatch(service: key.stringValue, reason: try services.decode(String.self, forKey: key)))
             }
         }
+        cycle = try container.decodeIfPresent([String].self, forKey: .cycle) ?? []
         error = try container.decodeIfPresent(String.self, forKey: .error)
     }
 
@@ -187,7 +193,7 @@ public struct FiberStatus: Sendable, Hashable, Codable {
         return try container.nestedContainer(keyedBy: ObjectKey.self, forKey: key)
     }
 
-    /// Encodes the fiber: `entry` and `error` as `null` when nil, `waiting` only when not empty.
+    /// Encodes the fiber: `entry` and `error` as `null` when nil, `waiting` and `cycle` only when not empty.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(fiber, forKey: .fiber)
@@ -202,6 +208,7 @@ public struct FiberStatus: Sendable, Hashable, Codable {
             var reasons = container.nestedContainer(keyedBy: ObjectKey.self, forKey: .waiting)
             for mismatch in waiting { try reasons.encode(mismatch.reason, forKey: ObjectKey(mismatch.service)) }
         }
+        if !cycle.isEmpty { try container.encode(cycle, forKey: .cycle) }
         try container.encode(error, forKey: .error)
     }
 }

@@ -2,7 +2,8 @@ import Cordis
 import CordisWire
 
 /// The node's part of `status --json`: its entries and every fiber, with what each provides, the
-/// provider it uses for each injected service, and what a pending fiber waits for.
+/// provider it uses for each injected service, and what a pending fiber waits for (with the dependency
+/// cycle, when it waits for one).
 extension Node {
     /// This node's status object. Throws `EncodingError` if the status cannot be written as JSON.
     public func statusSnapshot() throws -> JSONValue {
@@ -17,7 +18,7 @@ extension Node {
             entries: loader.status.map { entry in
                 EntryStatus(
                     id: entry.id, plugin: entry.plugin, parent: entry.parent, disabled: entry.disabled,
-                    state: entry.state?.rawValue, error: entry.error)
+                    state: entry.state?.rawValue, error: entry.error, waiting: entry.waiting)
             },
             fibers: context.fibers.filter { $0.id != context.fiber.id }.map(fiberStatus))
         status.degraded = degradedReason
@@ -36,6 +37,7 @@ extension Node {
             waiting: missing.compactMap { service in
                 mismatches[service].map { FiberStatus.Mismatch(service: service, reason: $0) }
             },
+            cycle: fiber.state == .pending ? fiber.dependencyCycle ?? [] : [],
             error: fiber.error.map { "\($0)" })
     }
 

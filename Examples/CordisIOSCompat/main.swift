@@ -1,0 +1,180 @@
+// A cordis-ios program on Linux: every scenario uses cordis-ios's public API as a cordis-ios app would,
+// and prints what it observed. The tests run it and compare its output line by line.
+import Cordis
+import Foundation
+
+@CordisActor
+func services(_ root: Context) async throws -> Fiber {
+  say("== services, check, intercepts, events, validate")
+  // Services with setup and check; consumers start once setup returns.
+  let panel = try root.intercept(UnitsIntercept.self, .init(unit: "F")).plugin(
+    WeatherPanel.self, config: PanelConfig(title: "Today"))
+  let weather = try root.plugin(WeatherService.self)
+  try await weather.await()
+  try await panel.await()
+  say("panel \(panel.state)")
+  say("service named \(weather.name)")
+
+  // check() gates availability; recheck asks again.
+  guard let service = root.get(WeatherKey.self, strict: true) else { throw EmptyTitle() }
+  service.online = false
+  root.recheck(WeatherKey.self)
+  await root.settled()
+  say("offline: panel \(panel.state)")
+  service.online = true
+  root.recheck(WeatherKey.self)
+  await root.settled()
+
+  // Events by key, bailing listeners, a listener put first.
+  try root.on(Forecasted.self, options: EventOptions(prepend: true)) { degrees in say("forecast heard: \(degrees)") }
+  say("forecast 35: \(try await root.serial(Forecasted.self, 35) ?? "none")")
+  say("forecast 10: \(try await root.serial(Forecasted.self, 10) ?? "none")")
+
+  // validate refuses a config; NoConfig plugins take none.
+  do {
+    try root.plugin(WeatherPanel.self, config: PanelConfig(title: ""))
+  } catch {
+    say("refused: \(error)")
+  }
+  try await root.plugin(Idle.self, config: NoConfig()).await()
+  return weather
+}
+
+@CordisActor
+func realmsAndContexts(_ root: Context) async throws {
+  say("== realms and contexts")
+  let realm = root.makeRealm(name: "weather")
+  let isolated = root.isolate("weather", realm: realm)
+  say("isolated realm: \(isolated.realm(of: "weather") == realm), root realm: \(root.realm(of: "weather") == nil)")
+  let extended = root.extend()
+  say("extend: parent is root \(extended.parent === root), root \(extended.root === root), isRoot \(root.isRoot) \(extended.isRoot)")
+  say("isolate's parent: \(isolated.parent === root)")
+  try root.inject([WeatherKey.self]) { ctx, _ in
+    say("inject closure sees \(try ctx[WeatherKey.self].degrees); its root is root \(ctx.root === root), parent \(ctx.parent === root)")
+  }
+  await root.settled()
+}
+
+@CordisActor
+func functionPlugins(_ root: Context) async throws {
+  say("== function plugins")
+  let typed = try root.plugin(greeting, config: GreetingConfig(greeting: "hi"))
+  try await typed.await()
+  let raw = try root.plugin(greeting as any AnyPlugin, rawConfig: ["greeting": "hey"] as JSONValue)
+  try await raw.await()
+  say("fibers named \(typed.name), \(raw.name): \(typed.state), \(raw.state)")
+  say("effects of \(typed.name): \(typed.getEffects().map(\.label)), missing \(typed.missingInjections)")
+  do {
+    try root.plugin(greeting, config: GreetingConfig(greeting: ""))
+  } catch {
+    say("refused: \(error)")
+  }
+  try await raw.update(["greeting": "hello"] as JSONValue)
+  try await raw.dispose()
+  try await typed.dispose()
+  let idle = try root.plugin(PluginType(Idle.self), rawConfig: nil)
+  try await idle.await()
+  say("PluginType: \(idle.name) \(idle.state), uid set \(idle.uid != nil)")
+  try idle.assertActive()
+  try await idle.dispose()
+  say("disposed: uid \(idle.uid.map(String.init) ?? "nil")")
+  do {
+    try idle.assertActive()
+  } catch {
+    say("assertActive after dispose: \(error)")
+  }
+}
+
+@CordisActor
+func logging(_ root: Context) async throws {
+  say("== logger exporters")
+  let plugin = FunctionPlugin<NoConfig>(name: "logging") { ctx, _, _ in
+    try ctx.logger.exporter(ClosureExporter(level: .info) { message in
+      say("exported [\(message.level)] \(message.name): \(message.text)")
+    })
+    ctx.logger.info("exporter on")
+  }
+  let fiber = try root.plugin(plugin)
+  try await fiber.await()
+  root.logger.info("while loaded")
+  root.logger.error(EmptyTitle())
+  try await fiber.dispose()
+  root.logger.info("after unload: not exported")
+  let printer = try root.logger.exporter(PrintExporter(level: .warn))
+  root.logger.warn("printed by PrintExporter")
+  root.logger.named("forecast").warn("a named logger")
+  await printer.dispose()
+  root.logger.warn("after dispose: not printed")
+}
+
+@CordisActor
+func loader(_ root: Context) async throws {
+  say("== Loader over a store of [Entry]")
+  var catalog = PluginCatalog()
+  catalog.register(WeatherPanel.self, as: "panel")
+  catalog.register(greeting, as: "greeting")
+  let store = ListStore()
+  let loader = Loader(ctx: root, catalog: catalog, store: store)
+  try await loader.start()
+  try await loader.reconcile([Entry(id: "tomorrow", plugin: "panel", config: ["title": "Tomorrow"])])
+  try await loader.add(Entry(id: "hello", plugin: "greeting", config: ["greeting": "ahoy"]))
+  say("entries: \(loader.entries.map(\.id)), fibers \(loader.fiber(for: "tomorrow")?.state.rawValue ?? "none") \(loader.fiber(for: "hello")?.state.rawValue ?? "none")")
+  try await loader.update(id: "hello", config: ["greeting": "ahoy there"])
+  do {
+    try await loader.update(id: "hello", config: ["greeting": ""])
+  } catch {
+    say("refused: \(error)")
+  }
+  try await loader.setDisabled(id: "tomorrow", true)
+  say("tomorrow: \(loader.entry("tomorrow")?.disabled == true ? "disabled" : "enabled"), fiber \(loader.fiber(for: "tomorrow") == nil ? "none" : "running")")
+  try await loader.remove(id: "hello")
+  say("stored: \(try (store.load() as [Entry]).map(\.id))")
+  await loader.stop()
+
+  // An entry isolated in a realm of its own waits for a provider there.
+  let memory = InMemoryEntryStore([
+    Entry(id: "solo", plugin: "greeting", config: ["greeting": "solo"], isolate: ["weather": .local])
+  ])
+  let isolatedLoader = Loader(ctx: root, catalog: catalog, store: memory)
+  try await isolatedLoader.start()
+  let solo = isolatedLoader.fiber(for: "solo")
+  say("solo in a realm of its own: \(solo?.state.rawValue ?? "none"), missing \(solo?.missingInjections ?? [])")
+  await isolatedLoader.stop()
+  say("in memory: \(memory.entries.map(\.id))")
+}
+
+@CordisActor
+func effects(_ root: Context) async throws {
+  say("== effects and events")
+  try root.once(Forecasted.self) { degrees in say("once: \(degrees)") }
+  try root.emit(Forecasted.self, 1)
+  try root.emit(Forecasted.self, 2)
+  let handle = try root.effect("async") { scope in
+    say("async effect ran")
+    try scope.collect { say("async effect reverted") }
+  }
+  try await handle.ready()
+  await handle.dispose()
+  let scoped = try root.effect("scoped", scoped: { scope in
+    say("scoped effect ran")
+    try scope.collect { say("scoped effect reverted") }
+  })
+  await scoped.dispose()
+}
+
+@CordisActor
+func main() async throws {
+  let root = Context()
+  try root.logger.exporter(ClosureExporter(level: .error) { message in say("error log: \(message.text)") })
+  let weather = try await services(root)
+  try await realmsAndContexts(root)
+  try await functionPlugins(root)
+  try await logging(root)
+  try await loader(root)
+  try await effects(root)
+  say("== withdrawal")
+  try await weather.dispose()
+  say("weather \(weather.state)")
+}
+
+try await main()
