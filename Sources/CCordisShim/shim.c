@@ -352,3 +352,5 @@ size_t ccordis_heap_in_use(void) {
     struct mallinfo2 info = mallinfo2();
     return info.uordblks + info.hblkhd;
 }
+
+int ccordis_trim_heap(void) { return malloc_trim(0); }

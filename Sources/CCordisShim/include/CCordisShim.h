@@ -112,4 +112,7 @@ int ccordis_join_thread(pthread_t thread, int timeout_ms);
 
 int ccordis_shim_version(void);
 
+/// Gives the heap's free memory back to the system (`malloc_trim(0)`); 1 when some was released.
+int ccordis_trim_heap(void);
+
 #endif

@@ -421,7 +421,12 @@ public final class Node {
         defer { peers[session.id] = nil }
         guard session.identity.role == .node, let member = state.membership.member(of: session.id) else {
             // A console, or a link drained as a duplicate: it ends only what it held itself.
-            if session.identity.role == .console { controlSessionEnded(session) } else { controlLinkClosed(session) }
+            if session.identity.role == .console {
+                controlSessionEnded(session)
+                HeapTrim.soon(on: loop)
+            } else {
+                controlLinkClosed(session)
+            }
             carryOut(state.receive(.ended(session: session.id)))
             return
         }

@@ -109,6 +109,8 @@ enum FairnessBenchmark {
         await loop.shutdown()
         // Let A see the closes: one status round trip after them.
         _ = try? await admin.request("status")
+        // A node gives freed memory back a second after a console leaves: read it after that.
+        try await Task.sleep(for: .seconds(2))
         let rssAfter = ProcessProbe.residentMB(pid: nodes.a.processIdentifier)
         await admin.close()
         ratios["non_readers"] = Double(settings.nonReaders)
