@@ -108,7 +108,9 @@ public final class Node {
         self.logger = logger
         self.throttle = throttle
         let interfaces = remoteServices.services.mapValues { Proxies.Interface(name: $0.interface, version: $0.version) }
-        let limits = Admission.Limits(total: configuration.connectionBudget)
+        var limits = Admission.Limits(total: configuration.connectionBudget, perConsoleIdentity: configuration.consoleBudget.links)
+        limits.requestsPerConsoleIdentity = configuration.consoleBudget.requests
+        limits.followsPerConsoleIdentity = configuration.consoleBudget.follows
         self.state = NodeState(
             name: configuration.name, discovery: MeshGossip(name: configuration.name, ownAddresses: [], seeds: []),
             interfaces: interfaces, limits: limits)

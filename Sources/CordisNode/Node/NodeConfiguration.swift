@@ -52,6 +52,8 @@ public struct NodeConfiguration: Sendable {
     public var leaseTTL: Duration = .seconds(2)
     /// How long a link may carry no call before it is closed, in etcd mode.
     public var idleLinkTimeout: Duration = .seconds(10)
+    /// What one console identity may hold: links, requests running, follow subscriptions.
+    public var consoleBudget = ConsoleBudget()
 
     /// A configuration with the defaults of `cordis-node`'s flags.
     public init(

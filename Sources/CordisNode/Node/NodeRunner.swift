@@ -220,6 +220,7 @@ public enum NodeRunner {
             configuration.leaseTTL = options.leaseTTL
             configuration.idleLinkTimeout = options.idleLinkTimeout
         }
+        configuration.consoleBudget = options.consoleBudget
         return configuration
     }
 

@@ -30,6 +30,9 @@ enum NodeFlag: String, CaseIterable, Sendable {
     case discovery
     case leaseTTL = "lease-ttl"
     case idleLinkTimeout = "idle-link-timeout"
+    case consoleLinks = "console-links"
+    case consoleRequests = "console-requests"
+    case consoleFollows = "console-follows"
     case version
     case help
 
@@ -80,6 +83,7 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .heartbeatInterval, .heartbeatTimeout, .callTimeout, .withdrawTimeout, .shutdownTimeout, .idleLinkTimeout:
             return "S"
         case .maxFrame: return "BYTES"
+        case .consoleLinks, .consoleRequests, .consoleFollows: return "N"
         case .logLevel: return "LEVEL"
         case .logFormat: return "text|json"
         case .metricsListen: return "tcp:HOST:PORT"
@@ -123,6 +127,9 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .discovery: return "membership and services through etcd's v3 API instead of the embedded mesh; links open only where calls flow"
         case .leaseTTL: return "seconds the node's etcd lease lives without a keepalive (whole seconds, 1 to 3600; kept alive at a third of it)"
         case .idleLinkTimeout: return "with --discovery, seconds a link may carry no call before it is closed (the next call opens a new one)"
+        case .consoleLinks: return "links one console identity (user, certificate name, cluster) may hold at once, 1 to 65536"
+        case .consoleRequests: return "requests one console identity may have running at once over all its links, 1 to 65536"
+        case .consoleFollows: return "event subscriptions one console identity may hold over all its links, 1 to 65536"
         case .config: return "read settings from a JSON object keyed by these flag names without dashes; flags override it"
         case .operators: return "a JSON object from operator identity (NAME, uid:N, user:NAME, group:NAME, cluster) to role (viewer, operator, admin); unlisted consoles are refused; re-read on SIGHUP"
         case .trustedKeys: return "a PEM file of the Ed25519 public keys whose signed plugin trees this node applies"
@@ -150,6 +157,9 @@ enum NodeFlag: String, CaseIterable, Sendable {
         case .discovery: return "the embedded mesh"
         case .leaseTTL: return SettingSyntax.secondsText(NodeOptions.defaultLeaseTTL)
         case .idleLinkTimeout: return SettingSyntax.secondsText(NodeOptions.defaultIdleLinkTimeout)
+        case .consoleLinks: return "64, or a quarter of the node's connection budget when smaller"
+        case .consoleRequests: return String(ConsoleBudget().requests)
+        case .consoleFollows: return String(ConsoleBudget().follows)
         case .name, .entries, .config, .version, .help: return nil
         case .operators: return "none: every accepted console is admin"
         case .trustedKeys: return "none: signed trees are refused"

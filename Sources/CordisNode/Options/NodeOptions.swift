@@ -91,6 +91,8 @@ public struct NodeOptions: Sendable, Hashable {
     public var leaseTTL: Duration = NodeOptions.defaultLeaseTTL
     /// How long a link may carry no call in etcd mode before it is closed (`--idle-link-timeout`).
     public var idleLinkTimeout: Duration = NodeOptions.defaultIdleLinkTimeout
+    /// What one console identity may hold (`--console-links`, `--console-requests`, `--console-follows`).
+    public var consoleBudget = ConsoleBudget()
 
     /// Options with the given values and the defaults for the rest; nothing is validated.
     public init(

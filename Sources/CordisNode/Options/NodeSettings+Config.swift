@@ -73,6 +73,9 @@ extension NodeSettings {
             }
             leaseTTL = try Self.checked(json, key) { () throws(SettingProblem) in try SettingSyntax.leaseTTL(seconds: number.doubleValue) }
         case .idleLinkTimeout: idleLinkTimeout = try Self.seconds(json, key)
+        case .consoleLinks: consoleLinks = try Self.integer(json, key, rule: SettingSyntax.budgetRule, SettingSyntax.budget)
+        case .consoleRequests: consoleRequests = try Self.integer(json, key, rule: SettingSyntax.budgetRule, SettingSyntax.budget)
+        case .consoleFollows: consoleFollows = try Self.integer(json, key, rule: SettingSyntax.budgetRule, SettingSyntax.budget)
         case .config, .version, .help:
             break
         }

@@ -32,6 +32,9 @@ struct NodeSettings: Sendable {
     var discovery: String?
     var leaseTTL: Duration?
     var idleLinkTimeout: Duration?
+    var consoleLinks: Int?
+    var consoleRequests: Int?
+    var consoleFollows: Int?
 
     /// Whether this source set `flag` at all.
     func has(_ flag: NodeFlag) -> Bool {
@@ -64,6 +67,9 @@ struct NodeSettings: Sendable {
         case .discovery: return discovery != nil
         case .leaseTTL: return leaseTTL != nil
         case .idleLinkTimeout: return idleLinkTimeout != nil
+        case .consoleLinks: return consoleLinks != nil
+        case .consoleRequests: return consoleRequests != nil
+        case .consoleFollows: return consoleFollows != nil
         case .version, .help: return false
         }
     }
@@ -99,6 +105,9 @@ struct NodeSettings: Sendable {
         case .discovery: discovery = try SettingSyntax.discovery(text)
         case .leaseTTL: leaseTTL = try SettingSyntax.leaseTTL(text)
         case .idleLinkTimeout: idleLinkTimeout = try SettingSyntax.duration(text)
+        case .consoleLinks: consoleLinks = try SettingSyntax.budget(text)
+        case .consoleRequests: consoleRequests = try SettingSyntax.budget(text)
+        case .consoleFollows: consoleFollows = try SettingSyntax.budget(text)
         case .version, .help: break
         }
     }
@@ -133,7 +142,10 @@ struct NodeSettings: Sendable {
             requireSignedTrees: requireSignedTrees ?? base.requireSignedTrees,
             discovery: discovery ?? base.discovery,
             leaseTTL: leaseTTL ?? base.leaseTTL,
-            idleLinkTimeout: idleLinkTimeout ?? base.idleLinkTimeout)
+            idleLinkTimeout: idleLinkTimeout ?? base.idleLinkTimeout,
+            consoleLinks: consoleLinks ?? base.consoleLinks,
+            consoleRequests: consoleRequests ?? base.consoleRequests,
+            consoleFollows: consoleFollows ?? base.consoleFollows)
     }
 
     /// The options these settings make, with defaults for what is unset, once every rule holds.
@@ -174,6 +186,8 @@ struct NodeSettings: Sendable {
         options.discovery = discovery
         options.leaseTTL = leaseTTL ?? NodeOptions.defaultLeaseTTL
         options.idleLinkTimeout = idleLinkTimeout ?? NodeOptions.defaultIdleLinkTimeout
+        options.consoleBudget = ConsoleBudget(
+            links: consoleLinks, requests: consoleRequests ?? ConsoleBudget().requests, follows: consoleFollows ?? ConsoleBudget().follows)
         try Self.check(options)
         return options
     }

@@ -10,7 +10,7 @@ public enum NodeUsage {
             ("Timing", [.heartbeatInterval, .heartbeatTimeout, .callTimeout, .withdrawTimeout, .shutdownTimeout]),
             ("Discovery", [.discovery, .leaseTTL, .idleLinkTimeout]),
             ("Observability", [.logLevel, .logFormat, .metricsListen]),
-            ("Other", [.maxFrame, .config, .version, .help]),
+            ("Other", [.maxFrame, .consoleLinks, .consoleRequests, .consoleFollows, .config, .version, .help]),
         ]
         let width = NodeFlag.allCases.map(\.synopsis.count).max() ?? 0
         var lines = [

@@ -66,6 +66,21 @@ enum SettingSyntax {
         return .nanoseconds(nanoseconds)
     }
 
+    /// What a console budget's setting must be.
+    static let budgetRule = "must be a whole number from 1 to 65536"
+
+    /// A console budget's count, written in decimal digits.
+    static func budget(_ text: String) throws(SettingProblem) -> Int {
+        guard let value = decimal(text) else { throw SettingProblem(reason: budgetRule) }
+        return try budget(value)
+    }
+
+    /// A console budget's count within range.
+    static func budget(_ value: Int64) throws(SettingProblem) -> Int {
+        guard value >= 1, value <= Int64(ConsoleBudget.maximum) else { throw SettingProblem(reason: budgetRule) }
+        return Int(value)
+    }
+
     /// A frame size in bytes, written in decimal digits.
     static func frameSize(_ text: String) throws(SettingProblem) -> Int {
         guard let value = decimal(text) else { throw SettingProblem(reason: frameRule) }
