@@ -43,6 +43,7 @@ public struct ConsoleArguments: Sendable, Hashable {
           forget NODE                 drop a decommissioned member from the cluster's view
           sign --key FILE --node NODE [--version N] [--expires DURATION] TREE.json   print a signed tree
           apply SIGNED.json           send a signed tree to the node it names
+          web [--listen HOST:PORT]    serve the web console (default 127.0.0.1:0: a free port); prints its URL
           --version                   print the version
         --node defaults to $CORDIS_CONSOLE_NODE, --tls-cert, --tls-key and --tls-ca to
         $CORDIS_CONSOLE_TLS_CERT, $CORDIS_CONSOLE_TLS_KEY and $CORDIS_CONSOLE_TLS_CA (an operator
@@ -71,7 +72,7 @@ public struct ConsoleArguments: Sendable, Hashable {
         var options: [String: [String]] = [:]
         var flags: Set<String> = []
         let valued: Set<String> = ["--node", "--secret-file", "--tls-cert", "--tls-key", "--tls-ca", "--timeout", "--format", "--on", "--parent", "--id",
-                                   "--plugin", "--config", "--isolate", "--realm", "--key", "--version", "--expires"]
+                                   "--plugin", "--config", "--isolate", "--realm", "--key", "--version", "--expires", "--listen"]
         let boolean: Set<String> = ["--json", "--follow", "--disabled", "--help", "-h"]
         while let word = words.next() {
             if word == "--" {
@@ -232,6 +233,10 @@ public struct ConsoleArguments: Sendable, Hashable {
             }
             let expires = try Self.duration(try single("--expires") ?? "7d")
             command = .sign(key: key, node: target, version: version, expires: expires, tree: rest[0])
+        case "web":
+            try expect(0, "no arguments besides --listen HOST:PORT")
+            allowed.insert("--listen")
+            command = .web(listen: try single("--listen") ?? "127.0.0.1:0")
         case "apply":
             try expect(1, "SIGNED.json")
             command = .apply(rest[0])

@@ -37,6 +37,8 @@ public enum ConsoleCommand: Sendable, Hashable {
     case sign(key: String, node: String, version: Int64?, expires: Double, tree: String)
     /// `apply SIGNED.json`: sends a signed tree to the node it names.
     case apply(String)
+    /// `web [--listen HOST:PORT]`: serves the web console (default `127.0.0.1:0`, a port picked).
+    case web(listen: String)
     /// `--help`.
     case help
     /// `--version`: prints `cordis-console VERSION`.
