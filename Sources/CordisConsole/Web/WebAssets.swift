@@ -210,6 +210,7 @@ ul.plain li { padding: 4px 0; }
 .card label input, .card label select, .card label textarea { display: block; width: 100%; box-sizing: border-box; margin-top: 4px; color: var(--text); font-size: 14px; }
 .result { background: #161b26; color: #d6e2f5; padding: 10px; border-radius: 6px; white-space: pre-wrap; }
 .catalog-node { margin-bottom: 12px; }
+td.nowrap { white-space: nowrap; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 """##
 
@@ -287,7 +288,9 @@ function healthOf(member) {
 function lastSeenText(node) {
   if (!node || node.reachable !== false) return '';
   if (typeof node.lastSeen !== 'number') return 'never seen';
-  return 'last seen ' + Math.floor(node.lastSeen) + ' s ago';
+  // Counted on from when the console fetched it, by this page's clock.
+  const since = (Date.now() - (model.receivedAt || Date.now())) / 1000;
+  return 'last seen ' + Math.floor(node.lastSeen + since) + ' s ago';
 }
 
 function time(seconds) {
@@ -574,7 +577,7 @@ function renderTimeline() {
     && (!entry || (event.detail && (event.detail.entry === entry || (event.detail.change || '').includes(entry))))).slice(-500).reverse();
   document.getElementById('timeline-count').textContent = shown.length + ' of ' + model.events.length + ' events';
   document.querySelector('#timeline tbody').replaceChildren(...shown.map((event) => el('tr', { 'data-kind': event.kind },
-    el('td', { class: 'mono', text: time(event.time) }),
+    el('td', { class: 'mono nowrap', text: time(event.time) }),
     el('td', { text: event.node }),
     el('td', { text: event.kind }),
     el('td', { text: event.text || JSON.stringify(event.detail) }),
@@ -672,11 +675,16 @@ function connect() {
   source.addEventListener('error', () => { link.className = 'link lost'; link.textContent = 'reconnecting…'; });
   source.addEventListener('state', (message) => {
     model.data = JSON.parse(message.data);
+    model.receivedAt = Date.now();
     link.className = 'link live';
     link.textContent = 'live via ' + model.data.node;
     renderAll();
   });
-  source.addEventListener('graph', (message) => { model.graph = JSON.parse(message.data); renderGraph(); });
+  source.addEventListener('graph', (message) => {
+    model.graph = JSON.parse(message.data);
+    window.cordisGraphLayoutSeconds = model.graph.layoutSeconds;
+    renderGraph();
+  });
   source.addEventListener('history', (message) => { model.events = JSON.parse(message.data); renderTimeline(); });
   source.addEventListener('event', (message) => {
     const event = JSON.parse(message.data);
@@ -692,6 +700,7 @@ document.addEventListener('DOMContentLoaded', () => {
     link.addEventListener('click', (click) => {
       click.preventDefault();
       history.pushState(null, '', link.getAttribute('href'));
+      notice('');
       show();
     });
   }
@@ -701,6 +710,8 @@ document.addEventListener('DOMContentLoaded', () => {
   setUpCall();
   show();
   connect();
+  // An unreachable member's "last seen" keeps counting between changes (a local clock, nothing is fetched).
+  setInterval(() => { if (statusNodes().some((node) => node.reachable === false)) renderCluster(); }, 1000);
 });
 """##
 }

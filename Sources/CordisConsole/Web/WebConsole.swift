@@ -46,6 +46,8 @@ actor WebConsole {
     private var svg = ""
     private var graphError: String?
     private var dot = ""
+    /// How long `dot` took for the graph shown.
+    private var layoutSeconds = 0.0
 
     private var fetching = false
     private var stale = false
@@ -292,13 +294,16 @@ actor WebConsole {
         graphStale = false
         let graph = self.graph
         Task {
+            let start = ContinuousClock.now
             let outcome = await graph.svg(text)
-            laidOut(outcome)
+            let took = (ContinuousClock.now - start).components
+            laidOut(outcome, seconds: Double(took.seconds) + Double(took.attoseconds) / 1e18)
         }
     }
 
-    private func laidOut(_ outcome: Result<String, WebGraph.Failure>) {
+    private func laidOut(_ outcome: Result<String, WebGraph.Failure>, seconds: Double) {
         graphing = false
+        layoutSeconds = seconds
         switch outcome {
         case .success(let text):
             svg = text
@@ -360,7 +365,9 @@ actor WebConsole {
     }
 
     private var graphJSON: JSONValue {
-        .object(["svg": .string(svg), "error": graphError.map(JSONValue.string) ?? .null])
+        .object([
+            "svg": .string(svg), "error": graphError.map(JSONValue.string) ?? .null, "layoutSeconds": .double(layoutSeconds),
+        ])
     }
 
     private func broadcast(_ name: String, _ value: JSONValue) {

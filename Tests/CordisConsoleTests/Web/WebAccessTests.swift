@@ -22,7 +22,7 @@ struct WebAccessTests {
 
     @Test("the token in the URL is taken once and kept in an HttpOnly SameSite=Strict cookie")
     func tokenInTheURL() {
-        #expect(Self.access.check(Self.request(target: "/?token=\(Self.token.text)")) == .allowed(setCookie: true))
+        #expect(Self.access.check(Self.request("GET", "/?token=\(Self.token.text)")) == .allowed(setCookie: true))
         #expect(Self.access.cookieHeader == "Set-Cookie: cordis_console=\(Self.token.text); HttpOnly; SameSite=Strict; Path=/")
         let secure = WebAccess(token: Self.token, host: "127.0.0.1", port: 8080, secure: true)
         #expect(secure.cookieHeader.hasSuffix("; Secure"))
@@ -32,8 +32,8 @@ struct WebAccessTests {
     func cookieAndRefusals() {
         #expect(Self.access.check(Self.request(cookie: "other=1; cordis_console=\(Self.token.text)")) == .allowed(setCookie: false))
         for request in [
-            Self.request(), Self.request(target: "/?token=nope"), Self.request(cookie: "cordis_console=\(String(repeating: "cd", count: 32))"),
-            Self.request(target: "/events?token="), Self.request(cookie: "cordis_console"),
+            Self.request(), Self.request("GET", "/?token=nope"), Self.request(cookie: "cordis_console=\(String(repeating: "cd", count: 32))"),
+            Self.request("GET", "/events?token="), Self.request(cookie: "cordis_console"),
         ] {
             guard case .refused(401, _) = Self.access.check(request) else {
                 Issue.record("\(request.target) \(request.headers) was let in")
