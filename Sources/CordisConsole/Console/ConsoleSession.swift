@@ -276,8 +276,8 @@ final class ConsoleSession: Sendable {
             return 0
         case .sign:
             throw ConsoleError(.usage, "sign reaches no node")
-        case .web(let listen):
-            return try await web(listen: listen, output: output)
+        case .web(let listen, let certificate, let key):
+            return try await web(listen: listen, certificate: certificate, key: key, output: output)
         case .apply(let path):
             return try await apply(path, output: output)
         case .forget(let member):

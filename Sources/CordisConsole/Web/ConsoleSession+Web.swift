@@ -4,12 +4,12 @@ import Foundation
 import Synchronization
 
 extension ConsoleSession {
-    /// `web`: serves the web console on `listen` (`HOST:PORT`, port 0 picks one) until SIGINT or SIGTERM;
-    /// prints the URL with its access token on stdout.
+    /// `web`: serves the web console on `listen` (`HOST:PORT`, port 0 picks one) until SIGINT or SIGTERM,
+    /// over HTTPS with `certificate` and `key` (PEM files); prints the URL with its access token on stdout.
     ///
     /// - Throws: `ConsoleError` `.usage` for a bad address or a non-loopback one without HTTPS, `.failed`
-    ///   when the address cannot be bound.
-    func web(listen: String, output: ConsoleOutput) async throws -> Int32 {
+    ///   when the address cannot be bound or the certificate or key cannot be used.
+    func web(listen: String, certificate: String?, key: String?, output: ConsoleOutput) async throws -> Int32 {
         let address: Address
         do {
             address = try Address(parsing: "tcp:" + listen)
@@ -17,12 +17,16 @@ extension ConsoleSession {
             throw ConsoleError(.usage, "--listen takes HOST:PORT (127.0.0.1:8080, [::1]:0), not \"\(listen)\": \(error)")
         }
         guard case .tcp(let host, _) = address else { throw ConsoleError(.usage, "--listen takes HOST:PORT") }
-        guard WebConsole.isLoopback(host) else {
-            throw ConsoleError(
-                .usage,
-                "--listen \(listen) is not a loopback address: the web console serves other hosts only over HTTPS, "
-                    + "which this version does not offer; listen on 127.0.0.1 and reach it through an SSH tunnel "
-                    + "(ssh -L 8080:127.0.0.1:8080 HOST)")
+        guard certificate != nil || ConsoleArguments.isLoopback(host) else {
+            throw ConsoleError(.usage, "--listen \(listen) is not a loopback address: serving other hosts needs HTTPS (--web-tls-cert, --web-tls-key)")
+        }
+        var tls: TLSContext?
+        if let certificate, let key {
+            do throws(TLSError) {
+                tls = try TLSContext(serverCertificateFile: certificate, keyFile: key)
+            } catch {
+                throw ConsoleError(.failed, "--web-tls-cert/--web-tls-key: \(error.message)")
+            }
         }
         let token: HTTPAccessToken
         do {
@@ -47,7 +51,7 @@ extension ConsoleSession {
         let target = WebTarget()
         let server: ByteServer
         do {
-            server = try ByteServer(listeningOn: address, loop: loop, limits: WebConsole.limits) { bytes, reply in
+            server = try ByteServer(listeningOn: address, loop: loop, limits: WebConsole.limits, tls: tls) { bytes, reply in
                 guard let (access, console) = target.current else {
                     reply.send(WebAnswer.text(503, "the console is starting"))
                     return .answering
@@ -61,7 +65,7 @@ extension ConsoleSession {
         guard case .tcp(_, let port) = server.address else {
             throw ConsoleError(.failed, "the web server is not on TCP")
         }
-        let access = WebAccess(token: token, host: host, port: Int(port), secure: false)
+        let access = WebAccess(token: token, host: host, port: Int(port), secure: tls != nil)
         let console = WebConsole(session: self, access: access, graph: WebGraph(folder: folder))
         do {
             try await console.start()
@@ -72,7 +76,8 @@ extension ConsoleSession {
         }
         target.set(access, console)
         let shown = host.contains(":") ? "[\(host)]" : host
-        output.out("cordis-console web: serving \(self.address) at http://\(shown):\(port)/?token=\(token.text)\n")
+        let scheme = tls == nil ? "http" : "https"
+        output.out("cordis-console web: serving \(self.address) at \(scheme)://\(shown):\(port)/?token=\(token.text)\n")
         output.out("open that URL in a browser (the token is asked for once, then kept in a cookie); Ctrl-C stops\n")
         await Self.untilStopped()
         server.close()
@@ -132,9 +137,3 @@ final class WebTarget: Sendable {
     func set(_ access: WebAccess, _ console: WebConsole) { state.withLock { $0 = (access, console) } }
 }
 
-extension WebConsole {
-    /// Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
-    }
-}

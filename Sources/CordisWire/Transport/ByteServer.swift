@@ -19,6 +19,10 @@ import Glibc
 /// An answer may instead be a stream (`Reply.open`, server-sent events): its head is written, the
 /// deadline no longer applies, and later writes go out as they come until either side closes it; a
 /// peer that reads too slowly (more than `Limits.maxStreamBacklog` bytes waiting) is cut.
+///
+/// With a TLS context (`TLSContext(serverCertificateFile:keyFile:)`, HTTPS) every connection runs a
+/// `TLSEngine`: the handler sees the plaintext, its answers are encrypted, and a peer that does not speak
+/// TLS is closed.
 package final class ByteServer: Sendable {
     /// The bounds of every connection.
     package struct Limits: Sendable, Hashable {
@@ -83,16 +87,18 @@ package final class ByteServer: Sendable {
     package let limits: Limits
 
     fileprivate let loop: EventLoop
+    fileprivate let tls: TLSContext?
     fileprivate let handler: @Sendable ([UInt8], Reply) -> Verdict
     private let token: UInt64
     fileprivate let state: Mutex<(fd: Int32, live: Int)>
 
     /// Binds and listens on the TCP `address` (port 0 picks one) on `loop`; `handler` runs on the loop
-    /// thread after each read of a connection that has not been answered.
+    /// thread after each read of a connection that has not been answered. With `tls`, every connection is
+    /// TLS (the handler sees the plaintext).
     ///
     /// - Throws: `TransportError`: `invalidAddress` for a Unix address, else as `EventLoop.listen`.
     package init(
-        listeningOn address: Address, loop: EventLoop, limits: Limits = Limits(),
+        listeningOn address: Address, loop: EventLoop, limits: Limits = Limits(), tls: TLSContext? = nil,
         handler: @escaping @Sendable ([UInt8], Reply) -> Verdict
     ) throws {
         guard case .tcp(let host, let port) = address else {
@@ -102,6 +108,7 @@ package final class ByteServer: Sendable {
         self.address = bound
         self.limits = limits
         self.loop = loop
+        self.tls = tls
         self.handler = handler
         self.token = loop.allocateToken()
         self.state = Mutex((fd, 0))
@@ -196,16 +203,28 @@ private final class ByteExchange: Sendable {
     private let server: ByteServer
     private let token: UInt64
     private let state: Mutex<State>
+    /// The connection's TLS session, when the server has a TLS context.
+    private let engine: TLSEngine?
 
-    private init(fd: Int32, server: ByteServer) {
+    private init(fd: Int32, server: ByteServer, engine: TLSEngine?) {
         self.server = server
         self.token = server.loop.allocateToken()
         self.state = Mutex(State(fd: fd, interest: CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP))
+        self.engine = engine
     }
 
     /// Starts serving `fd` (on the loop thread).
     static func start(fd: Int32, server: ByteServer) throws {
-        let exchange = ByteExchange(fd: fd, server: server)
+        var engine: TLSEngine?
+        if let context = server.tls {
+            do {
+                engine = try TLSEngine(context: context, side: .server)
+            } catch {
+                _ = ccordis_close_socket(fd)
+                throw TransportError(.tls, "TLS: \(error.message)")
+            }
+        }
+        let exchange = ByteExchange(fd: fd, server: server, engine: engine)
         do {
             try server.loop.register(token: exchange.token, fd: fd, events: CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP, handler: exchange)
         } catch {
@@ -228,16 +247,34 @@ private final class ByteExchange: Sendable {
         if loop.inLoopThread { replyOnLoop(bytes) } else { loop.execute { [self] in replyOnLoop(bytes) } }
     }
 
+    /// `bytes` as they go on the wire: encrypted under TLS (and with the session's end after them when
+    /// `last`); nil when the session cannot encrypt them (the connection is then closed).
+    private func sealed(_ bytes: [UInt8], last: Bool = false) -> [UInt8]? {
+        guard let engine else { return bytes }
+        do throws(TLSError) {
+            try engine.send(bytes)
+        } catch {
+            return nil
+        }
+        if last { engine.close() }
+        return engine.takeOutbound()
+    }
+
     func open(_ head: [UInt8], onClose: @escaping @Sendable () -> Void) {
         let loop = server.loop
         let job: @Sendable () -> Void = { [self] in
+            guard let head = sealed(head) else {
+                finish()
+                onClose()
+                return
+            }
             let (open, timer) = state.withLock { state -> (Bool, UInt64?) in
                 guard state.fd >= 0, !state.replied else { return (false, nil) }
                 state.replied = true
                 state.answering = true
                 state.streaming = true
                 state.onClose = onClose
-                state.outbound = head
+                state.outbound += head
                 defer { state.timer = nil }
                 return (true, state.timer)
             }
@@ -254,6 +291,11 @@ private final class ByteExchange: Sendable {
     func write(_ bytes: [UInt8]) {
         let limit = server.limits.maxStreamBacklog
         server.loop.execute { [self] in
+            guard state.withLock({ $0.fd >= 0 && $0.streaming }) else { return }
+            guard let bytes = sealed(bytes) else {
+                finish()
+                return
+            }
             let verdict = state.withLock { state -> Bool? in
                 guard state.fd >= 0, state.streaming else { return nil }
                 guard state.outbound.count + bytes.count <= limit else { return false }
@@ -273,11 +315,16 @@ private final class ByteExchange: Sendable {
     }
 
     private func replyOnLoop(_ bytes: [UInt8]) {
+        guard state.withLock({ $0.fd >= 0 && !$0.replied }) else { return }
+        guard let bytes = sealed(bytes, last: true) else {
+            finish()
+            return
+        }
         let open = state.withLock { state -> Bool in
             guard state.fd >= 0, !state.replied else { return false }
             state.replied = true
             state.answering = true
-            state.outbound = bytes
+            state.outbound += bytes
             return true
         }
         if open { flush() }
@@ -357,7 +404,24 @@ extension ByteExchange: LoopHandler {
             guard fd >= 0 else { return }
             let count = Glibc.read(fd, scratch.baseAddress, scratch.count)
             if count > 0 {
-                let bytes = UnsafeRawBufferPointer(rebasing: scratch[0..<count])
+                var bytes = Array(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+                if let engine {
+                    // The handshake's flights go out at once; the handler sees only the plaintext.
+                    let plain: [UInt8]
+                    do throws(TLSError) {
+                        plain = try engine.receive(bytes)
+                    } catch {
+                        finish()
+                        return
+                    }
+                    let flight = engine.takeOutbound()
+                    if !flight.isEmpty {
+                        state.withLock { $0.outbound += flight }
+                        flush()
+                    }
+                    guard !plain.isEmpty else { continue }
+                    bytes = plain
+                }
                 let (show, tooMuch) = state.withLock { state -> ([UInt8]?, Bool) in
                     // Once answering, what the peer still sends is read and dropped.
                     guard !state.answering else { return (nil, false) }
