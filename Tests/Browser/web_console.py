@@ -46,8 +46,9 @@ def main():
         return found[0] if found else None
 
     def text(selector):
-        node = query(selector)
-        return node.text if node else ""
+        # Read in the page: rows are redrawn when the status comes, so no element is held on to.
+        return driver.execute_script(
+            "const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", selector) or ""
 
     def page(name):
         driver.find_element(By.CSS_SELECTOR, 'nav a[data-page="%s"]' % name).click()

@@ -48,7 +48,9 @@ def latency(binary, folder, node, url, rounds):
             enable = round_number % 2 == 0
             subprocess.run(console + ["enable" if enable else "disable", key], check=True, stdout=subprocess.DEVNULL)
             wanted = "active" if enable else "disabled"
-            WebDriverWait(driver, 30).until(lambda d: d.find_element(By.CSS_SELECTOR, selector).text == wanted)
+            # Read in the page (the row is redrawn when the status comes, so no element is held on to).
+            WebDriverWait(driver, 30).until(lambda d: d.execute_script(
+                "const e = document.querySelector(arguments[0]); return e && e.textContent", selector) == wanted)
         samples = driver.execute_script("return window.cordisLatencies")
         return {"rounds": rounds, "samples": len(samples), "p50_ms": round(percentile(samples, 0.5), 1),
                 "p99_ms": round(percentile(samples, 0.99), 1), "max_ms": round(max(samples), 1)}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Probes a running `cordis-console web` over HTTPS with hostile and ordinary requests (standard library only).
 
-Arguments: the console's https URL with its token. Prints one JSON object: what each probe got back (the
+Arguments: the console's URL (https, or http for the probes that do not need TLS) with its token. Prints one JSON object: what each probe got back (the
 status, or "closed" when the console closed the connection without an HTTP answer). WebConsoleHTTPSTests
 checks it.
 """
@@ -12,6 +12,7 @@ import sys
 import urllib.parse
 
 url = urllib.parse.urlsplit(sys.argv[1])
+secure = url.scheme == "https"
 host, port = url.hostname, url.port
 token = urllib.parse.parse_qs(url.query)["token"][0]
 context = ssl.create_default_context()
@@ -19,7 +20,7 @@ context.check_hostname = False
 context.verify_mode = ssl.CERT_NONE
 
 
-def exchange(raw, tls=True):
+def exchange(raw, tls=secure):
     """Sends raw bytes on a new connection; returns (status or 'closed', head text)."""
     plain = socket.create_connection((host, port), timeout=15)
     sock = context.wrap_socket(plain, server_hostname=host) if tls else plain
@@ -37,7 +38,9 @@ def exchange(raw, tls=True):
         sock.close()
     if not data.startswith(b"HTTP/1.1 "):
         return "closed", ""
-    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1")
+    head, _, body = data.partition(b"\r\n\r\n")
+    head = head.decode("latin-1")
+    exchange.body = body.decode("utf-8", "replace")
     return int(head.split(" ")[1]), head
 
 
@@ -49,7 +52,7 @@ def request(method, target, headers=(), body=b""):
 
 
 cookie = "Cookie: cordis_console=" + token
-own = "Origin: https://%s:%d" % (host, port)
+own = "Origin: %s://%s:%d" % (url.scheme, host, port)
 results = {}
 status, head = exchange(request("GET", "/?token=" + token))
 results["tokenURL"] = status
@@ -60,7 +63,11 @@ results["foreignOrigin"] = exchange(request("POST", "/api/action", [cookie, "Ori
 results["badJSON"] = exchange(request("POST", "/api/action", [cookie, own, "Content-Type: application/json"], b"{nope"))[0]
 results["unknownEntry"] = exchange(request("POST", "/api/action", [cookie, own, "Content-Type: application/json"],
                                            b'{"command":"enable","node":"a","args":{"entry":"nope"}}'))[0]
+results["enableClock"] = exchange(request("POST", "/api/action", [cookie, own, "Content-Type: application/json"],
+                                          b'{"command":"enable","node":"a","args":{"entry":"clock"}}'))[0]
+results["enableClockAnswer"] = exchange.body
 results["oversizedHead"] = exchange(request("GET", "/cluster", [cookie, "X-Fill: " + "a" * 9000]))[0]
 results["garbage"] = exchange(b"\x00\x01\x02 not http\r\n\r\n")[0]
-results["plainHTTP"] = exchange(request("GET", "/cluster", [cookie]), tls=False)[0]
+if secure:
+    results["plainHTTP"] = exchange(request("GET", "/cluster", [cookie]), tls=False)[0]
 print(json.dumps(results))

@@ -524,6 +524,8 @@ function applyEvent(event) {
   badge.className = 'state state-' + event.detail.to;
   badge.closest('tr').dataset.state = event.detail.to;
   window.cordisLatencies.push(Date.now() - event.time * 1000);
+  // The status the console fetches after this event redraws the row, even if it looks unchanged.
+  pluginsSignature = '';
 }
 
 // ---- Graph

@@ -64,5 +64,32 @@ struct WebConsoleHTTPSTests {
         #expect(results["oversizedHead"] == 431, "\(results)")
         #expect(results["garbage"] == 400, "\(results)")
         #expect(results["plainHTTP"] == "closed", "\(results)")
+        #expect(results["enableClock"] == 200, "\(results)")
+    }
+
+    @Test("a viewer's change from the page is refused by the node, and the answer carries the node's refusal")
+    func viewerIsRefused() async throws {
+        let cluster = try Cluster()
+        defer { Task { await cluster.stop() } }
+        try await cluster.start(
+            "a", entries: #"{"version":1,"entries":[{"id":"clock","plugin":"clock"}]}"#,
+            extra: try OperatorRoleTests.operators(cluster, "a", [OperatorRoleTests.uid: "viewer"]))
+        let console = try NodeProcess(
+            name: "console", arguments: ["--node", cluster.address("a"), "web"],
+            directory: cluster.folder.url, executable: NodeProcess.productsDirectory.appendingPathComponent("cordis-console"))
+        defer { Task { await console.stop() } }
+        #expect(await console.waitForLine(containing: "?token="), "\(console.text)")
+        let url = try #require(console.text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("http://127.0.0.1:") })
+        let probe = try NodeProcess(
+            name: "probe", arguments: [WebConsoleBrowserTests.root.appendingPathComponent("Tests/Browser/web_console_probe.py").path, String(url)],
+            directory: cluster.folder.url, executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        defer { Task { await probe.stop() } }
+        #expect(await probe.exitCode(timeout: .seconds(120)) == 0, "\(probe.text)")
+        let line = try #require(probe.text.split(separator: "\n").last { $0.hasPrefix("{") }, "\(probe.text)")
+        let results = try JSONParser().parse(Array(line.utf8))
+        #expect(results["withCookie"] == 200, "\(results)")
+        #expect(results["enableClock"] == 422, "\(results)")
+        let answer = try JSONParser().parse(Array((results["enableClockAnswer"]?.stringValue ?? "").utf8))
+        #expect(answer["error"] == "enable needs the operator role; you are viewer", "\(results)")
     }
 }
