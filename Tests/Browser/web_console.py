@@ -48,7 +48,17 @@ def main():
     def text(selector):
         # Read in the page: rows are redrawn when the status comes, so no element is held on to.
         return driver.execute_script(
-            "const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", selector) or ""
+            "const e = document.querySelector(arguments[0]); return e ? (e.innerText ?? e.textContent) : ''", selector) or ""
+
+    def attribute(selector, name):
+        return driver.execute_script(
+            "const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null", selector, name)
+
+    def rows(selector):
+        """The cells' text of each row, read in the page at once (rows are redrawn as events come)."""
+        return driver.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].map((row) => [...row.cells].map((cell) => cell.innerText))",
+            selector)
 
     def page(name):
         driver.find_element(By.CSS_SELECTOR, 'nav a[data-page="%s"]' % name).click()
@@ -64,7 +74,8 @@ def main():
         cookie = driver.get_cookie("cordis_console")
         findings["cookie"] = {"httpOnly": cookie and cookie.get("httpOnly"), "sameSite": cookie and cookie.get("sameSite")}
 
-        until("three members are up", lambda: len(driver.find_elements(By.CSS_SELECTOR, '#members tr[data-health="up"]')) == 3)
+        until("three members are up", lambda: driver.execute_script(
+            "return document.querySelectorAll('#members tr[data-health=\"up\"]').length") == 3)
         findings["incarnation"] = text('#members tr[data-member="a"] td:nth-child(3)')
         shot("cluster")
 
@@ -104,31 +115,26 @@ def main():
 
         page("timeline")
         until("the switch's change shows with its operator",
-              lambda: any("enable entry spare" in row.text for row in driver.find_elements(By.CSS_SELECTOR, "#timeline tbody tr")))
+              lambda: any("enable entry spare" in " ".join(row) for row in rows("#timeline tbody tr")))
         select = query("#filter-node")
         driver.execute_script("arguments[0].value = 'b'; arguments[0].dispatchEvent(new Event('change'))", select)
         until("the node filter keeps only b's events",
-              lambda: all(row.find_elements(By.CSS_SELECTOR, "td")[1].text == "b"
-                          for row in driver.find_elements(By.CSS_SELECTOR, "#timeline tbody tr")))
+              lambda: all(row[1] == "b" for row in rows("#timeline tbody tr")))
         driver.execute_script("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('change'))", select)
         entry = query("#filter-entry")
         entry.send_keys("spare")
         until("the entry filter keeps only spare's events",
-              lambda: len(driver.find_elements(By.CSS_SELECTOR, "#timeline tbody tr")) > 0
-              and all("spare" in row.text for row in driver.find_elements(By.CSS_SELECTOR, "#timeline tbody tr")))
+              lambda: len(rows("#timeline tbody tr")) > 0 and all("spare" in " ".join(row) for row in rows("#timeline tbody tr")))
         entry.clear()
         driver.execute_script("arguments[0].dispatchEvent(new Event('input'))", entry)
-        until("every event shows again", lambda: len(driver.find_elements(By.CSS_SELECTOR, "#timeline tbody tr")) > 3)
-        findings["operator"] = next((row.find_elements(By.CSS_SELECTOR, "td")[4].text
-                                     for row in driver.find_elements(By.CSS_SELECTOR, "#timeline tbody tr")
-                                     if "enable entry spare" in row.text), "")
+        until("every event shows again", lambda: len(rows("#timeline tbody tr")) > 3)
+        findings["operator"] = next((row[4] for row in rows("#timeline tbody tr") if "enable entry spare" in " ".join(row)), "")
         shot("timeline")
 
         os.kill(kill_pid, signal.SIGKILL)
         page("cluster")
-        until("c turns unreachable", lambda: query('#members tr[data-member="c"]') is not None
-              and query('#members tr[data-member="c"]').get_attribute("data-health") not in ("up", None), timeout=30)
-        findings["killedHealth"] = query('#members tr[data-member="c"]').get_attribute("data-health")
+        until("c turns unreachable", lambda: attribute('#members tr[data-member="c"]', "data-health") not in ("up", None), timeout=30)
+        findings["killedHealth"] = attribute('#members tr[data-member="c"]', "data-health")
         shot("cluster-unreachable")
         page("plugins")
         until("c's entries show as last known", lambda: "last known" in text('[data-node="c"]'))

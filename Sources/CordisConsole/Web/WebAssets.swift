@@ -251,6 +251,7 @@ function show() {
   for (const section of document.querySelectorAll('main > section')) section.hidden = section.dataset.page !== page;
   for (const link of document.querySelectorAll('nav a')) link.classList.toggle('current', link.dataset.page === page);
   document.title = 'Cordis console: ' + page;
+  schedule('all');
 }
 
 function notice(text, ok) {
@@ -659,15 +660,34 @@ function setUpCall() {
 
 // ---- The live stream
 
+// What changed since the last frame; drawn once per animation frame, however many messages came.
+const dirty = new Set();
+let frameAsked = false;
+function schedule(...parts) {
+  for (const part of parts) dirty.add(part);
+  if (frameAsked) return;
+  frameAsked = true;
+  requestAnimationFrame(() => {
+    frameAsked = false;
+    const parts = new Set(dirty);
+    dirty.clear();
+    if (parts.has('all')) renderAll();
+    else if (parts.has('timeline') && currentPage() === 'timeline') renderTimeline();
+    if (parts.has('graph')) renderGraph();
+  });
+}
+
 function renderAll() {
   const problem = document.getElementById('problem');
   problem.textContent = (model.data && model.data.problem) || '';
   problem.hidden = !(model.data && model.data.problem);
-  renderCluster();
-  renderPlugins(false);
-  renderPending();
-  renderServices();
-  renderTimeline();
+  // Only the page in view is drawn; showing another page draws it then.
+  const page = currentPage();
+  if (page === 'cluster') renderCluster();
+  if (page === 'plugins') renderPlugins(false);
+  if (page === 'graph') renderPending();
+  if (page === 'services') renderServices();
+  if (page === 'timeline') renderTimeline();
 }
 
 function connect() {
@@ -680,20 +700,20 @@ function connect() {
     model.receivedAt = Date.now();
     link.className = 'link live';
     link.textContent = 'live via ' + model.data.node;
-    renderAll();
+    schedule('all');
   });
   source.addEventListener('graph', (message) => {
     model.graph = JSON.parse(message.data);
     window.cordisGraphLayoutSeconds = model.graph.layoutSeconds;
-    renderGraph();
+    schedule('graph');
   });
-  source.addEventListener('history', (message) => { model.events = JSON.parse(message.data); renderTimeline(); });
+  source.addEventListener('history', (message) => { model.events = JSON.parse(message.data); schedule('timeline'); });
   source.addEventListener('event', (message) => {
     const event = JSON.parse(message.data);
     model.events.push(event);
     if (model.events.length > 1000) model.events.splice(0, model.events.length - 1000);
     applyEvent(event);
-    renderTimeline();
+    schedule('timeline');
   });
 }
 
@@ -713,7 +733,7 @@ document.addEventListener('DOMContentLoaded', () => {
   show();
   connect();
   // An unreachable member's "last seen" keeps counting between changes (a local clock, nothing is fetched).
-  setInterval(() => { if (statusNodes().some((node) => node.reachable === false)) renderCluster(); }, 1000);
+  setInterval(() => { if (currentPage() === 'cluster' && statusNodes().some((node) => node.reachable === false)) renderCluster(); }, 1000);
 });
 """##
 }
