@@ -19,12 +19,13 @@ actor WebConsole {
     static let maxBodyBytes = 256 * 1024
     /// The most events kept for a page that opens later.
     static let maxHistory = 1000
-    /// The bounds of every HTTP connection: 64 at once, a 16 KiB head plus the body, 10 s to send a
-    /// request and get the answer (a slow or silent client is cut then), a 4 MiB backlog for a page that
-    /// reads its live stream too slowly.
+    /// The bounds of every HTTP connection: 64 at once, an 8 KiB head plus the body, 10 s to send a
+    /// request and get the answer (a slow or silent client is cut then), and a 32 MiB backlog for a page
+    /// that reads its live stream too slowly (a cluster of 8,000 fibers sends a state of 3.4 MB and a graph
+    /// of about as much at once).
     static let limits = ByteServer.Limits(
         maxConnections: 64, maxRequestBytes: HTTPRequest.maxHeadBytes + maxBodyBytes, deadline: .seconds(10),
-        maxStreamBacklog: 4 << 20)
+        maxStreamBacklog: 32 << 20)
 
     private let session: ConsoleSession
     private let access: WebAccess

@@ -64,6 +64,9 @@ struct WebConsoleBrowserTests {
         #expect(findings["operator"]?.stringValue?.isEmpty == false, "\(findings)")
         #expect(findings["killedHealth"] == "down", "\(findings)")
         #expect(findings["graphHasBinding"] == true)
+        // Stopped here, not only by the deferred tasks, which a test process that ends may never run.
+        await browser.stop()
+        await console.stop()
         // The page's screenshots, into the docs when asked (CORDIS_WEB_SCREENSHOTS=docs/images).
         if let target = ProcessInfo.processInfo.environment["CORDIS_WEB_SCREENSHOTS"], !target.isEmpty {
             for name in try FileManager.default.contentsOfDirectory(atPath: shots.path) where name.hasPrefix("web-") {

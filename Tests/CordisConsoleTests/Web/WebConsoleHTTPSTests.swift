@@ -65,6 +65,9 @@ struct WebConsoleHTTPSTests {
         #expect(results["garbage"] == 400, "\(results)")
         #expect(results["plainHTTP"] == "closed", "\(results)")
         #expect(results["enableClock"] == 200, "\(results)")
+        // Stopped here, not only by the deferred tasks, which a test process that ends may never run.
+        await probe.stop()
+        await console.stop()
     }
 
     @Test("a viewer's change from the page is refused by the node, and the answer carries the node's refusal")
@@ -91,5 +94,7 @@ struct WebConsoleHTTPSTests {
         #expect(results["enableClock"] == 422, "\(results)")
         let answer = try JSONParser().parse(Array((results["enableClockAnswer"]?.stringValue ?? "").utf8))
         #expect(answer["error"] == "enable needs the operator role; you are viewer", "\(results)")
+        await probe.stop()
+        await console.stop()
     }
 }
