@@ -674,7 +674,7 @@ function schedule(...parts) {
     dirty.clear();
     if (parts.has('all')) renderAll();
     else if (parts.has('timeline') && currentPage() === 'timeline') renderTimeline();
-    if (parts.has('graph')) renderGraph();
+    if (parts.has('graph') && currentPage() === 'graph') renderGraph();
   });
 }
 
@@ -686,7 +686,10 @@ function renderAll() {
   const page = currentPage();
   if (page === 'cluster') renderCluster();
   if (page === 'plugins') renderPlugins(false);
-  if (page === 'graph') renderPending();
+  if (page === 'graph') {
+    renderPending();
+    renderGraph();
+  }
   if (page === 'services') renderServices();
   if (page === 'timeline') renderTimeline();
 }
