@@ -82,5 +82,11 @@ for ((index = 0; index < nodes; index++)); do
   start_node "${letters[index]}" "$folder/${letters[index]}.json"
 done
 start_console
-echo "web console: $nodes nodes x $entries entries" >&2
+echo "web console: $nodes nodes x $entries entries (waiting until every fiber is active)" >&2
+for ((second = 0; second < 600; second++)); do
+  active=$("$bin/cordis-console" --node "unix:$folder/a.sock" --json status |
+    python3 -c 'import json, sys; print(sum(e.get("state") == "active" for n in json.load(sys.stdin)["nodes"] for e in n["entries"]))')
+  ((active >= nodes * entries)) && break
+  sleep 1
+done
 /usr/bin/python3 Tests/Browser/web_console_figures.py large "$url" "$console_pid" "$nodes" "$entries"
