@@ -67,6 +67,7 @@ struct WebConsoleBrowserTests {
         // Stopped here, not only by the deferred tasks, which a test process that ends may never run.
         await browser.stop()
         await console.stop()
+        await cluster.stop()
         // The page's screenshots, into the docs when asked (CORDIS_WEB_SCREENSHOTS=docs/images).
         if let target = ProcessInfo.processInfo.environment["CORDIS_WEB_SCREENSHOTS"], !target.isEmpty {
             for name in try FileManager.default.contentsOfDirectory(atPath: shots.path) where name.hasPrefix("web-") {

@@ -68,6 +68,7 @@ struct WebConsoleHTTPSTests {
         // Stopped here, not only by the deferred tasks, which a test process that ends may never run.
         await probe.stop()
         await console.stop()
+        await cluster.stop()
     }
 
     @Test("a viewer's change from the page is refused by the node, and the answer carries the node's refusal")
@@ -96,5 +97,6 @@ struct WebConsoleHTTPSTests {
         #expect(answer["error"] == "enable needs the operator role; you are viewer", "\(results)")
         await probe.stop()
         await console.stop()
+        await cluster.stop()
     }
 }
