@@ -3,7 +3,7 @@
 # Usage: fuzz/run.sh [SECONDS] [extra libFuzzer flags...]
 # Environment: FUZZ_TARGET (frame-decoder, the default: frames, messages and the responder's
 # handshake; entries-file: the entries-file parser; handshake: both sides of the handshake, with and
-# without a secret), FUZZ_BUILD (build folder, default /tmp/cordis-fuzz), FUZZ_ASAN=0 to build without
+# without a secret; http-request: the HTTP request parser of /metrics and the web console), FUZZ_BUILD (build folder, default /tmp/cordis-fuzz), FUZZ_ASAN=0 to build without
 # AddressSanitizer, FUZZ_JOBS (parallel fuzzing processes, default 1).
 set -euo pipefail
 
@@ -21,7 +21,8 @@ case "$target" in
     frame-decoder) entry="FrameDecoderFuzz.swift" ;;
     entries-file) entry="EntriesFileFuzz.swift" ;;
     handshake) entry="HandshakeFuzz.swift" ;;
-    *) echo "fuzz/run.sh: unknown FUZZ_TARGET $target (frame-decoder, entries-file, handshake)" >&2; exit 64 ;;
+    http-request) entry="HTTPRequestFuzz.swift" ;;
+    *) echo "fuzz/run.sh: unknown FUZZ_TARGET $target (frame-decoder, entries-file, handshake, http-request)" >&2; exit 64 ;;
 esac
 corpus="$build/corpus"
 if [[ "$target" != "frame-decoder" ]]; then corpus="$build/corpus-$target"; fi
@@ -57,7 +58,11 @@ swiftc "${common[@]}" -module-name CordisFiles \
     -emit-module -emit-module-path "$build/CordisFiles.swiftmodule" \
     -c "${files_sources[@]}" -o "$build/CordisFiles.o"
 
-if [[ "$target" == "entries-file" ]]; then
+if [[ "$target" == "http-request" ]]; then
+    swiftc "${common[@]}" -module-name CordisHTTPFuzz \
+        -c "$root/Sources/CordisWire/HTTP/HTTPRequest.swift" "$root/fuzz/$entry" -o "$build/$target.o"
+    swiftc -sanitize="$sanitizers" "$build/$target.o" -o "$build/$target-fuzz"
+elif [[ "$target" == "entries-file" ]]; then
     swiftc "${common[@]}" -module-name CordisEntriesFuzz -I "$build" \
         -c "${loader_sources[@]}" "$root/fuzz/$entry" -o "$build/$target.o"
     swiftc -sanitize="$sanitizers" "$build/CordisJSON.o" "$build/CordisFiles.o" "$build/$target.o" \

@@ -2,13 +2,21 @@
 # Writes seed inputs for a fuzz target into the folder given. For frame-decoder (the default): one
 # frame of each kind, each prefixed with the chunk-size byte the target reads first; for handshake: the
 # handshake frames behind each header (side, secret, honest exchange) and index; for entries-file: the
-# example entries files and a few edge cases.
+# example entries files and a few edge cases; for http-request: a few requests.
 set -euo pipefail
 
 corpus="${1:?usage: seed-corpus.sh FOLDER [TARGET]}"
 target="${2:-frame-decoder}"
 mkdir -p "$corpus"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+if [[ "$target" == "http-request" ]]; then
+    # The chunk byte, the body-limit byte, then a request.
+    printf '\x05\x00GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:9100\r\nAccept: text/plain\r\n\r\n' > "$corpus/seed-metrics"
+    printf '\x03\x01POST /api/action HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nCookie: cordis_console=ab\r\nOrigin: http://127.0.0.1:8080\r\nContent-Type: application/json\r\nContent-Length: 24\r\n\r\n{"command":"enable"}   ' > "$corpus/seed-action"
+    printf '\x10\x01GET /plugins?token=abc%%20d+e HTTP/1.0\n\n' > "$corpus/seed-token"
+    exit 0
+fi
 
 if [[ "$target" == "entries-file" ]]; then
     index=0

@@ -6,8 +6,9 @@ cd "$(dirname "$0")/.."
 source scripts/packages.sh
 # Everything the tests use: python3 (the conformance client), etcd (etcd mode), openssl (certificates and
 # signed trees), systemd (socket activation), tmux and graphviz (the console's terminal and graph tests),
-# iproute2 (`ss`: the simultaneous-dial test counts the connections between two nodes).
-ensure_packages libssl-dev libsystemd0 pkg-config python3 etcd-server etcd-client openssl systemd tmux graphviz iproute2 prometheus
+# iproute2 (`ss`: the simultaneous-dial test counts the connections between two nodes), chromium,
+# chromium-driver and python3-selenium (the web console driven in a real browser).
+ensure_packages libssl-dev libsystemd0 pkg-config python3 etcd-server etcd-client openssl systemd tmux graphviz iproute2 prometheus chromium chromium-driver python3-selenium
 # --release: the same suites built optimized (-c release, with -enable-testing for the tests' imports).
 # The optimizer changes what concurrent code does; one isolation bug of the Swift 6.3.1 optimizer showed in
 # release builds only.

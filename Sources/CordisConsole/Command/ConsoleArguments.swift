@@ -1,5 +1,6 @@
 import CordisControl
 import CordisJSON
+import CordisWire
 
 /// The parsed command line of `cordis-console`: the global options and the command.
 public struct ConsoleArguments: Sendable, Hashable {
@@ -43,6 +44,9 @@ public struct ConsoleArguments: Sendable, Hashable {
           forget NODE                 drop a decommissioned member from the cluster's view
           sign --key FILE --node NODE [--version N] [--expires DURATION] TREE.json   print a signed tree
           apply SIGNED.json           send a signed tree to the node it names
+          web [--listen HOST:PORT] [--web-tls-cert FILE --web-tls-key FILE]
+                                      serve the web console (default 127.0.0.1:0: a free port; HTTPS with the
+                                      certificate, which another address than loopback needs); prints its URL
           --version                   print the version
         --node defaults to $CORDIS_CONSOLE_NODE, --tls-cert, --tls-key and --tls-ca to
         $CORDIS_CONSOLE_TLS_CERT, $CORDIS_CONSOLE_TLS_KEY and $CORDIS_CONSOLE_TLS_CA (an operator
@@ -71,7 +75,8 @@ public struct ConsoleArguments: Sendable, Hashable {
         var options: [String: [String]] = [:]
         var flags: Set<String> = []
         let valued: Set<String> = ["--node", "--secret-file", "--tls-cert", "--tls-key", "--tls-ca", "--timeout", "--format", "--on", "--parent", "--id",
-                                   "--plugin", "--config", "--isolate", "--realm", "--key", "--version", "--expires"]
+                                   "--plugin", "--config", "--isolate", "--realm", "--key", "--version", "--expires", "--listen",
+                                   "--web-tls-cert", "--web-tls-key"]
         let boolean: Set<String> = ["--json", "--follow", "--disabled", "--help", "-h"]
         while let word = words.next() {
             if word == "--" {
@@ -232,6 +237,10 @@ public struct ConsoleArguments: Sendable, Hashable {
             }
             let expires = try Self.duration(try single("--expires") ?? "7d")
             command = .sign(key: key, node: target, version: version, expires: expires, tree: rest[0])
+        case "web":
+            try expect(0, "no arguments besides --listen HOST:PORT, --web-tls-cert FILE and --web-tls-key FILE")
+            allowed.formUnion(["--listen", "--web-tls-cert", "--web-tls-key"])
+            command = try Self.web(listen: try single("--listen") ?? "127.0.0.1:0", certificate: single("--web-tls-cert"), key: single("--web-tls-key"))
         case "apply":
             try expect(1, "SIGNED.json")
             command = .apply(rest[0])
@@ -242,6 +251,37 @@ public struct ConsoleArguments: Sendable, Hashable {
         if let option = stray.sorted().first {
             throw ConsoleError(.usage, "\(option) does not apply to \(name)")
         }
+    }
+
+    /// `web`'s options: `--listen HOST:PORT` (a TCP address), and the HTTPS certificate and key, both or
+    /// neither, which a host other than loopback needs.
+    static func web(listen: String, certificate: String?, key: String?) throws(ConsoleError) -> ConsoleCommand {
+        let host: String
+        do {
+            guard case .tcp(let parsed, _) = try Address(parsing: "tcp:" + listen) else {
+                throw ConsoleError(.usage, "--listen takes HOST:PORT")
+            }
+            host = parsed
+        } catch let error as ConsoleError {
+            throw error
+        } catch {
+            throw ConsoleError(.usage, "--listen takes HOST:PORT (127.0.0.1:8080, [::1]:0, 0.0.0.0:8443), not \"\(listen)\": \(error)")
+        }
+        guard (certificate == nil) == (key == nil) else {
+            throw ConsoleError(.usage, "HTTPS needs both --web-tls-cert and --web-tls-key")
+        }
+        if certificate == nil, !isLoopback(host) {
+            throw ConsoleError(
+                .usage,
+                "--listen \(listen) is not a loopback address: serving other hosts needs HTTPS (--web-tls-cert FILE "
+                    + "--web-tls-key FILE), or listen on 127.0.0.1 and reach it through an SSH tunnel")
+        }
+        return .web(listen: listen, certificate: certificate, key: key)
+    }
+
+    /// Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     /// A duration: a whole number with `s`, `m`, `h` or `d` (`7d`, `12h`), or plain seconds; at most

@@ -37,6 +37,9 @@ public enum ConsoleCommand: Sendable, Hashable {
     case sign(key: String, node: String, version: Int64?, expires: Double, tree: String)
     /// `apply SIGNED.json`: sends a signed tree to the node it names.
     case apply(String)
+    /// `web [--listen HOST:PORT] [--web-tls-cert FILE --web-tls-key FILE]`: serves the web console
+    /// (default `127.0.0.1:0`, a port picked), over HTTPS with the certificate and key.
+    case web(listen: String, certificate: String?, key: String?)
     /// `--help`.
     case help
     /// `--version`: prints `cordis-console VERSION`.

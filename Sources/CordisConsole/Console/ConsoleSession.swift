@@ -276,6 +276,8 @@ final class ConsoleSession: Sendable {
             return 0
         case .sign:
             throw ConsoleError(.usage, "sign reaches no node")
+        case .web(let listen, let certificate, let key):
+            return try await web(listen: listen, certificate: certificate, key: key, output: output)
         case .apply(let path):
             return try await apply(path, output: output)
         case .forget(let member):
@@ -301,14 +303,17 @@ final class ConsoleSession: Sendable {
         return 0
     }
 
-    /// Asks `command` of `on`, or of every member the node reached has a link to; a member's refusal is
-    /// printed on stderr and makes the exit code 1, the others' answers are kept.
-    private func askEach(_ command: String, on: String?, output: ConsoleOutput) async throws -> (JSONObject, Int32) {
+    /// Asks `command` of `on`, or of every member the node reached has a link to (on `client`, the
+    /// session's own link by default); a member's refusal is printed on stderr and makes the exit code
+    /// 1, the others' answers are kept.
+    func askEach(
+        _ command: String, on: String?, output: ConsoleOutput, via client: ControlClient? = nil
+    ) async throws -> (JSONObject, Int32) {
         var nodes: [String]
         if let on {
             nodes = [on]
         } else {
-            let members = try await request("members")
+            let members = try await request("members", via: client)
             nodes = try decode([MemberStatus].self, from: members["members"] ?? .array([]), as: "member list")
                 .filter(\.reachable).map(\.name)
         }
@@ -316,7 +321,7 @@ final class ConsoleSession: Sendable {
         var code: Int32 = 0
         for node in nodes {
             do {
-                all[node] = try await request(command, node: node)
+                all[node] = try await request(command, node: node, via: client)
             } catch let error as ConsoleError where error.code == .failed {
                 output.err("error: \(node): \(error.message)\n")
                 code = 1

@@ -1,5 +1,7 @@
 /// The Graphviz form of `graph`: one `subgraph cluster_NODE` per node, one box per fiber filled by
-/// state, and an edge from each consumer to the provider it uses (across nodes, through the fiber ids).
+/// state, and an edge from each consumer to the provider it uses (across nodes, through the fiber ids),
+/// labelled with the service (and `@realm` when the provider is in a realm). A pending fiber's box says
+/// what it waits for.
 /// An unreachable member's fibers are its last known ones, drawn dashed and unfilled whatever their
 /// state, under a label with the time it was last seen.
 public enum GraphDot {
@@ -19,6 +21,7 @@ public enum GraphDot {
                 known.insert(id)
                 var label = fiber.entry.map { "\($0)\\n\(fiber.plugin)" } ?? fiber.plugin
                 label += "\\n#\(fiber.id) \(fiber.state)"
+                if !fiber.missing.isEmpty { label += "\\nwaits for " + fiber.missing.joined(separator: ", ") }
                 if node.reachable {
                     out += "    \(quote(id)) [label=\(quote(label)), fillcolor=\(quote(color(fiber.state)))];\n"
                 } else {
@@ -41,7 +44,8 @@ public enum GraphDot {
                         out += "  \(quote(target)) [label=\(quote("\(provider.node) #\(provider.fiber)")), style=dashed];\n"
                         known.insert(target)
                     }
-                    out += "  \(quote(fiberID(node.name, fiber.id))) -> \(quote(target)) [label=\(quote(injection.service))];\n"
+                    let binding = provider.realm.map { "\(injection.service)@\($0)" } ?? injection.service
+                    out += "  \(quote(fiberID(node.name, fiber.id))) -> \(quote(target)) [label=\(quote(binding))];\n"
                 }
             }
         }

@@ -5,7 +5,7 @@ import CordisWire
 /// `HEAD`) in the Prometheus text format 0.0.4, and nothing else, without authentication.
 ///
 /// Every request is bounded (`ByteServer.Limits`: 64 connections, a 16 KiB request, 10 s from accept
-/// to the end of the answer); a head that does not parse gets a 4xx (`HTTPRequestHead`), another path
+/// to the end of the answer); a head that does not parse gets a 4xx (`HTTPRequest`), another path
 /// 404, another method 405. The figures are read on `CordisActor` for each scrape.
 public final class MetricsEndpoint: Sendable {
     private let server: ByteServer
@@ -26,7 +26,7 @@ public final class MetricsEndpoint: Sendable {
     @CordisActor
     init(node: Node, address: Address, limits: ByteServer.Limits = ByteServer.Limits()) throws {
         server = try ByteServer(listeningOn: address, loop: node.loop, limits: limits) { [weak node] bytes, reply in
-            switch HTTPRequestHead.parse(bytes) {
+            switch HTTPRequest.parse(bytes) {
             case .needMore:
                 return .needMore
             case .refused(let status, let reason):
@@ -70,37 +70,16 @@ extension Node {
     }
 }
 
-/// The metrics endpoint's HTTP answers: a status line, `Content-Type`, `Content-Length`,
-/// `Connection: close`, and the body.
+/// The metrics endpoint's HTTP answers (`HTTPResponse`, shared with the console's web server).
 enum MetricsHTTP {
     /// The content type of the Prometheus text format 0.0.4.
     static let exposition = "text/plain; version=0.0.4; charset=utf-8"
-
-    /// The reason phrase of the statuses the endpoint answers.
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 200: return "OK"
-        case 400: return "Bad Request"
-        case 404: return "Not Found"
-        case 405: return "Method Not Allowed"
-        case 408: return "Request Timeout"
-        case 413: return "Content Too Large"
-        case 431: return "Request Header Fields Too Large"
-        case 503: return "Service Unavailable"
-        case 505: return "HTTP Version Not Supported"
-        default: return "Error"
-        }
-    }
 
     /// The bytes of an answer; with `headOnly` the body is left out (its length is still sent).
     static func response(
         status: Int, body: String, contentType: String = "text/plain; charset=utf-8", extraHeaders: [String] = [],
         headOnly: Bool = false
     ) -> [UInt8] {
-        let payload = Array(body.utf8)
-        var head = "HTTP/1.1 \(status) \(reason(status))\r\nContent-Type: \(contentType)\r\nContent-Length: \(payload.count)\r\n"
-        for header in extraHeaders { head += header + "\r\n" }
-        head += "Connection: close\r\n\r\n"
-        return Array(head.utf8) + (headOnly ? [] : payload)
+        HTTPResponse.text(status: status, body, contentType: contentType, extraHeaders: extraHeaders, headOnly: headOnly)
     }
 }

@@ -18,6 +18,9 @@ public final class TLSContext: @unchecked Sendable, Hashable {
     private let current: Mutex<Handle>
     /// The configuration it was made from (its files are read again by `reload()`).
     public let configuration: TLSConfiguration
+    /// Whether its sessions require and verify the peer's certificate (every Cordis link), or take a
+    /// peer without one (an HTTPS server's browsers: `init(serverCertificateFile:keyFile:)`).
+    package let verifiesPeers: Bool
 
     /// Reads the certificate, key and CA files.
     ///
@@ -25,6 +28,36 @@ public final class TLSContext: @unchecked Sendable, Hashable {
     public init(_ configuration: TLSConfiguration) throws(TLSError) {
         current = Mutex(Handle(try Self.make(configuration)))
         self.configuration = configuration
+        verifiesPeers = true
+    }
+
+    /// A server context for HTTPS: TLS 1.3, the certificate (chain) and key, and no certificate asked of
+    /// the clients (browsers, which the server authenticates otherwise).
+    ///
+    /// - Throws: `TLSError` `.configuration` naming the file libssl refused, and why.
+    package init(serverCertificateFile certificate: String, keyFile key: String) throws(TLSError) {
+        ERR_clear_error()
+        guard let context = SSL_CTX_new(TLS_method()) else {
+            throw TLSError(.configuration, "libssl cannot create a context: \(TLSError.drainQueue())")
+        }
+        func fail(_ message: String) -> TLSError {
+            SSL_CTX_free(context)
+            return TLSError(.configuration, "\(message): \(TLSError.drainQueue())")
+        }
+        guard SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_3_VERSION), nil) == 1 else {
+            throw fail("libssl cannot require TLS 1.3")
+        }
+        guard SSL_CTX_use_certificate_chain_file(context, certificate) == 1 else {
+            throw fail("cannot use the certificate \(certificate)")
+        }
+        guard SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) == 1, SSL_CTX_check_private_key(context) == 1 else {
+            throw fail("cannot use the key \(key): it is not a PEM private key, or it does not match the certificate \(certificate)")
+        }
+        SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
+        _ = SSL_CTX_set_num_tickets(context, 0)
+        current = Mutex(Handle(context))
+        configuration = TLSConfiguration(certificateFile: certificate, keyFile: key, caFile: "")
+        verifiesPeers = false
     }
 
     /// Reads the files of `configuration` again (a renewed certificate or key, another CA bundle) and
@@ -116,6 +149,7 @@ public final class TLSContext: @unchecked Sendable, Hashable {
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         self.current = Mutex(Handle(context))
         self.configuration = TLSConfiguration(certificateFile: "", keyFile: "", caFile: caFile)
+        verifiesPeers = true
     }
 
     /// The Cordis names this side's own certificate holds (its SAN URIs), empty without a certificate.

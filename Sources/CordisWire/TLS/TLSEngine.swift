@@ -24,6 +24,9 @@ public final class TLSEngine: Sendable {
         case handshaking
         /// The handshake is over; the peer is authenticated and named.
         case established(TLSPeerName)
+        /// The handshake is over with a peer that showed no certificate and was asked for none (a
+        /// context made for an HTTPS server, whose browsers are authenticated otherwise).
+        case unnamed
         /// The session failed or was closed; it stays so.
         case failed(TLSError)
     }
@@ -72,7 +75,8 @@ public final class TLSEngine: Sendable {
         self.side = side
         self.session = Mutex(Session(ssl: ssl, inbound: inbound, outbound: outbound))
         if side == .client {
-            session.withLock { Self.advance(&$0, expected: expecting) }
+            let verifies = context.verifiesPeers
+            session.withLock { Self.advance(&$0, expected: expecting, verifiesPeer: verifies) }
         }
     }
 
@@ -107,11 +111,11 @@ public final class TLSEngine: Sendable {
                     throw error
                 }
             }
-            if case .handshaking = session.phase { Self.advance(&session, expected: expected) }
+            if case .handshaking = session.phase { Self.advance(&session, expected: expected, verifiesPeer: context.verifiesPeers) }
             switch session.phase {
             case .failed(let error): throw error
             case .handshaking: return []
-            case .established: return try Self.readApplicationData(&session)
+            case .established, .unnamed: return try Self.readApplicationData(&session)
             }
         }
     }
@@ -124,7 +128,7 @@ public final class TLSEngine: Sendable {
             switch session.phase {
             case .failed(let error): throw error
             case .handshaking: throw TLSError(.handshake, "the TLS handshake is not over; nothing can be sent yet")
-            case .established: break
+            case .established, .unnamed: break
             }
             guard !plaintext.isEmpty else { return }
             ERR_clear_error()
@@ -155,7 +159,10 @@ public final class TLSEngine: Sendable {
     /// (`.closed`) from then on.
     public func close() {
         session.withLock { session in
-            if case .established = session.phase { _ = SSL_shutdown(session.ssl) }
+            switch session.phase {
+            case .established, .unnamed: _ = SSL_shutdown(session.ssl)
+            case .handshaking, .failed: break
+            }
             ERR_clear_error()
             if case .failed = session.phase { return }
             session.phase = .failed(TLSError(.closed, "the TLS session was closed"))
@@ -164,11 +171,11 @@ public final class TLSEngine: Sendable {
 
     // MARK: - Under the lock
 
-    private static func advance(_ session: inout Session, expected: TLSPeerName?) {
+    private static func advance(_ session: inout Session, expected: TLSPeerName?, verifiesPeer: Bool) {
         ERR_clear_error()
         let result = SSL_do_handshake(session.ssl)
         if result == 1 {
-            session.phase = established(session, expected: expected)
+            session.phase = verifiesPeer ? established(session, expected: expected) : .unnamed
             return
         }
         let reason = SSL_get_error(session.ssl, result)

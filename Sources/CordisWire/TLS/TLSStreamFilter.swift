@@ -82,7 +82,7 @@ package final class TLSStreamFilter: StreamFilter {
                 return []
             case .failed(let error):
                 throw TransportError(.tls, "TLS: \(error.message)")
-            case .established:
+            case .established, .unnamed:
                 do throws(TLSError) {
                     if !state.waiting.isEmpty {
                         try engine.send(state.waiting)

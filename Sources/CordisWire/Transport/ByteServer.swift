@@ -15,6 +15,14 @@ import Glibc
 /// whether it needs more or answers (now or later, through the `Reply`, from any thread). An answer is
 /// written, the sending side shut down, and the connection closed once the peer ends its side (or the
 /// deadline passes), so a peer that reads to the end of the stream gets every byte.
+///
+/// An answer may instead be a stream (`Reply.open`, server-sent events): its head is written, the
+/// deadline no longer applies, and later writes go out as they come until either side closes it; a
+/// peer that reads too slowly (more than `Limits.maxStreamBacklog` bytes waiting) is cut.
+///
+/// With a TLS context (`TLSContext(serverCertificateFile:keyFile:)`, HTTPS) every connection runs a
+/// `TLSEngine`: the handler sees the plaintext, its answers are encrypted, and a peer that does not speak
+/// TLS is closed.
 package final class ByteServer: Sendable {
     /// The bounds of every connection.
     package struct Limits: Sendable, Hashable {
@@ -22,14 +30,20 @@ package final class ByteServer: Sendable {
         package var maxConnections: Int
         /// The most bytes read from one connection before the handler answers.
         package var maxRequestBytes: Int
-        /// How long a connection may live, from accept to the end of its answer.
+        /// How long a connection may live, from accept to the end of its answer (or the opening of a stream).
         package var deadline: Duration
+        /// The most bytes a stream may have waiting for a slow peer before it is cut.
+        package var maxStreamBacklog: Int
 
-        /// Limits; the defaults suit a scraper: 64 connections, 16 KiB, 10 s.
-        package init(maxConnections: Int = 64, maxRequestBytes: Int = 16 * 1024, deadline: Duration = .seconds(10)) {
+        /// Limits; the defaults suit a scraper: 64 connections, 16 KiB, 10 s, a 1 MiB stream backlog.
+        package init(
+            maxConnections: Int = 64, maxRequestBytes: Int = 16 * 1024, deadline: Duration = .seconds(10),
+            maxStreamBacklog: Int = 1 << 20
+        ) {
             self.maxConnections = maxConnections
             self.maxRequestBytes = maxRequestBytes
             self.deadline = deadline
+            self.maxStreamBacklog = maxStreamBacklog
         }
     }
 
@@ -47,6 +61,24 @@ package final class ByteServer: Sendable {
 
         /// Writes `bytes`, then ends the connection.
         package func send(_ bytes: [UInt8]) { exchange.reply(bytes) }
+
+        /// Answers with a stream: writes `head` at once and keeps the connection open for the stream's
+        /// later writes, without the deadline. `onClose` runs once when the stream ends, from either side.
+        package func open(_ head: [UInt8], onClose: @escaping @Sendable () -> Void) -> Stream {
+            exchange.open(head, onClose: onClose)
+            return Stream(exchange: exchange)
+        }
+    }
+
+    /// An answer that goes on: bytes written as they come, until either side closes it. Any thread.
+    package struct Stream: Sendable {
+        fileprivate let exchange: ByteExchange
+
+        /// Queues `bytes` for the peer; a peer with more than `Limits.maxStreamBacklog` bytes waiting is cut.
+        package func write(_ bytes: [UInt8]) { exchange.write(bytes) }
+
+        /// Ends the stream and the connection.
+        package func close() { exchange.closeStream() }
     }
 
     /// The address bound (with the real port when port 0 was asked for).
@@ -55,16 +87,18 @@ package final class ByteServer: Sendable {
     package let limits: Limits
 
     fileprivate let loop: EventLoop
+    fileprivate let tls: TLSContext?
     fileprivate let handler: @Sendable ([UInt8], Reply) -> Verdict
     private let token: UInt64
     fileprivate let state: Mutex<(fd: Int32, live: Int)>
 
     /// Binds and listens on the TCP `address` (port 0 picks one) on `loop`; `handler` runs on the loop
-    /// thread after each read of a connection that has not been answered.
+    /// thread after each read of a connection that has not been answered. With `tls`, every connection is
+    /// TLS (the handler sees the plaintext).
     ///
     /// - Throws: `TransportError`: `invalidAddress` for a Unix address, else as `EventLoop.listen`.
     package init(
-        listeningOn address: Address, loop: EventLoop, limits: Limits = Limits(),
+        listeningOn address: Address, loop: EventLoop, limits: Limits = Limits(), tls: TLSContext? = nil,
         handler: @escaping @Sendable ([UInt8], Reply) -> Verdict
     ) throws {
         guard case .tcp(let host, let port) = address else {
@@ -74,6 +108,7 @@ package final class ByteServer: Sendable {
         self.address = bound
         self.limits = limits
         self.loop = loop
+        self.tls = tls
         self.handler = handler
         self.token = loop.allocateToken()
         self.state = Mutex((fd, 0))
@@ -159,21 +194,37 @@ private final class ByteExchange: Sendable {
         var peerEnded = false
         var interest: UInt32
         var timer: UInt64?
+        /// The answer is a stream: the sending side stays open once the queue is written.
+        var streaming = false
+        /// Runs once when a stream ends.
+        var onClose: (@Sendable () -> Void)?
     }
 
     private let server: ByteServer
     private let token: UInt64
     private let state: Mutex<State>
+    /// The connection's TLS session, when the server has a TLS context.
+    private let engine: TLSEngine?
 
-    private init(fd: Int32, server: ByteServer) {
+    private init(fd: Int32, server: ByteServer, engine: TLSEngine?) {
         self.server = server
         self.token = server.loop.allocateToken()
         self.state = Mutex(State(fd: fd, interest: CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP))
+        self.engine = engine
     }
 
     /// Starts serving `fd` (on the loop thread).
     static func start(fd: Int32, server: ByteServer) throws {
-        let exchange = ByteExchange(fd: fd, server: server)
+        var engine: TLSEngine?
+        if let context = server.tls {
+            do {
+                engine = try TLSEngine(context: context, side: .server)
+            } catch {
+                _ = ccordis_close_socket(fd)
+                throw TransportError(.tls, "TLS: \(error.message)")
+            }
+        }
+        let exchange = ByteExchange(fd: fd, server: server, engine: engine)
         do {
             try server.loop.register(token: exchange.token, fd: fd, events: CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP, handler: exchange)
         } catch {
@@ -196,12 +247,84 @@ private final class ByteExchange: Sendable {
         if loop.inLoopThread { replyOnLoop(bytes) } else { loop.execute { [self] in replyOnLoop(bytes) } }
     }
 
+    /// `bytes` as they go on the wire: encrypted under TLS (and with the session's end after them when
+    /// `last`); nil when the session cannot encrypt them (the connection is then closed).
+    private func sealed(_ bytes: [UInt8], last: Bool = false) -> [UInt8]? {
+        guard let engine else { return bytes }
+        do throws(TLSError) {
+            try engine.send(bytes)
+        } catch {
+            return nil
+        }
+        if last { engine.close() }
+        return engine.takeOutbound()
+    }
+
+    func open(_ head: [UInt8], onClose: @escaping @Sendable () -> Void) {
+        let loop = server.loop
+        let job: @Sendable () -> Void = { [self] in
+            guard let head = sealed(head) else {
+                finish()
+                onClose()
+                return
+            }
+            let (open, timer) = state.withLock { state -> (Bool, UInt64?) in
+                guard state.fd >= 0, !state.replied else { return (false, nil) }
+                state.replied = true
+                state.answering = true
+                state.streaming = true
+                state.onClose = onClose
+                state.outbound += head
+                defer { state.timer = nil }
+                return (true, state.timer)
+            }
+            guard open else {
+                onClose()
+                return
+            }
+            if let timer { loop.cancelTimer(timer) }
+            flush()
+        }
+        if loop.inLoopThread { job() } else { loop.execute(job) }
+    }
+
+    func write(_ bytes: [UInt8]) {
+        let limit = server.limits.maxStreamBacklog
+        server.loop.execute { [self] in
+            guard state.withLock({ $0.fd >= 0 && $0.streaming }) else { return }
+            guard let bytes = sealed(bytes) else {
+                finish()
+                return
+            }
+            let verdict = state.withLock { state -> Bool? in
+                guard state.fd >= 0, state.streaming else { return nil }
+                guard state.outbound.count + bytes.count <= limit else { return false }
+                state.outbound += bytes
+                return true
+            }
+            switch verdict {
+            case true?: flush()
+            case false?: finish()
+            case nil: break
+            }
+        }
+    }
+
+    func closeStream() {
+        server.loop.execute { [self] in finish() }
+    }
+
     private func replyOnLoop(_ bytes: [UInt8]) {
+        guard state.withLock({ $0.fd >= 0 && !$0.replied }) else { return }
+        guard let bytes = sealed(bytes, last: true) else {
+            finish()
+            return
+        }
         let open = state.withLock { state -> Bool in
             guard state.fd >= 0, !state.replied else { return false }
             state.replied = true
             state.answering = true
-            state.outbound = bytes
+            state.outbound += bytes
             return true
         }
         if open { flush() }
@@ -226,6 +349,10 @@ private final class ByteExchange: Sendable {
                 return true  // the peer is gone
             }
             guard state.replied else { return false }
+            if state.streaming {
+                setInterest(&state, CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP)
+                return false
+            }
             if !state.writeShut {
                 state.writeShut = true
                 _ = ccordis_shutdown_write(state.fd)
@@ -252,18 +379,20 @@ private final class ByteExchange: Sendable {
 
     /// Closes the connection (on the loop thread). Idempotent.
     func finish() {
-        let (fd, timer) = state.withLock { state -> (Int32, UInt64?) in
+        let (fd, timer, onClose) = state.withLock { state -> (Int32, UInt64?, (@Sendable () -> Void)?) in
             defer {
                 state.fd = -1
                 state.timer = nil
+                state.onClose = nil
             }
-            return (state.fd, state.timer)
+            return (state.fd, state.timer, state.onClose)
         }
         guard fd >= 0 else { return }
         if let timer { server.loop.cancelTimer(timer) }
         server.loop.deregister(token: token, fd: fd)
         _ = ccordis_close_socket(fd)
         server.ended()
+        onClose?()
     }
 }
 
@@ -275,7 +404,24 @@ extension ByteExchange: LoopHandler {
             guard fd >= 0 else { return }
             let count = Glibc.read(fd, scratch.baseAddress, scratch.count)
             if count > 0 {
-                let bytes = UnsafeRawBufferPointer(rebasing: scratch[0..<count])
+                var bytes = Array(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+                if let engine {
+                    // The handshake's flights go out at once; the handler sees only the plaintext.
+                    let plain: [UInt8]
+                    do throws(TLSError) {
+                        plain = try engine.receive(bytes)
+                    } catch {
+                        finish()
+                        return
+                    }
+                    let flight = engine.takeOutbound()
+                    if !flight.isEmpty {
+                        state.withLock { $0.outbound += flight }
+                        flush()
+                    }
+                    guard !plain.isEmpty else { continue }
+                    bytes = plain
+                }
                 let (show, tooMuch) = state.withLock { state -> ([UInt8]?, Bool) in
                     // Once answering, what the peer still sends is read and dropped.
                     guard !state.answering else { return (nil, false) }
@@ -302,7 +448,7 @@ extension ByteExchange: LoopHandler {
             // when nothing is being answered.
             let close = state.withLock { state -> Bool in
                 state.peerEnded = true
-                if count < 0 || !state.answering || (state.replied && state.outbound.isEmpty) { return true }
+                if count < 0 || !state.answering || state.streaming || (state.replied && state.outbound.isEmpty) { return true }
                 setInterest(&state, state.outbound.isEmpty ? 0 : CCORDIS_EVENT_WRITE)
                 return false
             }

@@ -1,5 +1,6 @@
 import CordisProcessTesting
 import Testing
+import CordisWire
 @testable import CordisNode
 
 /// The metrics endpoint's request reader: whole heads served, partial ones waited for, anything else
@@ -10,12 +11,14 @@ struct MetricsRequestTests {
 
     @Test("a whole head is a request; every shorter prefix needs more")
     func wholeHeadAndPrefixes() {
-        #expect(HTTPRequestHead.parse(Self.valid) == .request(HTTPRequestHead(method: "GET", target: "/metrics?x=1")))
-        #expect(HTTPRequestHead(method: "GET", target: "/metrics?x=1").path == "/metrics")
+        let headers = [("host", "127.0.0.1:9100"), ("user-agent", "Prometheus/2.42.0"), ("accept", "text/plain;version=0.0.4")]
+            .map { HTTPRequest.Header(name: $0.0, value: $0.1) }
+        #expect(HTTPRequest.parse(Self.valid) == .request(HTTPRequest(method: "GET", target: "/metrics?x=1", headers: headers)))
+        #expect(HTTPRequest(method: "GET", target: "/metrics?x=1").path == "/metrics")
         for end in 0..<Self.valid.count {
-            #expect(HTTPRequestHead.parse(Array(Self.valid[..<end])) == .needMore, "prefix of \(end) bytes")
+            #expect(HTTPRequest.parse(Array(Self.valid[..<end])) == .needMore, "prefix of \(end) bytes")
         }
-        #expect(HTTPRequestHead.parse(Array("GET / HTTP/1.0\n\n".utf8)) == .request(HTTPRequestHead(method: "GET", target: "/")))
+        #expect(HTTPRequest.parse(Array("GET / HTTP/1.0\n\n".utf8)) == .request(HTTPRequest(method: "GET", target: "/")))
     }
 
     @Test("malformed, oversized and body-carrying heads are refused with their status", arguments: [
@@ -27,7 +30,7 @@ struct MetricsRequestTests {
         ("GET /met\u{1}rics HTTP/1.1\r\n\r\n", 400), ("GET /métrics HTTP/1.1\r\n\r\n", 400), ("\u{0}", 400),
     ])
     func refusals(text: String, status: Int) {
-        guard case .refused(let refused, let reason) = HTTPRequestHead.parse(Array(text.utf8)) else {
+        guard case .refused(let refused, let reason) = HTTPRequest.parse(Array(text.utf8)) else {
             Issue.record("\(text.debugDescription) was not refused")
             return
         }
@@ -37,16 +40,16 @@ struct MetricsRequestTests {
     @Test("a head past 8 KiB is refused with 431, whole or not")
     func oversized() {
         let long = Array("GET /metrics HTTP/1.1\r\nX-Fill: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: 9000)
-        guard case .refused(431, _) = HTTPRequestHead.parse(long) else {
+        guard case .refused(431, _) = HTTPRequest.parse(long) else {
             Issue.record("an unfinished 9 KB head was not refused with 431")
             return
         }
-        guard case .refused(431, _) = HTTPRequestHead.parse(long + Array("\r\n\r\n".utf8)) else {
+        guard case .refused(431, _) = HTTPRequest.parse(long + Array("\r\n\r\n".utf8)) else {
             Issue.record("a whole 9 KB head was not refused with 431")
             return
         }
         let lines = Array("GET /metrics HTTP/1.1\r\n".utf8) + Array(repeating: Array("A: b\r\n".utf8), count: 65).flatMap { $0 } + Array("\r\n".utf8)
-        guard case .refused(431, _) = HTTPRequestHead.parse(lines) else {
+        guard case .refused(431, _) = HTTPRequest.parse(lines) else {
             Issue.record("65 header lines were not refused with 431")
             return
         }
@@ -74,9 +77,9 @@ struct MetricsRequestTests {
                 let alphabet = Array("GET /metrics HTTP/1.1\r\n: \t?".utf8)
                 bytes = (0..<Int.random(in: 0...400, using: &generator)).map { _ in alphabet.randomElement(using: &generator) ?? 0 }
             }
-            switch HTTPRequestHead.parse(bytes) {
+            switch HTTPRequest.parse(bytes) {
             case .needMore:
-                #expect(bytes.count <= HTTPRequestHead.maxHeadBytes)
+                #expect(bytes.count <= HTTPRequest.maxHeadBytes)
             case .request(let head):
                 #expect(head.target.hasPrefix("/"))
                 let blank = bytes.indices.contains { index in

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Drives `cordis-console web` in a real browser (Debian's chromium and chromium-driver, through Selenium).
+
+Run by WebConsoleBrowserTests with: the console's URL (with its token), a folder for the screenshots, the
+pid of the node to kill (node c, which the test started) and the node whose link the console holds (a).
+It opens every page, flips an enable switch and waits for the entry's new state, submits an invalid config
+and waits for the node's error beside the field, calls a service method, kills node c and waits for it to
+turn unreachable, and saves a screenshot of each page. Every wait is for a state, with a deadline; it prints
+one JSON line of findings at the end (the Swift test checks them) and exits non-zero on the first failure.
+"""
+import json
+import os
+import signal
+import sys
+import traceback
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+
+def main():
+    url, shots, kill_pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    options = Options()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1360,900", "--hide-scrollbars", "--force-device-scale-factor=1"):
+        options.add_argument(argument)
+    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+    findings = {}
+    step = "start"
+
+    def until(what, condition, timeout=20):
+        nonlocal step
+        step = what
+        try:
+            return WebDriverWait(driver, timeout).until(lambda _: condition())
+        except TimeoutException:
+            raise AssertionError("timed out waiting until " + what)
+
+    def query(selector):
+        found = driver.find_elements(By.CSS_SELECTOR, selector)
+        return found[0] if found else None
+
+    def text(selector):
+        # Read in the page: rows are redrawn when the status comes, so no element is held on to.
+        return driver.execute_script(
+            "const e = document.querySelector(arguments[0]); return e ? (e.innerText ?? e.textContent) : ''", selector) or ""
+
+    def attribute(selector, name):
+        return driver.execute_script(
+            "const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null", selector, name)
+
+    def rows(selector):
+        """The cells' text of each row, read in the page at once (rows are redrawn as events come)."""
+        return driver.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].map((row) => [...row.cells].map((cell) => cell.innerText))",
+            selector)
+
+    def page(name):
+        driver.find_element(By.CSS_SELECTOR, 'nav a[data-page="%s"]' % name).click()
+        until("the %s page shows" % name, lambda: query("#page-%s" % name).is_displayed())
+
+    def shot(name):
+        driver.save_screenshot(os.path.join(shots, "web-%s.png" % name))
+
+    try:
+        driver.get(url)
+        # The token URL redirects to the page without the token, and the cookie keeps it.
+        until("the token is out of the address bar", lambda: "token=" not in driver.current_url)
+        cookie = driver.get_cookie("cordis_console")
+        findings["cookie"] = {"httpOnly": cookie and cookie.get("httpOnly"), "sameSite": cookie and cookie.get("sameSite")}
+
+        until("three members are up", lambda: driver.execute_script(
+            "return document.querySelectorAll('#members tr[data-health=\"up\"]').length") == 3)
+        findings["incarnation"] = text('#members tr[data-member="a"] td:nth-child(3)')
+        shot("cluster")
+
+        page("plugins")
+        until("a:spare shows disabled", lambda: text('[data-state-of="a:spare"]') == "disabled")
+        driver.execute_script("arguments[0].click()", query('input[data-switch="a:spare"]'))
+        until("a:spare turns active after its switch is flipped", lambda: text('[data-state-of="a:spare"]') == "active")
+        findings["enabled"] = text('[data-state-of="a:spare"]')
+
+        query('button[data-edit="a:counter"]').click()
+        until("the config editor of a:counter opens", lambda: query('textarea[data-config="a:counter"]') is not None)
+        editor = query('textarea[data-config="a:counter"]')
+        editor.clear()
+        editor.send_keys('{"start": "ten"}')
+        query('button[data-save="a:counter"]').click()
+        until("the node's error shows beside the config", lambda: text('[data-config-error="a:counter"]') != "")
+        findings["configError"] = text('[data-config-error="a:counter"]')
+        findings["fieldMarked"] = text('tr[data-editor="a:counter"] .fields .bad')
+        shot("plugins")
+
+        page("graph")
+        until("the graph's SVG is drawn", lambda: query("#graph svg") is not None and "greeter" in text("#graph"))
+        findings["graphHasBinding"] = "clock" in text("#graph svg")
+        shot("graph")
+
+        page("services")
+        until("counter is offered for a call", lambda: query('#call-service option[value="counter"]') is not None)
+        driver.execute_script("arguments[0].value = 'counter'", query("#call-service"))
+        query("#call-method").send_keys("add")
+        args = query("#call-args")
+        args.clear()
+        args.send_keys("[5]")
+        query("#call-submit").click()
+        until("the call's result shows", lambda: query("#call-result").is_displayed())
+        findings["callResult"] = text("#call-result")
+        shot("services")
+
+        page("timeline")
+        until("the switch's change shows with its operator",
+              lambda: any("enable entry spare" in " ".join(row) for row in rows("#timeline tbody tr")))
+        select = query("#filter-node")
+        driver.execute_script("arguments[0].value = 'b'; arguments[0].dispatchEvent(new Event('change'))", select)
+        until("the node filter keeps only b's events",
+              lambda: all(row[1] == "b" for row in rows("#timeline tbody tr")))
+        driver.execute_script("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('change'))", select)
+        entry = query("#filter-entry")
+        entry.send_keys("spare")
+        until("the entry filter keeps only spare's events",
+              lambda: len(rows("#timeline tbody tr")) > 0 and all("spare" in " ".join(row) for row in rows("#timeline tbody tr")))
+        entry.clear()
+        driver.execute_script("arguments[0].dispatchEvent(new Event('input'))", entry)
+        until("every event shows again", lambda: len(rows("#timeline tbody tr")) > 3)
+        findings["operator"] = next((row[4] for row in rows("#timeline tbody tr") if "enable entry spare" in " ".join(row)), "")
+        shot("timeline")
+
+        os.kill(kill_pid, signal.SIGKILL)
+        page("cluster")
+        until("c turns unreachable", lambda: attribute('#members tr[data-member="c"]', "data-health") not in ("up", None), timeout=30)
+        findings["killedHealth"] = attribute('#members tr[data-member="c"]', "data-health")
+        shot("cluster-unreachable")
+        page("plugins")
+        until("c's entries show as last known", lambda: "last known" in text('[data-node="c"]'))
+        page("graph")
+        until("c's fibers are drawn as last known", lambda: "last known" in text("#graph svg"))
+        shot("graph-unreachable")
+        findings["latenciesMs"] = driver.execute_script("return window.cordisLatencies")
+        print(json.dumps({"ok": True, "findings": findings}), flush=True)
+    except Exception as error:  # the step and the page's text say what went wrong
+        driver.save_screenshot(os.path.join(shots, "failure.png"))
+        print(json.dumps({"ok": False, "step": step, "error": str(error), "findings": findings,
+                          "page": driver.find_element(By.TAG_NAME, "body").text[:4000]}), flush=True)
+        traceback.print_exc()
+        sys.exit(1)
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    main()
