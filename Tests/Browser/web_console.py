@@ -103,7 +103,11 @@ def main():
 
         page("services")
         until("counter is offered for a call", lambda: query('#call-service option[value="counter"]') is not None)
-        driver.execute_script("arguments[0].value = 'counter'", query("#call-service"))
+        driver.execute_script("arguments[0].value = 'counter'; arguments[0].dispatchEvent(new Event('change'))", query("#call-service"))
+        until("counter's interface is listed", lambda: query('#interfaces tr[data-interface="counter"]') is not None)
+        findings["counterMethods"] = text('#interfaces tr[data-interface="counter"]')
+        findings["methodChoices"] = driver.execute_script(
+            "return [...document.querySelectorAll('#call-methods option')].map((option) => option.value).join(',')")
         query("#call-method").send_keys("add")
         args = query("#call-args")
         args.clear()

@@ -35,4 +35,30 @@ struct MembershipEventTests {
         #expect(members.out.hasPrefix("a up"), "\(members.out)")
         #expect(!members.out.contains("\nb "), "\(members.out)")
     }
+
+    @Test("a member that stops answering shows as suspected before it is down, and members says so meanwhile")
+    func memberSuspectedThenDown() async throws {
+        let cluster = try Cluster()
+        defer { Task { await cluster.stop() } }
+        let a = try await cluster.start("a", entries: ConsoleClusterTests.entriesA)
+        let b = try await cluster.start("b", entries: #"{"version":1,"entries":[]}"#, peers: ["a"])
+        #expect(await a.waitForLine(containing: "linked to b"))
+        let console = NodeProcess.productsDirectory.appendingPathComponent("cordis-console")
+        let follower = try NodeProcess(
+            name: "events", arguments: ["--node", cluster.address("a"), "events", "--follow", "--on", "a"],
+            directory: cluster.folder.url, executable: console)
+        defer { Task { await follower.stop() } }
+        #expect(await follower.waitForLine(containing: "a member b up"), "\(follower.text)")
+        b.signal(SIGSTOP)
+        #expect(await follower.waitForLine(containing: "a member b suspected (silent for"), "\(follower.text)")
+        #expect(await follower.waitForLine(containing: "a member b down (last heard from"), "\(follower.text)")
+        let text = follower.text
+        let order = text.range(of: "a member b suspected").flatMap { suspected in
+            text.range(of: "a member b down").map { suspected.lowerBound < $0.lowerBound }
+        }
+        #expect(order == true, "\(text)")
+        b.signal(SIGCONT)
+        await follower.stop()
+        await cluster.stop()
+    }
 }

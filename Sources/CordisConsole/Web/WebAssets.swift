@@ -104,13 +104,19 @@ enum WebAssets {
           <thead><tr><th>Service</th><th>Providers</th><th>Consumers</th></tr></thead>
           <tbody></tbody>
         </table>
+        <h2>Remote interfaces</h2>
+        <table id="interfaces" class="grid">
+          <thead><tr><th>Service</th><th>Interface</th><th>Methods</th><th>Nodes</th></tr></thead>
+          <tbody></tbody>
+        </table>
         <h2>Catalog</h2>
         <div id="catalog"></div>
       </div>
       <form id="call" class="card">
         <h2>Call a method</h2>
         <label>Service <select id="call-service"></select></label>
-        <label>Method <input id="call-method" placeholder="value" autocomplete="off" required></label>
+        <label>Method <input id="call-method" list="call-methods" placeholder="value" autocomplete="off" required></label>
+        <datalist id="call-methods"></datalist>
         <label>Arguments (JSON: an object by label, an array, or one value)
           <textarea id="call-args" rows="3" spellcheck="false">[]</textarea></label>
         <label>Realm <input id="call-realm" placeholder="root realm" autocomplete="off"></label>
@@ -314,8 +320,9 @@ function renderCluster() {
   body.replaceChildren(...members.map((member) => {
     const node = statusNode(member.name);
     const health = healthOf(member);
-    // Only a node in etcd mode reports its lease, and only when it is lost (`degraded`).
-    const lease = node && node.degraded ? 'lost: ' + node.degraded : '—';
+    // Only a node in etcd mode reports its lease: held (its id and time to live) or lost (`degraded`).
+    const lease = node && node.degraded ? 'lost: ' + node.degraded
+      : node && node.lease ? 'held ' + node.lease.id + ' (TTL ' + node.lease.ttl + ' s)' : '—';
     const link = member.self ? 'this node' : (member.linked ? 'linked' : 'no link');
     const fibers = node ? (node.fibers || []).length : 0;
     const reason = node && node.unreachable ? node.unreachable : '';
@@ -615,6 +622,13 @@ function renderServices() {
     select.replaceChildren(...services.map((name) => el('option', { value: name, text: name })));
     if (services.includes(chosen)) select.value = chosen;
   }
+  const remote = interfacesByService();
+  document.querySelector('#interfaces tbody').replaceChildren(...Object.keys(remote).sort().map((name) => el('tr', { 'data-interface': name },
+    el('td', {}, el('b', { text: name })),
+    el('td', { class: 'mono', text: remote[name].interface + ' ' + remote[name].version }),
+    el('td', { class: 'mono', text: remote[name].methods.join(', ') || '—' }),
+    el('td', { text: remote[name].nodes.join(', ') }))));
+  fillMethods();
   const catalog = (model.data && model.data.catalog) || {};
   document.getElementById('catalog').replaceChildren(...Object.keys(catalog).sort().map((node) => el('div', { class: 'catalog-node' },
     el('h2', { text: 'node ' + node }),
@@ -627,7 +641,31 @@ function renderServices() {
         el('td', { class: 'mono', text: (plugin.config || []).map((field) => field.path + ': ' + field.type + (field.optional ? '?' : '')).join(', ') || '—' }))))))));
 }
 
+// Each remote-capable service with its interface, version, methods and the nodes that know it.
+function interfacesByService() {
+  const all = (model.data && model.data.interfaces) || {};
+  const byService = {};
+  for (const node of Object.keys(all).sort()) {
+    for (const entry of all[node] || []) {
+      const known = byService[entry.service] || (byService[entry.service] = { interface: entry.interface, version: entry.version, methods: entry.methods || [], nodes: [] });
+      known.nodes.push(node);
+    }
+  }
+  return byService;
+}
+
+// Offers the chosen service's methods in the method field.
+function fillMethods() {
+  const chosen = document.getElementById('call-service').value;
+  const methods = (interfacesByService()[chosen] || { methods: [] }).methods;
+  const list = document.getElementById('call-methods');
+  if ([...list.options].map((option) => option.value).join() !== methods.join()) {
+    list.replaceChildren(...methods.map((name) => el('option', { value: name })));
+  }
+}
+
 function setUpCall() {
+  document.getElementById('call-service').addEventListener('change', fillMethods);
   document.getElementById('call').addEventListener('submit', async (submit) => {
     submit.preventDefault();
     const error = document.getElementById('call-error');

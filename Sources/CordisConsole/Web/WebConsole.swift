@@ -42,6 +42,8 @@ actor WebConsole {
     private var members: JSONValue = .null
     private var catalog = JSONObject()
     private var catalogNodes: [String] = []
+    /// Each node's remote-capable services with their interfaces' methods (the `interfaces` command).
+    private var interfaces = JSONObject()
     private var problem: String?
     private var history: [JSONValue] = []
     private var svg = ""
@@ -275,6 +277,10 @@ actor WebConsole {
         if let (all, _) = try? await session.askEach("catalog", on: nil, output: quiet, via: client) {
             catalog = all
         }
+        // A node older than the `interfaces` command answers none: its methods are typed by name.
+        if let (all, _) = try? await session.askEach("interfaces", on: nil, output: quiet, via: client) {
+            interfaces = all
+        }
     }
 
     /// Lays the graph out again when its DOT text changed (one `dot` at a time; the latest text next).
@@ -360,7 +366,7 @@ actor WebConsole {
 
     private var stateJSON: JSONValue {
         .object([
-            "node": .string(address), "status": status, "members": members, "catalog": .object(catalog),
+            "node": .string(address), "status": status, "members": members, "catalog": .object(catalog), "interfaces": .object(interfaces),
             "problem": problem.map(JSONValue.string) ?? .null,
         ])
     }

@@ -36,11 +36,13 @@ public struct NodeStatus: Sendable, Hashable, Codable {
     private var lastSeenMember: Double??
     /// Why it is degraded (etcd mode: its lease lost or etcd unreachable), when it is.
     public var degraded: String?
+    /// Its etcd lease while it holds one (etcd mode), nil otherwise (and from an older node).
+    public var lease: LeaseStatus?
 
     /// The JSON members, in the order they are written.
     enum CodingKeys: String, CodingKey {
         case name, addresses, incarnation, version, reachable, entries, fibers, unreachable
-        case lastSeen, degraded
+        case lastSeen, degraded, lease
     }
 
     /// Creates a status.
@@ -71,6 +73,7 @@ public struct NodeStatus: Sendable, Hashable, Codable {
         unreachable = try container.decodeIfPresent(String.self, forKey: .unreachable)
         if container.contains(.lastSeen) { lastSeenMember = .some(try container.decodeIfPresent(Double.self, forKey: .lastSeen)) }
         degraded = try container.decodeIfPresent(String.self, forKey: .degraded)
+        lease = try container.decodeIfPresent(LeaseStatus.self, forKey: .lease)
     }
 
     /// Encodes the status: `incarnation` and `version` as `null` when nil, `unreachable` only when set,
@@ -87,5 +90,20 @@ public struct NodeStatus: Sendable, Hashable, Codable {
         try container.encodeIfPresent(unreachable, forKey: .unreachable)
         if !reachable, let lastSeenMember { try container.encode(lastSeenMember, forKey: .lastSeen) }
         try container.encodeIfPresent(degraded, forKey: .degraded)
+        try container.encodeIfPresent(lease, forKey: .lease)
+    }
+}
+
+/// A node's etcd lease, as its status reports it.
+public struct LeaseStatus: Codable, Sendable, Hashable {
+    /// The lease's id, as 16 hexadecimal digits (what `etcdctl lease list` shows, in hexadecimal).
+    public var id: String
+    /// Its time to live, in seconds (renewed at a third of it).
+    public var ttl: Double
+
+    /// Creates a lease status.
+    public init(id: String, ttl: Double) {
+        self.id = id
+        self.ttl = ttl
     }
 }

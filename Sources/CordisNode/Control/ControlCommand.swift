@@ -5,14 +5,14 @@
 /// know is refused as unknown before anything else, and a new command cannot be served without a
 /// role: the switches below are exhaustive.
 enum ControlCommand: String, CaseIterable, Sendable {
-    case status, members, catalog, subscribe, unsubscribe, traffic
+    case status, members, catalog, interfaces, subscribe, unsubscribe, traffic
     case enable, disable, config, add, remove, move, restart, call
     case forget, apply
 
     /// The least role that may run it.
     var requiredRole: OperatorRole {
         switch self {
-        case .status, .members, .catalog, .subscribe, .unsubscribe, .traffic: return .viewer
+        case .status, .members, .catalog, .interfaces, .subscribe, .unsubscribe, .traffic: return .viewer
         case .enable, .disable, .config, .add, .remove, .move, .restart, .call: return .operator
         case .forget, .apply: return .admin
         }
@@ -21,7 +21,7 @@ enum ControlCommand: String, CaseIterable, Sendable {
     /// Whether it changes the node (its entries or its view of the members) and so is audited.
     var isChange: Bool {
         switch self {
-        case .status, .members, .catalog, .subscribe, .unsubscribe, .traffic, .call: return false
+        case .status, .members, .catalog, .interfaces, .subscribe, .unsubscribe, .traffic, .call: return false
         case .enable, .disable, .config, .add, .remove, .move, .restart, .forget, .apply: return true
         }
     }
@@ -30,7 +30,7 @@ enum ControlCommand: String, CaseIterable, Sendable {
     var isUnsignedChange: Bool {
         switch self {
         case .enable, .disable, .config, .add, .remove, .move, .restart: return true
-        case .status, .members, .catalog, .subscribe, .unsubscribe, .traffic, .call, .forget, .apply: return false
+        case .status, .members, .catalog, .interfaces, .subscribe, .unsubscribe, .traffic, .call, .forget, .apply: return false
         }
     }
 

@@ -111,6 +111,13 @@ extension Node {
                         CatalogPlugin.Field(path: $0.path, type: $0.type, optional: $0.isOptional)
                     })
             })
+        case .interfaces:
+            return .array(remoteServices.all.map { service in
+                .object([
+                    "service": .string(service.name), "interface": .string(service.interface),
+                    "version": .string(service.version), "methods": .array(service.methods.map(JSONValue.string)),
+                ])
+            })
         case .enable, .disable:
             let id = try args.requiredString("entry")
             try await loader.setDisabled(id: id, command == .disable)

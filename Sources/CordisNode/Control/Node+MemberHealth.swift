@@ -12,13 +12,20 @@ import Synchronization
 ///   without a link is healthy), and no longer listed once its registration is gone (it left, or its
 ///   lease expired); a member still linked but not registered (yet) is `up` too.
 enum MemberHealth: String, Sendable, Hashable, CaseIterable {
-    case up, down, degraded
+    /// Linked and heard from (or, in etcd mode, registered), or this node with its lease.
+    case up
+    /// Linked, but silent for more than half the heartbeat timeout: it may be about to be declared down.
+    case suspected
+    /// Not linked (in the mesh).
+    case down
+    /// This node, without its etcd lease.
+    case degraded
 
     /// One membership change, as a `member` event words it.
     struct Change: Sendable, Hashable {
         /// The member.
         var member: String
-        /// `up`, `down`, `left`, `degraded` or `recovered`.
+        /// `up`, `suspected`, `down`, `left`, `degraded` or `recovered`.
         var change: String
     }
 
@@ -44,13 +51,16 @@ extension Node {
     /// Each member this node knows and has not forgotten, itself included, with its health.
     func memberHealth() -> [String: MemberHealth] {
         var health: [String: MemberHealth] = [name: degradedReason == nil ? .up : .degraded]
+        let now = ContinuousClock.now
         for member in members where member.name != name && !state.forgottenNames.contains(member.name) {
-            let linked = link(to: member.name) != nil
+            let session = link(to: member.name)
+            // Half the heartbeat timeout without a frame on a link that is still up.
+            let silent = session.map { now - $0.link.lastHeard > configuration.heartbeatTimeout / 2 } ?? false
             if etcd != nil {
-                guard linked || state.discovery.member(named: member.name) != nil else { continue }
-                health[member.name] = .up
+                guard session != nil || state.discovery.member(named: member.name) != nil else { continue }
+                health[member.name] = silent ? .suspected : .up
             } else {
-                health[member.name] = linked ? .up : .down
+                health[member.name] = session == nil ? .down : silent ? .suspected : .up
             }
         }
         return health
@@ -68,6 +78,11 @@ extension Node {
             var reason: String?
             switch change.change {
             case "down": reason = lastSeen(change.member).map { "last heard from \(Int($0.rounded(.down))) s ago" }
+            case "suspected": reason = link(to: change.member).map { session in
+                let silence = (ContinuousClock.now - session.link.lastHeard).components
+                let seconds = Double(silence.seconds) + Double(silence.attoseconds) / 1e18
+                return "silent for \((seconds * 10).rounded() / 10) s"
+            }
             case "degraded": reason = degradedReason
             case "left": reason = state.forgottenNames.contains(change.member) ? "forgotten" : nil
             default: reason = nil

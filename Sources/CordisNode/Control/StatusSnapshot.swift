@@ -22,6 +22,13 @@ extension Node {
             },
             fibers: context.fibers.filter { $0.id != context.fiber.id }.map(fiberStatus))
         status.degraded = degradedReason
+        if let etcd, etcd.lease != 0, degradedReason == nil {
+            let hex = String(UInt64(bitPattern: etcd.lease), radix: 16)
+            let ttl = etcd.leaseTTL.components
+            status.lease = LeaseStatus(
+                id: String(repeating: "0", count: max(0, 16 - hex.count)) + hex,
+                ttl: Double(ttl.seconds) + Double(ttl.attoseconds) / 1e18)
+        }
         return status
     }
 

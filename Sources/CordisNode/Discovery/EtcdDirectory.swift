@@ -183,12 +183,7 @@ struct EtcdDirectory: Sendable {
         case .linkFailed(let member, let incarnation):
             if linked[member] == incarnation { linked[member] = nil }
             suspects[member] = incarnation
-            for key in offered.sorted() {
-                guard let listing = listings[key], listing.announcement.node == member, listing.incarnation == incarnation
-                else { continue }
-                offered.remove(key)
-                directives.append(.retract(listing))
-            }
+            retractOffers(of: member, incarnation, into: &directives)
             if members[member]?.incarnation == incarnation { directives.append(.redial(member)) }
         case .withdrawnOverLink(let member, let life):
             let key = Self.serviceKey(node: member, life: life)
@@ -205,7 +200,9 @@ struct EtcdDirectory: Sendable {
 
     /// Offers every listed provider of a listed, unsuspected member life not offered yet.
     private mutating func reconcile(into directives: inout [Directive]) {
-        for key in listings.keys.sorted() where !offered.contains(key) && withdrawnOnLink[key] == nil {
+        // Only the listings not offered are sorted (for a stable order of directives): a burst of
+        // changes costs the candidates, not the whole directory, each time.
+        for key in listings.keys.filter({ !offered.contains($0) && withdrawnOnLink[$0] == nil }).sorted() {
             guard let listing = listings[key], let member = members[listing.announcement.node],
                   member.incarnation == listing.incarnation, suspects[member.name] != listing.incarnation
             else { continue }
@@ -232,15 +229,22 @@ struct EtcdDirectory: Sendable {
 
     /// A member life is over: its offers are retracted and the node told.
     private mutating func gone(_ member: String, _ incarnation: String, into directives: inout [Directive]) {
-        for key in offered.sorted() {
+        retractOffers(of: member, incarnation, into: &directives)
+        if suspects[member] == incarnation { suspects[member] = nil }
+        forgetLinkWithdrawals(of: member)
+        directives.append(.memberGone(name: member, incarnation: incarnation))
+    }
+
+    /// Retracts every offered provider of the life `incarnation` of `member` (only its own keys are
+    /// looked at in order: a member's departure costs its providers, not the whole directory).
+    private mutating func retractOffers(of member: String, _ incarnation: String, into directives: inout [Directive]) {
+        let prefix = "\(Self.servicesPrefix)\(member)/"
+        for key in offered.filter({ $0.hasPrefix(prefix) }).sorted() {
             guard let listing = listings[key], listing.announcement.node == member, listing.incarnation == incarnation
             else { continue }
             offered.remove(key)
             directives.append(.retract(listing))
         }
-        if suspects[member] == incarnation { suspects[member] = nil }
-        forgetLinkWithdrawals(of: member)
-        directives.append(.memberGone(name: member, incarnation: incarnation))
     }
 
     /// The life of `member` ended: its withdrawals over a link no longer hold.

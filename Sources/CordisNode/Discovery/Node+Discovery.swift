@@ -302,7 +302,8 @@ extension Node {
 
     /// A member life left etcd (its key deleted or replaced): its link closes.
     func memberLeftDirectory(_ member: String, incarnation: String) {
-        logger.info("\(member) left etcd (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
+        // Rate-limited: a mass delete in etcd must not flood the log.
+        throttle.log(.info, kind: "etcdMemberLeft", "\(member) left etcd (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
         if let session = link(to: member), session.identity.incarnation == incarnation {
             session.link.close(reason: "\(member)'s etcd lease ended")
         }

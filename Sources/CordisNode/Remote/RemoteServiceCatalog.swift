@@ -11,6 +11,8 @@ public struct RemoteServiceCatalog: Sendable {
         public let interface: String
         /// The interface version.
         public let version: String
+        /// The interface's method names.
+        public let methods: [String]
         let makeProxy: @Sendable (any RemoteEndpoint) -> Any
         let dispatch: @CordisActor @Sendable (Any, String, JSONObject) async throws -> JSONValue
     }
@@ -23,7 +25,7 @@ public struct RemoteServiceCatalog: Sendable {
     /// Makes the service of `key` shareable across nodes.
     public mutating func register<K: RemoteServiceKey>(_ key: K.Type) {
         services[K.name] = Service(
-            name: K.name, interface: K.Interface.name, version: K.Interface.version,
+            name: K.name, interface: K.Interface.name, version: K.Interface.version, methods: K.Interface.methods,
             makeProxy: { K.Interface.proxy($0) },
             dispatch: { instance, method, arguments in
                 guard let typed = instance as? K.Value else {
@@ -32,6 +34,9 @@ public struct RemoteServiceCatalog: Sendable {
                 return try await K.Interface.dispatch(typed, method: method, arguments: arguments)
             })
     }
+
+    /// The registered services, by name.
+    public var all: [Service] { services.values.sorted { $0.name < $1.name } }
 
     /// The registered service named `name`.
     public func service(named name: String) -> Service? { services[name] }
@@ -42,7 +47,8 @@ public struct RemoteServiceCatalog: Sendable {
     package mutating func claimVersion(_ version: String, for name: String) {
         guard let service = services[name] else { return }
         services[name] = Service(
-            name: service.name, interface: service.interface, version: version, makeProxy: service.makeProxy,
+            name: service.name, interface: service.interface, version: version, methods: service.methods,
+            makeProxy: service.makeProxy,
             dispatch: service.dispatch)
     }
 }

@@ -36,23 +36,7 @@ public final class TLSContext: @unchecked Sendable, Hashable {
     ///
     /// - Throws: `TLSError` `.configuration` naming the file libssl refused, and why.
     package init(serverCertificateFile certificate: String, keyFile key: String) throws(TLSError) {
-        ERR_clear_error()
-        guard let context = SSL_CTX_new(TLS_method()) else {
-            throw TLSError(.configuration, "libssl cannot create a context: \(TLSError.drainQueue())")
-        }
-        func fail(_ message: String) -> TLSError {
-            SSL_CTX_free(context)
-            return TLSError(.configuration, "\(message): \(TLSError.drainQueue())")
-        }
-        guard SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_3_VERSION), nil) == 1 else {
-            throw fail("libssl cannot require TLS 1.3")
-        }
-        guard SSL_CTX_use_certificate_chain_file(context, certificate) == 1 else {
-            throw fail("cannot use the certificate \(certificate)")
-        }
-        guard SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) == 1, SSL_CTX_check_private_key(context) == 1 else {
-            throw fail("cannot use the key \(key): it is not a PEM private key, or it does not match the certificate \(certificate)")
-        }
+        let context = try Self.context(certificate: certificate, key: key) { _, _ throws(TLSError) in }
         SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
         _ = SSL_CTX_set_num_tickets(context, 0)
         current = Mutex(Handle(context))
@@ -86,7 +70,13 @@ public final class TLSContext: @unchecked Sendable, Hashable {
         current.withLock { SSL_new($0.pointer) }
     }
 
-    private static func make(_ configuration: TLSConfiguration) throws(TLSError) -> OpaquePointer {
+    /// A TLS 1.3 context holding the certificate (chain) in `certificate` and the matching private key in
+    /// `key`; `more` adds what else the context needs (it throws what the `fail` it is given makes, which
+    /// frees the context and names libssl's reason).
+    private static func context(
+        certificate: String, key: String,
+        _ more: (_ context: OpaquePointer, _ fail: (String) -> TLSError) throws(TLSError) -> Void
+    ) throws(TLSError) -> OpaquePointer {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_method()) else {
             throw TLSError(.configuration, "libssl cannot create a context: \(TLSError.drainQueue())")
@@ -98,21 +88,25 @@ public final class TLSContext: @unchecked Sendable, Hashable {
         guard SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_3_VERSION), nil) == 1 else {
             throw fail("libssl cannot require TLS 1.3")
         }
-        guard SSL_CTX_use_certificate_chain_file(context, configuration.certificateFile) == 1 else {
-            throw fail("cannot use the certificate \(configuration.certificateFile)")
+        guard SSL_CTX_use_certificate_chain_file(context, certificate) == 1 else {
+            throw fail("cannot use the certificate \(certificate)")
         }
-        guard SSL_CTX_use_PrivateKey_file(context, configuration.keyFile, SSL_FILETYPE_PEM) == 1 else {
-            throw fail(
-                "cannot use the key \(configuration.keyFile): it is not a PEM private key, or it does not match the "
-                    + "certificate \(configuration.certificateFile)")
+        guard SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) == 1 else {
+            throw fail("cannot use the key \(key): it is not a PEM private key, or it does not match the certificate \(certificate)")
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
-            throw fail("the key \(configuration.keyFile) does not match the certificate \(configuration.certificateFile)")
+            throw fail("the key \(key) does not match the certificate \(certificate)")
         }
-        guard SSL_CTX_load_verify_locations(context, configuration.caFile, nil) == 1 else {
-            throw fail("cannot use the CA file \(configuration.caFile)")
-        }
+        try more(context, fail)
+        return context
+    }
 
+    private static func make(_ configuration: TLSConfiguration) throws(TLSError) -> OpaquePointer {
+        let context = try context(certificate: configuration.certificateFile, key: configuration.keyFile) { context, fail throws(TLSError) in
+            guard SSL_CTX_load_verify_locations(context, configuration.caFile, nil) == 1 else {
+                throw fail("cannot use the CA file \(configuration.caFile)")
+            }
+        }
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
         // No session tickets: every link runs a full handshake with both certificates.
         _ = SSL_CTX_set_num_tickets(context, 0)

@@ -61,6 +61,9 @@ struct WebConsoleBrowserTests {
         #expect(refusal.contains("invalid config") && refusal.contains("(at start)"), "\(refusal)")
         #expect(findings["fieldMarked"]?.stringValue?.hasPrefix("start: Int") == true, "\(findings)")
         #expect(Int(findings["callResult"]?.stringValue ?? "") != nil, "\(findings)")
+        // The Services page lists the counter's interface with its methods, and offers them for the call.
+        #expect(findings["counterMethods"]?.stringValue?.contains("add, value") == true, "\(findings)")
+        #expect(findings["methodChoices"]?.stringValue == "add,value", "\(findings)")
         #expect(findings["operator"]?.stringValue?.isEmpty == false, "\(findings)")
         #expect(findings["killedHealth"] == "down", "\(findings)")
         #expect(findings["graphHasBinding"] == true)
