@@ -145,6 +145,11 @@ def main():
         page("graph")
         until("c's fibers are drawn as last known", lambda: "last known" in text("#graph svg"))
         shot("graph-unreachable")
+        page("cluster")
+        until("c can be forgotten", lambda: query('button[data-forget="c"]') is not None)
+        query('button[data-forget="c"]').click()
+        until("c shows as left", lambda: attribute('#members tr[data-member="c"]', "data-health") == "left", timeout=30)
+        findings["forgottenHealth"] = attribute('#members tr[data-member="c"]', "data-health")
         findings["latenciesMs"] = driver.execute_script("return window.cordisLatencies")
         print(json.dumps({"ok": True, "findings": findings}), flush=True)
     except Exception as error:  # the step and the page's text say what went wrong

@@ -63,7 +63,7 @@ enum WebAssets {
     <h1>Cluster</h1>
     <div id="summary" class="summary"></div>
     <table id="members" class="grid">
-      <thead><tr><th>Member</th><th>Health</th><th>Incarnation</th><th>Addresses</th><th>Link</th><th>etcd lease</th><th>Fibers</th></tr></thead>
+      <thead><tr><th>Member</th><th>Health</th><th>Incarnation</th><th>Addresses</th><th>Link</th><th>etcd lease</th><th>Fibers</th><th></th></tr></thead>
       <tbody></tbody>
     </table>
   </section>
@@ -282,7 +282,17 @@ async function act(command, node, args) {
 // ---- Data helpers
 
 function statusNodes() { return (model.data && model.data.status && model.data.status.nodes) || []; }
-function memberList() { return (model.data && model.data.members && model.data.members.members) || []; }
+// The members the node reached lists, then those this page saw before and the node no longer lists
+// (a member forgotten, or whose etcd registration ended): shown as `left` until they come back.
+const seenMembers = {};
+function memberList() {
+  const listed = (model.data && model.data.members && model.data.members.members) || [];
+  for (const member of listed) seenMembers[member.name] = member;
+  const names = new Set(listed.map((member) => member.name));
+  const gone = Object.keys(seenMembers).sort().filter((name) => !names.has(name))
+    .map((name) => Object.assign({}, seenMembers[name], { health: 'left', linked: false, self: false }));
+  return listed.concat(gone);
+}
 function statusNode(name) { return statusNodes().find((node) => node.name === name); }
 function catalogOf(node) { return ((model.data && model.data.catalog) || {})[node] || []; }
 
@@ -334,7 +344,13 @@ function renderCluster() {
       el('td', { class: 'mono', text: (member.addresses || []).join('\n') }),
       el('td', { text: link }),
       el('td', { text: lease }),
-      el('td', { text: String(fibers) + (node && node.reachable === false ? ' (last known)' : '') }));
+      el('td', { text: String(fibers) + (node && node.reachable === false ? ' (last known)' : '') }),
+      // A member that is down can be forgotten (admin role: the node decides).
+      el('td', {}, health === 'down' ? el('button', {
+        type: 'button', 'data-forget': member.name, text: 'Forget',
+        onclick: () => act('forget', null, { member: member.name })
+          .then(() => notice('forgot ' + member.name, true)).catch((error) => notice(error.message)),
+      }) : null));
   }));
 }
 

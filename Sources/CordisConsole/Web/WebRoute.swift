@@ -65,7 +65,7 @@ struct WebAction: Sendable, Hashable {
     /// The commands the page may send, and whether each names an entry.
     static let commands: [String: Bool] = [
         "enable": true, "disable": true, "config": true, "remove": true, "move": true, "restart": true,
-        "add": false, "call": false,
+        "add": false, "call": false, "forget": false,
     ]
 
     /// Reads `{"command": C, "node": N, "args": {…}}`.
@@ -101,6 +101,9 @@ struct WebAction: Sendable, Hashable {
             }
         }
         if command == "add", node == nil { return .failure(WebRoute.Refusal(400, "add needs the node to add to")) }
+        if command == "forget", !(args["member"]?.stringValue.map(ConsoleArguments.isName) ?? false) {
+            return .failure(WebRoute.Refusal(400, "forget needs args.member, a member's name"))
+        }
         if command == "call", args["service"]?.stringValue == nil || args["method"]?.stringValue == nil {
             return .failure(WebRoute.Refusal(400, "call needs args.service and args.method"))
         }

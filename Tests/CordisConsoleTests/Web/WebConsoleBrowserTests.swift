@@ -64,6 +64,8 @@ struct WebConsoleBrowserTests {
         // The Services page lists the counter's interface with its methods, and offers them for the call.
         #expect(findings["counterMethods"]?.stringValue?.contains("add, value") == true, "\(findings)")
         #expect(findings["methodChoices"]?.stringValue == "add,value", "\(findings)")
+        // Forgotten from the page, the killed node stays on the Cluster page as left.
+        #expect(findings["forgottenHealth"]?.stringValue == "left", "\(findings)")
         #expect(findings["operator"]?.stringValue?.isEmpty == false, "\(findings)")
         #expect(findings["killedHealth"] == "down", "\(findings)")
         #expect(findings["graphHasBinding"] == true)
