@@ -88,6 +88,11 @@ func runCore(quick: Bool) async throws {
     ratios["withdraw 10k with pending timeouts / without"] = timeouts.timeouts / timeouts.plain
     ratios["withdraw 10k with pending timeouts s"] = timeouts.timeouts
     ratios["withdraw 10k without timeouts s"] = timeouts.plain
+    // One fallback provider among 4,000 of a service against one among 400 (1 when flat).
+    let fewFallbacks = try await CoreBenchmark.fallbackProviders(count: 400, rounds: quick ? 1 : 5)
+    let manyFallbacks = try await CoreBenchmark.fallbackProviders(count: 4_000, rounds: quick ? 1 : 5)
+    ratios["fallback provider among 4k / among 400"] = manyFallbacks / fewFallbacks
+    ratios["fallback provider among 4k us"] = manyFallbacks * 1e6
     report("core", rows.map {
         ["consumers": Double($0.consumers), "load_s": $0.load, "withdraw_s": $0.withdraw,
          "reprovide_s": $0.reprovide, "heap_bytes_per_fiber": $0.bytesPerFiber]

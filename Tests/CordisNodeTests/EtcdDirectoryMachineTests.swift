@@ -78,6 +78,19 @@ struct EtcdDirectoryMachineTests {
         #expect(Self.offers(directory.receive(.linkUp(member: "b", incarnation: "ib"))) == ["b"])
     }
 
+    @Test("a link to an earlier life failing keeps the life listed now suspected, and offers nothing")
+    func staleLinkFailure() {
+        var directory = EtcdDirectory(name: "a")
+        _ = directory.receive(.listed([Self.member("b", "i2"), Self.clock(on: "b", "i2")], revision: 2))
+        _ = directory.receive(.linkFailed(member: "b", incarnation: "i2"))
+        #expect(directory.offered.isEmpty)
+        // A link still held to b's earlier life fails: i2 stays suspected, so a new key of it waits for a link.
+        #expect(Self.offers(directory.receive(.linkFailed(member: "b", incarnation: "i1"))).isEmpty)
+        #expect(directory.suspects["b"] == "i2")
+        #expect(Self.offers(directory.receive(.changed([.put(Self.clock(on: "b", "i2", life: 8))], revision: 3))).isEmpty)
+        #expect(Self.offers(directory.receive(.linkUp(member: "b", incarnation: "i2"))) == ["b", "b"])
+    }
+
     @Test("a provider withdrawn over the link stays retracted though etcd still lists it, until it is announced again or its key deleted")
     func withdrawnOverTheLink() {
         var directory = EtcdDirectory(name: "a")
@@ -223,4 +236,69 @@ extension EtcdDirectoryMachineTests {
         #expect(directory.receive(.listed([Self.member("b", "ib")], revision: 4)).contains(.restoreOwnKey))
         #expect(!directory.receive(.changed([.delete(key: EtcdDirectory.memberKey("b"), revision: 5)], revision: 5)).contains(.restoreOwnKey))
     }
+
+    /// A generator with a fixed seed, so a failing sequence can be replayed.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test("after any sequence of listings, changes and link events, exactly the eligible listings are offered", arguments: 1...6)
+    func offeredIsAlwaysTheEligibleSet(seed: UInt64) {
+        var random = SplitMix(state: seed)
+        var directory = EtcdDirectory(name: "a")
+        var revision: Int64 = 1
+        let names = ["a", "b", "c", "d"], incarnations = ["i1", "i2"], lives = [1, 2, 3]
+        func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
+        func change() -> EtcdChange {
+            revision += 1
+            switch random.next() % 4 {
+            case 0: return .put(Self.member(pick(names), pick(incarnations)))
+            case 1: return .delete(key: EtcdDirectory.memberKey(pick(names)), revision: revision)
+            case 2: return .put(Self.clock(on: pick(names), pick(incarnations), life: pick(lives), modRevision: revision))
+            default: return .delete(key: EtcdDirectory.serviceKey(node: pick(names), life: pick(lives)), revision: revision)
+            }
+        }
+        // Offered: every listing of a listed member's life that no failed link suspects and that was
+        // not withdrawn over a link.
+        func eligible() -> Set<String> {
+            Set(directory.listings.filter { key, listing in
+                let node = listing.announcement.node
+                return directory.members[node]?.incarnation == listing.incarnation
+                    && directory.suspects[node] != listing.incarnation && directory.withdrawnOnLink[key] == nil
+            }.keys)
+        }
+        for step in 0..<3_000 {
+            let event: EtcdDirectory.Event
+            switch random.next() % 10 {
+            case 0...3: event = .changed((0...(random.next() % 4)).map { _ in change() }, revision: revision)
+            case 4: event = .linkUp(member: pick(names), incarnation: pick(incarnations))
+            case 5: event = .linkClosed(member: pick(names))
+            case 6: event = .linkFailed(member: pick(names), incarnation: pick(incarnations))
+            case 7: event = .withdrawnOverLink(member: pick(names), life: pick(lives))
+            case 8: event = .announcedOverLink(member: pick(names), life: pick(lives))
+            default:
+                // A listing: some of what is listed now, and some new keys.
+                var kvs = directory.members.values.sorted { $0.name < $1.name }.filter { _ in random.next() % 4 != 0 }.map {
+                    Self.member($0.name, $0.incarnation)
+                }
+                kvs += directory.listings.sorted { $0.key < $1.key }.map(\.value).filter { _ in random.next() % 4 != 0 }.map {
+                    Self.clock(on: $0.announcement.node, $0.incarnation, life: $0.announcement.life, modRevision: revision)
+                }
+                kvs += (0..<(random.next() % 3)).map { _ in Self.clock(on: pick(names), pick(incarnations), life: pick(lives), modRevision: revision) }
+                revision += 1
+                event = .listed(kvs, revision: revision)
+            }
+            _ = directory.receive(event)
+            #expect(directory.offered == eligible(), "seed \(seed), step \(step): \(event)")
+            if directory.offered != eligible() { return }
+        }
+    }
 }
+

@@ -4,12 +4,29 @@
 /// When a slot's provider changes, its dependents are rescheduled and `internal/service` is emitted.
 @CordisActor
 final class ServiceRegistry {
-    /// The state of one slot.
+    /// The state of one slot. Ordinary providers are few (one serves; others only while they leave);
+    /// fallbacks (a node's proxies, one per remote provider) can number thousands, so they are kept by
+    /// record id: adding, removing and keeping the one in use cost the same however many there are.
+    @CordisActor
     final class SlotState {
-        var records: [ProviderRecord] = []
+        /// Ordinary providers, oldest first.
+        var ordinary: [ProviderRecord] = []
+        /// Fallback providers by record id.
+        var fallbacks: [Int: ProviderRecord] = [:]
         var current: ProviderRecord?
         var dependents = OrderedFibers()
-        var isEmpty: Bool { records.isEmpty && dependents.isEmpty && current == nil }
+        var isEmpty: Bool { ordinary.isEmpty && fallbacks.isEmpty && dependents.isEmpty && current == nil }
+        var hasRecords: Bool { !ordinary.isEmpty || !fallbacks.isEmpty }
+
+        /// Every provider, oldest first (record ids grow with each registration).
+        var records: [ProviderRecord] {
+            fallbacks.isEmpty ? ordinary : (ordinary + fallbacks.values).sorted { $0.id < $1.id }
+        }
+
+        /// Whether `record` is still registered here.
+        func holds(_ record: ProviderRecord) -> Bool {
+            record.isFallback ? fallbacks[record.id] === record : ordinary.contains { $0 === record }
+        }
     }
 
     private var slots: [ServiceSlot: SlotState] = [:]
@@ -29,7 +46,7 @@ final class ServiceRegistry {
 
     /// Every slot that has a provider.
     var providedSlots: [ServiceSlot] {
-        slots.compactMap { $0.value.records.isEmpty ? nil : $0.key }
+        slots.compactMap { $0.value.hasRecords ? $0.key : nil }
     }
 
     /// Registers a provider; throws when an ordinary provider already serves (or is about to serve) the slot.
@@ -38,7 +55,7 @@ final class ServiceRegistry {
     ) throws -> ProviderRecord {
         let state = slots[slot] ?? SlotState()
         if fallbackRank == nil,
-           let other = state.records.first(where: { !$0.isFallback && $0.fiber.state != .unloading && $0.fiber.state != .disposed }) {
+           let other = state.ordinary.first(where: { $0.fiber.state != .unloading && $0.fiber.state != .disposed }) {
             throw CordisError(
                 .duplicateService,
                 "service \"\(slot.name)\" has been registered at <\(other.fiber.name)>"
@@ -48,7 +65,7 @@ final class ServiceRegistry {
         nextRecordID += 1
         let record = ProviderRecord(
             id: nextRecordID, slot: slot, fiber: fiber, value: value, fallbackRank: fallbackRank, check: check)
-        state.records.append(record)
+        if record.isFallback { state.fallbacks[record.id] = record } else { state.ordinary.append(record) }
         slots[slot] = state
         refresh(slot)
         return record
@@ -57,7 +74,11 @@ final class ServiceRegistry {
     /// Removes a provider.
     func remove(_ record: ProviderRecord) {
         guard let state = slots[record.slot] else { return }
-        state.records.removeAll { $0 === record }
+        if record.isFallback {
+            if state.fallbacks[record.id] === record { state.fallbacks[record.id] = nil }
+        } else {
+            state.ordinary.removeAll { $0 === record }
+        }
         refresh(record.slot)
         if state.isEmpty { slots[record.slot] = nil }
     }
@@ -92,13 +113,13 @@ final class ServiceRegistry {
     }
 
     private static func choose(in state: SlotState) -> ProviderRecord? {
-        if let ordinary = state.records.first(where: { !$0.isFallback && $0.isAvailable }) { return ordinary }
-        if let current = state.current, current.isFallback, current.isAvailable,
-           state.records.contains(where: { $0 === current }) {
+        if let ordinary = state.ordinary.first(where: \.isAvailable) { return ordinary }
+        if let current = state.current, current.isFallback, current.isAvailable, state.holds(current) {
             return current
         }
+        // The one in use left: the lowest-ranked available fallback, the oldest of equal ranks.
         var best: ProviderRecord?
-        for record in state.records where record.isFallback && record.isAvailable {
+        for record in state.fallbacks.values where record.isAvailable {
             guard let chosen = best else { best = record; continue }
             let rank = record.fallbackRank ?? "", chosenRank = chosen.fallbackRank ?? ""
             if rank < chosenRank || (rank == chosenRank && record.id < chosen.id) { best = record }

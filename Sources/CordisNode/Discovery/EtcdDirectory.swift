@@ -83,6 +83,9 @@ struct EtcdDirectory: Sendable {
     private(set) var members: [String: Registration] = [:]
     /// The providers listed, by key.
     private(set) var listings: [String: Listing] = [:]
+    /// The keys of `listings` by the member that registered them, so a change to one member costs its
+    /// own providers, not the whole directory (`listings` changes only with it: `list`, `unlist`).
+    private var listingsOfMember: [String: Set<String>] = [:]
     /// The providers offered as proxies, by key.
     private(set) var offered: Set<String> = []
     /// The member lives with a link up.
@@ -132,11 +135,16 @@ struct EtcdDirectory: Sendable {
             for (key, listing) in freshListings.sorted(by: { $0.key < $1.key }) {
                 replaced(key, by: listing, into: &directives)
             }
-            listings = freshListings
+            listings = [:]
+            listingsOfMember = [:]
+            for (key, listing) in freshListings { list(key, listing) }
             revisions = freshRevisions
-            reconcile(into: &directives)
+            reconcile(listings.keys, into: &directives)
         case .changed(let changes, let revision):
             self.revision = max(self.revision, revision)
+            // What the changes may have made offerable: the keys put, and every key of a member put.
+            var touchedKeys: Set<String> = []
+            var touchedMembers: Set<String> = []
             for change in changes {
                 switch change {
                 case .put(let kv):
@@ -146,12 +154,14 @@ struct EtcdDirectory: Sendable {
                             gone(member.name, old.incarnation, into: &directives)
                         }
                         members[member.name] = member
+                        touchedMembers.insert(member.name)
                     } else if let listing = Self.listing(kv) {
                         guard listing.announcement.node != name, listings[kv.key] != nil || listings.count < Self.maxServices
                         else { continue }
                         replaced(kv.key, by: listing, into: &directives)
-                        listings[kv.key] = listing
+                        list(kv.key, listing)
                         revisions[kv.key] = kv.modRevision
+                        touchedKeys.insert(kv.key)
                         if let withdrawn = withdrawnOnLink[kv.key], kv.modRevision > withdrawn {
                             withdrawnOnLink[kv.key] = nil
                         }
@@ -167,22 +177,25 @@ struct EtcdDirectory: Sendable {
                     } else if listings[key] != nil {
                         withdrawnOnLink[key] = nil
                         drop(key, into: &directives)
-                        listings[key] = nil
+                        unlist(key)
                         revisions[key] = nil
                     }
                 }
             }
-            reconcile(into: &directives)
+            for member in touchedMembers { touchedKeys.formUnion(keys(of: member)) }
+            reconcile(touchedKeys, into: &directives)
         case .linkUp(let member, let incarnation):
             linked[member] = incarnation
             if suspects[member] == incarnation { suspects[member] = nil }
-            reconcile(into: &directives)
+            reconcile(keys(of: member), into: &directives)
         case .linkClosed(let member):
             linked[member] = nil
-            reconcile(into: &directives)
+            reconcile(keys(of: member), into: &directives)
         case .linkFailed(let member, let incarnation):
             if linked[member] == incarnation { linked[member] = nil }
-            suspects[member] = incarnation
+            // A link to an earlier life failing says nothing of the life listed now (which may be
+            // suspected itself: it stays so).
+            if members[member] == nil || members[member]?.incarnation == incarnation { suspects[member] = incarnation }
             retractOffers(of: member, incarnation, into: &directives)
             if members[member]?.incarnation == incarnation { directives.append(.redial(member)) }
         case .withdrawnOverLink(let member, let life):
@@ -190,8 +203,9 @@ struct EtcdDirectory: Sendable {
             withdrawnOnLink[key] = revisions[key] ?? 0
             offered.remove(key)
         case .announcedOverLink(let member, let life):
-            withdrawnOnLink[Self.serviceKey(node: member, life: life)] = nil
-            reconcile(into: &directives)
+            let key = Self.serviceKey(node: member, life: life)
+            withdrawnOnLink[key] = nil
+            reconcile([key], into: &directives)
         }
         return directives
     }
@@ -199,10 +213,10 @@ struct EtcdDirectory: Sendable {
     // MARK: - Rules
 
     /// Offers every listed provider of a listed, unsuspected member life not offered yet.
-    private mutating func reconcile(into directives: inout [Directive]) {
-        // Only the listings not offered are sorted (for a stable order of directives): a burst of
-        // changes costs the candidates, not the whole directory, each time.
-        for key in listings.keys.filter({ !offered.contains($0) && withdrawnOnLink[$0] == nil }).sorted() {
+    private mutating func reconcile(_ keys: some Collection<String>, into directives: inout [Directive]) {
+        // Only the candidates not offered yet are sorted (for a stable order of directives): a change
+        // costs the keys it touched, not the whole directory.
+        for key in keys.filter({ !offered.contains($0) && withdrawnOnLink[$0] == nil }).sorted() {
             guard let listing = listings[key], let member = members[listing.announcement.node],
                   member.incarnation == listing.incarnation, suspects[member.name] != listing.incarnation
             else { continue }
@@ -238,8 +252,7 @@ struct EtcdDirectory: Sendable {
     /// Retracts every offered provider of the life `incarnation` of `member` (only its own keys are
     /// looked at in order: a member's departure costs its providers, not the whole directory).
     private mutating func retractOffers(of member: String, _ incarnation: String, into directives: inout [Directive]) {
-        let prefix = "\(Self.servicesPrefix)\(member)/"
-        for key in offered.filter({ $0.hasPrefix(prefix) }).sorted() {
+        for key in keys(of: member).filter({ offered.contains($0) }).sorted() {
             guard let listing = listings[key], listing.announcement.node == member, listing.incarnation == incarnation
             else { continue }
             offered.remove(key)
@@ -251,6 +264,25 @@ struct EtcdDirectory: Sendable {
     private mutating func forgetLinkWithdrawals(of member: String) {
         let prefix = "\(Self.servicesPrefix)\(member)/"
         withdrawnOnLink = withdrawnOnLink.filter { !$0.key.hasPrefix(prefix) }
+    }
+
+    /// The keys `member` lists providers under.
+    private func keys(of member: String) -> Set<String> {
+        listingsOfMember[member] ?? []
+    }
+
+    /// Lists a provider under `key` (the key names its member: see `listing(_:)`).
+    private mutating func list(_ key: String, _ listing: Listing) {
+        listings[key] = listing
+        listingsOfMember[listing.announcement.node, default: []].insert(key)
+    }
+
+    /// Forgets the provider listed under `key`.
+    private mutating func unlist(_ key: String) {
+        guard let old = listings.removeValue(forKey: key) else { return }
+        let member = old.announcement.node
+        listingsOfMember[member]?.remove(key)
+        if listingsOfMember[member]?.isEmpty == true { listingsOfMember[member] = nil }
     }
 
     // MARK: - Keys

@@ -163,6 +163,39 @@ enum CoreBenchmark {
         return elapsed.seconds
     }
 
+    /// The cost of one fallback provider (what a node registers for each remote provider of a service)
+    /// among `count` of one service, with a consumer bound: each provider fiber is loaded, then all are
+    /// disposed in a scattered order. Returns the seconds per provider (load and dispose), the median of
+    /// `rounds`. Flat as `count` grows when adding, resolving and removing a provider does not walk the others.
+    static func fallbackProviders(count: Int, rounds: Int) async throws -> Double {
+        var perProvider: [Double] = []
+        for round in 0..<max(1, rounds) {
+            let root = Context()
+            let consumer = try root.plugin(name: "consumer", inject: [Dependency(BenchKey.self)]) { scope in
+                _ = try scope.ctx.get(BenchKey.self)
+            }
+            let clock = ContinuousClock()
+            let start = clock.now
+            var providers: [Fiber] = []
+            providers.reserveCapacity(count)
+            for index in 0..<count {
+                providers.append(try root.plugin(name: "proxy\(index)") { scope in
+                    _ = try scope.ctx.provide(name: BenchKey.name, value: BenchService(), fallbackRank: "node\(index)")
+                })
+            }
+            await root.settled()
+            guard consumer.state == .active else { throw BenchmarkError("the consumer is \(consumer.state), expected active") }
+            // A scattered order, the same each run (7,919 is a prime larger than any count here).
+            for step in 0..<count { try await providers[(step * 7_919 + round) % count].dispose() }
+            await root.settled()
+            let elapsed = clock.now - start
+            guard consumer.state == .pending else { throw BenchmarkError("the consumer is \(consumer.state), expected pending") }
+            try await consumer.dispose()
+            perProvider.append(elapsed.seconds / Double(count))
+        }
+        return AllBenchmark.median(perProvider)
+    }
+
     private static func check(_ fibers: [Fiber], are state: FiberState) throws {
         if let wrong = fibers.first(where: { $0.state != state }) {
             throw BenchmarkError("fiber \(wrong.id) is \(wrong.state), expected \(state)")
