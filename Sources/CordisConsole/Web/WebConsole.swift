@@ -182,9 +182,11 @@ actor WebConsole {
         refresh()
     }
 
-    private func subscribe(history wanted: Bool) async throws {
+    /// Follows the cluster's events on `target` (the current link's client unless given), with the
+    /// recent ones first when `wanted`.
+    private func subscribe(history wanted: Bool, via target: ControlClient? = nil) async throws {
         let result = try await session.request(
-            "subscribe", args: ["follow": true, "history": .bool(wanted), "cluster": true], via: client)
+            "subscribe", args: ["follow": true, "history": .bool(wanted), "cluster": true], via: target ?? client)
         if wanted {
             for event in result["events"]?.arrayValue ?? [] { remember(Self.eventJSON(event)) }
         }
@@ -208,8 +210,24 @@ actor WebConsole {
             "detail": .object(record.detail),
         ]))
         remember(json)
-        broadcast("event", json)
-        refresh()
+        guard record.kind == "lagged" else {
+            broadcast("event", json)
+            refresh()
+            return
+        }
+        // The node ended the subscription because this console fell behind: follow again from now (the
+        // pages are told once that holds), and fetch what the missed events changed.
+        let current = client
+        Task {
+            do {
+                try await subscribe(history: false, via: current)
+            } catch {
+                problem = "cannot follow the cluster again after falling behind: \(error)"
+            }
+            guard link == self.link else { return }
+            broadcast("event", json)
+            refresh()
+        }
     }
 
     /// An event as the page shows it: the node's record with its text line (as `events` prints it).

@@ -15,12 +15,15 @@ final class Cluster: Sendable {
     /// The entries file of node `name`.
     func entries(_ name: String) -> String { folder.path("\(name).json") }
 
-    /// Starts node `name` with `entries` (JSON text), linked to `peers`, and waits until it listens.
+    /// Starts node `name` with `entries` (JSON text), linked to `peers`, and waits until it listens. Its
+    /// heartbeat timeout is 1 s unless `heartbeatTimeout` says otherwise.
     @discardableResult
-    func start(_ name: String, entries: String, peers: [String] = [], extra: [String] = []) async throws -> NodeProcess {
+    func start(
+        _ name: String, entries: String, peers: [String] = [], extra: [String] = [], heartbeatTimeout: Int = 1
+    ) async throws -> NodeProcess {
         try folder.write("\(name).json", entries)
         var arguments = ["--name", name, "--entries", self.entries(name), "--listen", address(name),
-                         "--heartbeat-interval", "0.2", "--heartbeat-timeout", "1"]
+                         "--heartbeat-interval", "0.2", "--heartbeat-timeout", String(heartbeatTimeout)]
         for peer in peers { arguments += ["--peer", address(peer)] }
         let node = try NodeProcess(name: name, arguments: arguments + extra, directory: folder.url)
         started.withLock { $0.append(node) }
