@@ -368,7 +368,8 @@ function entryTree(entries) {
   };
   walk('', 0);
   // An entry whose group is missing is still shown.
-  for (const entry of entries) if (!ordered.some((item) => item.entry === entry)) ordered.push({ entry, depth: 0 });
+  const placed = new Set(ordered.map((item) => item.entry));
+  for (const entry of entries) if (!placed.has(entry)) ordered.push({ entry, depth: 0 });
   return ordered;
 }
 
@@ -510,17 +511,36 @@ function renderAdd(node) {
 }
 
 let pluginsSignature = '';
+// The rows drawn last, by node and entry: a row whose entry, depth and reachability did not change is
+// kept as it is, so a redraw of thousands of entries builds only the rows that changed.
+let entryRows = new Map();
+function entryRow(node, item, live) {
+  const key = node.name + ':' + item.entry.id;
+  const signature = JSON.stringify([item.entry, item.depth, live]);
+  const kept = entryRows.get(key);
+  if (kept && kept.signature === signature) return kept.row;
+  const row = renderEntry(node, item, live);
+  entryRows.set(key, { signature, row });
+  return row;
+}
 function renderPlugins(force) {
   const signature = JSON.stringify([statusNodes().map((node) => [node.name, node.reachable, node.entries, node.lastSeen && Math.floor(node.lastSeen)]), model.data && model.data.catalog]);
   if (!force && signature === pluginsSignature) return;
   pluginsSignature = signature;
   const container = document.getElementById('nodes');
   const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.config : null;
+  const previous = entryRows;
+  entryRows = new Map();
+  const keep = (node, item, live) => {
+    const key = node.name + ':' + item.entry.id;
+    if (previous.has(key)) entryRows.set(key, previous.get(key));
+    return entryRow(node, item, live);
+  };
   container.replaceChildren(...statusNodes().map((node) => {
     const live = node.reachable !== false;
     const rows = [];
     for (const item of entryTree(node.entries || [])) {
-      rows.push(renderEntry(node, item, live));
+      rows.push(keep(node, item, live));
       const key = node.name + ':' + item.entry.id;
       if (model.editors[key] && live) rows.push(renderEditor(node, item.entry, key));
     }
@@ -548,6 +568,8 @@ function applyEvent(event) {
   badge.textContent = event.detail.to;
   badge.className = 'state state-' + event.detail.to;
   badge.closest('tr').dataset.state = event.detail.to;
+  // The row no longer shows what its entry's last status said: it is drawn again with the next one.
+  entryRows.delete(key);
   window.cordisLatencies.push(Date.now() - event.time * 1000);
   // The status the console fetches after this event redraws the row, even if it looks unchanged.
   pluginsSignature = '';
