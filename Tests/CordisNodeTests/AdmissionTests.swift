@@ -1,4 +1,5 @@
 @testable import CordisNode
+import CordisWire
 import Testing
 
 /// `Admission`: links per console identity and the reserve for members and admins, as values.
@@ -88,4 +89,15 @@ struct AdmissionTests {
         _ = state.receive(.link(.handshakeCompleted(session: 4, side: .responder, name: "a", incarnation: "z", addresses: [])))
         #expect(state.admission.holders.keys.sorted() == [3])
     }
+
+    @Test("on a Unix socket only the node's own user and root may be members; without credentials (TCP) the handshake decides")
+    func nodeRoleOnUnixSockets() {
+        func peer(uid: UInt32) -> PeerCredentials { PeerCredentials(uid: uid, gid: 100, pid: 42) }
+        #expect(Admission.mayHoldNodeRole(peer(uid: 1000), ownUID: 1000))
+        #expect(Admission.mayHoldNodeRole(peer(uid: 0), ownUID: 1000))
+        #expect(!Admission.mayHoldNodeRole(peer(uid: 1001), ownUID: 1000))
+        #expect(!Admission.mayHoldNodeRole(peer(uid: 1000), ownUID: 0))
+        #expect(Admission.mayHoldNodeRole(nil, ownUID: 1000))
+    }
 }
+

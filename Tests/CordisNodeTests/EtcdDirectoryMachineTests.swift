@@ -1,4 +1,5 @@
 import CordisDiscovery
+import CordisProcessTesting
 @testable import CordisNode
 import CordisWire
 import Testing
@@ -76,6 +77,18 @@ struct EtcdDirectoryMachineTests {
             [Self.member("b", "ib"), Self.clock(on: "b", "ib")], revision: 3))).isEmpty)
         // ... a link to the same life does.
         #expect(Self.offers(directory.receive(.linkUp(member: "b", incarnation: "ib"))) == ["b"])
+    }
+
+    @Test("changes to keys under cordis/ that no node uses are ignored, and reported once")
+    func unknownKeys() {
+        var directory = EtcdDirectory(name: "a")
+        _ = directory.receive(.listed([Self.member("b", "ib")], revision: 2))
+        let other = EtcdKeyValue(key: "cordis/elsewhere/x", value: Array("{}".utf8), modRevision: 3)
+        let first = directory.receive(.changed([.put(other), .put(Self.clock(on: "b", "ib"))], revision: 3))
+        #expect(first.first == .ignoredUnknownKeys(example: "cordis/elsewhere/x"))
+        #expect(Self.offers(first) == ["b"])
+        let again = directory.receive(.changed([.delete(key: "cordis/elsewhere/x", revision: 4), .put(other)], revision: 5))
+        #expect(again.isEmpty)
     }
 
     @Test("a link to an earlier life failing keeps the life listed now suspected, and offers nothing")
@@ -211,7 +224,7 @@ struct EtcdDirectoryMachineTests {
                     case .retract(let listing):
                         let proxy = "\(listing.announcement.node)/\(listing.incarnation)/\(listing.announcement.life)"
                         #expect(offered.remove(proxy) != nil, "retracted without an offer: \(proxy)")
-                    case .memberGone, .redial, .restoreOwnKey: break
+                    case .memberGone, .redial, .restoreOwnKey, .ignoredUnknownKeys: break
                     }
                 }
                 // Every key the machine counts as offered stands for a proxy the node holds, of the same life.
@@ -237,21 +250,9 @@ extension EtcdDirectoryMachineTests {
         #expect(!directory.receive(.changed([.delete(key: EtcdDirectory.memberKey("b"), revision: 5)], revision: 5)).contains(.restoreOwnKey))
     }
 
-    /// A generator with a fixed seed, so a failing sequence can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test("after any sequence of listings, changes and link events, exactly the eligible listings are offered", arguments: 1...6)
     func offeredIsAlwaysTheEligibleSet(seed: UInt64) {
-        var random = SplitMix(state: seed)
+        var random = SeededGenerator(seed: seed)
         var directory = EtcdDirectory(name: "a")
         var revision: Int64 = 1
         let names = ["a", "b", "c", "d"], incarnations = ["i1", "i2"], lives = [1, 2, 3]

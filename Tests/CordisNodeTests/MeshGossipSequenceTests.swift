@@ -63,7 +63,7 @@ struct MeshGossipSequenceTests {
                         if member == "a" { problems.append("\(context): its own proxies dropped") }
                     case .sendMembers(let member):
                         if !view.linked.contains(member) { problems.append("\(context): members sent to unlinked \(member)") }
-                    case .offer, .retract, .memberGone, .redial, .restoreOwnKey:
+                    case .offer, .retract, .memberGone, .redial, .restoreOwnKey, .ignoredUnknownKeys:
                         problems.append("\(context): an etcd directive \(directive)")
                     }
                 }

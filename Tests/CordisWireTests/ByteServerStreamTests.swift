@@ -54,6 +54,7 @@ struct ByteServerStreamTests {
         let streaming = try rawConnect(port: port)
         _ = "GO\n".withCString { Glibc.write(streaming, $0, 3) }
         #expect(Self.read(streaming, until: "HEAD\n") == "HEAD\n")
+        try await eventually("the stream is kept", on: loop) { stream.current != nil }
         // An idle connection is cut at the deadline: once it is, the deadline has passed for the stream too.
         let idle = try rawConnect(port: port)
         #expect(Self.read(idle, until: "never") == "")
@@ -74,10 +75,14 @@ struct ByteServerStreamTests {
         let stream = Shared<ByteServer.Stream?>(nil)
         let ends = Shared(0)
         let server = try Self.server(loop, limits: ByteServer.Limits(maxStreamBacklog: 64 * 1024), stream: stream, ends: ends)
-        let fd = try rawConnect(port: try Self.port(server))
+        // A fixed receive buffer: with the system's autotuning (up to 32 MiB on some machines) the kernel
+        // could take everything written below, and the backlog would never pass its bound.
+        let fd = try rawConnect(port: try Self.port(server), receiveBuffer: 64 * 1024)
         _ = "GO\n".withCString { Glibc.write(fd, $0, 3) }
         #expect(Self.read(fd, until: "HEAD\n") == "HEAD\n")
-        // The kernel's buffers take some megabytes first; then the backlog passes 64 KiB and the peer is cut.
+        // The head is sent before the handler keeps the stream: wait for it (a write before went nowhere).
+        try await eventually("the stream is kept", on: loop) { stream.current != nil }
+        // The kernel's buffers take a few megabytes at most first; then the backlog passes 64 KiB and the peer is cut.
         let chunk = [UInt8](repeating: 0x2E, count: 32 * 1024)
         for _ in 0..<1024 { stream.current?.write(chunk) }
         try await eventually("the peer that does not read is cut", on: loop) { ends.current == 1 }

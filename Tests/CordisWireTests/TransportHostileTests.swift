@@ -9,9 +9,13 @@ import Glibc
 #endif
 
 /// A blocking TCP socket connected to `port` on the loopback, from `source` (any 127/8 address).
-func rawConnect(port: UInt16, from source: String = "127.0.0.1") throws -> Int32 {
+func rawConnect(port: UInt16, from source: String = "127.0.0.1", receiveBuffer: Int32? = nil) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw TransportError(.systemError, "socket") }
+    if var size = receiveBuffer {
+        // Set before connecting, so the window is fixed from the start (no autotuning).
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
     var local = sockaddr_in()
     local.sin_family = sa_family_t(AF_INET)
     local.sin_port = 0

@@ -13,7 +13,7 @@ extension Node {
     public var operatorTable: OperatorTable { control.operators }
 
     /// Wraps `configuration` so that a peer on a Unix socket that is neither this node's user nor root
-    /// is refused the node role (see `mayHoldNodeRole`), and, when an operators file is in force, a
+    /// is refused the node role (`Admission.mayHoldNodeRole`), and, when an operators file is in force, a
     /// console it does not list is refused; either learns only that it is not admitted (a console also
     /// who it was seen as, and how to be admitted).
     /// `connection` gives the peer's Unix credentials.
@@ -28,7 +28,7 @@ extension Node {
         let provesSecret = configuration.secrets != nil && !overTLS
         let logger = self.throttle
         wrapped.admit = { peer in
-            if peer.role == .node, let credentials, !Self.mayHoldNodeRole(credentials) {
+            if peer.role == .node, let credentials, !Admission.mayHoldNodeRole(credentials, ownUID: geteuid()) {
                 logger.log(
                     .warn, kind: "nodeRoleRefused",
                     "refused the node role to uid \(credentials.uid) (\(peer.name), \(connection.origin)): on a Unix "
@@ -66,14 +66,6 @@ extension Node {
             text += piece
         }
         return text
-    }
-
-    /// Whether a Unix-socket peer with `credentials` may hold the node role: only this node's own
-    /// (effective) user and root. Everyone else a socket admits (its group, `--allow-uid`) is a console.
-    /// On TCP (no credentials) the handshake decides: the cluster secret, or `--insecure`.
-    nonisolated static func mayHoldNodeRole(_ credentials: PeerCredentials?) -> Bool {
-        guard let credentials else { return true }
-        return credentials.uid == geteuid() || credentials.uid == 0
     }
 
     /// The operator behind a request: the console's own identity (from numbers and the operators

@@ -43,6 +43,7 @@ extension EtcdDirectory: MemberDiscovery {
             case .memberGone(let name, let incarnation): .memberGone(name: name, incarnation: incarnation)
             case .redial(let member): .redial(member)
             case .restoreOwnKey: .restoreOwnKey
+            case .ignoredUnknownKeys(let example): .ignoredUnknownKeys(example: example)
             }
         }
     }

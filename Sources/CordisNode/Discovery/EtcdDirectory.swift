@@ -75,6 +75,9 @@ struct EtcdDirectory: Sendable {
         /// This node's own member key is gone from etcd (deleted by someone, or missing from a listing):
         /// put it back under the lease, if the name is still free.
         case restoreOwnKey
+        /// A watched change touched a key under `cordis/` that no node uses (such as `example`): it is
+        /// ignored; said once per directory.
+        case ignoredUnknownKeys(example: String)
     }
 
     /// This node's name (its own keys are not offered).
@@ -99,6 +102,8 @@ struct EtcdDirectory: Sendable {
     private(set) var revisions: [String: Int64] = [:]
     /// The revision of the last listing or change applied.
     private(set) var revision: Int64 = 0
+    /// Whether a change to a key no node uses was reported (it is, once).
+    private(set) var reportedUnknownKeys = false
 
     init(name: String) {
         self.name = name
@@ -145,6 +150,10 @@ struct EtcdDirectory: Sendable {
             // What the changes may have made offerable: the keys put, and every key of a member put.
             var touchedKeys: Set<String> = []
             var touchedMembers: Set<String> = []
+            if !reportedUnknownKeys, let unknown = changes.first(where: { !Self.isDirectoryKey($0.key) }) {
+                reportedUnknownKeys = true
+                directives.append(.ignoredUnknownKeys(example: unknown.key))
+            }
             for change in changes {
                 switch change {
                 case .put(let kv):
@@ -286,6 +295,11 @@ struct EtcdDirectory: Sendable {
     }
 
     // MARK: - Keys
+
+    /// Whether `key` is one the directory reads: a member's or a service's.
+    static func isDirectoryKey(_ key: String) -> Bool {
+        key.hasPrefix(membersPrefix) || key.hasPrefix(servicesPrefix)
+    }
 
     /// The key of a member.
     static func memberKey(_ name: String) -> String { membersPrefix + name }

@@ -33,8 +33,6 @@ final class EtcdMode {
     var redialling: [String: Task<Void, Never>] = [:]
     /// When each member's link last carried a call.
     var lastUse: [String: ContinuousClock.Instant] = [:]
-    /// Whether the log already said that etcd holds keys under `cordis/` no node uses (said once).
-    var toldOfUnknownKeys = false
     /// The long-running work: the keepalive, the watch, the idle sweep.
     var tasks: [Task<Void, Never>] = []
 

@@ -277,23 +277,14 @@ extension Node {
 
     /// Hands a watch's changes to the directory in slices, letting the actor's other work (the lease
     /// renewal first of all) run between them: a burst of thousands of changes cannot hold the node
-    /// until its lease expires. Changes to keys the node does not use are dropped here (logged once).
+    /// until its lease expires.
     private func takeDirectoryChanges(_ changes: [EtcdChange], revision: Int64) async {
-        func isUsed(_ key: String) -> Bool {
-            key.hasPrefix(EtcdDirectory.membersPrefix) || key.hasPrefix(EtcdDirectory.servicesPrefix)
-        }
-        let used = changes.filter { isUsed($0.key) }
-        if used.count < changes.count, etcd?.toldOfUnknownKeys == false {
-            etcd?.toldOfUnknownKeys = true
-            let example = changes.first { !isUsed($0.key) }?.key ?? "?"
-            logger.info("etcd holds keys under cordis/ that no node uses (such as \(example.prefix(200))): ignored")
-        }
         var start = 0
-        while start < used.count {
-            let slice = Array(used[start..<min(used.count, start + Self.directorySlice)])
+        while start < changes.count {
+            let slice = Array(changes[start..<min(changes.count, start + Self.directorySlice)])
             start += slice.count
             carryOut(state.receive(.directory(.directoryChanged(slice, revision: revision))))
-            if start < used.count { await Task.yield() }
+            if start < changes.count { await Task.yield() }
         }
     }
 

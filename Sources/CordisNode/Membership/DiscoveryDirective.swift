@@ -19,4 +19,6 @@ enum DiscoveryDirective: Equatable, Sendable {
     /// This node's own member key is gone from etcd while the node holds its lease: put it back, if the
     /// name is still free.
     case restoreOwnKey
+    /// etcd holds keys under `cordis/` that no node uses (such as `example`): ignored, and said once.
+    case ignoredUnknownKeys(example: String)
 }

@@ -1,3 +1,5 @@
+import CordisWire
+
 /// Who may hold an established link, decided per identity as well as per connection: one value the node
 /// asks when a handshake completes and tells when a link ends.
 ///
@@ -15,6 +17,9 @@
 /// - **A console pays for what it leaves unread** (`delivery`): past `Limits.subscriberLag` bytes waiting
 ///   on its link its subscriptions end with a `lagged` event, past `Limits.consoleBacklog` its link is
 ///   closed. A member's link is bounded by the connection's own outbound limit only.
+/// - **On a Unix socket only the node's own user and root are members** (`mayHoldNodeRole`): everyone
+///   else the socket admits (its group, `--allow-uid`) connects as a console. Asked at the handshake,
+///   off the node's actor, for both the links it accepts and those it dials.
 ///
 /// It owns no sockets: the node closes a refused link with the reason given.
 struct Admission {
@@ -165,5 +170,15 @@ struct Admission {
         guard case .console(let identity, _)? = holders.removeValue(forKey: session) else { return }
         let held = consoleLinks[identity, default: 1] - 1
         consoleLinks[identity] = held > 0 ? held : nil
+    }
+}
+
+extension Admission {
+    /// Whether a peer with `credentials` (a Unix socket's; nil on TCP) may hold the node role on a node
+    /// run by `ownUID`: only that user and root. On TCP the handshake decides (the cluster secret, TLS,
+    /// or `--insecure`).
+    static func mayHoldNodeRole(_ credentials: PeerCredentials?, ownUID: UInt32) -> Bool {
+        guard let credentials else { return true }
+        return credentials.uid == ownUID || credentials.uid == 0
     }
 }

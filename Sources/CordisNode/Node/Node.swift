@@ -385,7 +385,7 @@ public final class Node {
     func adopt(_ link: Link) -> PeerSession? {
         let peer = link.peer
         // A node dialled on a Unix socket is held to the rule its own listener applies to peers.
-        if peer.role == .node, !Self.mayHoldNodeRole(link.connection.credentials) {
+        if peer.role == .node, !Admission.mayHoldNodeRole(link.connection.credentials, ownUID: geteuid()) {
             throttle.log(
                 .warn, kind: "nodeRoleRefused",
                 "refused the link to \(peer.name): its Unix socket is served by uid \(link.peerUID ?? 0), neither this "
@@ -563,6 +563,8 @@ public final class Node {
             redial(member)
         case .restoreOwnKey:
             restoreOwnMemberKey()
+        case .ignoredUnknownKeys(let example):
+            logger.info("etcd holds keys under cordis/ that no node uses (such as \(example.prefix(200))): ignored")
         case .dropProxies, .offer, .retract:
             // `NodeState` hands these to `Proxies`.
             break

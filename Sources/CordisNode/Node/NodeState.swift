@@ -223,7 +223,7 @@ struct NodeState {
             case .retract(let listing):
                 directives += proxies.receive(.retracted(listing.announcement, incarnation: listing.incarnation))
                     .map(Directive.proxies)
-            case .dial, .stopDialling, .sendMembers, .memberGone, .redial, .restoreOwnKey:
+            case .dial, .stopDialling, .sendMembers, .memberGone, .redial, .restoreOwnKey, .ignoredUnknownKeys:
                 directives.append(.discovery(directive))
             }
         }
