@@ -8,25 +8,25 @@ import Testing
 import Glibc
 #endif
 
-/// Runs a blocking `body` on a thread of its own (never on the concurrency pool, which it could
-/// starve) and returns its result, or nil when it has not returned after `seconds`; `unblock` then
-/// runs, to release the blocked call so no thread stays stuck.
+/// Runs a blocking `body` on a thread of its own and returns its result, or nil when it has not
+/// returned after `seconds`; `unblock` then runs, to release the blocked call so no thread stays stuck.
+/// The caller awaits without holding a thread of the concurrency pool (which other tests share).
 func blockingCall<T: Sendable>(
     seconds: Double = 10, unblock: @escaping @Sendable () -> Void = {}, _ body: @escaping @Sendable () -> T
-) -> T? {
-    let done = DispatchSemaphore(value: 0)
-    let result = LockedBox<T>()
-    let thread = Thread {
-        result.set(body())
-        done.signal()
+) async -> T? {
+    let waiting = LockedBox<CheckedContinuation<T?, Never>>()
+    return await withCheckedContinuation { continuation in
+        waiting.set(continuation)
+        Thread {
+            let value = body()
+            waiting.take()?.resume(returning: value)
+        }.start()
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+            guard let late = waiting.take() else { return }
+            unblock()
+            late.resume(returning: nil)
+        }
     }
-    thread.start()
-    guard done.wait(timeout: .now() + seconds) == .success else {
-        unblock()
-        _ = done.wait(timeout: .now() + seconds)
-        return nil
-    }
-    return result.value
 }
 
 /// One value set from another thread.
@@ -36,6 +36,8 @@ final class LockedBox<T>: @unchecked Sendable {
     private var stored: T?
     func set(_ value: T) { lock.withLock { stored = value } }
     var value: T? { lock.withLock { stored } }
+    /// The value, leaving none (so only one caller gets it).
+    func take() -> T? { lock.withLock { defer { stored = nil }; return stored } }
 }
 
 /// Opens the FIFO at `path` for writing without blocking and closes it: a reader blocked in `open`
@@ -63,30 +65,30 @@ private func names(in folder: LoaderFolder) throws -> [String] {
 
 @Suite("FileEntryStore: what it reads and writes", .timeLimit(.minutes(1)))
 struct FileEntryStoreFileTests {
-    @Test func aFIFOIsRefusedAtOnceInsteadOfBlockingStartUp() throws {
+    @Test func aFIFOIsRefusedAtOnceInsteadOfBlockingStartUp() async throws {
         let folder = try LoaderFolder()
         let path = folder.entries.path
         #expect(mkfifo(path, 0o600) == 0)
         let url = folder.entries
-        let error = blockingCall(unblock: { releaseFIFOReader(path) }) { loadError(url) }
+        let error = await blockingCall(unblock: { releaseFIFOReader(path) }) { loadError(url) }
         let refused = try #require(error, "loading a FIFO blocked")
         #expect(refused?.code == .unreadable)
         #expect(refused?.message.contains("FIFO") == true)
     }
 
-    @Test func aSymlinkToAFIFOIsRefusedAtOnce() throws {
+    @Test func aSymlinkToAFIFOIsRefusedAtOnce() async throws {
         let folder = try LoaderFolder()
         let fifo = folder.url.appendingPathComponent("fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)
         try FileManager.default.createSymbolicLink(atPath: folder.entries.path, withDestinationPath: fifo)
         let url = folder.entries
-        let error = blockingCall(unblock: { releaseFIFOReader(fifo) }) { loadError(url) }
+        let error = await blockingCall(unblock: { releaseFIFOReader(fifo) }) { loadError(url) }
         let refused = try #require(error, "loading a symlink to a FIFO blocked")
         #expect(refused?.message.contains("FIFO") == true)
     }
 
-    @Test func aDeviceOrAFolderIsRefusedAsNotARegularFile() throws {
-        let zero = blockingCall { loadError(URL(fileURLWithPath: "/dev/zero")) }
+    @Test func aDeviceOrAFolderIsRefusedAsNotARegularFile() async throws {
+        let zero = await blockingCall { loadError(URL(fileURLWithPath: "/dev/zero")) }
         let device = try #require(zero, "loading /dev/zero did not return")
         #expect(device?.code == .unreadable)
         #expect(device?.message.contains("not a regular file") == true)

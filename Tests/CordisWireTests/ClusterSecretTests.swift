@@ -8,24 +8,24 @@ import Glibc
 #endif
 
 /// Runs a blocking `body` on a thread of its own and returns its result, or nil when it has not
-/// returned after `seconds`; `unblock` then runs, to release the blocked call.
+/// returned after `seconds`; `unblock` then runs, to release the blocked call. The caller awaits without
+/// holding a thread of the concurrency pool (which other tests share).
 private func blockingCall<T: Sendable>(
     seconds: Double = 10, unblock: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () -> T
-) -> T? {
-    let done = DispatchSemaphore(value: 0)
-    let result = Mutex<T?>(nil)
-    let thread = Thread {
-        let value = body()
-        result.withLock { $0 = value }
-        done.signal()
+) async -> T? {
+    let waiting = Mutex<CheckedContinuation<T?, Never>?>(nil)
+    return await withCheckedContinuation { continuation in
+        waiting.withLock { $0 = continuation }
+        Thread {
+            let value = body()
+            waiting.withLock { $0.take() }?.resume(returning: value)
+        }.start()
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+            guard let late = waiting.withLock({ $0.take() }) else { return }
+            unblock()
+            late.resume(returning: nil)
+        }
     }
-    thread.start()
-    guard done.wait(timeout: .now() + seconds) == .success else {
-        unblock()
-        _ = done.wait(timeout: .now() + seconds)
-        return nil
-    }
-    return result.withLock { $0 }
 }
 
 private func loadError(_ path: String) -> WireError? {
@@ -41,10 +41,21 @@ private func loadError(_ path: String) -> WireError? {
 struct ClusterSecretTests {
     /// A fresh folder for one test's files, removed when the closure returns.
     func withFolder(_ body: (URL) throws -> Void) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wire-secret-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         try body(folder)
+    }
+
+    func withFolder(_ body: (URL) async throws -> Void) async throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await body(folder)
+    }
+
+    private func makeFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wire-secret-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
     }
 
     func write(_ text: String, to url: URL, mode: Int) throws {
@@ -99,8 +110,8 @@ struct ClusterSecretTests {
     }
 
     @Test("a FIFO, or a symlink to one, is refused at once instead of blocking start-up")
-    func fifo() throws {
-        try withFolder { folder in
+    func fifo() async throws {
+        try await withFolder { folder in
             let fifo = folder.appendingPathComponent("fifo").path
             #expect(mkfifo(fifo, 0o600) == 0)
             let link = folder.appendingPathComponent("link").path
@@ -110,7 +121,7 @@ struct ClusterSecretTests {
                 if descriptor >= 0 { close(descriptor) }
             }
             for path in [fifo, link] {
-                let outcome = blockingCall(unblock: release) { loadError(path) }
+                let outcome = await blockingCall(unblock: release) { loadError(path) }
                 let error = try #require(outcome, "loading \(path) blocked")
                 #expect(error?.code == .secretUnreadable)
                 #expect(error?.message.contains("FIFO") == true)

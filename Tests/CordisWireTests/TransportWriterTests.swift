@@ -72,7 +72,10 @@ struct TransportWriterTests {
             }
             return nil
         }
-        done.wait()
+        // Awaited, not waited for: a blocked thread of the concurrency pool would stall the other tests.
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            done.notify(queue: .global()) { finished.resume() }
+        }
         #expect(failures.load(ordering: .relaxed) == 0)
         #expect(outcome == nil, "\(outcome ?? "")")
         try await withDeadline("the outbound buffer empties") {
