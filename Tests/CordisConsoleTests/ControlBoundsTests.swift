@@ -15,11 +15,11 @@ struct ControlBoundsTests {
         let client = try await ControlClient.connect(to: Address(parsing: cluster.address("a")), name: "bounds-test")
         let follow: JSONObject = ["follow": true, "history": false, "cluster": false]
         for _ in 0 ..< 16 {
-            _ = try await client.request("subscribe", args: follow)
+            _ = try await client.request(.subscribe, args: follow)
         }
-        await #expect(throws: ControlFailure.self) { try await client.request("subscribe", args: follow) }
-        _ = try await client.request("unsubscribe")
-        _ = try await client.request("subscribe", args: follow)
+        await #expect(throws: ControlFailure.self) { try await client.request(.subscribe, args: follow) }
+        _ = try await client.request(.unsubscribe)
+        _ = try await client.request(.subscribe, args: follow)
         await client.close()
         #expect(node.process.isRunning)
     }

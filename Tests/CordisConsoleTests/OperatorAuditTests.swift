@@ -106,7 +106,7 @@ struct OperatorAuditTests {
         let client = try await ControlClient.connect(to: Address(parsing: cluster.address("a")), name: "unknown-test")
         for command in ["frobnicate", "Disable", "enable ", ""] {
             do {
-                _ = try await client.request(command, args: ["entry": "clock"])
+                _ = try await client.request(named: command, args: ["entry": "clock"])
                 Issue.record("\(command) was served")
             } catch let failure as ControlFailure {
                 #expect(failure.code == "unknown-command", "\(command): \(failure)")
@@ -166,7 +166,7 @@ struct OperatorAuditTests {
         #expect(await b.waitForLine(containing: "linked to a"))
         #expect(await c.waitForLine(containing: "linked to a"))
         let follower = try await ControlClient.connect(to: try Address(parsing: cluster.address("a")))
-        _ = try await follower.request("subscribe", args: ["follow": true, "history": false, "cluster": true])
+        _ = try await follower.request(.subscribe, args: ["follow": true, "history": false, "cluster": true])
         // A change refused on c (which does not admit this operator), then one refused on b (which
         // does, as a viewer): only b's reaches the follower.
         let onC = try await cluster.console("a", ["disable", "c:secret-clock"])

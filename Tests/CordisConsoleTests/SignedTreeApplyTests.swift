@@ -125,7 +125,7 @@ struct SignedTreeApplyTests {
         let before = try setup.entriesBytes()
         let client = try await ControlClient.connect(to: try Address(parsing: cluster.address("a")))
         do {
-            _ = try await client.request("apply", args: ["envelope": envelope], timeout: .seconds(5))
+            _ = try await client.request(.apply, args: ["envelope": envelope], timeout: .seconds(5))
             Issue.record("a tree for b was applied on a")
         } catch let failure as ControlFailure {
             #expect(failure.message.hasPrefix("signed tree refused (node): "), "\(failure.message)")

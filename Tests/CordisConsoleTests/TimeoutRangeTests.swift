@@ -23,7 +23,7 @@ struct TimeoutRangeTests {
         let client = try await ControlClient.connect(to: Address(parsing: cluster.address("a")), name: "range-test")
         for announced in [1e300, -1e300, Double.infinity, -Double.infinity, Double.nan, 1.2e16] {
             let status = try await client.request(
-                "status", args: ["cluster": true], timeout: .seconds(10), announcing: announced)
+                named: "status", args: ["cluster": true], timeout: .seconds(10), announcing: announced)
             #expect(StatusPaging.join(status)["nodes"]?.arrayValue?.first?["name"] == "a", "timeout \(announced)")
         }
         await client.close()

@@ -16,7 +16,7 @@ struct BuiltinArgumentTests {
 
             func add(_ delta: Int) async throws -> Int? {
                 try await console.request(
-                    "call", args: ["service": "counter", "method": "add", "args": .object(["_0": .integer(delta)])]
+                    .call, args: ["service": "counter", "method": "add", "args": .object(["_0": .integer(delta)])]
                 ).intValue
             }
             func refused(_ delta: Int) async throws {
@@ -29,7 +29,7 @@ struct BuiltinArgumentTests {
             }
             try await refused(Int.max)
             #expect(b.process.process.isRunning)
-            #expect(try await console.request("call", args: ["service": "counter", "method": "value"]).intValue == 5)
+            #expect(try await console.request(.call, args: ["service": "counter", "method": "value"]).intValue == 5)
             #expect(try await add(Int.min) == Int.min + 5)
             try await refused(Int.min)
             #expect(try await add(Int.max) == 4)

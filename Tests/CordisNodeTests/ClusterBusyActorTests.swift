@@ -64,7 +64,7 @@ struct ClusterBusyActorTests {
             #expect(!a.process.text.contains("gone-consumer: attempt 20"), "\(a.process.text.occurrences(of: "attempt")) attempts")
             #expect(try await console.fiber(ofEntry: "consumer")?["state"]?.stringValue == "pending")
             // The provider serves (a new life of it): the consumer loads at once.
-            _ = try await console.request("config", args: ["entry": "gone", "config": ["serving": true]])
+            _ = try await console.request(.config, args: ["entry": "gone", "config": ["serving": true]])
             #expect(try await console.awaitFiber(ofEntry: "consumer", inState: "active") != nil)
             #expect(await a.waitForLine(containing: "gone-consumer: loaded"))
         }
@@ -82,7 +82,7 @@ struct ClusterBusyActorTests {
 
             // The console's request is served on a's actor too: sent without waiting for the answer.
             let consoleOfA = try await cluster.control(a)
-            let enable = Task { try await consoleOfA.request("enable", args: ["entry": "busy"], timeout: .seconds(30)) }
+            let enable = Task { try await consoleOfA.request(.enable, args: ["entry": "busy"], timeout: .seconds(30)) }
             try #require(await a.waitForLine(containing: "busy: blocking"))
             try #require(await a.waitForLine(containing: "busy: done", timeout: .seconds(20)))
             _ = try? await enable.value
@@ -91,7 +91,7 @@ struct ClusterBusyActorTests {
             #expect(!b.process.text.contains("no heartbeat from a"))
             #expect(!a.process.text.contains("no heartbeat from b"))
             #expect(!b.process.text.contains("link to a lost"))
-            let members = try await console.request("members")
+            let members = try await console.request(.members)
             let memberA = members["members"]?.arrayValue?.first { $0["name"]?.stringValue == "a" }
             #expect(memberA?["reachable"]?.boolValue == true)
         }
@@ -108,7 +108,7 @@ struct ClusterBusyActorTests {
             let (a, _) = try await Self.startBusyPair(cluster)
             try #require(await a.waitForLine(containing: "hello at"))
             let consoleOfA = try await cluster.control(a)
-            let enable = Task { try await consoleOfA.request("enable", args: ["entry": "busy"], timeout: .seconds(30)) }
+            let enable = Task { try await consoleOfA.request(.enable, args: ["entry": "busy"], timeout: .seconds(30)) }
             try #require(await a.waitForLine(containing: "busy: blocking"))
 
             // The late console: a raw link, whose pongs this test reads (a's pings are answered on the
@@ -126,7 +126,7 @@ struct ClusterBusyActorTests {
 
             // Answered: a took the link into use, and beats for it every 0.2 s from then on.
             var messages = link.messages.makeAsyncIterator()
-            try link.enqueue(.request(ControlRequest(id: 1, command: "status")))
+            try link.enqueue(.request(ControlRequest(id: 1, command: .status)))
             var answered = false
             for _ in 0..<16 where !answered {
                 guard case .response(let response)? = try await messages.next() else { continue }
@@ -166,7 +166,7 @@ struct ClusterBusyActorTests {
             try #require(await console.awaitStatus("a proxy for b's stall") { $0.fibers(plugin: "remote:stall").count == 1 })
 
             let answer = try await console.request(
-                "call", args: ["service": "stall", "method": "block", "args": .object(["_0": .double(3)])], timeout: .seconds(30))
+                .call, args: ["service": "stall", "method": "block", "args": .object(["_0": .double(3)])], timeout: .seconds(30))
             #expect(answer.doubleValue == 3)
             // b wrote the line before it answered, but the answer can reach this test before the thread
             // draining b's output has read it.
@@ -174,7 +174,7 @@ struct ClusterBusyActorTests {
             #expect(!b.process.text.contains("no heartbeat from a"))
             #expect(!a.process.text.contains("no heartbeat from b"))
             #expect(!a.process.text.contains("link to b lost"))
-            let members = try await console.request("members")
+            let members = try await console.request(.members)
             let memberB = members["members"]?.arrayValue?.first { $0["name"]?.stringValue == "b" }
             #expect(memberB?["reachable"]?.boolValue == true)
         }
@@ -199,7 +199,7 @@ struct ClusterBusyActorTests {
             #expect(!a.process.text.contains("no heartbeat from b"))
             #expect(!b.process.text.contains("link to a lost"))
             let console = try await cluster.control(b)
-            let members = try await console.request("members")
+            let members = try await console.request(.members)
             let memberA = members["members"]?.arrayValue?.first { $0["name"]?.stringValue == "a" }
             #expect(memberA?["reachable"]?.boolValue == true)
         }

@@ -74,7 +74,7 @@ struct ClusterDuplicateCloseTests {
         // does: a takes x only now, as its duplicate.
         let caller = Task { try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "crossed"]) }
         try #require(await ClusterInProcessTests.eventually("b to send the call on x", on: [a, b]) { onX.calls.count == 1 })
-        onX.send(.request(ControlRequest(id: 900, command: "subscribe", args: ["follow": true, "history": false, "cluster": false])))
+        onX.send(.request(ControlRequest(id: 900, command: .subscribe, args: ["follow": true, "history": false, "cluster": false])))
         a.adopt(x)
         let drained = try #require(a.peers.values.first { $0.isDraining })
         #expect(try await caller.value.value == .string("crossed"))

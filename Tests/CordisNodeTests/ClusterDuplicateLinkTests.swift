@@ -24,7 +24,7 @@ struct ClusterDuplicateLinkTests {
             let console = try await cluster.control(b)
             try #require(try await console.awaitFiber(ofEntry: "greeter", inState: "active") != nil)
             // a's own dialler has reached b by now, or waits because b is linked: either way, one link.
-            #expect(try await console.request("members").objectValue?["members"]?.arrayValue?.count == 2)
+            #expect(try await console.request(.members).objectValue?["members"]?.arrayValue?.count == 2)
             #expect(b.process.text.occurrences(of: "hello at") == 1, "b's greeter reloaded:\n\(b.process.text)")
             #expect(b.process.text.occurrences(of: "link to a lost") == 0)
             #expect(a.process.text.occurrences(of: "link to b lost") == 0)

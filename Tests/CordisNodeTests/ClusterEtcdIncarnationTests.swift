@@ -33,17 +33,17 @@ struct ClusterEtcdIncarnationTests {
             let console = try await cluster.control(a)
             let watcher = try await cluster.control(c)
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
-            let first = try #require(Self.incarnation(of: "b", in: try await console.request("members")))
+            let first = try #require(Self.incarnation(of: "b", in: try await console.request(.members)))
             var listed = false
             for _ in 0..<2_000 where !listed {
-                listed = (try await watcher.request("members"))["members"]?.arrayValue?.contains { $0["name"]?.stringValue == "b" } == true
+                listed = (try await watcher.request(.members))["members"]?.arrayValue?.contains { $0["name"]?.stringValue == "b" } == true
             }
             #expect(listed)
             try #require(await b.process.suspend())
             var expired = false
             let deadline = ContinuousClock.now + .seconds(10)
             while !expired, ContinuousClock.now < deadline {
-                expired = (try await watcher.request("members"))["members"]?.arrayValue?.contains { $0["name"]?.stringValue == "b" } == false
+                expired = (try await watcher.request(.members))["members"]?.arrayValue?.contains { $0["name"]?.stringValue == "b" } == false
             }
             b.process.signal(SIGCONT)
             #expect(expired, "b's lease never expired")
@@ -52,7 +52,7 @@ struct ClusterEtcdIncarnationTests {
             var now: String?
             let linkDeadline = ContinuousClock.now + .seconds(10)
             while ContinuousClock.now < linkDeadline {
-                now = Self.incarnation(of: "b", in: try await console.request("members"))
+                now = Self.incarnation(of: "b", in: try await console.request(.members))
                 if let now, now != first { break }
             }
             #expect(now != nil && now != first, "a still holds b's old life \(first)")

@@ -23,7 +23,7 @@ struct ClusterEtcdLargeDirectoryTests {
             #expect(await a.waitForLine(containing: "etcd holds keys under cordis/ that no node uses (such as cordis/junk/new)"))
             #expect(await etcd.control(["put", "cordis/junk/newer", "2"]) != nil)
             // A change after both, which a must see: b's clock withdrawn (its key deleted) drops the greeter.
-            _ = try await console.request("disable", node: "b", args: ["entry": "clock"])
+            _ = try await console.request(.disable, node: "b", args: ["entry": "clock"])
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "pending", timeout: .seconds(10)) != nil)
             #expect(a.process.text.occurrences(of: "that no node uses") == 1, "\(a.process.text.suffix(1500))")
             _ = b

@@ -10,7 +10,7 @@ struct ClusterEtcdLeaseStatusTests {
         try await ClusterEtcdTests.run { cluster, etcd in
             let b = try await cluster.start("b", entries: ClusterEtcdTests.clock, extra: ClusterEtcdTests.discovery(etcd))
             let console = try await cluster.control(b)
-            let node = try await console.request("status")["nodes"]?.arrayValue?.first
+            let node = try await console.request(.status)["nodes"]?.arrayValue?.first
             let lease = try #require(node?["lease"], "\(String(describing: node))")
             let id = try #require(lease["id"]?.stringValue)
             #expect(id.count == 16 && id.allSatisfy(\.isHexDigit), "\(id)")

@@ -38,7 +38,7 @@ struct ClusterEtcdTests {
             #expect(await a.waitForLine(containing: "from b"))
             // c's counter is known (a proxy) but never called: no link to c.
             #expect(try await console.awaitStatus("a proxy of c's counter") { $0.fibers(plugin: "remote:counter").count == 1 })
-            let members = try await console.request("members")
+            let members = try await console.request(.members)
             let list = members["members"]?.arrayValue?.compactMap(\.objectValue) ?? []
             #expect(list.map { $0["name"]?.stringValue ?? "" }.sorted() == ["a", "b", "c"])
             let linked = list.filter { $0["linked"]?.boolValue == true }.compactMap { $0["name"]?.stringValue }.sorted()
@@ -46,7 +46,7 @@ struct ClusterEtcdTests {
             // c is registered and healthy without a link: reachable, not called unreachable.
             #expect(list.allSatisfy { $0["reachable"]?.boolValue == true && $0["health"]?.stringValue == "up" }, "\(list)")
             // The console sees the whole cluster as in the mesh: a relays, opening the links it needs.
-            let status = try await console.request("status", args: ["cluster": true])
+            let status = try await console.request(.status, args: ["cluster": true])
             let nodes = status["nodes"]?.arrayValue?.compactMap(\.objectValue) ?? []
             #expect(nodes.map { $0["name"]?.stringValue ?? "" } == ["a", "b", "c"])
             #expect(nodes.allSatisfy { $0["reachable"]?.boolValue == true })
@@ -57,7 +57,7 @@ struct ClusterEtcdTests {
             let end = clock.now + .seconds(30)
             var names: [String] = []
             while clock.now < end {
-                let listed = try await console.request("members")["members"]?.arrayValue ?? []
+                let listed = try await console.request(.members)["members"]?.arrayValue ?? []
                 names = listed.compactMap { $0["name"]?.stringValue }.sorted()
                 if names == ["a", "b"] { break }
             }
@@ -78,7 +78,7 @@ struct ClusterEtcdTests {
             #expect(await a.waitForLine(containing: "idle link to b closed", timeout: .seconds(10)))
             #expect(!a.process.text.contains("link to b lost"), "\(etcd.logs())")
             #expect(try await console.fiber(ofEntry: "greeter")?["state"]?.stringValue == "active")
-            let answer = try await console.request("call", args: ["service": "clock", "method": "now"])
+            let answer = try await console.request(.call, args: ["service": "clock", "method": "now"])
             #expect(answer.objectValue?["node"]?.stringValue == "b")
             #expect(a.process.text.occurrences(of: "linked to b") == 2)
         }
@@ -105,10 +105,10 @@ struct ClusterEtcdTests {
             let console = try await cluster.control(a)
             let bConsole = try await cluster.control(b)
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
-            _ = try await bConsole.request("disable", args: ["entry": "clock"])
+            _ = try await bConsole.request(.disable, args: ["entry": "clock"])
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "pending", timeout: .seconds(5)) != nil)
             // Relayed by a to b, as in the mesh.
-            _ = try await console.request("enable", node: "b", args: ["entry": "clock"])
+            _ = try await console.request(.enable, node: "b", args: ["entry": "clock"])
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
         }
     }
@@ -165,7 +165,7 @@ struct ClusterEtcdTests {
             await etcd.kill("e0")
             let killed = ContinuousClock.now
             // etcd merely does not answer and the lease (2 s) may still live: the existing link serves.
-            let answer = try await console.request("call", args: ["service": "clock", "method": "now"])
+            let answer = try await console.request(.call, args: ["service": "clock", "method": "now"])
             #expect(answer.objectValue?["node"]?.stringValue == "b")
             #expect(try await console.fiber(ofEntry: "greeter")?["state"]?.stringValue == "active")
             // Past the TTL the lease has certainly expired: b withdraws its clock from a, in order.

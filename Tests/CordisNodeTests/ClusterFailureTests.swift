@@ -50,12 +50,12 @@ struct ClusterFailureTests {
             })
 
             // A console call on a, relayed by a's proxy to b.
-            #expect(try await console.request("call", args: ["service": "clock", "method": "now"]).objectValue?["node"] == "b")
+            #expect(try await console.request(.call, args: ["service": "clock", "method": "now"]).objectValue?["node"] == "b")
             try #require(await b.process.suspend())
-            let call = Task { try await console.request("call", args: ["service": "clock", "method": "now"]) }
+            let call = Task { try await console.request(.call, args: ["service": "clock", "method": "now"]) }
             try #require(await a.waitForOccurrences(of: "calling clock.now on b", count: 2))
             // The badge's apply calls counter.add on b, which cannot answer either.
-            let enable = Task { try await console.request("enable", args: ["entry": "badge"]) }
+            let enable = Task { try await console.request(.enable, args: ["entry": "badge"]) }
             try #require(await a.waitForLine(containing: "calling counter.add on b"))
             b.process.signal(SIGKILL)
             let killed = ContinuousClock.now

@@ -42,19 +42,19 @@ struct ClusterRemoteInjectTests {
 
             // b's clock goes: the greeter moves to c's.
             let bConsole = try await cluster.control(b)
-            _ = try await bConsole.request("disable", args: ["entry": "clock"])
+            _ = try await bConsole.request(.disable, args: ["entry": "clock"])
             try #require(await a.waitForLine(containing: "from c"))
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "c")
 
             // b's clock comes back: the greeter stays with c (it stays with its provider until it leaves).
-            _ = try await bConsole.request("enable", args: ["entry": "clock"])
+            _ = try await bConsole.request(.enable, args: ["entry": "clock"])
             try #require(await console.awaitStatus("b's clock back") { $0.fibers(plugin: "remote:clock").count == 2 })
             #expect(try await console.providerNode(ofEntry: "greeter", service: "clock") == "c")
 
             // A local clock appears: the greeter moves to it, with one reload.
             let hellos = a.process.text.occurrences(of: "hello at")
             let byes = a.process.text.occurrences(of: "] greeter: bye")
-            _ = try await console.request("enable", args: ["entry": "clock"])
+            _ = try await console.request(.enable, args: ["entry": "clock"])
             try #require(await a.waitForLine(containing: "from a "))
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "a")
             #expect(a.process.text.occurrences(of: "hello at") == hellos + 1)

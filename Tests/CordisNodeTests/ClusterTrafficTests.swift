@@ -19,7 +19,7 @@ struct ClusterTrafficTests {
             let a = try await cluster.start("a", entries: #"[{"id": "greeter", "plugin": "greeter"}]"#, peers: [b])
             let console = try await cluster.control(a)
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
-            let first = try await console.request("traffic")
+            let first = try await console.request(.traffic)
             #expect(first["node"]?.stringValue == "a")
             #expect(Self.counts(first, "received", "announcement") >= 1)
             #expect(Self.counts(first, "sent", "membership") >= 1)
@@ -34,14 +34,14 @@ struct ClusterTrafficTests {
             while ContinuousClock.now < deadline,
                   Self.counts(later, "sent", "heartbeat") < Self.counts(first, "sent", "heartbeat") + 5
                     || Self.counts(later, "received", "heartbeat") < Self.counts(first, "received", "heartbeat") + 5 {
-                later = try await console.request("traffic")
+                later = try await console.request(.traffic)
             }
             #expect(Self.counts(later, "sent", "heartbeat") >= Self.counts(first, "sent", "heartbeat") + 5)
             #expect(Self.counts(later, "received", "heartbeat") >= Self.counts(first, "received", "heartbeat") + 5)
             #expect((later["seconds"]?.doubleValue ?? 0) > (first["seconds"]?.doubleValue ?? 0))
             // b counted a's calls to its clock as received.
             let bConsole = try await cluster.control(b)
-            #expect(Self.counts(try await bConsole.request("traffic"), "received", "call") >= 1)
+            #expect(Self.counts(try await bConsole.request(.traffic), "received", "call") >= 1)
         }
     }
 
@@ -53,10 +53,10 @@ struct ClusterTrafficTests {
             // Registration, publishing, listing and the watch at least, and their answers: the node may
             // report ready before the last answers arrive (a release build asks that soon), so await them.
             let settled = ContinuousClock.now + .seconds(20)
-            var first = try await console.request("traffic")
+            var first = try await console.request(.traffic)
             while ContinuousClock.now < settled,
                   Self.counts(first, "sent", "etcd") < 4 || Self.counts(first, "received", "etcd") < 3 {
-                first = try await console.request("traffic")
+                first = try await console.request(.traffic)
             }
             #expect(Self.counts(first, "sent", "etcd") >= 4)
             #expect(Self.counts(first, "received", "etcd") >= 3)
@@ -64,7 +64,7 @@ struct ClusterTrafficTests {
             let deadline = ContinuousClock.now + .seconds(20)
             var later = first
             while ContinuousClock.now < deadline, Self.counts(later, "sent", "etcd") < Self.counts(first, "sent", "etcd") + 2 {
-                later = try await console.request("traffic")
+                later = try await console.request(.traffic)
             }
             #expect(Self.counts(later, "sent", "etcd") >= Self.counts(first, "sent", "etcd") + 2)
             // Alone in the cluster: no member lists, no announcements to anyone.

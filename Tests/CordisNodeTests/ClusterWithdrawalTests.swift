@@ -28,7 +28,7 @@ struct ClusterWithdrawalTests {
             try #require(try await console.awaitFiber(ofEntry: "greeter", inState: "active") != nil)
 
             // Withdrawal: the disable returns once b's clock is disposed (after a's acknowledgement).
-            let disabled = try await bConsole.request("disable", args: ["entry": "clock"])
+            let disabled = try await bConsole.request(.disable, args: ["entry": "clock"])
             #expect(disabled.objectValue?["disabled"]?.boolValue == true)
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "pending")?["missing"]?.arrayValue == ["clock"])
             try #require(await a.waitForLine(containing: "acknowledged the withdrawal of clock on b"))
@@ -45,7 +45,7 @@ struct ClusterWithdrawalTests {
             #expect(await b.waitForLine(containing: "via console test-console (uid \(getuid())): disable entry clock"))
 
             // Return: the clock comes back, so does the greeter.
-            _ = try await bConsole.request("enable", args: ["entry": "clock"])
+            _ = try await bConsole.request(.enable, args: ["entry": "clock"])
             try #require(await a.waitForOccurrences(of: "hello at", count: 2))
             #expect(try await console.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
         }
@@ -59,21 +59,21 @@ struct ClusterWithdrawalTests {
             let console = try await cluster.control(a)
             let bConsole = try await cluster.control(b)
             try #require(await a.waitForLine(containing: "badge added, counter at 6"))
-            #expect(try await bConsole.request("call", args: ["service": "counter", "method": "value"]).intValue == 6)
+            #expect(try await bConsole.request(.call, args: ["service": "counter", "method": "value"]).intValue == 6)
 
             // The counter is withdrawn: the badge's disposer still reaches it, and it is back at 5
             // before the counter's own teardown.
-            _ = try await bConsole.request("disable", args: ["entry": "counter"])
+            _ = try await bConsole.request(.disable, args: ["entry": "counter"])
             try #require(await a.waitForLine(containing: "badge removed, counter at 5"))
             #expect(try await console.awaitFiber(ofEntry: "badge", inState: "pending") != nil)
             #expect(await b.waitForLine(containing: #"withdrawal of counter finished: acknowledged by ["a"]"#))
 
             // It comes back (counting from 5 again), the badge adds one; removing the badge takes it back.
-            _ = try await bConsole.request("enable", args: ["entry": "counter"])
+            _ = try await bConsole.request(.enable, args: ["entry": "counter"])
             try #require(await a.waitForOccurrences(of: "badge added, counter at 6", count: 2))
-            _ = try await console.request("disable", args: ["entry": "badge"])
+            _ = try await console.request(.disable, args: ["entry": "badge"])
             try #require(await a.waitForOccurrences(of: "badge removed, counter at 5", count: 2))
-            #expect(try await bConsole.request("call", args: ["service": "counter", "method": "value"]).intValue == 5)
+            #expect(try await bConsole.request(.call, args: ["service": "counter", "method": "value"]).intValue == 5)
         }
     }
 }

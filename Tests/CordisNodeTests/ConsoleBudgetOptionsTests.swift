@@ -43,10 +43,10 @@ struct ConsoleBudgetOptionsTests {
             let first = try await cluster.control(a)
             let second = try await cluster.control(a)
             let follow: JSONObject = ["follow": true, "history": false, "cluster": false]
-            _ = try await first.request("subscribe", args: follow)
-            _ = try await second.request("subscribe", args: follow)
+            _ = try await first.request(.subscribe, args: follow)
+            _ = try await second.request(.subscribe, args: follow)
             await #expect {
-                _ = try await second.request("subscribe", args: follow)
+                _ = try await second.request(.subscribe, args: follow)
             } throws: { error in
                 (error as? ControlFailure)?.message.contains("already has 2 follow subscriptions over all its links") == true
             }

@@ -63,7 +63,7 @@ struct DescriptorBudgetTests {
             try #require(await process.waitFor("a refused connection") {
                 $0.contains("connectionLimitReached") || $0.contains("acceptFailed") || $0.contains("handshakeShed")
             })
-            _ = try await console.request("disable", args: ["entry": "counter"])
+            _ = try await console.request(.disable, args: ["entry": "counter"])
             let saved = try String(contentsOfFile: folder.path("a.json"), encoding: .utf8)
             #expect(saved.contains(#""disabled": true"#), "\(saved)")
             #expect(process.process.isRunning)

@@ -31,7 +31,7 @@ struct EtcdDegradedConsoleTests {
             let end = clock.now + .seconds(15)
             var changes: [String] = []
             while clock.now < end {
-                let events = try await client.request("subscribe", args: ["history": true, "cluster": false])["events"]?.arrayValue ?? []
+                let events = try await client.request(.subscribe, args: ["history": true, "cluster": false])["events"]?.arrayValue ?? []
                 changes = events.filter { $0["kind"] == "member" && $0["detail"]?["member"] == "a" }
                     .compactMap { $0["detail"]?["change"]?.stringValue }
                 if changes.contains("recovered") { break }

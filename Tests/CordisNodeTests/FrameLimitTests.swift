@@ -18,7 +18,7 @@ struct FrameLimitTests {
             let p = try await cluster.start("p", entries: "[]", peers: [b], extra: ["--max-frame", "65536"])
             let console = try await cluster.control(p)
             #expect(await p.waitForLine(containing: "linked to b"))
-            let status = try await console.request("status", args: ["cluster": true], timeout: .seconds(10))
+            let status = try await console.request(.status, args: ["cluster": true], timeout: .seconds(10))
             let nodes = StatusPaging.join(status).objectValue?["nodes"]?.arrayValue
             let bStatus = nodes?.compactMap(\.objectValue).first { $0["name"]?.stringValue == "b" }
             #expect(bStatus?["entries"]?.arrayValue?.count == 800)

@@ -43,7 +43,7 @@ struct HostileConnectionTests {
         /// A console with the secret, connected and answering `status`.
         func console(timeout: Duration = .seconds(10)) async throws -> ControlClient {
             let client = try await ControlClient.connect(to: address, name: "console", secrets: secrets, timeout: timeout)
-            _ = try await client.request("status")
+            _ = try await client.request(.status)
             return client
         }
     }

@@ -79,7 +79,7 @@ struct HostileFileTests {
                 "--name", "a", "--entries", folder.path("a.json"), "--listen", "unix:\(folder.path("a.sock"))",
             ] + ClusterMember.timing)
             let console = try await cluster.control(a)
-            _ = try await console.request("disable", args: ["entry": "counter"])
+            _ = try await console.request(.disable, args: ["entry": "counter"])
             var status = stat()
             #expect(lstat(folder.path("a.json"), &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK)
             let saved = try String(contentsOfFile: folder.path("real.json"), encoding: .utf8)
@@ -100,7 +100,7 @@ struct HostileFileTests {
                 var args: JSONObject = ["entry": .object(["id": .string("g\(depth)"), "children": .array([])])]
                 if let parent { args["parent"] = .string(parent) }
                 do {
-                    _ = try await console.request("add", args: args)
+                    _ = try await console.request(.add, args: args)
                     parent = "g\(depth)"
                 } catch let failure as ControlFailure {
                     refusal = failure.message

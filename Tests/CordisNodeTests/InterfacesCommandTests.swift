@@ -11,7 +11,7 @@ struct InterfacesCommandTests {
         try await TestCluster.run { cluster in
             let a = try await cluster.start("a", entries: #"[{"id": "counter", "plugin": "counter"}]"#)
             let console = try await cluster.control(a)
-            let answer = try await console.request("interfaces")
+            let answer = try await console.request(.interfaces)
             let services = answer.arrayValue ?? []
             let counter = try #require(services.first { $0["service"]?.stringValue == "counter" }, "\(answer)")
             #expect(counter["interface"]?.stringValue == "CounterAPI")

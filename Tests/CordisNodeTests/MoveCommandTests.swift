@@ -45,13 +45,13 @@ struct MoveCommandTests {
             #expect(output.contains("b:greeter") && output.contains("active"), "\(output)")
             let moved = try FileEntryStore(url: URL(fileURLWithPath: b.entriesFile)).load()
             #expect(Self.outline(moved.entries) == "clock,grp[sub[inner],greeter]")
-            let status = try await bConsole.request("status")
+            let status = try await bConsole.request(.status)
             let greeter = status["nodes"]?.arrayValue?.first?["entries"]?.arrayValue?.first { $0["id"]?.stringValue == "greeter" }
             #expect(greeter?["parent"]?.stringValue == "grp", "\(String(describing: greeter))")
             // Same realms, still enabled: the fiber keeps running untouched.
             #expect(try await bConsole.fiber(ofEntry: "greeter")?["fiber"] == fiberBefore)
             #expect(await b.waitForLine(containing: ": move entry greeter into group grp"))
-            let events = try await bConsole.request("subscribe", args: ["history": true, "follow": false, "cluster": false])
+            let events = try await bConsole.request(.subscribe, args: ["history": true, "follow": false, "cluster": false])
             let changes = (events["events"]?.arrayValue ?? []).filter { $0["kind"]?.stringValue == "change" }
             #expect(changes.contains { $0["detail"]?["change"]?.stringValue == "move entry greeter into group grp"
                 && $0["detail"]?["outcome"]?.stringValue == "applied" }, "\(changes)")

@@ -36,7 +36,7 @@ struct NodeRoleAdmissionTests {
             do {
                 _ = try await peer.handshake(role: .node, name: "x")
                 // Admitted as a member: what it may then do is the defect.
-                let response = try await peer.ask(ControlRequest(id: 1, command: "disable", args: ["entry": "clock"]))
+                let response = try await peer.ask(ControlRequest(id: 1, command: .disable, args: ["entry": "clock"]))
                 Issue.record("uid \(Self.stranger) was admitted as a member; its disable answered \(response)")
             } catch let error as WireError {
                 #expect(error.code == .rejected, "\(error)")
@@ -47,8 +47,8 @@ struct NodeRoleAdmissionTests {
             // The same user as a console has its listed role, no more.
             let console = try RawUnixPeer(path: a.socket, uid: Self.stranger)
             _ = try await console.handshake(role: .console, name: "c")
-            #expect(try await console.ask(ControlRequest(id: 1, command: "status")).errorCode == nil)
-            let refused = try await console.ask(ControlRequest(id: 2, command: "disable", args: ["entry": "clock"]))
+            #expect(try await console.ask(ControlRequest(id: 1, command: .status)).errorCode == nil)
+            let refused = try await console.ask(ControlRequest(id: 2, command: .disable, args: ["entry": "clock"]))
             #expect(refused.errorCode == "forbidden")
             #expect(refused.errorMessage == "disable needs the operator role; you are viewer")
             #expect(try Self.bytes(a.entriesFile) == before)
@@ -63,13 +63,13 @@ struct NodeRoleAdmissionTests {
             let before = try Self.bytes(a.entriesFile)
             let peer = try RawUnixPeer(path: a.socket, uid: getuid())
             #expect(try await peer.handshake(role: .node, name: "x").name == "a")
-            let response = try await peer.ask(ControlRequest(id: 1, command: "disable", args: ["entry": "clock"]))
+            let response = try await peer.ask(ControlRequest(id: 1, command: .disable, args: ["entry": "clock"]))
             #expect(response.errorCode == "forbidden", "\(response)")
             #expect(response.errorMessage?.contains("carries no operator") == true, "\(response)")
             #expect(try Self.bytes(a.entriesFile) == before)
             #expect(await a.waitForLine(containing: "refused: member x via member x: disable entry clock"))
             // Reads a member makes for itself still work.
-            #expect(try await peer.ask(ControlRequest(id: 2, command: "status")).errorCode == nil)
+            #expect(try await peer.ask(ControlRequest(id: 2, command: .status)).errorCode == nil)
         }
     }
 }

@@ -57,7 +57,7 @@ struct OperatorsFileTests {
     @Test("a relayed request's operator travels in the request and comes back equal; a bad one is refused")
     func relayedOperatorRoundTrips() throws {
         let request = ControlRequest(
-            id: 3, command: "disable", node: "b", args: ["entry": "clock"],
+            id: 3, command: .disable, node: "b", args: ["entry": "clock"],
             operator: RequestOperator(name: "alice", identities: ["uid:1000", "user:alice", "cluster"]))
         var bytes: [UInt8] = []
         WireMessage.request(request).encode(into: &bytes)

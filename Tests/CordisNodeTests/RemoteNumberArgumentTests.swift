@@ -18,7 +18,7 @@ struct RemoteNumberArgumentTests {
 
             func add(_ delta: JSONValue) async throws -> JSONValue {
                 try await console.request(
-                    "call", args: ["service": "counter", "method": "add", "args": .object(["_0": delta])])
+                    .call, args: ["service": "counter", "method": "add", "args": .object(["_0": delta])])
             }
             // -9223372036854775809 travels as the double -2^63: taken, it would add Int.min.
             for delta: JSONValue in [.number(.double(-9.223372036854775808e18)), .number(.double(1e300)), .number(.double(1e18))] {
@@ -30,7 +30,7 @@ struct RemoteNumberArgumentTests {
                 }
             }
             #expect(b.process.process.isRunning)
-            #expect(try await console.request("call", args: ["service": "counter", "method": "value"]).intValue == 5)
+            #expect(try await console.request(.call, args: ["service": "counter", "method": "value"]).intValue == 5)
             #expect(try await add(.number(.double(3.0))).intValue == 8)
         }
     }

@@ -37,7 +37,7 @@ struct SlowReaderTests {
     static func toggle(_ admin: ControlClient, limit: Int, until done: () -> Bool) async throws -> Int {
         for index in 0..<limit {
             if done() { return index }
-            _ = try await admin.request(index % 2 == 0 ? "disable" : "enable", args: ["entry": "clock"])
+            _ = try await admin.request(index % 2 == 0 ? .disable : .enable, args: ["entry": "clock"])
         }
         return limit
     }
@@ -60,14 +60,14 @@ struct SlowReaderTests {
             // Sixteen subscriptions: its link falls behind in a few dozen toggles.
             for id in 1...16 {
                 try silent.enqueue(.request(ControlRequest(
-                    id: id, command: "subscribe", args: ["follow": true, "history": false, "cluster": false])))
+                    id: id, command: .subscribe, args: ["follow": true, "history": false, "cluster": false])))
             }
             let toggles = try await Self.toggle(admin, limit: 1_000) { a.process.text.occurrences(of: "ended 16 subscriptions of silent") > 0 }
             #expect(toggles < 1_000, "the node never ended the subscriptions: \(a.process.text.suffix(1500))")
             #expect(a.process.text.lines(containing: "ended 16 subscriptions of silent").first?.contains("fell behind") == true)
             // A few more changes: none of them may reach the ended subscriptions.
             _ = try await Self.toggle(admin, limit: 6) { false }
-            try silent.enqueue(.request(ControlRequest(id: 50, command: "status")))
+            try silent.enqueue(.request(ControlRequest(id: 50, command: .status)))
             var lagged: Set<Int> = []
             var afterLagged = 0
             var answered = false
@@ -91,7 +91,7 @@ struct SlowReaderTests {
             #expect(answered, "the link stayed open and answers")
             // Following again works.
             try silent.enqueue(.request(ControlRequest(
-                id: 60, command: "subscribe", args: ["follow": true, "history": false, "cluster": false])))
+                id: 60, command: .subscribe, args: ["follow": true, "history": false, "cluster": false])))
             _ = try await Self.toggle(admin, limit: 1) { false }
             var followedAgain = false
             for try await message in messages {
@@ -120,7 +120,7 @@ struct SlowReaderTests {
                 let link = try await Self.silentConsole(to: a, on: loop, name: "silent\(index)")
                 for id in 1...400 {
                     try? link.enqueue(.request(ControlRequest(
-                        id: id, command: "subscribe", args: ["follow": false, "history": true, "cluster": false])))
+                        id: id, command: .subscribe, args: ["follow": false, "history": true, "cluster": false])))
                 }
                 silent.append(link)
             }
@@ -131,7 +131,7 @@ struct SlowReaderTests {
             let grown = try Self.peakResidentKiB(of: a) - before
             // Without the bound each of them held up to 16 MiB (its connection's outbound limit).
             #expect(grown < 64 * 1024, "the node grew by \(grown) KiB")
-            #expect(try await admin.request("status")["nodes"] != nil)
+            #expect(try await admin.request(.status)["nodes"] != nil)
             for link in silent { link.close(reason: "done") }
         }
     }
@@ -144,13 +144,13 @@ struct SlowReaderTests {
             for _ in 0..<4 {
                 let console = try await cluster.control(a)
                 for _ in 0..<16 {
-                    _ = try await console.request("subscribe", args: ["follow": true, "history": false, "cluster": false])
+                    _ = try await console.request(.subscribe, args: ["follow": true, "history": false, "cluster": false])
                 }
                 consoles.append(console)
             }
             let fifth = try await cluster.control(a)
             await #expect {
-                _ = try await fifth.request("subscribe", args: ["follow": true, "history": false, "cluster": false])
+                _ = try await fifth.request(.subscribe, args: ["follow": true, "history": false, "cluster": false])
             } throws: { error in
                 let failure = error as? ControlFailure
                 return failure?.code == "rejected"
@@ -161,7 +161,7 @@ struct SlowReaderTests {
             var followed = false
             while !followed, ContinuousClock.now < deadline {
                 followed = (try? await fifth.request(
-                    "subscribe", args: ["follow": true, "history": false, "cluster": false])) != nil
+                    .subscribe, args: ["follow": true, "history": false, "cluster": false])) != nil
             }
             #expect(followed, "a subscription came back once a link ended")
         }

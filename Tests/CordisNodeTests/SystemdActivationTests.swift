@@ -51,7 +51,7 @@ struct SystemdActivationTests {
 
         // The first connection starts the node in the same process, on the passed socket.
         let client = try await ControlClient.connect(to: .unix(path: socketPath), timeout: .seconds(30))
-        let status = try await client.request("status", timeout: .seconds(30))
+        let status = try await client.request(.status, timeout: .seconds(30))
         await client.close()
         let node = try #require(status["nodes"]?[0])
         #expect(node["name"]?.stringValue == "a")
@@ -110,7 +110,7 @@ struct SystemdActivationTests {
         #expect(ready.received, "datagrams before READY=1: \(ready.seen); output:\n\(node.text)")
         // READY=1 comes after the listener is up: the socket answers at once.
         let client = try await ControlClient.connect(to: .unix(path: socketPath))
-        let status = try await client.request("status")
+        let status = try await client.request(.status)
         await client.close()
         #expect(status["nodes"]?[0]?["name"]?.stringValue == "a")
 

@@ -108,16 +108,16 @@ struct ConformanceTests {
                 let problems = schemas.problems(of: value, file: "control.schema.json", definition: definition)
                 #expect(problems.isEmpty, "\(definition): \(problems) in \(value)")
             }
-            check(try await client.request("status", args: ["cluster": true]), "status")
-            check(try await client.request("members"), "members")
-            check(try await client.request("catalog", node: "b"), "catalog")
-            check(try await client.request("disable", node: "b", args: ["entry": "counter"]), "entryChange")
-            check(try await client.request("enable", node: "b", args: ["entry": "counter"]), "entryChange")
-            check(try await client.request("subscribe", args: ["follow": false]), "subscribed")
-            check(try await client.request("unsubscribe", args: ["id": 999]), "unsubscribed")
+            check(try await client.request(.status, args: ["cluster": true]), "status")
+            check(try await client.request(.members), "members")
+            check(try await client.request(.catalog, node: "b"), "catalog")
+            check(try await client.request(.disable, node: "b", args: ["entry": "counter"]), "entryChange")
+            check(try await client.request(.enable, node: "b", args: ["entry": "counter"]), "entryChange")
+            check(try await client.request(.subscribe, args: ["follow": false]), "subscribed")
+            check(try await client.request(.unsubscribe, args: ["id": 999]), "unsubscribed")
             check(try await client.request(
-                "add", node: "b", args: ["entry": ["id": "second", "plugin": "counter", "config": ["start": 5]]]), "entryChange")
-            check(try await client.request("remove", node: "b", args: ["entry": "second"]), "removed")
+                .add, node: "b", args: ["entry": ["id": "second", "plugin": "counter", "config": ["start": 5]]]), "entryChange")
+            check(try await client.request(.remove, node: "b", args: ["entry": "second"]), "removed")
             await client.close()
         }
     }
@@ -137,7 +137,7 @@ struct ConformanceTests {
             // The member that left is gone from the view: `members` does not list it and `status` finds
             // nothing wrong (exit 0, not 3).
             let client = try await Self.console(folder, "a")
-            let members = try await client.request("members")["members"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
+            let members = try await client.request(.members)["members"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
             #expect(members == ["a"])
             await client.close()
             let status = try await ProgramRun.run(

@@ -97,7 +97,7 @@ extension ConsoleSession {
     /// `apply`: sends the signed tree to the node its payload names (relayed by the node reached).
     func apply(_ path: String, output: ConsoleOutput) async throws -> Int32 {
         let (envelope, node) = try SignedTreeCommands.envelope(at: path)
-        let result = try await request("apply", node: node, args: ["envelope": envelope])
+        let result = try await request(.apply, node: node, args: ["envelope": envelope])
         if json {
             output.out(result.jsonString(.pretty))
         } else {

@@ -208,7 +208,7 @@ extension ConsoleSession {
 
     /// Subscribes to the cluster's events on `client`; returns the recent ones when `history`.
     private func subscribe(via client: ControlClient, history: Bool) async throws -> [EventRecord] {
-        let result = try await request("subscribe", args: ["follow": true, "history": .bool(history), "cluster": true], via: client)
+        let result = try await request(.subscribe, args: ["follow": true, "history": .bool(history), "cluster": true], via: client)
         return try decode([EventRecord].self, from: result["events"] ?? .array([]), as: "event history")
     }
 

@@ -156,7 +156,7 @@ final class ConsoleSession: Sendable {
     /// Sends one request (on `client`, the session's own link by default); maps the node's refusals to
     /// exit 1 and silence to exit 69.
     func request(
-        _ command: String, node: String? = nil, args: JSONObject = JSONObject(), via client: ControlClient? = nil
+        _ command: ControlCommand, node: String? = nil, args: JSONObject = JSONObject(), via client: ControlClient? = nil
     ) async throws -> JSONValue {
         do {
             return try await (client ?? self.client).request(command, node: node, args: args, timeout: timeout)
@@ -171,7 +171,7 @@ final class ConsoleSession: Sendable {
 
     /// The whole cluster's status result, seen through the node reached (on `client`), pages joined.
     func clusterStatusResult(via client: ControlClient? = nil) async throws -> JSONValue {
-        StatusPaging.join(try await request("status", args: ["cluster": true], via: client))
+        StatusPaging.join(try await request(.status, args: ["cluster": true], via: client))
     }
 
     /// The whole cluster's status, seen through the node reached (on `client`).
@@ -218,7 +218,7 @@ final class ConsoleSession: Sendable {
             output.out(format == .dot ? GraphDot.render(status) : GraphText.render(status, style: style))
             return 0
         case .members:
-            let result = try await request("members")
+            let result = try await request(.members)
             if json {
                 output.out(result.jsonString(.pretty))
             } else {
@@ -238,30 +238,30 @@ final class ConsoleSession: Sendable {
         case .watch:
             return try await watch(output: output)
         case .setDisabled(let reference, let disabled):
-            let result = try await request(disabled ? "disable" : "enable", node: reference.node, args: ["entry": .string(reference.entry)])
+            let result = try await request(disabled ? .disable : .enable, node: reference.node, args: ["entry": .string(reference.entry)])
             return printEntry(result, node: reference.node, output: output, style: style)
         case .config(let reference, let config):
-            let result = try await request("config", node: reference.node, args: ["entry": .string(reference.entry), "config": config])
+            let result = try await request(.config, node: reference.node, args: ["entry": .string(reference.entry), "config": config])
             return printEntry(result, node: reference.node, output: output, style: style)
         case .add(let node, let parent, let entry):
             var args: JSONObject = ["entry": .object(entry)]
             if let parent { args["parent"] = .string(parent) }
-            let result = try await request("add", node: node, args: args)
+            let result = try await request(.add, node: node, args: args)
             return printEntry(result, node: node, output: output, style: style)
         case .move(let reference, let parent):
             var args: JSONObject = ["entry": .string(reference.entry)]
             if let parent { args["parent"] = .string(parent) }
-            let result = try await request("move", node: reference.node, args: args)
+            let result = try await request(.move, node: reference.node, args: args)
             return printEntry(result, node: reference.node, output: output, style: style)
         case .restart(let reference):
-            let result = try await request("restart", node: reference.node, args: ["entry": .string(reference.entry)])
+            let result = try await request(.restart, node: reference.node, args: ["entry": .string(reference.entry)])
             _ = printEntry(result, node: reference.node, output: output, style: style)
             // Failing again is a failure of the command: the plugin was not recovered.
             return result["state"]?.stringValue == "failed" ? 1 : 0
         case .traffic(let on):
             return try await traffic(on: on, output: output, style: style)
         case .remove(let reference):
-            let result = try await request("remove", node: reference.node, args: ["entry": .string(reference.entry)])
+            let result = try await request(.remove, node: reference.node, args: ["entry": .string(reference.entry)])
             if json {
                 output.out(result.jsonString(.pretty))
             } else {
@@ -271,7 +271,7 @@ final class ConsoleSession: Sendable {
         case .call(let service, let method, let args, let realm):
             var request: JSONObject = ["service": .string(service), "method": .string(method), "args": .object(args)]
             if let realm { request["realm"] = .string(realm) }
-            let result = try await self.request("call", args: request)
+            let result = try await self.request(.call, args: request)
             output.out(result.jsonString(json ? .pretty : .compact) + (json ? "" : "\n"))
             return 0
         case .sign:
@@ -281,7 +281,7 @@ final class ConsoleSession: Sendable {
         case .apply(let path):
             return try await apply(path, output: output)
         case .forget(let member):
-            let result = try await request("forget", args: ["member": .string(member)])
+            let result = try await request(.forget, args: ["member": .string(member)])
             output.out(json ? result.jsonString(.pretty) : "\(member) forgotten\n")
             return 0
         }
@@ -307,13 +307,13 @@ final class ConsoleSession: Sendable {
     /// session's own link by default); a member's refusal is printed on stderr and makes the exit code
     /// 1, the others' answers are kept.
     func askEach(
-        _ command: String, on: String?, output: ConsoleOutput, via client: ControlClient? = nil
+        _ command: ControlCommand, on: String?, output: ConsoleOutput, via client: ControlClient? = nil
     ) async throws -> (JSONObject, Int32) {
         var nodes: [String]
         if let on {
             nodes = [on]
         } else {
-            let members = try await request("members", via: client)
+            let members = try await request(.members, via: client)
             nodes = try decode([MemberStatus].self, from: members["members"] ?? .array([]), as: "member list")
                 .filter(\.reachable).map(\.name)
         }
@@ -331,7 +331,7 @@ final class ConsoleSession: Sendable {
     }
 
     private func traffic(on: String?, output: ConsoleOutput, style: TextStyle) async throws -> Int32 {
-        let (all, code) = try await askEach("traffic", on: on, output: output)
+        let (all, code) = try await askEach(.traffic, on: on, output: output)
         if json {
             output.out(JSONValue.object(["nodes": .object(all)]).jsonString(.pretty))
             return code
@@ -359,7 +359,7 @@ final class ConsoleSession: Sendable {
     }
 
     private func catalog(on: String?, output: ConsoleOutput, style: TextStyle) async throws -> Int32 {
-        let (all, code) = try await askEach("catalog", on: on, output: output)
+        let (all, code) = try await askEach(.catalog, on: on, output: output)
         if json {
             output.out(JSONValue.object(["nodes": .object(all)]).jsonString(.pretty))
             return code
@@ -382,7 +382,7 @@ final class ConsoleSession: Sendable {
     private func events(follow: Bool, on: String?, output: ConsoleOutput) async throws -> Int32 {
         var args: JSONObject = ["follow": .bool(follow), "history": true, "cluster": true]
         if let on { args["on"] = .string(on) }
-        let result = try await request("subscribe", args: args)
+        let result = try await request(.subscribe, args: args)
         let history = result["events"] ?? .array([])
         let records = try decode([EventRecord].self, from: history, as: "event history")
         for (record, raw) in zip(records, history.arrayValue ?? []) {
@@ -395,7 +395,7 @@ final class ConsoleSession: Sendable {
             // The node ended the subscription because this console fell behind: follow again from now.
             if event.kind == "lagged" {
                 args["history"] = false
-                _ = try await request("subscribe", args: args)
+                _ = try await request(.subscribe, args: args)
             }
         }
         throw ConsoleError(.unavailable, "the link to \(address) closed")

@@ -186,7 +186,7 @@ actor WebConsole {
     /// recent ones first when `wanted`.
     private func subscribe(history wanted: Bool, via target: ControlClient? = nil) async throws {
         let result = try await session.request(
-            "subscribe", args: ["follow": true, "history": .bool(wanted), "cluster": true], via: target ?? client)
+            .subscribe, args: ["follow": true, "history": .bool(wanted), "cluster": true], via: target ?? client)
         if wanted {
             for event in result["events"]?.arrayValue ?? [] { remember(Self.eventJSON(event)) }
         }
@@ -257,7 +257,7 @@ actor WebConsole {
             let outcome: Result<(JSONValue, JSONValue), ConsoleError>
             do {
                 async let status = session.clusterStatusResult(via: current)
-                async let members = session.request("members", via: current)
+                async let members = session.request(.members, via: current)
                 outcome = .success(try await (status, members))
             } catch let error as ConsoleError {
                 outcome = .failure(error)
@@ -292,11 +292,11 @@ actor WebConsole {
 
     private func fetchCatalog() async {
         let quiet = ConsoleOutput(isTerminal: false, out: { _ in }, err: { _ in })
-        if let (all, _) = try? await session.askEach("catalog", on: nil, output: quiet, via: client) {
+        if let (all, _) = try? await session.askEach(.catalog, on: nil, output: quiet, via: client) {
             catalog = all
         }
         // A node older than the `interfaces` command answers none: its methods are typed by name.
-        if let (all, _) = try? await session.askEach("interfaces", on: nil, output: quiet, via: client) {
+        if let (all, _) = try? await session.askEach(.interfaces, on: nil, output: quiet, via: client) {
             interfaces = all
         }
     }

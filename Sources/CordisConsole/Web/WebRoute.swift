@@ -1,3 +1,4 @@
+import CordisControl
 import CordisJSON
 import CordisWire
 
@@ -56,16 +57,16 @@ enum WebRoute: Sendable, Hashable {
 /// arguments, checked for shape here (the node checks the rest, and the operator's role).
 struct WebAction: Sendable, Hashable {
     /// The control command.
-    var command: String
+    var command: ControlCommand
     /// The member it is for (nil: the node reached).
     var node: String?
     /// Its arguments.
     var args: JSONObject
 
     /// The commands the page may send, and whether each names an entry.
-    static let commands: [String: Bool] = [
-        "enable": true, "disable": true, "config": true, "remove": true, "move": true, "restart": true,
-        "add": false, "call": false, "forget": false,
+    static let commands: [ControlCommand: Bool] = [
+        .enable: true, .disable: true, .config: true, .remove: true, .move: true, .restart: true,
+        .add: false, .call: false, .forget: false,
     ]
 
     /// Reads `{"command": C, "node": N, "args": {…}}`.
@@ -77,8 +78,10 @@ struct WebAction: Sendable, Hashable {
             return .failure(WebRoute.Refusal(400, "the body is not JSON: \(error)"))
         }
         guard case .object(let object) = value else { return .failure(WebRoute.Refusal(400, "the body is not a JSON object")) }
-        guard let command = object["command"]?.stringValue, let namesEntry = commands[command] else {
-            let known = commands.keys.sorted().joined(separator: ", ")
+        guard let command = object["command"]?.stringValue.flatMap(ControlCommand.init(rawValue:)),
+              let namesEntry = commands[command]
+        else {
+            let known = commands.keys.map(\.rawValue).sorted().joined(separator: ", ")
             return .failure(WebRoute.Refusal(400, "command must be one of \(known)"))
         }
         var node: String?
@@ -100,11 +103,11 @@ struct WebAction: Sendable, Hashable {
                 return .failure(WebRoute.Refusal(400, "\(command) needs args.entry, an entry id"))
             }
         }
-        if command == "add", node == nil { return .failure(WebRoute.Refusal(400, "add needs the node to add to")) }
-        if command == "forget", !(args["member"]?.stringValue.map(ConsoleArguments.isName) ?? false) {
+        if command == .add, node == nil { return .failure(WebRoute.Refusal(400, "add needs the node to add to")) }
+        if command == .forget, !(args["member"]?.stringValue.map(ConsoleArguments.isName) ?? false) {
             return .failure(WebRoute.Refusal(400, "forget needs args.member, a member's name"))
         }
-        if command == "call", args["service"]?.stringValue == nil || args["method"]?.stringValue == nil {
+        if command == .call, args["service"]?.stringValue == nil || args["method"]?.stringValue == nil {
             return .failure(WebRoute.Refusal(400, "call needs args.service and args.method"))
         }
         return .success(WebAction(command: command, node: node, args: args))

@@ -112,15 +112,23 @@ public actor ControlClient {
     ///   `.timeout` when no answer comes within `timeout`, `.busy` past `maximumWaiting` requests;
     ///   the link's error when it closes.
     public func request(
-        _ command: String, node: String? = nil, args: JSONObject = JSONObject(), timeout: Duration = .seconds(10)
+        _ command: ControlCommand, node: String? = nil, args: JSONObject = JSONObject(), timeout: Duration = .seconds(10)
     ) async throws -> JSONValue {
-        try await request(command, node: node, args: args, timeout: timeout, announcing: ControlTimeout.seconds(timeout))
+        try await request(named: command.rawValue, node: node, args: args, timeout: timeout)
+    }
+
+    /// Sends a command by its wire name, which may be one this side does not know (for tests of the
+    /// node's refusals).
+    package func request(
+        named command: String, node: String? = nil, args: JSONObject = JSONObject(), timeout: Duration = .seconds(10)
+    ) async throws -> JSONValue {
+        try await request(named: command, node: node, args: args, timeout: timeout, announcing: ControlTimeout.seconds(timeout))
     }
 
     /// Sends a command that tells the node `announced` as its timeout (any number, for tests of the
     /// node's range checks) and waits for the answer at most `timeout`.
     package func request(
-        _ command: String, node: String? = nil, args: JSONObject = JSONObject(), timeout: Duration,
+        named command: String, node: String? = nil, args: JSONObject = JSONObject(), timeout: Duration,
         announcing announced: Double?
     ) async throws -> JSONValue {
         if let closedError { throw closedError }

@@ -1,13 +1,12 @@
-/// A command of the control API, with everything the node decides by its kind: the role it needs,
-/// whether it changes entries, and whether its refusal is audited.
+import CordisControl
+
+/// What the node decides by a command's kind: the role it needs, whether it changes entries, and
+/// whether its refusal is audited.
 ///
-/// Every request is parsed into one before it is authorised or run, so a command the node does not
-/// know is refused as unknown before anything else, and a new command cannot be served without a
-/// role: the switches below are exhaustive.
-enum ControlCommand: String, CaseIterable, Sendable {
-    case status, members, catalog, interfaces, subscribe, unsubscribe, traffic
-    case enable, disable, config, add, remove, move, restart, call
-    case forget, apply
+/// Every request is parsed into a `ControlCommand` before it is authorised or run, so a command the
+/// node does not know is refused as unknown before anything else, and a new command cannot be served
+/// without a role: the switches below are exhaustive.
+extension ControlCommand {
 
     /// The least role that may run it.
     var requiredRole: OperatorRole {
@@ -37,12 +36,4 @@ enum ControlCommand: String, CaseIterable, Sendable {
     /// Whether a refusal while running it is audited by the common path (`apply` audits both of its
     /// outcomes itself).
     var isAuditedOnRefusal: Bool { isChange && self != .apply }
-
-    /// The command's name as an operator typed it (`subscribe` is `events`).
-    var spoken: String {
-        switch self {
-        case .subscribe, .unsubscribe: return "events"
-        default: return rawValue
-        }
-    }
 }

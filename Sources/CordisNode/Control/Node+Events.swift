@@ -144,7 +144,7 @@ extension Node {
                 let timeout = relayTimeout(for: request)
                 let members = state.membership.linkedNames.filter { on == nil || $0 == on }
                 for member in members {
-                    var question = ControlRequest(id: 0, command: "subscribe", args: ["follow": false, "cluster": false])
+                    var question = ControlRequest(id: 0, command: .subscribe, args: ["follow": false, "cluster": false])
                     question.operator = requester?.relayed
                     guard let answer = try? await ask(member, question, timeout: timeout) else { continue }
                     // A member's malformed record is left out, as a missing answer is.
@@ -193,7 +193,7 @@ extension Node {
             control.followed[upstream] = nil
             control.nextRelayID += 1
             link(to: upstream.member)?.send(.request(ControlRequest(
-                id: control.nextRelayID, command: "unsubscribe", args: ["id": .integer(id)])))
+                id: control.nextRelayID, command: .unsubscribe, args: ["id": .integer(id)])))
         }
     }
 
@@ -213,7 +213,7 @@ extension Node {
         control.nextRelayID += 1
         let id = control.nextRelayID
         control.followed[upstream] = id
-        var request = ControlRequest(id: id, command: "subscribe", args: ["follow": true, "history": false, "cluster": false])
+        var request = ControlRequest(id: id, command: .subscribe, args: ["follow": true, "history": false, "cluster": false])
         request.operator = requester?.relayed
         session.send(.request(request))
     }

@@ -53,7 +53,7 @@ extension Node {
         if request.args["propagate"]?.boolValue != false {
             for session in sessions.values {
                 session.send(.request(ControlRequest(
-                    id: 0, command: "forget", args: ["member": .string(member), "propagate": false],
+                    id: 0, command: .forget, args: ["member": .string(member), "propagate": false],
                     operator: requester?.relayed)))
             }
         }

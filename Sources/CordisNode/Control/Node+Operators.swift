@@ -194,7 +194,7 @@ extension Node {
     /// A call a console sent as a `call` message (not through a `call` request): served when its role
     /// is `operator` or higher, else answered with a `forbidden` error.
     func serveConsoleCall(_ call: RemoteCall, from session: PeerSession) {
-        let requester = requester(of: ControlRequest(id: 0, command: "call"), from: session)
+        let requester = requester(of: ControlRequest(id: 0, command: .call), from: session)
         let role = requester.flatMap { control.operators.role(of: $0) }
         guard let role, role >= .operator else {
             let message = role.map { "call needs the operator role; you are \($0)" }

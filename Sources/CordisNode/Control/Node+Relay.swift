@@ -102,7 +102,7 @@ extension Node {
         let members = Set(memberAddresses.keys).union(state.membership.linkedNames).subtracting(state.forgottenNames)
             .subtracting([name]).sorted()
         let timeout = relayTimeout(for: request)
-        var question = ControlRequest(id: 0, command: "status")
+        var question = ControlRequest(id: 0, command: .status)
         question.operator = requester?.relayed
         let questions = members.map { member in
             (member, Task { @CordisActor [weak self] () -> Result<JSONValue, ControlError> in

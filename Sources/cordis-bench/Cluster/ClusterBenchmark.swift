@@ -225,11 +225,11 @@ enum ClusterBenchmark {
             for _ in 0..<toggles {
                 let clock = ContinuousClock()
                 let start = clock.now
-                async let disabled = console.request("disable", args: ["entry": "clock"])
+                async let disabled = console.request(.disable, args: ["entry": "clock"])
                 try await awaitConsumer(.pending, within: .seconds(20))
                 times.append((clock.now - start).seconds)
                 _ = try await disabled
-                _ = try await console.request("enable", args: ["entry": "clock"])
+                _ = try await console.request(.enable, args: ["entry": "clock"])
                 try await awaitConsumer(.active, within: .seconds(20))
             }
             await console.close()

@@ -51,7 +51,7 @@ enum ClusterStartBenchmark {
         let console = try await connect(to: try Address(parsing: first), within: .seconds(30))
         defer { Task { await console.close() } }
         while true {
-            let answer = try await console.request("members")
+            let answer = try await console.request(.members)
             let reachable = answer["members"]?.arrayValue?.filter { $0["reachable"]?.boolValue == true }.count ?? 0
             if reachable == nodes { break }
             if clock.now - start > .seconds(60) { throw BenchmarkError("only \(reachable) of \(nodes) members reachable after 60 s") }
@@ -62,12 +62,12 @@ enum ClusterStartBenchmark {
         var reported = 0
         let settleStart = clock.now
         while reported < nodes * fibers {
-            let answer = try await console.request("status", args: ["cluster": true], timeout: .seconds(30))
+            let answer = try await console.request(.status, args: ["cluster": true], timeout: .seconds(30))
             reported = activeFibers(in: StatusPaging.join(answer))
             if clock.now - settleStart > .seconds(60) { throw BenchmarkError("only \(reported) fibers active after 60 s") }
         }
         let statusStart = clock.now
-        let answer = try await console.request("status", args: ["cluster": true], timeout: .seconds(30))
+        let answer = try await console.request(.status, args: ["cluster": true], timeout: .seconds(30))
         let status = (clock.now - statusStart).milliseconds
         let count = activeFibers(in: StatusPaging.join(answer))
         // Idle: give the last node a moment with nothing to do, then read its resident memory.

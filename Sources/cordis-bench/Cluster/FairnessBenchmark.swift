@@ -55,7 +55,7 @@ enum FairnessBenchmark {
             for index in 0..<links {
                 let client = try await nodes.console(name: "follower\(index)")
                 for _ in 0..<settings.follows {
-                    if (try? await client.request("subscribe", args: ["follow": true, "history": false, "cluster": true])) != nil {
+                    if (try? await client.request(.subscribe, args: ["follow": true, "history": false, "cluster": true])) != nil {
                         accepted += 1
                     }
                 }
@@ -87,7 +87,7 @@ enum FairnessBenchmark {
                 to: nodes.addressOfA, on: loop, configuration: HandshakeConfiguration(identity: identity, secrets: nil, tls: nil))
             for id in 1...settings.follows {
                 try link.enqueue(.request(ControlRequest(
-                    id: id, command: "subscribe", args: ["follow": true, "history": true, "cluster": true])))
+                    id: id, command: .subscribe, args: ["follow": true, "history": true, "cluster": true])))
             }
             silent.append(link)
         }
@@ -96,10 +96,10 @@ enum FairnessBenchmark {
         for link in silent {
             for id in 1...200 {
                 try? link.enqueue(.request(ControlRequest(
-                    id: 100 + id, command: "subscribe", args: ["follow": false, "history": true, "cluster": true])))
+                    id: 100 + id, command: .subscribe, args: ["follow": false, "history": true, "cluster": true])))
             }
         }
-        _ = try? await admin.request("status")
+        _ = try? await admin.request(.status)
         let rssPeak = ProcessProbe.peakResidentMB(pid: nodes.a.processIdentifier)
         let open = silent.filter { $0.connection.closeError == nil }.count
         if let reason = silent.lazy.compactMap({ $0.connection.closeError }).first {
@@ -108,7 +108,7 @@ enum FairnessBenchmark {
         for link in silent { link.close(reason: "done") }
         await loop.shutdown()
         // Let A see the closes: one status round trip after them.
-        _ = try? await admin.request("status")
+        _ = try? await admin.request(.status)
         // A node gives freed memory back a second after a console leaves: read it after that.
         try await Task.sleep(for: .seconds(2))
         let rssAfter = ProcessProbe.residentMB(pid: nodes.a.processIdentifier)
@@ -139,7 +139,7 @@ enum FairnessBenchmark {
         var failures = 0
         var lastFailure: String?
         for index in 0..<times {
-            let command = index % 2 == 0 ? "disable" : "enable"
+            let command: ControlCommand = index % 2 == 0 ? .disable : .enable
             do {
                 _ = try await admin.request(command, node: "b", args: ["entry": "clock"], timeout: .seconds(120))
             } catch {
@@ -203,7 +203,7 @@ enum FairnessBenchmark {
         /// Waits until A answers for B's entries (bounded: 10 s).
         func awaitLinked(_ admin: ControlClient) async throws {
             let deadline = ContinuousClock.now + .seconds(10)
-            while (try? await admin.request("status", node: "b")) == nil {
+            while (try? await admin.request(.status, node: "b")) == nil {
                 guard ContinuousClock.now < deadline else { throw BenchmarkError("a never reached b") }
                 try await Task.sleep(for: .milliseconds(20))
             }

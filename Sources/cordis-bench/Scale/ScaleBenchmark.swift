@@ -125,7 +125,7 @@ enum ScaleBenchmark {
         // Links per node, from each node's own member list.
         var links = 0
         for name in names {
-            let members = try await ask(name, "members", folder: folder, clients: &clients)
+            let members = try await ask(name, .members, folder: folder, clients: &clients)
             let list = members["members"]?.arrayValue ?? []
             links += list.filter { $0["reachable"]?.boolValue == true && $0["self"]?.boolValue != true }.count
         }
@@ -133,7 +133,7 @@ enum ScaleBenchmark {
         // their heartbeats are not counted; its own requests count as `control`, which is left out.
         let pids = children.map(\.processIdentifier) + (etcd.map { [$0.processIdentifier] } ?? [])
         var trafficBefore: [String: JSONValue] = [:]
-        for name in names { trafficBefore[name] = try await ask(name, "traffic", folder: folder, clients: &clients) }
+        for name in names { trafficBefore[name] = try await ask(name, .traffic, folder: folder, clients: &clients) }
         for client in clients.values { await client.close() }
         clients.removeAll()
         let cpuBefore = pids.map(cpuTicks)
@@ -144,7 +144,7 @@ enum ScaleBenchmark {
         var sent: [String: Double] = [:]
         var perNode: [Double] = []
         for name in names {
-            let after = try await ask(name, "traffic", folder: folder, clients: &clients)
+            let after = try await ask(name, .traffic, folder: folder, clients: &clients)
             var own = 0.0
             for kind in Self.idleKinds {
                 let delta = (after["sent"]?[kind]?.doubleValue ?? 0) - (trafficBefore[name]?["sent"]?[kind]?.doubleValue ?? 0)
@@ -159,12 +159,12 @@ enum ScaleBenchmark {
         let cpuPercent = Double(ticks) / hertz / window * 100
         // A cluster-wide status through n1.
         let statusStart = ContinuousClock.now
-        let status = try await ask("n1", "status", args: ["cluster": true], folder: folder, clients: &clients)
+        let status = try await ask("n1", .status, args: ["cluster": true], folder: folder, clients: &clients)
         let statusSeconds = (ContinuousClock.now - statusStart).seconds
         let reported = status["nodes"]?.arrayValue?.count ?? 0
         // Withdrawal on n0 until every greeter is pending.
         let withdrawStart = ContinuousClock.now
-        _ = try await ask("n0", "disable", args: ["entry": "clock"], folder: folder, clients: &clients)
+        _ = try await ask("n0", .disable, args: ["entry": "clock"], folder: folder, clients: &clients)
         try await awaitGreeters(in: names.dropFirst(), "pending", folder: folder, clients: &clients, until: ContinuousClock.now + .seconds(60))
         let withdraw = (ContinuousClock.now - withdrawStart).seconds
         return [
@@ -184,7 +184,7 @@ enum ScaleBenchmark {
     /// Sends `command` to node `name`, connecting again (up to three times) when its console link was
     /// lost: on a loaded machine a node may drop a console link whose heartbeats came late.
     static func ask(
-        _ name: String, _ command: String, args: JSONObject = [:], folder: String, clients: inout [String: ControlClient]
+        _ name: String, _ command: ControlCommand, args: JSONObject = [:], folder: String, clients: inout [String: ControlClient]
     ) async throws -> JSONValue {
         var lastError: any Error = BenchmarkError("no console link to \(name)")
         for _ in 0..<3 {
@@ -214,7 +214,7 @@ enum ScaleBenchmark {
                 if ContinuousClock.now > limit { throw BenchmarkError("\(name)'s greeter never became \(state)") }
                 let answer: JSONValue
                 do {
-                    answer = try await clients[name]?.request("status") ?? .null
+                    answer = try await clients[name]?.request(.status) ?? .null
                 } catch {
                     // A console link lost under load: connect again.
                     clients[name] = try? await ControlClient.connect(to: Address(parsing: "unix:\(folder)/\(name).sock"), name: "bench")

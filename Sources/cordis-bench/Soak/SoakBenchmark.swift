@@ -206,7 +206,7 @@ enum SoakBenchmark {
             let before = windows.covers(service)
             do {
                 _ = try await console.request(
-                    "call", args: ["service": .string(service), "method": .string(method), "args": .object(args)],
+                    .call, args: ["service": .string(service), "method": .string(method), "args": .object(args)],
                     timeout: .seconds(20))
                 tally.withLock { $0.calls += 1; $0.succeeded += 1 }
             } catch {
@@ -246,13 +246,13 @@ enum SoakBenchmark {
             index += 1
             windows.closing(target.service)
             do {
-                _ = try await console.request("disable", node: target.node, args: ["entry": .string(target.entry)], timeout: .seconds(30))
+                _ = try await console.request(.disable, node: target.node, args: ["entry": .string(target.entry)], timeout: .seconds(30))
                 try await Task.sleep(for: .seconds(1))
-                _ = try await console.request("enable", node: target.node, args: ["entry": .string(target.entry)], timeout: .seconds(30))
+                _ = try await console.request(.enable, node: target.node, args: ["entry": .string(target.entry)], timeout: .seconds(30))
                 tally.withLock { $0.toggles += 1 }
             } catch {
                 tally.withLock { $0.toggleFailures += 1 }
-                _ = try? await console.request("enable", node: target.node, args: ["entry": .string(target.entry)], timeout: .seconds(30))
+                _ = try? await console.request(.enable, node: target.node, args: ["entry": .string(target.entry)], timeout: .seconds(30))
             }
             windows.reopened(target.service, grace: .seconds(1))
             try await Task.sleep(for: .seconds(2))
@@ -264,7 +264,7 @@ enum SoakBenchmark {
         let deadline = ContinuousClock.now + limit
         var last: JSONValue = .null
         while ContinuousClock.now < deadline {
-            let status = try await console.request("status")
+            let status = try await console.request(.status)
             last = status
             let node = status.objectValue?["nodes"]?.arrayValue?.first?.objectValue
             let entries = node?["entries"]?.arrayValue?.compactMap(\.objectValue) ?? []

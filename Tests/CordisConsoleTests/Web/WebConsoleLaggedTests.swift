@@ -31,7 +31,7 @@ struct WebConsoleLaggedTests {
         #expect(await console.suspend())
         var toggles = 0
         while toggles < 3_000, !node.text.contains("fell behind") {
-            _ = try await admin.request(toggles % 2 == 0 ? "disable" : "enable", args: ["entry": "clock"])
+            _ = try await admin.request(toggles % 2 == 0 ? .disable : .enable, args: ["entry": "clock"])
             toggles += 1
         }
         #expect(node.text.contains("fell behind"), "no lagged after \(toggles) changes: \(node.text.suffix(1500))")
@@ -39,7 +39,7 @@ struct WebConsoleLaggedTests {
         #expect(await stream.waitForLine(containing: #""kind":"lagged""#, timeout: .seconds(60)), "\(stream.text.suffix(1500))")
 
         // The page hears of the next change: the console subscribed again.
-        _ = try await admin.request("enable", args: ["entry": "marker"])
+        _ = try await admin.request(.enable, args: ["entry": "marker"])
         let heard = await stream.waitFor("an event of marker after lagged", timeout: .seconds(30)) { text in
             guard let lagged = text.range(of: #""kind":"lagged""#) else { return false }
             return text[lagged.upperBound...].split(separator: "\n").contains { $0.hasPrefix("event ") && $0.contains("marker") }

@@ -48,7 +48,7 @@ struct WebRouteTests {
     func goodAction() {
         let decision = WebConsole.decide(
             Self.bytes("POST", "/api/action", body: #"{"command":"disable","node":"a","args":{"entry":"clock"}}"#), access: Self.access)
-        #expect(decision == .serve(.action(WebAction(command: "disable", node: "a", args: ["entry": "clock"])), extra: []))
+        #expect(decision == .serve(.action(WebAction(command: .disable, node: "a", args: ["entry": "clock"])), extra: []))
     }
 
     @Test("bad requests get their 4xx", arguments: [

@@ -107,7 +107,7 @@ struct BadInputTests {
     static func check(_ what: String, n: ClusterMember, nConsole: ControlClient, pConsole: ControlClient, before: [String]) async throws {
         #expect(n.process.process.isRunning, "after \(what): n exited: \(n.process.text.suffix(2_000))")
         try #require(n.process.process.isRunning)
-        let reading = try await pConsole.request("call", args: ["service": "clock", "method": "now"])
+        let reading = try await pConsole.request(.call, args: ["service": "clock", "method": "now"])
         #expect(reading.objectValue?["node"]?.stringValue == "n", "after \(what): p's call was answered by \(reading)")
         #expect(fiberStates(try await nConsole.nodeStatus()) == before, "after \(what): n's fibers changed")
     }
@@ -171,7 +171,7 @@ struct BadInputTests {
                         configuration: HandshakeConfiguration(identity: identity, secrets: nil))
                     try? link.connection.enqueue(Array(payload.utf8))
                     // Whatever the node answers (or its close) comes before the answer to a status request.
-                    try? link.enqueue(.request(ControlRequest(id: 77, command: "status")))
+                    try? link.enqueue(.request(ControlRequest(id: 77, command: .status)))
                     var iterator = link.messages.makeAsyncIterator()
                     for _ in 0..<8 {
                         guard let message = try? await iterator.next() else { break }
@@ -187,15 +187,15 @@ struct BadInputTests {
             // of 10,000 entries, deeply nested groups.
             let big = String(repeating: "x", count: 4 * 1024 * 1024)
             await #expect(throws: (any Error).self) {
-                _ = try await nConsole.request("call", args: ["service": "clock", "method": "now", "args": ["_0": .string(big)]])
+                _ = try await nConsole.request(.call, args: ["service": "clock", "method": "now", "args": ["_0": .string(big)]])
             }
             let console = try await cluster.control(n)
             try await Self.check("a 4 MiB argument", n: n, nConsole: console, pConsole: pConsole, before: before)
             await #expect(throws: ControlFailure.self) {
-                _ = try await console.request("status", node: "nobody-here")
+                _ = try await console.request(.status, node: "nobody-here")
             }
             await #expect(throws: ControlFailure.self) {
-                _ = try await console.request("call", node: "nobody-here", args: ["service": "clock", "method": "now"])
+                _ = try await console.request(.call, node: "nobody-here", args: ["service": "clock", "method": "now"])
             }
             try await Self.check("requests relayed to a member that does not exist", n: n, nConsole: console, pConsole: pConsole, before: before)
             let many: JSONValue = .object([
@@ -203,12 +203,12 @@ struct BadInputTests {
                 "children": .array((0..<10_000).map { .object(["id": .string("m\($0)"), "plugin": "clock", "disabled": true]) }),
             ])
             await #expect(throws: (any Error).self) {
-                _ = try await console.request("add", args: ["entry": many], timeout: .seconds(30))
+                _ = try await console.request(.add, args: ["entry": many], timeout: .seconds(30))
             }
             var nested: JSONValue = .object(["id": "leaf", "plugin": "clock", "disabled": true])
             for depth in 0..<200 { nested = .object(["id": .string("d\(depth)"), "plugin": "group", "children": .array([nested])]) }
             await #expect(throws: (any Error).self) {
-                _ = try await console.request("add", args: ["entry": nested])
+                _ = try await console.request(.add, args: ["entry": nested])
             }
             let after = try await cluster.control(n)
             try await Self.check("a Loader add of 10,000 entries and of 200 nested groups", n: n, nConsole: after, pConsole: pConsole, before: before)

@@ -42,7 +42,7 @@ struct ConsoleFaultTests {
             print("console killed mid-command: 12 kills, \(applied) adds applied whole, \(12 - applied) not at all")
             // The node still serves: a new console changes things.
             let late = try await cluster.control(a)
-            let disabled = try await late.request("disable", args: ["entry": "clock"])
+            let disabled = try await late.request(.disable, args: ["entry": "clock"])
             #expect(disabled.objectValue?["disabled"]?.boolValue == true)
             #expect(a.process.process.isRunning)
         }
@@ -58,7 +58,7 @@ struct ConsoleFaultTests {
             let identity = PeerIdentity(role: .console, name: "deaf", incarnation: UUID().uuidString)
             let deaf = try await Link.connect(
                 to: try Address(parsing: a.address), on: loop, configuration: HandshakeConfiguration(identity: identity, secrets: nil))
-            try deaf.enqueue(.request(ControlRequest(id: 1, command: "subscribe", args: ["follow": true, "history": false])))
+            try deaf.enqueue(.request(ControlRequest(id: 1, command: .subscribe, args: ["follow": true, "history": false])))
             // Nothing ever reads `deaf.messages`: once its queue is full, the link stops reading its socket.
             let start = try #require(a.usage)
             let group: JSONValue = .object([
@@ -81,8 +81,8 @@ struct ConsoleFaultTests {
             while cycles < 1_000, afterDrop < 5, ContinuousClock.now < deadline {
                 if dropped() { afterDrop += 1 }
                 cycles += 1
-                _ = try await console.request("add", args: ["entry": group], timeout: .seconds(60))
-                _ = try await console.request("remove", args: ["entry": "crowd"], timeout: .seconds(60))
+                _ = try await console.request(.add, args: ["entry": group], timeout: .seconds(60))
+                _ = try await console.request(.remove, args: ["entry": "crowd"], timeout: .seconds(60))
                 let asked = ContinuousClock.now
                 _ = try await console.nodeStatus()
                 slowest = max(slowest, ContinuousClock.now - asked)

@@ -57,18 +57,18 @@ struct ConsoleKilledChangeTests {
 
     /// The console command of round `round` of `kind`, and what the observer does first so it changes
     /// something: (preparation, console words).
-    static func plan(_ kind: String, round: Int, file: [Entry]) -> (prepare: (String, JSONObject)?, words: [String]) {
+    static func plan(_ kind: String, round: Int, file: [Entry]) -> (prepare: (ControlCommand, JSONObject)?, words: [String]) {
         let counterDisabled = file.first { $0.id == "counter" }?.disabled ?? false
         let moverInGroup = !(file.contains { $0.id == "mover" })
         switch kind {
         case "enable":
-            return (counterDisabled ? nil : ("disable", ["entry": "counter"]), ["enable", "a:counter"])
+            return (counterDisabled ? nil : (.disable, ["entry": "counter"]), ["enable", "a:counter"])
         case "disable":
-            return (counterDisabled ? ("enable", ["entry": "counter"]) : nil, ["disable", "a:counter"])
+            return (counterDisabled ? (.enable, ["entry": "counter"]) : nil, ["disable", "a:counter"])
         case "config":
             return (nil, ["config", "a:counter", #"{"start": \#(round + 1)}"#])
         case "remove":
-            return (("add", ["entry": ["id": .string("victim-\(round)"), "plugin": "greeter"]]), ["remove", "a:victim-\(round)"])
+            return ((.add, ["entry": ["id": .string("victim-\(round)"), "plugin": "greeter"]]), ["remove", "a:victim-\(round)"])
         default:
             return (nil, moverInGroup ? ["move", "a:mover"] : ["move", "a:mover", "--parent", "grp"])
         }
@@ -112,7 +112,7 @@ struct ConsoleKilledChangeTests {
             print("console killed mid-\(kind): \(rounds) kills, \(applied) applied whole, \(rounds - applied) not at all, in \(ContinuousClock.now - started)")
             // The node still serves.
             let late = try await cluster.control(a)
-            _ = try await late.request("call", args: ["service": "clock", "method": "now"])
+            _ = try await late.request(.call, args: ["service": "clock", "method": "now"])
             #expect(a.process.process.isRunning)
         }
     }

@@ -83,7 +83,7 @@ struct ConvergenceTests {
 
     /// One command and its effect on the model.
     struct Command: CustomStringConvertible {
-        var command: String
+        var command: ControlCommand
         var args: JSONObject
         var description: String { "\(command) \(JSONValue.object(args).jsonString())" }
     }
@@ -104,26 +104,26 @@ struct ConvergenceTests {
             model.items.append(item)
             var args: JSONObject = ["entry": item.json]
             if let parent = item.parent { args["parent"] = .string(parent) }
-            return [Command(command: "add", args: args)]
+            return [Command(command: .add, args: args)]
         }
         if choice < 40 {
             model.groupDisabled.toggle()
-            return [Command(command: model.groupDisabled ? "disable" : "enable", args: ["entry": .string(group)])]
+            return [Command(command: model.groupDisabled ? .disable : .enable, args: ["entry": .string(group)])]
         }
         let index = Int.random(in: 0..<model.items.count, using: &generator)
         let id = model.items[index].id
         if choice < 65 {
             model.items[index].disabled.toggle()
-            return [Command(command: model.items[index].disabled ? "disable" : "enable", args: ["entry": .string(id)])]
+            return [Command(command: model.items[index].disabled ? .disable : .enable, args: ["entry": .string(id)])]
         }
         if choice < 75, model.items[index].plugin == "counter" {
             let start = Int.random(in: 0...100, using: &generator)
             model.items[index].start = start
-            return [Command(command: "config", args: ["entry": .string(id), "config": .object(["start": .integer(start)])])]
+            return [Command(command: .config, args: ["entry": .string(id), "config": .object(["start": .integer(start)])])]
         }
         if choice < 87 {
             model.items.remove(at: index)
-            return [Command(command: "remove", args: ["entry": .string(id)])]
+            return [Command(command: .remove, args: ["entry": .string(id)])]
         }
         // move: to the other parent, at the end.
         var item = model.items.remove(at: index)
@@ -131,7 +131,7 @@ struct ConvergenceTests {
         model.items.append(item)
         var args: JSONObject = ["entry": .string(id)]
         if let parent = item.parent { args["parent"] = .string(parent) }
-        return [Command(command: "move", args: args)]
+        return [Command(command: .move, args: args)]
     }
 
     /// What node `node`'s status should show for the cluster's running entries: entry -> state, and

@@ -32,9 +32,9 @@ struct EntriesFileFaultTests {
                 let console = try await a.control()
                 // Toggles in a row, the last not awaited: the kill lands in one of them, somewhere.
                 for index in 0..<Int.random(in: 0...3, using: &generator) {
-                    _ = try await console.request(index % 2 == 0 ? "disable" : "enable", args: ["entry": "counter"])
+                    _ = try await console.request(index % 2 == 0 ? .disable : .enable, args: ["entry": "counter"])
                 }
-                let change = Task { try await console.request("disable", args: ["entry": "counter"]) }
+                let change = Task { try await console.request(.disable, args: ["entry": "counter"]) }
                 for _ in 0..<Int.random(in: 0...3_000, using: &generator) { await Task.yield() }
                 a.process.signal(SIGKILL)
                 _ = await a.process.exitCode()
@@ -47,7 +47,7 @@ struct EntriesFileFaultTests {
             print("entries file: \(killedWhileSaving) of 15 kills landed before the change was answered")
             // The node still saves: temporary files of killed saves do not get in its way.
             let console = try await cluster.control(a)
-            _ = try await console.request("enable", args: ["entry": "counter"])
+            _ = try await console.request(.enable, args: ["entry": "counter"])
             #expect(try Self.shape(a.entriesFile) == enabled)
         }
     }
@@ -96,14 +96,14 @@ struct EntriesFileFaultTests {
             try? handle.close()
             #expect(full, "the 64 KiB disk never filled")
             await #expect(throws: ControlFailure.self) {
-                _ = try await console.request("add", args: ["entry": ["id": "second-greeter", "plugin": "greeter"]])
+                _ = try await console.request(.add, args: ["entry": ["id": "second-greeter", "plugin": "greeter"]])
             }
             #expect(FileManager.default.contents(atPath: path) == before, "the file was changed")
             #expect(try await console.nodeStatus()["fibers"]?.arrayValue?.count == fibersBefore)
             #expect(try await console.fiber(ofEntry: "second-greeter") == nil)
             // Room again: the same change goes through.
             try FileManager.default.removeItem(atPath: filler)
-            _ = try await console.request("add", args: ["entry": ["id": "second-greeter", "plugin": "greeter"]])
+            _ = try await console.request(.add, args: ["entry": ["id": "second-greeter", "plugin": "greeter"]])
             #expect(try await console.awaitFiber(ofEntry: "second-greeter", inState: "active") != nil)
         }
     }

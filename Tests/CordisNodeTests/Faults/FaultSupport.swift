@@ -39,7 +39,7 @@ final class ContinuousCaller: Sendable {
                 var record = CallRecord(took: .zero)
                 do {
                     let value = try await console.request(
-                        "call", args: ["service": "counter", "method": "add", "args": .object(["_0": .integer(1)])],
+                        .call, args: ["service": "counter", "method": "add", "args": .object(["_0": .integer(1)])],
                         timeout: timeout)
                     record.value = value.intValue
                     if record.value == nil { record.code = "not-an-integer" }

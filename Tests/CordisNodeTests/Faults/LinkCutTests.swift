@@ -27,7 +27,7 @@ struct LinkCutTests {
 
             relay.cut(after: #""type":"withdraw""#)
             let started = ContinuousClock.now
-            let disabled = try await bConsole.request("disable", args: ["entry": "clock"], timeout: .seconds(20))
+            let disabled = try await bConsole.request(.disable, args: ["entry": "clock"], timeout: .seconds(20))
             let took = ContinuousClock.now - started
             #expect(disabled.objectValue?["disabled"]?.boolValue == true)
             // Ended by the lost link (heartbeat timeout 3 s) or the withdrawal deadline (5 s), not later.
@@ -46,7 +46,7 @@ struct LinkCutTests {
             relay.restore()
             try #require(await a.waitForOccurrences(of: "linked to b", count: 2, timeout: .seconds(20)))
             #expect(try await aConsole.nodeStatus().fibers(plugin: "remote:clock").isEmpty)
-            _ = try await bConsole.request("enable", args: ["entry": "clock"])
+            _ = try await bConsole.request(.enable, args: ["entry": "clock"])
             #expect(try await aConsole.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
             #expect(try await aConsole.nodeStatus().fibers(plugin: "remote:clock").count == 1)
         }

@@ -64,7 +64,7 @@ struct ProviderKillTests {
             let second = values.filter { $0 > Self.secondLife }.sorted()
             #expect(Set(first).count == first.count, "a value of the first life was answered twice")
             let bConsole = try await cluster.control(again)
-            let final = try #require(try await bConsole.request("call", args: ["service": "counter", "method": "value"]).intValue)
+            let final = try #require(try await bConsole.request(.call, args: ["service": "counter", "method": "value"]).intValue)
             #expect(second == Array(stride(from: Self.secondLife + 1, through: final, by: 1)),
                     "the second life's answers are not exactly the counts from \(Self.secondLife + 1) to \(final)")
         }

@@ -36,12 +36,12 @@ struct ReadOnlyFolderTests {
             let fibersBefore = try await Self.fibers(console)
 
             try disk.remount(readOnly: true, size: "256k")
-            let changes: [(String, JSONObject)] = [
-                ("enable", ["entry": "spare"]),
-                ("disable", ["entry": "greeter"]),
-                ("config", ["entry": "counter", "config": ["start": 7]]),
-                ("add", ["entry": ["id": "second-greeter", "plugin": "greeter"]]),
-                ("remove", ["entry": "clock"]),
+            let changes: [(ControlCommand, JSONObject)] = [
+                (.enable, ["entry": "spare"]),
+                (.disable, ["entry": "greeter"]),
+                (.config, ["entry": "counter", "config": ["start": 7]]),
+                (.add, ["entry": ["id": "second-greeter", "plugin": "greeter"]]),
+                (.remove, ["entry": "clock"]),
             ]
             for (command, args) in changes {
                 do {
@@ -57,12 +57,12 @@ struct ReadOnlyFolderTests {
                 #expect(try await Self.fibers(console) == fibersBefore, "\(command) changed the fibers")
             }
             // The node keeps serving.
-            let counted = try await console.request("call", args: ["service": "counter", "method": "add", "args": ["_0": 1]])
+            let counted = try await console.request(.call, args: ["service": "counter", "method": "add", "args": ["_0": 1]])
             #expect(counted.intValue != nil, "call: \(counted)")
             #expect(a.process.process.isRunning)
 
             try disk.remount(readOnly: false, size: "256k")
-            _ = try await console.request("add", args: ["entry": ["id": "second-greeter", "plugin": "greeter"]])
+            _ = try await console.request(.add, args: ["entry": ["id": "second-greeter", "plugin": "greeter"]])
             #expect(try await console.awaitFiber(ofEntry: "second-greeter", inState: "active") != nil)
             let saved = try FileEntryStore(url: URL(fileURLWithPath: path)).load()
             #expect(saved.entries.contains { $0.id == "second-greeter" })

@@ -98,7 +98,7 @@ struct SimultaneousDialTests {
             // A withdrawal across the kept links completes.
             let b = try #require(byName["b"]?.0)
             let started = ContinuousClock.now
-            _ = try await bConsole.request("disable", args: ["entry": "counter"], timeout: .seconds(20))
+            _ = try await bConsole.request(.disable, args: ["entry": "counter"], timeout: .seconds(20))
             let took = ContinuousClock.now - started
             if !(await b.waitForLine(containing: "withdrawal of counter finished", timeout: .seconds(10))) {
                 problems.append("the withdrawal of b's counter did not finish with acknowledgements (took \(took))")

@@ -57,7 +57,7 @@ struct TwoAddressTests {
             let seen = await Self.awaitLinks(a, b, folder: folder) { $0.direct + $0.relayed == 1 }
             #expect(seen.direct + seen.relayed == 1, "links between a and b: \(seen)")
             #expect(try await ClusterReconciliation.awaitReconciled([a, b, c], consoles: consoles))
-            let members = try await consoles[0].request("members")
+            let members = try await consoles[0].request(.members)
             let bMember = members["members"]?.arrayValue?.first { $0["name"]?.stringValue == "b" }
             #expect(bMember?["addresses"]?.arrayValue?.count == 2, "a's view of b: \(String(describing: bMember))")
             print("two addresses, both reachable: a-b links \(seen)")
@@ -112,7 +112,7 @@ struct TwoAddressTests {
 
             relay.cut(after: #""type":"withdraw""#)
             let started = ContinuousClock.now
-            let disabled = try await bConsole.request("disable", args: ["entry": "clock"], timeout: .seconds(20))
+            let disabled = try await bConsole.request(.disable, args: ["entry": "clock"], timeout: .seconds(20))
             let took = ContinuousClock.now - started
             #expect(disabled.objectValue?["disabled"]?.boolValue == true)
             #expect(took < .seconds(8), "the withdrawal took \(took)")
@@ -130,7 +130,7 @@ struct TwoAddressTests {
             let after = await Self.awaitLinks(a, b, folder: folder) { $0.direct == 1 }
             #expect(after.direct == 1, "links between a and b after the cut: \(after)")
             #expect(try await aConsole.nodeStatus().fibers(plugin: "remote:clock").isEmpty)
-            _ = try await bConsole.request("enable", args: ["entry": "clock"])
+            _ = try await bConsole.request(.enable, args: ["entry": "clock"])
             #expect(try await aConsole.awaitFiber(ofEntry: "greeter", inState: "active")?.provider("clock") == "b")
             #expect(try await aConsole.nodeStatus().fibers(plugin: "remote:clock").count == 1)
             print("two addresses, cut during a withdrawal: disable took \(took), relinked on the second address in \(relinkTook); links \(after)")

@@ -89,7 +89,7 @@ struct ClusterMember: Sendable {
 extension ControlClient {
     /// The node's own status object.
     func nodeStatus() async throws -> JSONObject {
-        let status = try await request("status")
+        let status = try await request(.status)
         return try #require(status.objectValue?["nodes"]?.arrayValue?.first?.objectValue)
     }
 

@@ -26,7 +26,7 @@ struct ClusterTLSRefusalTests {
     static func expectRefused(_ why: String, _ connect: () async throws -> ControlClient) async {
         do {
             let client = try await connect()
-            let status = try? await client.request("status")
+            let status = try? await client.request(.status)
             Issue.record("a console with \(why) was admitted; it read \(String(describing: status))")
             await client.close()
         } catch {
@@ -134,7 +134,7 @@ struct ClusterTLSRefusalTests {
             // Meanwhile the node serves: a console over TLS reads its status.
             let console = try await ControlClient.connect(
                 to: try await Self.address(of: a), tls: try certificates.context("operator-alice"), timeout: .seconds(10))
-            #expect(try await console.request("status").objectValue?["nodes"] != nil)
+            #expect(try await console.request(.status).objectValue?["nodes"] != nil)
             await console.close()
             // The stalled connection is closed by the node: EOF (or a reset) within the deadline.
             let closed = await onOwnThread { () -> Bool in
@@ -178,7 +178,7 @@ struct ClusterTLSRefusalTests {
             #expect(relay.inject(forged) >= 1)
             #expect(await b.waitForLine(containing: "link to a lost"))
             // That link only: the console on B is still linked and answers; the link comes back.
-            #expect(try await onB.request("status").objectValue?["nodes"] != nil)
+            #expect(try await onB.request(.status).objectValue?["nodes"] != nil)
             #expect(await a.waitForOccurrences(of: "linked to b", count: 2))
             #expect(relay.connections >= 2)
             #expect(try await Base.awaitCall(onA) != nil)
@@ -244,7 +244,7 @@ struct ClusterTLSRefusalTests {
             let console = try await ControlClient.connect(
                 to: try Address(parsing: try await Base.tcpAddress(of: b)),
                 tls: try certificates.context("operator-alice", ca: "bundle.pem"), timeout: .seconds(10))
-            #expect(try await console.request("status").objectValue?["nodes"] != nil)
+            #expect(try await console.request(.status).objectValue?["nodes"] != nil)
             await console.close()
             // A node that trusts the old CA only refuses the new CA's node.
             try folder.write("c.json", "[]")
@@ -288,10 +288,10 @@ struct ClusterTLSRefusalTests {
             b.process.signal(SIGHUP)
             #expect(await b.waitForLine(containing: "reloaded the TLS certificate, key and CA files"), "\(b.process.text)")
             let after = try await ControlClient.connect(to: address, tls: try trustingNewCA(), timeout: .seconds(10))
-            #expect(try await after.request("status").objectValue?["nodes"] != nil)
+            #expect(try await after.request(.status).objectValue?["nodes"] != nil)
             await after.close()
             // The link made before the reload still works.
-            #expect(try await before.request("status").objectValue?["nodes"] != nil)
+            #expect(try await before.request(.status).objectValue?["nodes"] != nil)
             await before.close()
 
             // A certificate that names another node is refused; the one in use stays.
@@ -300,7 +300,7 @@ struct ClusterTLSRefusalTests {
             #expect(await b.waitForLine(containing: "TLS files not reloaded"), "\(b.process.text)")
             #expect(b.process.text.contains("names cordis://node/a, not this node"), "\(b.process.text)")
             let still = try await ControlClient.connect(to: address, tls: try trustingNewCA(), timeout: .seconds(10))
-            #expect(try await still.request("status").objectValue?["nodes"] != nil)
+            #expect(try await still.request(.status).objectValue?["nodes"] != nil)
             await still.close()
             #expect(b.process.process.isRunning)
         }
@@ -326,7 +326,7 @@ struct ClusterTLSRefusalTests {
             #expect(!b.process.text.contains("new links use them"), "\(b.process.text)")
             // New links still use the CA in force before.
             let console = try await ControlClient.connect(to: address, tls: try certificates.context("operator-alice"), timeout: .seconds(10))
-            #expect(try await console.request("status").objectValue?["nodes"] != nil)
+            #expect(try await console.request(.status).objectValue?["nodes"] != nil)
             await console.close()
         }
     }

@@ -54,7 +54,7 @@ struct ClusterTLSTests {
     /// Calls `counter.add(marker)` from a console on `a`; the counter runs on the other node.
     static func callAcross(_ console: ControlClient) async throws -> Int? {
         try await console.request(
-            "call", args: ["service": "counter", "method": "add", "args": .object(["_0": .integer(marker)])]
+            .call, args: ["service": "counter", "method": "add", "args": .object(["_0": .integer(marker)])]
         ).intValue
     }
 

@@ -28,7 +28,7 @@ struct ConsoleAdmissionTests {
                 do {
                     let client = try await ControlClient.connect(to: address, tls: context, timeout: .seconds(10))
                     // Admitted or not is known once the node answers (a refused link is closed after its handshake).
-                    if (try? await client.request("status", timeout: .seconds(10))) != nil {
+                    if (try? await client.request(.status, timeout: .seconds(10))) != nil {
                         held.append(client)
                     } else {
                         refused += 1
@@ -42,7 +42,7 @@ struct ConsoleAdmissionTests {
             #expect(refused == 6)
             #expect(await a.waitForLine(containing: "alice already holds 64 console links"), "\(a.process.text.suffix(1500))")
             let bob = try await ControlClient.connect(to: address, tls: try certificates.context("operator-bob"), timeout: .seconds(10))
-            #expect(try await bob.request("status").objectValue?["nodes"] != nil)
+            #expect(try await bob.request(.status).objectValue?["nodes"] != nil)
             await bob.close()
             // A slot comes back when a link ends.
             await held.removeLast().close()
@@ -58,7 +58,7 @@ extension ClusterInProcessTests {
     static func awaitAdmitted(address: Address, context: TLSContext) async -> Bool {
         for _ in 0..<50 {
             guard let client = try? await ControlClient.connect(to: address, tls: context, timeout: .seconds(10)) else { continue }
-            let answered = (try? await client.request("status", timeout: .seconds(10))) != nil
+            let answered = (try? await client.request(.status, timeout: .seconds(10))) != nil
             await client.close()
             if answered { return true }
         }

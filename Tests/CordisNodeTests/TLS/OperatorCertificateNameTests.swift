@@ -43,7 +43,7 @@ struct OperatorCertificateNameTests {
             let address = try await ClusterTLSRefusalTests.address(of: a)
             // alice is listed by her certificate's name and gets in.
             let alice = try await ControlClient.connect(to: address, tls: try certificates.context("operator-alice"), timeout: .seconds(10))
-            #expect(try await alice.request("status").objectValue?["nodes"] != nil)
+            #expect(try await alice.request(.status).objectValue?["nodes"] != nil)
             await alice.close()
             await ClusterTLSRefusalTests.expectRefused("a certificate named cluster") {
                 try await ControlClient.connect(to: address, tls: try certificates.context("operator-cluster"), timeout: .seconds(10))
