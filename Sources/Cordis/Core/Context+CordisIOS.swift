@@ -68,7 +68,8 @@ extension Context {
     /// Runs `execute` as a task with a scope of its own, collected as one effect of this context's fiber
     /// (cordis-ios's async `ctx.effect`). `handle.ready()` waits for the body and rethrows its error; a
     /// body that throws is logged and what it collected is reverted. Reverting the effect while the body
-    /// runs makes its later `collect` calls throw.
+    /// runs makes its later `collect` calls throw; that error, or an `EffectAbortedError`, ends the body
+    /// quietly (nothing logged, `ready()` returns), as in cordis-ios.
     ///
     /// - Throws: `CordisError` `.inactiveScope` as above.
     @discardableResult
@@ -84,6 +85,11 @@ extension Context {
         world.effectTasks[key] = Task { @CordisActor in
             do {
                 try await execute(scope)
+            } catch is EffectAbortedError {
+                return
+            } catch let error as CordisError where error.code == .inactiveScope && !scope.isOpen {
+                // The effect was reverted while its body ran: the body stops at its late `collect`.
+                return
             } catch {
                 logger.error("effect \(label) of \(logger.name) failed: \(error)")
                 await handle.dispose()

@@ -369,7 +369,11 @@ public final class Fiber {
         do {
             let loaded = try runner.instantiate(ctx)
             instance = loaded.object
-            try await loaded.apply(scope)
+            do {
+                try await loaded.apply(scope)
+            } catch is EffectAbortedError {
+                // The plugin ended its `apply` early (cordis-ios's abort): what it collected stays.
+            }
             if !scope.providesItself {
                 // A plugin that declares its own `apply` is provided once it returns.
                 if let service = loaded.object as? any ServicePlugin {

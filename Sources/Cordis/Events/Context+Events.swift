@@ -90,7 +90,13 @@ extension Context {
     ///
     /// - Throws: the first error a listener throws (the others still finish).
     public func parallel<P, R>(_ event: Event<P, R>, _ payload: P, service: (any ServiceKey.Type)? = nil) async throws {
-        let listeners = world.events.snapshot(event.name, scopeFilter(service))
+        if let firstError = await parallelErrors(event, payload, scopeFilter(service)).first { throw firstError }
+    }
+
+    /// Runs every listener `filter` admits concurrently and returns the errors they threw, in
+    /// registration order, once all of them have finished.
+    func parallelErrors<P, R>(_ event: Event<P, R>, _ payload: P, _ filter: EventBus.Filter) async -> [any Error] {
+        let listeners = world.events.snapshot(event.name, filter)
         var tasks: [Task<Void, any Error>] = []
         for listener in listeners {
             if let body = listener.body as? @CordisActor (P) throws -> R {
@@ -99,11 +105,11 @@ extension Context {
                 tasks.append(Task { _ = try await body(payload) })
             }
         }
-        var firstError: (any Error)?
+        var errors: [any Error] = []
         for task in tasks {
-            do { try await task.value } catch { if firstError == nil { firstError = error } }
+            do { try await task.value } catch { errors.append(error) }
         }
-        if let firstError { throw firstError }
+        return errors
     }
 
     /// Calls listeners one after another, awaiting each; returns the first non-nil result (and stops).
@@ -142,7 +148,7 @@ extension Context {
         return try step(0)
     }
 
-    private func scopeFilter(_ service: (any ServiceKey.Type)?) -> EventBus.Filter {
+    func scopeFilter(_ service: (any ServiceKey.Type)?) -> EventBus.Filter {
         guard let service else { return .all }
         return EventBus.Filter(service: service.name, realm: realm(for: service.name))
     }

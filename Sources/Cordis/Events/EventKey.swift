@@ -111,9 +111,13 @@ extension Context {
         try emit(event(key), ())
     }
 
-    /// Calls every listener of `key` concurrently and waits for all of them.
+    /// Calls every listener of `key` concurrently and waits for all of them (cordis-ios's `parallel`).
+    ///
+    /// - Throws: `AggregateError` with every error the listeners threw (one or more), once all have
+    ///   finished; a failing listener does not stop the others.
     public func parallel<K: EventKey>(_ key: K.Type, _ args: K.Args) async throws {
-        try await parallel(event(key), args)
+        let errors = await parallelErrors(event(key), args, .all)
+        if !errors.isEmpty { throw AggregateError(errors: errors) }
     }
 
     /// Calls the listeners of `key` one after another, awaiting each; returns the first non-nil result.

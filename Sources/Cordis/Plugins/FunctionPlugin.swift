@@ -87,7 +87,7 @@ public struct FunctionPlugin<Config: Decodable & Sendable>: AnyPlugin {
         do {
             try validator(config)
         } catch {
-            throw CordisError(.invalidConfig, "plugin \"\(displayName)\": invalid config: \(error)")
+            throw CordisError.refusedConfig(plugin: displayName, error)
         }
         return config
     }

@@ -44,7 +44,7 @@ extension Plugin {
         do {
             try validate(config)
         } catch {
-            throw CordisError(.invalidConfig, "plugin \"\(name)\": invalid config: \(error)")
+            throw CordisError.refusedConfig(plugin: name, error)
         }
         return config
     }
