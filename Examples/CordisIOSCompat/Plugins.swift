@@ -102,3 +102,55 @@ final class ListStore: EntryStore {
     say("store saved \(entries.map { "\($0.id)\($0.disabled ? " (disabled)" : "")" })")
   }
 }
+
+struct RangeConfig: Codable, Sendable {
+  var low: Int
+  var high: Int
+}
+
+/// Refuses a config with several problems at once, as cordis-ios's `ValidationError` reports them.
+@CordisActor @Plugin
+final class Thermostat {
+  typealias Config = RangeConfig
+
+  static func validate(_ config: RangeConfig) throws {
+    var issues: [ValidationIssue] = []
+    if config.low < 0 { issues.append(ValidationIssue(message: "must not be negative", path: ["low"])) }
+    if config.high < config.low { issues.append(ValidationIssue(message: "high is below low")) }
+    if !issues.isEmpty { throw ValidationError(issues: issues) }
+  }
+}
+
+enum Alarm: EventKey {
+  typealias Args = String
+  typealias Result = Never
+  static let name = "alarm"
+}
+
+enum Pricing: EventKey {
+  typealias Args = Int
+  typealias Result = Int
+  static let name = "pricing"
+}
+
+struct AlarmFailed: Error, CustomStringConvertible {
+  var who: String
+  var description: String { "\(who) failed" }
+}
+
+enum UnprovidedKey: ServiceKey {
+  typealias Value = Int
+  static let name = "unprovided"
+}
+
+/// Admits the listeners registered on a context intercepted with `Audience(loud: true)`.
+enum Audience: InterceptKey {
+  struct Config: Sendable { var loud: Bool }
+  static let name = "audience"
+}
+
+struct LoudOnly: EventScope {
+  func filter(_ hookContext: Context) -> Bool {
+    hookContext.interceptConfig(Audience.self)?.loud == true
+  }
+}

@@ -50,7 +50,7 @@ extension Context {
 
     /// Runs `execute` now with a scope of its own, collected as one effect of this context's fiber
     /// (cordis-ios's `ctx.effect(_:scoped:)`). If it throws, what it collected is reverted and the error
-    /// rethrown.
+    /// rethrown; an `EffectAbortedError` only ends the body, and what it collected stays.
     ///
     /// - Throws: what `execute` throws; `CordisError` `.inactiveScope` as above.
     @discardableResult
@@ -58,6 +58,8 @@ extension Context {
         let (handle, scope) = try fiber.openScope().nested(label)
         do {
             try execute(scope)
+        } catch is EffectAbortedError {
+            return handle
         } catch {
             Task { @CordisActor in await handle.dispose() }
             throw error

@@ -57,7 +57,8 @@ extension Context {
     ) throws -> (handle: EffectHandle, listener: EventBus.Listener) {
         let scope = try fiber.openScope()
         let bus = world.events
-        let listener = bus.add(name, body: body, isAsync: isAsync, global: global, realms: realms, prepend: prepend)
+        let listener = bus.add(
+            name, body: body, isAsync: isAsync, global: global, realms: realms, prepend: prepend, context: self)
         do {
             let handle = try scope.collect("ctx.on(\"\(name)\")") { bus.remove(name, listener) }
             return (handle, listener)
@@ -74,7 +75,12 @@ extension Context {
     ///   realm as this context (and global listeners).
     /// - Throws: the first error a synchronous listener throws (the rest are skipped).
     public func emit<P, R>(_ event: Event<P, R>, _ payload: P, service: (any ServiceKey.Type)? = nil) throws {
-        for listener in world.events.snapshot(event.name, scopeFilter(service)) {
+        try emit(event, payload, filter: scopeFilter(service))
+    }
+
+    /// `emit` to the listeners `filter` admits.
+    func emit<P, R>(_ event: Event<P, R>, _ payload: P, filter: EventBus.Filter) throws {
+        for listener in world.events.snapshot(event.name, filter) {
             if let body = listener.body as? @CordisActor (P) throws -> R {
                 _ = try body(payload)
             } else if let body = listener.body as? @CordisActor (P) async throws -> R {
@@ -114,7 +120,12 @@ extension Context {
 
     /// Calls listeners one after another, awaiting each; returns the first non-nil result (and stops).
     public func serial<P, R>(_ event: Event<P, R?>, _ payload: P, service: (any ServiceKey.Type)? = nil) async throws -> R? {
-        for listener in world.events.snapshot(event.name, scopeFilter(service)) {
+        try await serial(event, payload, filter: scopeFilter(service))
+    }
+
+    /// `serial` over the listeners `filter` admits.
+    func serial<P, R>(_ event: Event<P, R?>, _ payload: P, filter: EventBus.Filter) async throws -> R? {
+        for listener in world.events.snapshot(event.name, filter) {
             if let body = listener.body as? @CordisActor (P) throws -> R? {
                 if let result = try body(payload) { return result }
             } else if let body = listener.body as? @CordisActor (P) async throws -> R? {
