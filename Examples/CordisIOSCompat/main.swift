@@ -274,6 +274,15 @@ func catalogs(_ root: Context) async throws {
     say("started from resolve: \(fiber.name) \(fiber.state)")
     try await fiber.dispose()
   }
+  let kelvin = FunctionPlugin<NoConfig>(
+    name: "kelvin", injections: [Injection(WeatherKey.self, config: UnitsIntercept.Config(unit: "K"))]
+  ) { ctx, _, _ in
+    say("injection with a config: \(try ctx[WeatherKey.self].report(for: ctx))")
+  }
+  let fiber = try root.plugin(kelvin)
+  try await fiber.await()
+  say("kelvin injects \(kelvin.injections.map(\.name)), missing \(fiber.missingInjections)")
+  try await fiber.dispose()
 }
 
 @CordisActor

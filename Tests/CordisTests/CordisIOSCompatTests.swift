@@ -118,6 +118,8 @@ struct CordisIOSCompatTests {
         "== catalog resolve",
         "resolved: Idle, greeting, nothing is nil",
         "started from resolve: Idle active",
+        "injection with a config: 21 K",
+        "kelvin injects [\"weather\"], missing []",
         "== withdrawal",
         "panel hidden",
         "weather stopped",

@@ -30,6 +30,11 @@ struct PingFailed: Error, CustomStringConvertible {
     var description: String { "ping \(index) failed" }
 }
 
+enum FooIntercept: InterceptKey {
+    struct Config: Sendable { var tag: String }
+    static let name = "foo"
+}
+
 /// An `EventScope` admitting nothing but the context it names.
 struct OnlyContext: EventScope {
     let ctx: Context
@@ -219,6 +224,25 @@ struct CordisIOSErrorsAndEventsTests {
         try await other.await()
         #expect(other.state == .active)
         #expect(throws: CordisError.self) { try root.plugin(closure, rawConfig: Span(low: 0, high: 0)) }
+    }
+
+    @Test func aFunctionPluginsInjectionsCarryTheirInterceptConfigsAndGateIt() async throws {
+        let (root, _) = try makeRoot()
+        let trail = Trail()
+        let plugin = FunctionPlugin<NoConfig>(
+            name: "configured", inject: [BarKey.self], injections: [Injection(FooKey.self, config: FooIntercept.Config(tag: "x"))]
+        ) { ctx, _, _ in
+            trail.add("tag \(ctx.interceptConfig(FooIntercept.self)?.tag ?? "none")")
+        }
+        #expect(plugin.dependencies.map(\.name) == ["bar", "foo"])
+        let fiber = try root.plugin(plugin)
+        try root.provide(FooKey.self, Box(1))
+        await root.settled()
+        #expect(fiber.state == .pending)
+        try root.provide(BarKey.self, Box(2))
+        try await fiber.await()
+        #expect(fiber.state == .active)
+        #expect(trail.entries == ["tag x"])
     }
 
     @Test func boxHoldsAValueClosuresShare() async throws {
