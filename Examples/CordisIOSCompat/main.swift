@@ -283,6 +283,20 @@ func catalogs(_ root: Context) async throws {
   try await fiber.await()
   say("kelvin injects \(kelvin.injections.map(\.name)), missing \(fiber.missingInjections)")
   try await fiber.dispose()
+
+  let guarded = try root.plugin(greeting, config: GreetingConfig(greeting: "guarded"))
+  try await guarded.await()
+  try guarded.ctx.on(UpdateEvent.self) { args, next in
+    let proposed = (args.config as? GreetingConfig)?.greeting ?? "?"
+    if proposed == "rude" {
+      say("update to \(proposed) vetoed")
+    } else {
+      try await next()
+    }
+  }
+  try await guarded.update(GreetingConfig(greeting: "rude"))
+  try await guarded.update(GreetingConfig(greeting: "polite"))
+  try await guarded.dispose()
 }
 
 @CordisActor

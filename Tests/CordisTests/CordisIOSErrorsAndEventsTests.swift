@@ -245,6 +245,35 @@ struct CordisIOSErrorsAndEventsTests {
         #expect(trail.entries == ["tag x"])
     }
 
+    @Test func anUpdateEventListenerThatDoesNotCallNextVetoesTheUpdate() async throws {
+        let (root, _) = try makeRoot()
+        let trail = Trail()
+        // The plugin listens to its own updates from `apply`, so its listener lives through each restart.
+        let guarded = FunctionPlugin<PositiveConfig>(name: "guarded") { ctx, _, _ in
+            try ctx.on(UpdateEvent.self) { args, next in
+                let count = (args.config as? PositiveConfig)?.count ?? 0
+                trail.add("own \(count) noSave \(args.noSave)")
+                if count < 10 { try await next() }
+            }
+        }
+        let fiber = try root.plugin(guarded, config: PositiveConfig(count: 1))
+        try await fiber.await()
+        try root.on(UpdateEvent.self) { _, next in
+            trail.add("root, not global")
+            try await next()
+        }
+        try root.on(UpdateEvent.self, options: EventOptions(global: true)) { args, next in
+            trail.add("global \(args.fiber === fiber)")
+            try await next()
+        }
+        try await fiber.update(PositiveConfig(count: 2), noSave: true)
+        #expect((fiber.config as? PositiveConfig)?.count == 2)
+        try await fiber.update(PositiveConfig(count: 20))
+        #expect((fiber.config as? PositiveConfig)?.count == 2)
+        #expect(fiber.state == .active)
+        #expect(trail.entries == ["own 2 noSave true", "global true", "global true", "own 20 noSave false"])
+    }
+
     @Test func boxHoldsAValueClosuresShare() async throws {
         let box = Cordis.Box(1)
         let bump = { @CordisActor in box.value += 1 }

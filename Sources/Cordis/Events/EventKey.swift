@@ -208,23 +208,37 @@ extension Context {
         scope: (any EventScope)? = nil, _ key: K.Type, _ args: K.Args,
         _ terminal: @escaping @CordisActor () async throws -> K.Result
     ) async throws -> K.Result {
-        typealias Listener = @CordisActor (K.Args, @escaping @CordisActor () async throws -> K.Result) async throws
-            -> K.Result
-        let listeners = world.events.snapshot(K.name, filter(scope)).compactMap { $0.body as? Listener }
-        func step(_ index: Int) async throws -> K.Result {
-            guard index < listeners.count else { return try await terminal() }
-            let used = NextGuard()
-            return try await listeners[index](args) {
-                try used.take()
-                return try await step(index + 1)
-            }
+        let listeners = world.events.snapshot(K.name, filter(scope)).compactMap {
+            $0.body as? WaterfallListener<K.Args, K.Result>
         }
-        return try await step(0)
+        return try await runWaterfall(listeners, args, terminal)
     }
 
     private func filter(_ scope: (any EventScope)?) -> EventBus.Filter {
         EventBus.Filter(service: nil, realm: .root, scope: scope)
     }
+}
+
+/// A waterfall listener by key, as it is held: the arguments and `next` to the result.
+typealias WaterfallListener<Args, Result> =
+    @CordisActor (Args, @escaping @CordisActor () async throws -> Result) async throws -> Result
+
+/// Runs `listeners` as an onion over `args`: each gets a single-use `next` running the rest, and the last
+/// one's runs `terminal`.
+@CordisActor
+func runWaterfall<Args, Result>(
+    _ listeners: [WaterfallListener<Args, Result>], _ args: Args,
+    _ terminal: @escaping @CordisActor () async throws -> Result
+) async throws -> Result {
+    func step(_ index: Int) async throws -> Result {
+        guard index < listeners.count else { return try await terminal() }
+        let used = NextGuard()
+        return try await listeners[index](args) {
+            try used.take()
+            return try await step(index + 1)
+        }
+    }
+    return try await step(0)
 }
 
 /// Makes a waterfall's `next` single-use.

@@ -60,3 +60,17 @@ public enum ServiceEvent: EventKey {
     /// `internal/service`.
     public static var name: String { "internal/service" }
 }
+
+/// `internal/update` by key (cordis-ios's `UpdateEvent`): a waterfall run by `fiber.update` before the new
+/// config takes effect. Listen with a waterfall `on` (`{ args, next in … }`): calling `next` lets the
+/// update go on, not calling it vetoes it (nothing changes). A listener hears the updates of its own
+/// context's fiber, or of every fiber with `EventOptions(global: true)`. `config` is the new config,
+/// decoded and validated. (`Event.update` is told after the config is replaced.)
+public enum UpdateEvent: EventKey {
+    /// The fiber, its new config, and whether a Loader keeps the entry's saved config.
+    public typealias Args = (fiber: Fiber, config: Any?, noSave: Bool)
+    /// The waterfall returns nothing.
+    public typealias Result = Void
+    /// `internal/update`.
+    public static var name: String { "internal/update" }
+}
