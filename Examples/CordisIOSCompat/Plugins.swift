@@ -38,6 +38,11 @@ final class WeatherService {
 
   func check() -> Bool { online }
 
+  /// Tells the listeners in the service's realm only.
+  func announce(_ text: String) throws {
+    try ctx.emit(scope: eventScope, Alarm.self, text)
+  }
+
   func report(for ctx: Context) -> String {
     "\(degrees) \(ctx.interceptConfig(UnitsIntercept.self)?.unit ?? "C")"
   }

@@ -224,6 +224,11 @@ func scopedEvents(_ root: Context) async throws {
   try root.emit(scope: nil, Alarm.self, "unscoped")
   await loud.dispose()
   await quiet.dispose()
+  let elsewhere = try root.isolate("weather").on(Alarm.self) { what in say("another realm heard \(what)") }
+  let here = try root.on(Alarm.self) { what in say("weather's realm heard \(what)") }
+  try root[WeatherKey.self].announce("storm")
+  await elsewhere.dispose()
+  await here.dispose()
   let tax = try root.on(Pricing.self) { price, next in try await next() + price / 10 }
   let discount = try root.on(Pricing.self) { price, next in
     let total = try await next()

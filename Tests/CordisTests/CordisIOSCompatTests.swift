@@ -105,6 +105,7 @@ struct CordisIOSCompatTests {
         "loud heard scoped",
         "loud heard unscoped",
         "quiet heard unscoped",
+        "weather's realm heard storm",
         "waterfall: 105",
         "next twice true: next() called multiple times",
         "plugin Idle pending",

@@ -30,6 +30,18 @@ struct PingFailed: Error, CustomStringConvertible {
     var description: String { "ping \(index) failed" }
 }
 
+enum AnnouncerKey: ServiceKey {
+    typealias Value = Announcer
+    static let name = "announcer"
+}
+
+@CordisActor @Service(AnnouncerKey.self)
+final class Announcer {
+    func announce(_ value: Int) throws {
+        try ctx.emit(scope: eventScope, Ping.self, value)
+    }
+}
+
 enum FooIntercept: InterceptKey {
     struct Config: Sendable { var tag: String }
     static let name = "foo"
@@ -272,6 +284,19 @@ struct CordisIOSErrorsAndEventsTests {
         #expect((fiber.config as? PositiveConfig)?.count == 2)
         #expect(fiber.state == .active)
         #expect(trail.entries == ["own 2 noSave true", "global true", "global true", "own 20 noSave false"])
+    }
+
+    @Test func aServicesEventScopeReachesTheListenersInItsRealmOnly() async throws {
+        let (root, _) = try makeRoot()
+        let trail = Trail()
+        let realm = root.isolate("announcer")
+        let service = try realm.plugin(Announcer.self)
+        try await service.await()
+        try realm.on(Ping.self) { trail.add("same realm \($0)") }
+        try root.on(Ping.self) { trail.add("root realm \($0)") }
+        try root.on(Ping.self, options: EventOptions(global: true)) { trail.add("global \($0)") }
+        try #require(service.plugin as? Announcer).announce(1)
+        #expect(trail.entries == ["same realm 1", "global 1"])
     }
 
     @Test func boxHoldsAValueClosuresShare() async throws {
