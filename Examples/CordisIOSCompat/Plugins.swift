@@ -159,3 +159,13 @@ struct LoudOnly: EventScope {
     hookContext.interceptConfig(Audience.self)?.loud == true
   }
 }
+
+/// Declares what it injects in cordis-ios's form: `injections`, with an intercept config for the service.
+@CordisActor @Plugin
+final class Thermometer {
+  static let injections = [Injection(WeatherKey.self, config: UnitsIntercept.Config(unit: "K"))]
+
+  func apply(_ scope: EffectScope) async throws {
+    say("thermometer: \(try ctx[WeatherKey.self].report(for: ctx))")
+  }
+}

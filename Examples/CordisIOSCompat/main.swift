@@ -289,6 +289,11 @@ func catalogs(_ root: Context) async throws {
   say("kelvin injects \(kelvin.injections.map(\.name)), missing \(fiber.missingInjections)")
   try await fiber.dispose()
 
+  let thermometer = try root.plugin(Thermometer.self)
+  try await thermometer.await()
+  say("Thermometer injects \(Thermometer.injections.map(\.name)): \(thermometer.state)")
+  try await thermometer.dispose()
+
   let guarded = try root.plugin(greeting, config: GreetingConfig(greeting: "guarded"))
   try await guarded.await()
   try guarded.ctx.on(UpdateEvent.self) { args, next in

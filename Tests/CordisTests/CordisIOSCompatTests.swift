@@ -121,6 +121,8 @@ struct CordisIOSCompatTests {
         "started from resolve: Idle active",
         "injection with a config: 21 K",
         "kelvin injects [\"weather\"], missing []",
+        "thermometer: 21 K",
+        "Thermometer injects [\"weather\"]: active",
         "guarded at 21",
         "update to rude vetoed",
         "guarded gone",

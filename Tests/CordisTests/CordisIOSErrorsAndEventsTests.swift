@@ -42,6 +42,21 @@ final class Announcer {
     }
 }
 
+@CordisActor @Plugin
+final class InjectingInCordisIOSForm {
+    static let injections = [Injection(BarKey.self), Injection(FooKey.self, config: FooIntercept.Config(tag: "typed"))]
+    static let tags = Trail()
+
+    func apply(_ scope: EffectScope) async throws {
+        Self.tags.add(ctx.interceptConfig(FooIntercept.self)?.tag ?? "none")
+    }
+}
+
+@CordisActor @Plugin
+final class InjectOnlyInCordisIOSForm {
+    static let inject: [any ServiceKey.Type] = [BarKey.self]
+}
+
 enum FooIntercept: InterceptKey {
     struct Config: Sendable { var tag: String }
     static let name = "foo"
@@ -297,6 +312,24 @@ struct CordisIOSErrorsAndEventsTests {
         try root.on(Ping.self, options: EventOptions(global: true)) { trail.add("global \($0)") }
         try #require(service.plugin as? Announcer).announce(1)
         #expect(trail.entries == ["same realm 1", "global 1"])
+    }
+
+    @Test func aPluginTypesInjectAndInjectionsGateItAndCarryTheirConfigs() async throws {
+        let (root, _) = try makeRoot()
+        let fiber = try root.plugin(InjectingInCordisIOSForm.self)
+        #expect(fiber.dependencies.map(\.name) == ["bar", "foo"])
+        try root.provide(BarKey.self, Box(1))
+        await root.settled()
+        #expect(fiber.state == .pending)
+        try root.provide(FooKey.self, Box(2))
+        try await fiber.await()
+        #expect(fiber.state == .active)
+        #expect(InjectingInCordisIOSForm.tags.entries == ["typed"])
+        // `inject` alone is the list when `injections` is not declared (cordis-ios's default).
+        let plain = try root.plugin(InjectOnlyInCordisIOSForm.self)
+        try await plain.await()
+        #expect(plain.dependencies.map(\.name) == ["bar"])
+        #expect(plain.state == .active)
     }
 
     @Test func boxHoldsAValueClosuresShare() async throws {

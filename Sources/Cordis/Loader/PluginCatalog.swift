@@ -32,7 +32,7 @@ public struct PluginCatalog: Sendable {
     public mutating func register<P: Plugin>(_ type: P.Type, as name: String? = nil) {
         let name = name ?? P.name
         items[name] = Item(
-            name: name, schema: ConfigSchema(of: P.Config.self), injects: P.injects, provides: P.provides,
+            name: name, schema: ConfigSchema(of: P.Config.self), injects: P.allDependencies, provides: P.provides,
             prepare: { json in
                 let decoded = try JSONValueDecoder().decode(P.Config.self, from: Self.normalized(json))
                 let config = try P.validated(decoded)

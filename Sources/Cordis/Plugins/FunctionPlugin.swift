@@ -95,10 +95,9 @@ public struct FunctionPlugin<Config: Decodable & Sendable>: AnyPlugin {
         validate: (@Sendable (Config) throws -> Void)? = nil, apply: @escaping Apply
     ) {
         let all = Injection.inject(inject) + injections
-        var seen = Set<String>()
         self.name = name
         self.injections = all
-        self.dependencies = all.filter { seen.insert($0.name).inserted }.map { Dependency(name: $0.name) }
+        self.dependencies = Injection.dependencies([], adding: all)
         self.body = apply
         self.validator = validate
     }
@@ -129,11 +128,7 @@ public struct FunctionPlugin<Config: Decodable & Sendable>: AnyPlugin {
         }
         let injections = self.injections
         let apply: @CordisActor (EffectScope, Config) async throws -> Void = { scope, config in
-            var ctx = scope.ctx
-            for injection in injections {
-                if let config = injection.config { ctx = ctx.intercept(name: injection.name, stored: config) }
-            }
-            try await body(ctx, config, scope)
+            try await body(scope.ctx.intercepting(injections), config, scope)
         }
         return PluginRunner.forFunction(
             name: displayName, dependencies: dependencies, config: config, validate: validate, apply: apply)

@@ -22,3 +22,23 @@ public struct Injection: Sendable {
         keys.map { Injection(name: $0.name) }
     }
 }
+
+extension Injection {
+    /// `dependencies`, then one for each injection whose service is not among them yet.
+    static func dependencies(_ dependencies: [Dependency], adding injections: [Injection]) -> [Dependency] {
+        var names = Set(dependencies.map(\.name))
+        return dependencies + injections.filter { names.insert($0.name).inserted }.map { Dependency(name: $0.name) }
+    }
+}
+
+extension Context {
+    /// This context, carrying the config of each injection that has one as the intercept config of its
+    /// service (itself when none has).
+    func intercepting(_ injections: [Injection]) -> Context {
+        var ctx = self
+        for injection in injections {
+            if let config = injection.config { ctx = ctx.intercept(name: injection.name, stored: config) }
+        }
+        return ctx
+    }
+}
