@@ -38,6 +38,11 @@ final class WeatherService {
 
   func check() -> Bool { online }
 
+  /// Tells the listeners in the service's realm only.
+  func announce(_ text: String) throws {
+    try ctx.emit(scope: eventScope, Alarm.self, text)
+  }
+
   func report(for ctx: Context) -> String {
     "\(degrees) \(ctx.interceptConfig(UnitsIntercept.self)?.unit ?? "C")"
   }
@@ -100,5 +105,67 @@ final class ListStore: EntryStore {
   func save(_ entries: [Entry]) throws {
     saved.withLock { $0 = entries }
     say("store saved \(entries.map { "\($0.id)\($0.disabled ? " (disabled)" : "")" })")
+  }
+}
+
+struct RangeConfig: Codable, Sendable {
+  var low: Int
+  var high: Int
+}
+
+/// Refuses a config with several problems at once, as cordis-ios's `ValidationError` reports them.
+@CordisActor @Plugin
+final class Thermostat {
+  typealias Config = RangeConfig
+
+  static func validate(_ config: RangeConfig) throws {
+    var issues: [ValidationIssue] = []
+    if config.low < 0 { issues.append(ValidationIssue(message: "must not be negative", path: ["low"])) }
+    if config.high < config.low { issues.append(ValidationIssue(message: "high is below low")) }
+    if !issues.isEmpty { throw ValidationError(issues: issues) }
+  }
+}
+
+enum Alarm: EventKey {
+  typealias Args = String
+  typealias Result = Never
+  static let name = "alarm"
+}
+
+enum Pricing: EventKey {
+  typealias Args = Int
+  typealias Result = Int
+  static let name = "pricing"
+}
+
+struct AlarmFailed: Error, CustomStringConvertible {
+  var who: String
+  var description: String { "\(who) failed" }
+}
+
+enum UnprovidedKey: ServiceKey {
+  typealias Value = Int
+  static let name = "unprovided"
+}
+
+/// Admits the listeners registered on a context intercepted with `Audience(loud: true)`.
+enum Audience: InterceptKey {
+  struct Config: Sendable { var loud: Bool }
+  static let name = "audience"
+}
+
+struct LoudOnly: EventScope {
+  func filter(_ hookContext: Context) -> Bool {
+    hookContext.interceptConfig(Audience.self)?.loud == true
+  }
+}
+
+/// Declares what it injects in cordis-ios's form: `injections`, with an intercept config for the service.
+@CordisActor @Plugin
+final class Thermometer {
+  static let injections = [Injection(WeatherKey.self, config: UnitsIntercept.Config(unit: "K"))]
+
+  func apply(_ scope: EffectScope) async throws {
+    say("thermometer: \(try ctx[WeatherKey.self].report(for: ctx))")
   }
 }

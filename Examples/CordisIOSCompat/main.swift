@@ -163,6 +163,153 @@ func effects(_ root: Context) async throws {
 }
 
 @CordisActor
+func errorsAndAborts(_ root: Context) async throws {
+  say("== errors, aborts, adopted effects")
+  do {
+    try root.plugin(Thermostat.self, config: RangeConfig(low: -1, high: -5))
+  } catch let error as CordisError {
+    say("refused as invalid config \(error.code == .invalidConfig): \(error)")
+  }
+  let first = try root.on(Alarm.self) { who in throw AlarmFailed(who: who) }
+  do {
+    try await root.parallel(Alarm.self, "one")
+  } catch let error as AggregateError {
+    say("parallel, one failing: \(error.errors.count) error: \(error)")
+  }
+  let second = try root.on(Alarm.self) { _ in throw AlarmFailed(who: "second") }
+  do {
+    try await root.parallel(Alarm.self, "first")
+  } catch let error as AggregateError {
+    say("parallel, two failing: \(error.errors.count) errors: \(error)")
+  }
+  await first.dispose()
+  await second.dispose()
+  do {
+    _ = try root[UnprovidedKey.self]
+  } catch let error as CordisError {
+    say("missing inject \(error.code == .missingInject): \(error)")
+  }
+  let gone = try root.plugin(Idle.self)
+  try await gone.await()
+  let goneContext = gone.ctx
+  try await gone.dispose()
+  do {
+    try goneContext.effect("late", sync: { nil })
+  } catch let error as CordisError {
+    say("inactive effect \(error.code == .inactiveEffect): \(error)")
+  }
+  let aborted = try root.effect("aborting") { scope in
+    try scope.collect { say("aborting effect reverted") }
+    throw EffectAbortedError()
+  }
+  try await aborted.ready()
+  say("aborted effect ready, disposed \(aborted.isDisposed)")
+  await aborted.dispose()
+  let listening = try root.effect("listening", scoped: { scope in
+    let handle = try root.on(Alarm.self) { who in say("adopted listener heard \(who)") }
+    try scope.collect(handle)
+  })
+  try root.emit(Alarm.self, "ring")
+  say("effects of listening: \(root.fiber.getEffects().first { $0.label == "listening" }?.children.map(\.label) ?? [])")
+  await listening.dispose()
+  try root.emit(Alarm.self, "after dispose")
+}
+
+@CordisActor
+func scopedEvents(_ root: Context) async throws {
+  say("== scoped events, waterfalls, core events")
+  let loud = try root.intercept(Audience.self, .init(loud: true)).on(Alarm.self) { who in say("loud heard \(who)") }
+  let quiet = try root.on(Alarm.self) { who in say("quiet heard \(who)") }
+  try root.emit(scope: LoudOnly(), Alarm.self, "scoped")
+  try root.emit(scope: nil, Alarm.self, "unscoped")
+  await loud.dispose()
+  await quiet.dispose()
+  let elsewhere = try root.isolate("weather").on(Alarm.self) { what in say("another realm heard \(what)") }
+  let here = try root.on(Alarm.self) { what in say("weather's realm heard \(what)") }
+  try root[WeatherKey.self].announce("storm")
+  await elsewhere.dispose()
+  await here.dispose()
+  let tax = try root.on(Pricing.self) { price, next in try await next() + price / 10 }
+  let discount = try root.on(Pricing.self) { price, next in
+    let total = try await next()
+    return total - 5
+  }
+  say("waterfall: \(try await root.waterfall(Pricing.self, 100) { 100 })")
+  await tax.dispose()
+  await discount.dispose()
+  let twice = try root.on(Pricing.self) { _, next in
+    _ = try await next()
+    return try await next()
+  }
+  do {
+    _ = try await root.waterfall(Pricing.self, 1) { 1 }
+  } catch let error as CordisError {
+    say("next twice \(error.code == .nextCalledMultipleTimes): \(error)")
+  }
+  await twice.dispose()
+  let events = Box<[String]>([])
+  let status = try root.on(StatusEvent.self) { args in
+    events.value.append("\(args.fiber.name) \(args.oldState) -> \(args.fiber.state)")
+  }
+  let plugins = try root.on(PluginEvent.self) { fiber in events.value.append("plugin \(fiber.name) \(fiber.state)") }
+  let services = try root.on(ServiceEvent.self) { args in
+    events.value.append("service \(args.name) \(args.value == nil ? "gone" : "provided")")
+  }
+  let idle = try root.plugin(Idle.self)
+  try await idle.await()
+  try await idle.dispose()
+  let provided = try root.provide(UnprovidedKey.self, 1)
+  await provided.dispose()
+  for line in events.value { say(line) }
+  await status.dispose()
+  await plugins.dispose()
+  await services.dispose()
+}
+
+@CordisActor
+func catalogs(_ root: Context) async throws {
+  say("== catalog resolve")
+  var catalog = PluginCatalog()
+  catalog.register(Idle.self, as: "idle")
+  catalog.register(greeting, as: "greeting")
+  say("resolved: \(catalog.resolve("idle")?.name ?? "nil"), \(catalog.resolve("greeting")?.name ?? "nil"), \(catalog.resolve("nothing") == nil ? "nothing is nil" : "?")")
+  if let idle = catalog.resolve("idle") {
+    let fiber = try root.plugin(idle, rawConfig: nil)
+    try await fiber.await()
+    say("started from resolve: \(fiber.name) \(fiber.state)")
+    try await fiber.dispose()
+  }
+  let kelvin = FunctionPlugin<NoConfig>(
+    name: "kelvin", injections: [Injection(WeatherKey.self, config: UnitsIntercept.Config(unit: "K"))]
+  ) { ctx, _, _ in
+    say("injection with a config: \(try ctx[WeatherKey.self].report(for: ctx))")
+  }
+  let fiber = try root.plugin(kelvin)
+  try await fiber.await()
+  say("kelvin injects \(kelvin.injections.map(\.name)), missing \(fiber.missingInjections)")
+  try await fiber.dispose()
+
+  let thermometer = try root.plugin(Thermometer.self)
+  try await thermometer.await()
+  say("Thermometer injects \(Thermometer.injections.map(\.name)): \(thermometer.state)")
+  try await thermometer.dispose()
+
+  let guarded = try root.plugin(greeting, config: GreetingConfig(greeting: "guarded"))
+  try await guarded.await()
+  try guarded.ctx.on(UpdateEvent.self) { args, next in
+    let proposed = (args.config as? GreetingConfig)?.greeting ?? "?"
+    if proposed == "rude" {
+      say("update to \(proposed) vetoed")
+    } else {
+      try await next()
+    }
+  }
+  try await guarded.update(GreetingConfig(greeting: "rude"))
+  try await guarded.update(GreetingConfig(greeting: "polite"))
+  try await guarded.dispose()
+}
+
+@CordisActor
 func main() async throws {
   let root = Context()
   try root.logger.exporter(ClosureExporter(level: .error) { message in say("error log: \(message.text)") })
@@ -172,6 +319,9 @@ func main() async throws {
   try await logging(root)
   try await loader(root)
   try await effects(root)
+  try await errorsAndAborts(root)
+  try await scopedEvents(root)
+  try await catalogs(root)
   say("== withdrawal")
   try await weather.dispose()
   say("weather \(weather.state)")

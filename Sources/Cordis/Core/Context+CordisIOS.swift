@@ -50,7 +50,7 @@ extension Context {
 
     /// Runs `execute` now with a scope of its own, collected as one effect of this context's fiber
     /// (cordis-ios's `ctx.effect(_:scoped:)`). If it throws, what it collected is reverted and the error
-    /// rethrown.
+    /// rethrown; an `EffectAbortedError` only ends the body, and what it collected stays.
     ///
     /// - Throws: what `execute` throws; `CordisError` `.inactiveScope` as above.
     @discardableResult
@@ -58,6 +58,8 @@ extension Context {
         let (handle, scope) = try fiber.openScope().nested(label)
         do {
             try execute(scope)
+        } catch is EffectAbortedError {
+            return handle
         } catch {
             Task { @CordisActor in await handle.dispose() }
             throw error
@@ -68,7 +70,8 @@ extension Context {
     /// Runs `execute` as a task with a scope of its own, collected as one effect of this context's fiber
     /// (cordis-ios's async `ctx.effect`). `handle.ready()` waits for the body and rethrows its error; a
     /// body that throws is logged and what it collected is reverted. Reverting the effect while the body
-    /// runs makes its later `collect` calls throw.
+    /// runs makes its later `collect` calls throw; that error, or an `EffectAbortedError`, ends the body
+    /// quietly (nothing logged, `ready()` returns), as in cordis-ios.
     ///
     /// - Throws: `CordisError` `.inactiveScope` as above.
     @discardableResult
@@ -84,6 +87,11 @@ extension Context {
         world.effectTasks[key] = Task { @CordisActor in
             do {
                 try await execute(scope)
+            } catch is EffectAbortedError {
+                return
+            } catch let error as CordisError where error.code == .inactiveScope && !scope.isOpen {
+                // The effect was reverted while its body ran: the body stops at its late `collect`.
+                return
             } catch {
                 logger.error("effect \(label) of \(logger.name) failed: \(error)")
                 await handle.dispose()

@@ -29,7 +29,8 @@ extension Context {
         intercept(name: name, stored: config)
     }
 
-    private func intercept(name: String, stored config: Any) -> Context {
+    /// A context that carries `config` as it is for the intercept named `name`.
+    func intercept(name: String, stored config: Any) -> Context {
         var intercepts = self.intercepts
         intercepts[name] = config
         return Context(fiber: fiber, realms: realms, intercepts: intercepts, parent: self)

@@ -6,19 +6,23 @@ extension Fiber {
     /// `config` is a value of the plugin's config type, a `JSONValue` (decoded strictly), or nil (the
     /// config decoded from `{}`). With `noSave`, a Loader keeps the entry's saved config as it was.
     ///
+    /// Waterfall listeners of `UpdateEvent` on this fiber's contexts (and global ones) run first; one that
+    /// does not call `next` vetoes the update.
+    ///
     /// - Throws: as `update(config:)`: `CordisError` `.invalidConfig` or `.typeMismatch` (nothing changes
     ///   then), `.disposed`, or the new error if the fiber fails again.
     public func update(_ config: (any Sendable)?, noSave: Bool = false) async throws {
         try ensureNotDisposed()
+        let reconfigured: PluginRunner
         switch config {
         case nil:
-            runner = try runner.reconfigured(json: .object(JSONObject()))
+            reconfigured = try runner.reconfigured(json: .object(JSONObject()))
         case let json as JSONValue:
-            runner = try runner.reconfigured(json: json)
+            reconfigured = try runner.reconfigured(json: json)
         case let value?:
-            runner = try runner.reconfigured(value)
+            reconfigured = try runner.reconfigured(value)
         }
-        try await afterUpdate(noSave: noSave)
+        try await replaceRunner(with: reconfigured, noSave: noSave)
     }
 
     /// The services this fiber injects that are not provided now, in declaration order (cordis-ios's

@@ -192,8 +192,7 @@ public final class Fiber {
     /// - Throws: `CordisError` `.invalidConfig` or `.typeMismatch`; the new error if the fiber fails again.
     public func update(config: Any) async throws {
         try ensureNotDisposed()
-        runner = try runner.reconfigured(config)
-        try await afterUpdate()
+        try await replaceRunner(with: runner.reconfigured(config))
     }
 
     /// Replaces the plugin's config from JSON (decoded strictly) and restarts the fiber with it.
@@ -201,8 +200,20 @@ public final class Fiber {
     /// - Throws: `CordisError` `.invalidConfig` naming the path of each problem; nothing changes then.
     public func update(json: JSONValue) async throws {
         try ensureNotDisposed()
-        runner = try runner.reconfigured(json: json)
-        try await afterUpdate()
+        try await replaceRunner(with: runner.reconfigured(json: json))
+    }
+
+    /// Runs the `UpdateEvent` waterfall listeners that watch this fiber (its own, and global ones) with
+    /// the new config; when they all call `next`, the runner is replaced and the fiber restarts. A
+    /// listener that does not call `next` vetoes the update: nothing changes.
+    func replaceRunner(with reconfigured: PluginRunner, noSave: Bool = false) async throws {
+        let listeners = world.events.snapshot(UpdateEvent.name, .all).filter { listener in
+            listener.global || listener.context?.fiber === self
+        }.compactMap { $0.body as? WaterfallListener<UpdateEvent.Args, Void> }
+        try await runWaterfall(listeners, (fiber: self, config: reconfigured.config, noSave: noSave)) {
+            self.runner = reconfigured
+            try await self.afterUpdate(noSave: noSave)
+        }
     }
 
     func afterUpdate(noSave: Bool = false) async throws {
@@ -369,7 +380,11 @@ public final class Fiber {
         do {
             let loaded = try runner.instantiate(ctx)
             instance = loaded.object
-            try await loaded.apply(scope)
+            do {
+                try await loaded.apply(scope)
+            } catch is EffectAbortedError {
+                // The plugin ended its `apply` early (cordis-ios's abort): what it collected stays.
+            }
             if !scope.providesItself {
                 // A plugin that declares its own `apply` is provided once it returns.
                 if let service = loaded.object as? any ServicePlugin {

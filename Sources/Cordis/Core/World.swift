@@ -38,6 +38,7 @@ final class World {
         registry.onChange = { [unowned self] slot in
             self.events.emitInternal(.service, slot)
         }
+        events.serviceValue = { [unowned self] slot in self.registry.current(slot)?.value }
     }
 
     func makeFiberID() -> Int {

@@ -31,6 +31,21 @@ public final class EffectScope {
         return handle
     }
 
+    /// Adopts `handle`, an effect made elsewhere (the handle `ctx.on` returns, say), as cordis-ios's
+    /// `collect(_: EffectHandle)` does: it leaves the scope that held it and is reverted with this scope,
+    /// listed among its effects. Adopting a handle this scope holds, or one already reverted, does
+    /// nothing.
+    ///
+    /// - Throws: `CordisError` `.inactiveScope` when the scope is closing or closed (the handle stays
+    ///   where it was).
+    public func collect(_ handle: EffectHandle) throws {
+        try ensureOpen()
+        guard handle.owner !== self, !handle.isDisposed else { return }
+        handle.owner?.detach(handle)
+        handle.owner = self
+        append(handle)
+    }
+
     /// Collects a disposer that neither waits nor throws (a timer's cancellation); the scope reverts it
     /// without an `await`, so a fiber holding many of them unloads as fast as one holding none.
     ///

@@ -57,7 +57,8 @@ extension Context {
     ) throws -> (handle: EffectHandle, listener: EventBus.Listener) {
         let scope = try fiber.openScope()
         let bus = world.events
-        let listener = bus.add(name, body: body, isAsync: isAsync, global: global, realms: realms, prepend: prepend)
+        let listener = bus.add(
+            name, body: body, isAsync: isAsync, global: global, realms: realms, prepend: prepend, context: self)
         do {
             let handle = try scope.collect("ctx.on(\"\(name)\")") { bus.remove(name, listener) }
             return (handle, listener)
@@ -74,7 +75,12 @@ extension Context {
     ///   realm as this context (and global listeners).
     /// - Throws: the first error a synchronous listener throws (the rest are skipped).
     public func emit<P, R>(_ event: Event<P, R>, _ payload: P, service: (any ServiceKey.Type)? = nil) throws {
-        for listener in world.events.snapshot(event.name, scopeFilter(service)) {
+        try emit(event, payload, filter: scopeFilter(service))
+    }
+
+    /// `emit` to the listeners `filter` admits.
+    func emit<P, R>(_ event: Event<P, R>, _ payload: P, filter: EventBus.Filter) throws {
+        for listener in world.events.snapshot(event.name, filter) {
             if let body = listener.body as? @CordisActor (P) throws -> R {
                 _ = try body(payload)
             } else if let body = listener.body as? @CordisActor (P) async throws -> R {
@@ -90,7 +96,13 @@ extension Context {
     ///
     /// - Throws: the first error a listener throws (the others still finish).
     public func parallel<P, R>(_ event: Event<P, R>, _ payload: P, service: (any ServiceKey.Type)? = nil) async throws {
-        let listeners = world.events.snapshot(event.name, scopeFilter(service))
+        if let firstError = await parallelErrors(event, payload, scopeFilter(service)).first { throw firstError }
+    }
+
+    /// Runs every listener `filter` admits concurrently and returns the errors they threw, in
+    /// registration order, once all of them have finished.
+    func parallelErrors<P, R>(_ event: Event<P, R>, _ payload: P, _ filter: EventBus.Filter) async -> [any Error] {
+        let listeners = world.events.snapshot(event.name, filter)
         var tasks: [Task<Void, any Error>] = []
         for listener in listeners {
             if let body = listener.body as? @CordisActor (P) throws -> R {
@@ -99,16 +111,21 @@ extension Context {
                 tasks.append(Task { _ = try await body(payload) })
             }
         }
-        var firstError: (any Error)?
+        var errors: [any Error] = []
         for task in tasks {
-            do { try await task.value } catch { if firstError == nil { firstError = error } }
+            do { try await task.value } catch { errors.append(error) }
         }
-        if let firstError { throw firstError }
+        return errors
     }
 
     /// Calls listeners one after another, awaiting each; returns the first non-nil result (and stops).
     public func serial<P, R>(_ event: Event<P, R?>, _ payload: P, service: (any ServiceKey.Type)? = nil) async throws -> R? {
-        for listener in world.events.snapshot(event.name, scopeFilter(service)) {
+        try await serial(event, payload, filter: scopeFilter(service))
+    }
+
+    /// `serial` over the listeners `filter` admits.
+    func serial<P, R>(_ event: Event<P, R?>, _ payload: P, filter: EventBus.Filter) async throws -> R? {
+        for listener in world.events.snapshot(event.name, filter) {
             if let body = listener.body as? @CordisActor (P) throws -> R? {
                 if let result = try body(payload) { return result }
             } else if let body = listener.body as? @CordisActor (P) async throws -> R? {
@@ -142,7 +159,7 @@ extension Context {
         return try step(0)
     }
 
-    private func scopeFilter(_ service: (any ServiceKey.Type)?) -> EventBus.Filter {
+    func scopeFilter(_ service: (any ServiceKey.Type)?) -> EventBus.Filter {
         guard let service else { return .all }
         return EventBus.Filter(service: service.name, realm: realm(for: service.name))
     }

@@ -8,23 +8,39 @@ final class EventBus {
         let isAsync: Bool
         let global: Bool
         let realms: [String: Realm]
-        init(id: Int, body: Any, isAsync: Bool, global: Bool, realms: [String: Realm]) {
+        /// The context that registered the listener (what an `EventScope` filters on).
+        let context: Context?
+        init(id: Int, body: Any, isAsync: Bool, global: Bool, realms: [String: Realm], context: Context?) {
             self.id = id
             self.body = body
             self.isAsync = isAsync
             self.global = global
             self.realms = realms
+            self.context = context
         }
     }
 
     /// Which listeners an emission reaches: all, or those that resolve a service in the emitter's realm.
+    /// Or those a cordis-ios `EventScope` admits (global listeners always are).
     struct Filter {
         var service: String?
         var realm: Realm
+        var scope: (any EventScope)?
         static let all = Filter(service: nil, realm: .root)
 
+        init(service: String?, realm: Realm, scope: (any EventScope)? = nil) {
+            self.service = service
+            self.realm = realm
+            self.scope = scope
+        }
+
+        @CordisActor
         func admits(_ listener: Listener) -> Bool {
-            guard let service, !listener.global else { return true }
+            guard !listener.global else { return true }
+            if let scope {
+                guard let context = listener.context, scope.filter(context) else { return false }
+            }
+            guard let service else { return true }
             return (listener.realms[service] ?? .root) == realm
         }
     }
@@ -34,10 +50,12 @@ final class EventBus {
 
     /// Registers a listener, after the others (or before them with `prepend`).
     func add(
-        _ name: String, body: Any, isAsync: Bool, global: Bool, realms: [String: Realm], prepend: Bool = false
+        _ name: String, body: Any, isAsync: Bool, global: Bool, realms: [String: Realm], prepend: Bool = false,
+        context: Context? = nil
     ) -> Listener {
         nextID += 1
-        let listener = Listener(id: nextID, body: body, isAsync: isAsync, global: global, realms: realms)
+        let listener = Listener(
+            id: nextID, body: body, isAsync: isAsync, global: global, realms: realms, context: context)
         if prepend {
             listeners[name, default: []].insert(listener, at: 0)
         } else {
@@ -71,7 +89,39 @@ final class EventBus {
                 }
             }
         }
+        emitKeyed(event.name, payload)
     }
+
+    /// Delivers an internal notification to the listeners registered by its cordis-ios `EventKey`
+    /// (`PluginEvent`, `StatusEvent`, `ServiceEvent`), which are held in the key's shape.
+    private func emitKeyed<P>(_ name: String, _ payload: P) {
+        switch payload {
+        case let change as StatusChange:
+            deliverKeyed(name, (fiber: change.fiber, oldState: change.oldState) as StatusEvent.Args)
+        case let fiber as Fiber:
+            deliverKeyed(name, fiber as PluginEvent.Args)
+        case let slot as ServiceSlot:
+            deliverKeyed(name, (name: slot.name, value: serviceValue?(slot)) as ServiceEvent.Args)
+        default:
+            break
+        }
+    }
+
+    private func deliverKeyed<A>(_ name: String, _ args: A) {
+        for listener in snapshot(name, .all) {
+            if let body = listener.body as? @CordisActor (A) throws -> Never? {
+                do { _ = try body(args) } catch { internalErrors?(name, error) }
+            } else if let body = listener.body as? @CordisActor (A) async throws -> Never? {
+                let report = internalErrors
+                Task {
+                    do { _ = try await body(args) } catch { report?(name, error) }
+                }
+            }
+        }
+    }
+
+    /// The value a service slot resolves to now (`ServiceEvent`'s `value`).
+    var serviceValue: (@CordisActor (ServiceSlot) -> Any?)?
 
     /// Where errors thrown by listeners of internal events go.
     var internalErrors: (@CordisActor (String, any Error) -> Void)?

@@ -17,9 +17,11 @@ public struct PluginCatalog: Sendable {
         public let provides: [String]
         let prepare: @Sendable @CordisActor (JSONValue) throws -> PreparedPlugin
         let encode: @Sendable @CordisActor (Any) -> JSONValue?
+        /// The plugin value it was registered from (a `PluginType` for a plugin type), if any.
+        var plugin: (any AnyPlugin)? = nil
     }
 
-    private var items: [String: Item] = [:]
+    var items: [String: Item] = [:]
 
     /// An empty catalog.
     public init() {}
@@ -30,7 +32,7 @@ public struct PluginCatalog: Sendable {
     public mutating func register<P: Plugin>(_ type: P.Type, as name: String? = nil) {
         let name = name ?? P.name
         items[name] = Item(
-            name: name, schema: ConfigSchema(of: P.Config.self), injects: P.injects, provides: P.provides,
+            name: name, schema: ConfigSchema(of: P.Config.self), injects: P.allDependencies, provides: P.provides,
             prepare: { json in
                 let decoded = try JSONValueDecoder().decode(P.Config.self, from: Self.normalized(json))
                 let config = try P.validated(decoded)
@@ -40,7 +42,7 @@ public struct PluginCatalog: Sendable {
                         injecting: extra)
                 }
             },
-            encode: { config in Self.encode(config, as: P.Config.self) })
+            encode: { config in Self.encode(config, as: P.Config.self) }, plugin: PluginType(P.self))
     }
 
     /// Registers a function plugin that takes no config (its entry's `config` must be absent or `{}`).
@@ -91,12 +93,21 @@ public struct PluginCatalog: Sendable {
                     try ctx.spawn(plugin.runner(config: Self.cast(config, to: C.self, plugin: name)), injecting: extra)
                 }
             },
-            encode: { config in Self.encode(config, as: C.self) })
+            encode: { config in Self.encode(config, as: C.self) }, plugin: plugin)
     }
 
     /// The plugin registered under `name`, if any.
     public func item(named name: String) -> Item? {
         items[name]
+    }
+
+    /// The plugin registered under `name` as a plugin value, if any (cordis-ios's `resolve(_:)`): the
+    /// `PluginType` of a plugin type, the `FunctionPlugin` registered, or for a closure registered by
+    /// name a plugin that starts it (with a `JSONValue` config or nil). `ctx.plugin(_:rawConfig:)`
+    /// starts it, and `register(_:as:)` registers it again.
+    public func resolve(_ name: String) -> (any AnyPlugin)? {
+        guard let item = items[name] else { return nil }
+        return item.plugin ?? CatalogPlugin(item: item)
     }
 
     /// Whether a plugin is registered under `name`.
@@ -144,5 +155,33 @@ struct PreparedPlugin {
     /// Starts a fiber of the plugin with this config on `ctx`, injecting `extra` services beside its own.
     func start(_ ctx: Context, injecting extra: [Dependency] = []) throws -> Fiber {
         try starter(ctx, config, extra)
+    }
+}
+
+/// A plugin registered in a catalog by name and closure, as a plugin value (what `resolve(_:)` returns
+/// for it).
+struct CatalogPlugin: AnyPlugin {
+    let item: PluginCatalog.Item
+
+    @CordisActor var name: String? { item.name }
+
+    /// Starts the plugin with a `JSONValue` config (nil is `{}`).
+    ///
+    /// - Throws: `CordisError` `.typeMismatch` for a config of another type; the item's config errors.
+    @CordisActor
+    func start(on ctx: Context, rawConfig: (any Sendable)?) throws -> Fiber {
+        let json: JSONValue
+        switch rawConfig {
+        case nil: json = .null
+        case let value as JSONValue: json = value
+        case let other?:
+            throw CordisError(.typeMismatch, "plugin \(item.name) takes a JSON config, not \(type(of: other))")
+        }
+        return try item.prepare(json).start(ctx)
+    }
+
+    @CordisActor
+    func register(in catalog: inout PluginCatalog, as name: String) {
+        catalog.items[name] = item
     }
 }

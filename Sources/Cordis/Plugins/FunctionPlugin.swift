@@ -59,6 +59,9 @@ public struct FunctionPlugin<Config: Decodable & Sendable>: AnyPlugin {
     public let name: String?
     /// The services its fibers inject; they run only while all of them are provided.
     public let dependencies: [Dependency]
+    /// The services its fibers inject, each with the intercept config its context carries for it
+    /// (cordis-ios's `injections`; the ones given as `inject` have none).
+    public let injections: [Injection]
     let body: Apply
     let validator: (@Sendable (Config) throws -> Void)?
 
@@ -73,8 +76,28 @@ public struct FunctionPlugin<Config: Decodable & Sendable>: AnyPlugin {
         name: String? = nil, inject: [any ServiceKey.Type] = [], validate: (@Sendable (Config) throws -> Void)? = nil,
         apply: @escaping Apply
     ) {
+        self.init(name: name, inject: inject, injections: [], validate: validate, apply: apply)
+    }
+
+    /// Creates a function plugin whose injected services carry intercept configs (cordis-ios's
+    /// `FunctionPlugin(injections:)`): the context `apply` receives carries each injection's config under
+    /// the service's name, so `ctx.interceptConfig(Key.self)` (for an `InterceptKey` of that name) reads
+    /// it there and in the plugins started from that context.
+    ///
+    /// - Parameters:
+    ///   - name: its name in logs and status.
+    ///   - inject: services it injects without a config.
+    ///   - injections: services it injects, each with its config (nil for none).
+    ///   - validate: a check of each config before a fiber runs with it; throwing refuses the config.
+    ///   - apply: what runs when the fiber loads.
+    public init(
+        name: String? = nil, inject: [any ServiceKey.Type] = [], injections: [Injection],
+        validate: (@Sendable (Config) throws -> Void)? = nil, apply: @escaping Apply
+    ) {
+        let all = Injection.inject(inject) + injections
         self.name = name
-        self.dependencies = inject.map { Dependency(name: $0.name) }
+        self.injections = all
+        self.dependencies = Injection.dependencies([], adding: all)
         self.body = apply
         self.validator = validate
     }
@@ -87,7 +110,7 @@ public struct FunctionPlugin<Config: Decodable & Sendable>: AnyPlugin {
         do {
             try validator(config)
         } catch {
-            throw CordisError(.invalidConfig, "plugin \"\(displayName)\": invalid config: \(error)")
+            throw CordisError.refusedConfig(plugin: displayName, error)
         }
         return config
     }
@@ -103,8 +126,9 @@ public struct FunctionPlugin<Config: Decodable & Sendable>: AnyPlugin {
         if validator != nil {
             validate = { config in try plugin.validated(config) }
         }
+        let injections = self.injections
         let apply: @CordisActor (EffectScope, Config) async throws -> Void = { scope, config in
-            try await body(scope.ctx, config, scope)
+            try await body(scope.ctx.intercepting(injections), config, scope)
         }
         return PluginRunner.forFunction(
             name: displayName, dependencies: dependencies, config: config, validate: validate, apply: apply)

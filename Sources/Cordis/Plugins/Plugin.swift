@@ -11,6 +11,13 @@ public protocol Plugin: AnyObject {
     static var name: String { get }
     /// The services it injects; it runs only while the required ones are provided.
     static var injects: [Dependency] { get }
+    /// The services it injects in cordis-ios's form; the plugin runs only while these and `injects` are
+    /// provided. Empty unless the type says otherwise.
+    static var inject: [any ServiceKey.Type] { get }
+    /// The services it injects in cordis-ios's form, each with the intercept config the plugin's `ctx`
+    /// carries for it (`ctx.interceptConfig(_:)` reads it). `inject` without configs unless the type
+    /// says otherwise.
+    static var injections: [Injection] { get }
     /// The names of the services it provides (for inspection and realm changes before it runs).
     static var provides: [String] { get }
     /// Checks a decoded config before any fiber runs with it (cordis-ios's `validate`): throwing refuses
@@ -32,8 +39,15 @@ extension Plugin {
     public static var name: String { String(describing: Self.self) }
     /// No services injected.
     public static var injects: [Dependency] { [] }
+    /// No services injected in cordis-ios's form.
+    public static var inject: [any ServiceKey.Type] { [] }
+    /// `inject`, without intercept configs.
+    public static var injections: [Injection] { Injection.inject(inject) }
     /// No services provided.
     public static var provides: [String] { [] }
+
+    /// Every service the plugin injects: `injects`, then those of `injections` not among them.
+    static var allDependencies: [Dependency] { Injection.dependencies(injects, adding: injections) }
     /// Every config is accepted.
     public static func validate(_ config: Config) throws {}
 
@@ -44,7 +58,7 @@ extension Plugin {
         do {
             try validate(config)
         } catch {
-            throw CordisError(.invalidConfig, "plugin \"\(name)\": invalid config: \(error)")
+            throw CordisError.refusedConfig(plugin: name, error)
         }
         return config
     }

@@ -80,7 +80,8 @@ private final class TypeDefinition<P: Plugin>: PluginDefinition {
     let typedConfig: P.Config
     // Read once: the type's static members may build them anew on every read.
     let name = P.name
-    let dependencies = P.injects
+    let dependencies = P.allDependencies
+    let injections = P.injections
     let provides = P.provides
 
     init(config: P.Config) {
@@ -90,7 +91,7 @@ private final class TypeDefinition<P: Plugin>: PluginDefinition {
     var config: Any { typedConfig }
 
     func instantiate(_ ctx: Context) throws -> PluginRunner.Loaded {
-        let instance = P(ctx: ctx, config: typedConfig)
+        let instance = P(ctx: ctx.intercepting(injections), config: typedConfig)
         return PluginRunner.Loaded(
             object: instance, apply: { try await instance.apply($0) }, provisions: { instance.provisions() })
     }

@@ -15,6 +15,8 @@
 public protocol ServicePlugin: Plugin {
     /// The key the plugin provides itself under.
     associatedtype Key: ServiceKey
+    /// The context of the plugin's fiber (cordis-ios requires it too); `@Service` generates it.
+    var ctx: Context { get }
     /// Starts the service; runs after it is provided, before consumers start. What it collects in
     /// `scope` is reverted when the fiber stops.
     func setup(_ scope: EffectScope) async throws
@@ -23,6 +25,11 @@ public protocol ServicePlugin: Plugin {
 }
 
 extension ServicePlugin {
+    /// The scope of the events this service emits (cordis-ios's `eventScope`): with `emit(scope:…)` and
+    /// the other dispatches by key, only the listeners that resolve `Key` in the service's realm (and
+    /// global ones) receive them.
+    public var eventScope: IsolationScope { IsolationScope(ctx: ctx, name: Key.name) }
+
     /// The key's name: a service plugin's fiber, logs and status carry the service's name.
     public static var name: String { Key.name }
 
