@@ -86,6 +86,16 @@ struct CordisIOSLoggingTests {
         let expected = (0..<500).map(String.init) + ["on the actor, after"]
         #expect(await awaitState { received.messages.count >= expected.count })
         #expect(received.texts == expected)
+
+        let later = Received()
+        let queue = ExporterQueue(RecordingExporter(level: nil, received: later))
+        for index in 0..<3 {
+            queue.deliver(LogRecord(level: .info, name: "worker", message: "\(index)"), onActor: false)
+        }
+        queue.deliver(LogRecord(level: .info, name: "root", message: "on the actor"), onActor: true)
+        #expect(later.texts.isEmpty, "a record logged on the actor waits behind the queued ones")
+        #expect(await awaitState { later.messages.count >= 4 })
+        #expect(later.texts == ["0", "1", "2", "on the actor"])
     }
 
     @Test func anExporterThatFallsTooFarBehindIsToldHowManyRecordsWereDropped() async throws {
