@@ -336,6 +336,7 @@ func main() async throws {
   try await effects(root)
   try await errorsAndAborts(root)
   try await scopedEvents(root)
+  try await customExportersAndLoggerState(root)
   try await catalogs(root)
   say("== withdrawal")
   try await weather.dispose()
