@@ -19,7 +19,7 @@ struct TimerClock: Sendable {
 @CordisActor
 final class PendingTimer {
     let queue: TimerQueue
-    var id: Int?
+    var id: UInt64?
 
     init(queue: TimerQueue) {
         self.queue = queue

@@ -1,4 +1,5 @@
 import CCordisShim
+import CordisCalls
 import Dispatch
 import FoundationEssentials
 import Synchronization
@@ -48,7 +49,7 @@ public final class EventLoop: Sendable {
         /// Jobs in order; those before `jobHead` already ran.
         var jobs: [Job] = []
         var jobHead = 0
-        var timers = TimerQueue<@Sendable () -> Void>()
+        var timers = TimerHeap<ContinuousClock.Instant, @Sendable () -> Void>()
         var wakePending = false
         /// While the loop blocks in epoll: the deadline it wakes up at by itself (nil: none).
         var blockedUntil: ContinuousClock.Instant??
@@ -359,9 +360,7 @@ public final class EventLoop: Sendable {
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> UInt64 {
         let deadline = ContinuousClock.now.advanced(by: min(delay, Self.maximumDelay))
         let (id, mustWake) = state.withLock { state -> (UInt64, Bool) in
-            let id = state.nextToken
-            state.nextToken += 1
-            state.timers.insert(id: id, deadline: deadline, job: job)
+            let id = state.timers.insert(deadline: deadline, job: job)
             // A running loop looks at the timers before it blocks again, and a blocked one only needs
             // waking for a deadline earlier than the one it sleeps to (a call's timeout rarely is).
             guard case .some(let until) = state.blockedUntil, !state.wakePending else { return (id, false) }
