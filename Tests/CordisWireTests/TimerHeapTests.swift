@@ -1,4 +1,4 @@
-import CordisCalls
+@_spi(CordisRuntime) import CordisCalls
 import CordisProcessTesting
 import Testing
 

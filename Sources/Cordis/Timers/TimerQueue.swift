@@ -1,4 +1,4 @@
-import CordisCalls
+@_spi(CordisRuntime) import CordisCalls
 
 /// The pending timers of one world, in deadline order, behind a single wait on the world's clock: a
 /// timer costs a slot in a `TimerHeap`, not a task, and cancelling one (as every unloading fiber does

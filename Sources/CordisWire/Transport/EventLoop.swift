@@ -1,5 +1,5 @@
 import CCordisShim
-import CordisCalls
+@_spi(CordisRuntime) import CordisCalls
 import Dispatch
 import FoundationEssentials
 import Synchronization
