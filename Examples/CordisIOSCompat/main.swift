@@ -16,7 +16,7 @@ func services(_ root: Context) async throws -> Fiber {
   say("service named \(weather.name)")
 
   // check() gates availability; recheck asks again.
-  guard let service = root.get(WeatherKey.self, strict: true) else { throw EmptyTitle() }
+  guard let service = root.get(WeatherKey.self) else { throw EmptyTitle() }
   service.online = false
   root.recheck(WeatherKey.self)
   await root.settled()
@@ -24,6 +24,15 @@ func services(_ root: Context) async throws -> Fiber {
   service.online = true
   root.recheck(WeatherKey.self)
   await root.settled()
+
+  // get hands back a service the plugin does not inject (strict: only an available one).
+  let reader = FunctionPlugin<NoConfig>(name: "reader") { ctx, _, _ in
+    if let weather = ctx.get(WeatherKey.self) { say("read without inject: \(weather.degrees) degrees") }
+    say("unprovided: \(ctx.get(UnprovidedKey.self) == nil)")
+  }
+  let reading = try root.plugin(reader)
+  try await reading.await()
+  try await reading.dispose()
 
   // Events by key, bailing listeners, a listener put first.
   try root.on(Forecasted.self, options: EventOptions(prepend: true)) { degrees in say("forecast heard: \(degrees)") }
@@ -46,6 +55,7 @@ func realmsAndContexts(_ root: Context) async throws {
   let realm = root.makeRealm(name: "weather")
   let isolated = root.isolate("weather", realm: realm)
   say("isolated realm: \(isolated.realm(of: "weather") == realm), root realm: \(root.realm(of: "weather") == nil)")
+  say("realm ids: \(realm.id > 0), \(root.makeRealm(name: "other").id != realm.id)")
   let extended = root.extend()
   say("extend: parent is root \(extended.parent === root), root \(extended.root === root), isRoot \(root.isRoot) \(extended.isRoot)")
   say("isolate's parent: \(isolated.parent === root)")
@@ -128,6 +138,11 @@ func loader(_ root: Context) async throws {
   try await loader.setDisabled(id: "tomorrow", true)
   say("tomorrow: \(loader.entry("tomorrow")?.disabled == true ? "disabled" : "enabled"), fiber \(loader.fiber(for: "tomorrow") == nil ? "none" : "running")")
   try await loader.remove(id: "hello")
+  do {
+    try await loader.remove(id: "hello")
+  } catch LoaderError.unknownEntry("hello") {
+    say("removed twice: unknown entry")
+  }
   say("stored: \(try (store.load() as [Entry]).map(\.id))")
   await loader.stop()
 
@@ -321,6 +336,7 @@ func main() async throws {
   try await effects(root)
   try await errorsAndAborts(root)
   try await scopedEvents(root)
+  try await customExportersAndLoggerState(root)
   try await catalogs(root)
   say("== withdrawal")
   try await weather.dispose()

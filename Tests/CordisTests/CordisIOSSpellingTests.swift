@@ -136,6 +136,48 @@ struct CordisIOSSpellingTests {
         try left.provide(FooKey.self, Box(5))
         #expect(try right.get(FooKey.self).value == 5)
         #expect(root.get(FooKey.self, strict: false) == nil)
+        #expect(realm.id > 0 && root.makeRealm(name: "bar").id > realm.id)
+        #expect(realm.name == "private#\(realm.id)" && Realm.root.name == "root" && Realm.root.id == 0)
+        #expect(Realm.label("team").name == "team" && Realm.label("team").id == 0)
+    }
+
+    @Test func getWithoutStrictReadsAServiceThePluginDoesNotInjectWhereAnOptionalIsExpected() async throws {
+        let (root, _) = try makeRoot()
+        let provider = try root.plugin(name: "provider") { scope in try scope.ctx.provide(BarKey.self, Box(4)) }
+        try await provider.await()
+        let read = Trail()
+        let reader = try root.plugin(name: "reader") { scope in
+            // cordis-ios's forms: get(_:strict:) with its default, wherever an optional is expected.
+            if let bar = scope.ctx.get(BarKey.self) { read.add("if let \(bar.value)") }
+            guard let bar = scope.ctx.get(BarKey.self) else { return }
+            read.add("guard let \(bar.value)")
+            read.add("chained \(scope.ctx.get(BarKey.self)?.value ?? 0)")
+            read.add("unprovided \(scope.ctx.get(QuxKey.self) == nil)")
+            // This package's throwing get keeps its inject check.
+            do { _ = try scope.ctx.get(BarKey.self) as Box } catch { read.add("\(error)") }
+        }
+        try await reader.await()
+        #expect(read.entries == [
+            "if let 4", "guard let 4", "chained 4", "unprovided true",
+            "cannot get property \"bar\" without inject",
+        ])
+    }
+
+    @Test func aLoaderErrorNamedInACatchClauseMatchesThatRefusal() async throws {
+        let (root, _) = try makeRoot()
+        let loader = Loader(ctx: root, catalog: PluginCatalog(), store: InMemoryEntryStore())
+        try await loader.start()
+        let caught = Trail()
+        do {
+            try await loader.remove(id: "ghost")
+        } catch LoaderError.unknownEntry("other") {
+            caught.add("other")
+        } catch LoaderError.unknownEntry("ghost") {
+            caught.add("ghost")
+        }
+        #expect(caught.entries == ["ghost"])
+        #expect(LoaderError.unknownEntry("ghost").entryID == "ghost")
+        await loader.stop()
     }
 
     @Test func validateIsCalledWhereverAConfigIsGiven() async throws {

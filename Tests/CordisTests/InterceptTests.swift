@@ -70,7 +70,7 @@ struct InterceptTests {
             try scope.ctx.provide(NamerKey.self, Namer())
         }
         catalog.register(name: "reader") { scope in
-            let namer = try? scope.ctx.get(NamerKey.self)
+            let namer = try? scope.ctx.get(NamerKey.self, property: "namer")
             names.add(namer?.name(for: scope.ctx) ?? "no namer/\(scope.ctx.fiber.name)")
         }
         return catalog

@@ -38,6 +38,12 @@ struct LoggerTests {
         #expect(logs.names == ["custom"])
     }
 
+    @Test func theNearestLoggerInterceptNameNamesTheLogger() async throws {
+        let (root, logs) = try makeRoot()
+        root.intercept(LoggerIntercept.self, .init(name: "intercepted")).logger.debug("hello")
+        #expect(logs.names == ["intercepted"])
+    }
+
     @Test func aPluginLogsUnderItsName() async throws {
         let (root, logs) = try makeRoot()
         let fiber = try root.plugin(name: "greeter") { scope in scope.ctx.logger.info("hello") }

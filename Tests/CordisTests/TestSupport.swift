@@ -67,7 +67,7 @@ final class Gate {
 }
 
 /// A log exporter keeping every record, for assertions.
-final class CapturedLogs: LogExporter {
+final class CapturedLogs: LogSink {
     let level: LogLevel
     private let records = Mutex<[LogRecord]>([])
 

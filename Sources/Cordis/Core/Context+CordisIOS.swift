@@ -11,10 +11,14 @@ extension Context {
     }
 
     /// The value provided for `key` in this context's realm, without the inject checks of `get(_:)`
-    /// (cordis-ios's `get(_:strict:)`): with `strict`, only a provider that is available now (its fiber
-    /// `active`, its `check` passing); without, any registered one (an ordinary provider first). Nil when
-    /// there is none, or when it holds another type.
-    public func get<K: ServiceKey>(_ key: K.Type, strict: Bool) -> K.Value? {
+    /// (cordis-ios's `get(_:strict:)`): with `strict` (the default), only a provider that is available
+    /// now (its fiber `active`, its `check` passing); without, any registered one (an ordinary provider
+    /// first). Nil when there is none, or when it holds another type.
+    ///
+    /// Written without `strict`, the call means this one wherever an optional is expected (`if let`,
+    /// `guard let`, `?.`, `try?`), as in cordis-ios, so a plugin reads a service it does not inject;
+    /// `try ctx.get(Key.self)` where a value is expected is `get(_:)`, with its checks.
+    public func get<K: ServiceKey>(_ key: K.Type, strict: Bool = true) -> K.Value? {
         let slot = realm(for: K.name).slot(K.name)
         let record = strict ? world.registry.current(slot) : world.registry.visibleRecord(slot)
         return record?.value as? K.Value

@@ -4,9 +4,9 @@ import CordisJSON
 /// reads for the plugins that call it, e.g. the name a logger gives their records.
 ///
 /// ```swift
-/// enum LoggerIntercept: InterceptKey {
+/// enum NamerIntercept: InterceptKey {
 ///   struct Config: Codable, Sendable { var prefix: String }
-///   static let name = "logger"
+///   static let name = "namer"
 /// }
 /// ```
 public protocol InterceptKey {

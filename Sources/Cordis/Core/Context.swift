@@ -277,33 +277,64 @@ public final class Context {
 
     // MARK: - Logs
 
-    /// A logger named after this context's plugin.
-    public var logger: Logger { logger(fiber.name) }
+    /// A logger named after the nearest `LoggerIntercept` name, else this context's plugin, at the
+    /// nearest `LoggerIntercept` level.
+    public var logger: Logger { makeLogger(named: nil) }
 
-    /// A logger with an explicit name.
-    public func logger(_ name: String) -> Logger {
-        var logger = Logger(name: name, hub: world.logs, fiberID: fiber.id, fields: fiber.logFields)
-        logger.addExporter = { [weak self] exporter in
+    /// A logger with an explicit name, at the nearest `LoggerIntercept` level.
+    public func logger(_ name: String) -> Logger { makeLogger(named: name) }
+
+    private func makeLogger(named explicitName: String?) -> Logger {
+        let intercept: LoggerIntercept.Config?
+        do {
+            intercept = try intercepted(LoggerIntercept.self)
+        } catch {
+            intercept = nil
+            Logger(name: fiber.name, hub: world.logs, fiberID: fiber.id, fields: fiber.logFields).error("\(error)")
+        }
+        let name = explicitName ?? intercept?.name ?? fiber.name
+        var logger = Logger(name: name, hub: world.logs, fiberID: fiber.id, fields: fiber.logFields, level: intercept?.level)
+        logger.addTarget = { [weak self] target in
             guard let self else {
                 throw CordisError(.inactiveScope, "logger \(name): its context is gone")
             }
-            return try self.exportLogs(to: exporter)
+            return try self.exportLogs(to: target)
         }
         return logger
     }
 
-    /// Adds a log exporter as an effect of this context's fiber: it receives every record at or above
-    /// its level until the fiber unloads.
+    /// Adds a `CordisActor` log exporter as an effect of this context's fiber: it receives every
+    /// message at or above its level (this context's logger level when nil) until the fiber unloads.
     @discardableResult
     public func exportLogs(to exporter: any LogExporter) throws -> EffectHandle {
-        let scope = try fiber.openScope()
-        let token = world.logs.add(exporter)
-        let logs = world.logs
-        return try scope.collect("ctx.logger.exporter()") { logs.remove(token) }
+        try exportLogs(to: .exporter(exporter))
     }
 
-    /// The recent log records kept in memory (the last thousand at or above the level given at
-    /// creation, oldest first).
+    /// Adds a thread-safe log sink as an effect of this context's fiber: it receives every record at or
+    /// above its level, on the logging thread, until the fiber unloads.
+    @discardableResult
+    public func exportLogs(to sink: any LogSink) throws -> EffectHandle {
+        try exportLogs(to: .sink(sink))
+    }
+
+    private func exportLogs(to target: LogTarget) throws -> EffectHandle {
+        let scope = try fiber.openScope()
+        let logs = world.logs
+        let token: LogHub.Token
+        switch target {
+        case .sink(let sink): token = logs.add(sink)
+        case .exporter(let exporter): token = logs.add(exporter)
+        }
+        do {
+            return try scope.collect("ctx.logger.exporter()") { logs.remove(token) }
+        } catch {
+            logs.remove(token)
+            throw error
+        }
+    }
+
+    /// The recent log records kept in memory (the last thousand, or `logger.bufferSize`, at or above the
+    /// level given at creation, oldest first).
     public var recentLogs: [LogRecord] { world.logs.recent }
 
     // MARK: - Inspection

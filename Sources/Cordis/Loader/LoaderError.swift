@@ -61,6 +61,12 @@ public struct LoaderError: Error, Sendable, Hashable, CustomStringConvertible {
         lhs.code == rhs.code && lhs.entryID == rhs.entryID && lhs.message == rhs.message
     }
 
+    /// Whether `error` is this refusal, so that a `catch` clause can name one
+    /// (`catch LoaderError.unknownEntry("weather")`, as with cordis-ios's enum).
+    public static func ~= (pattern: LoaderError, error: any Error) -> Bool {
+        (error as? LoaderError) == pattern
+    }
+
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
         hasher.combine(entryID)
@@ -81,7 +87,10 @@ extension LoaderError {
         self.init(code, entryID: error.entryID, error.message, underlying: error)
     }
 
-    static func unknownEntry(_ id: String) -> LoaderError {
+    /// The error a change naming entry `id` gets when no entry has that id (cordis-ios's
+    /// `LoaderError.unknownEntry(id)`): `catch LoaderError.unknownEntry("weather")`, or `==`, matches it.
+    /// To read the id from any refusal, use `entryID` (`code == .unknownEntry`).
+    public static func unknownEntry(_ id: String) -> LoaderError {
         LoaderError(.unknownEntry, entryID: id, "unknown entry \"\(id)\"")
     }
 

@@ -16,6 +16,17 @@ public enum Realm: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
+    /// The realm's number (cordis-ios's `Realm.id`): a private realm's, unique within its root context;
+    /// 0 for the root realm and for shared ones, which are told apart by their label (compare realms
+    /// with `==`).
+    public var id: UInt64 {
+        if case .private(let id) = self { return UInt64(clamping: id) }
+        return 0
+    }
+
+    /// The realm's name (cordis-ios's `Realm.name`): `root`, the label, or `private#N`.
+    public var name: String { description }
+
     /// `root`, the label, or `private#N`.
     public var description: String {
         switch self {

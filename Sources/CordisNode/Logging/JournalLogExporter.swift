@@ -13,7 +13,7 @@ import Glibc
 /// record is written to standard error as a `NodeStderrLogExporter` line instead. libsystemd itself
 /// drops entries silently when the journal socket does not exist, which is why `NodeLogExporter` only
 /// chooses this exporter when stderr is connected to journald. Safe to use from any thread.
-public struct JournalLogExporter: LogExporter {
+public struct JournalLogExporter: LogSink {
     /// The least severe level sent.
     public let level: LogLevel
     /// The node's name, sent as `CORDIS_NODE`.

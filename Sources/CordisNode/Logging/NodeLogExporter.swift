@@ -13,7 +13,7 @@ import Glibc
 /// redirected), so the descriptor's own device and inode are compared with `fstat(2)`.
 public enum NodeLogExporter {
     /// The exporter for node `node` at `level` in `format`, judged from this process's environment and stderr.
-    public static func make(node: String, level: LogLevel, format: LogFormat = .text) -> any LogExporter {
+    public static func make(node: String, level: LogLevel, format: LogFormat = .text) -> any LogSink {
         make(node: node, level: level, format: format, environment: ProcessInfo.processInfo.environment)
     }
 
@@ -23,7 +23,7 @@ public enum NodeLogExporter {
     public static func make(
         node: String, level: LogLevel, format: LogFormat = .text, environment: [String: String],
         descriptor: Int32 = STDERR_FILENO
-    ) -> any LogExporter {
+    ) -> any LogSink {
         if isJournalStream(environment["JOURNAL_STREAM"], descriptor: descriptor) {
             return JournalLogExporter(node: node, level: level)
         }

@@ -11,7 +11,7 @@ import Glibc
 ///
 /// Each line is written with one `write(2)` so concurrent records do not interleave; safe to use from
 /// any thread.
-public struct NodeStderrLogExporter: LogExporter {
+public struct NodeStderrLogExporter: LogSink {
     /// The least severe level written.
     public let level: LogLevel
     /// The node's name, written as `CORDIS_NODE`.
