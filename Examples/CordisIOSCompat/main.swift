@@ -341,6 +341,7 @@ func main() async throws {
   say("== withdrawal")
   try await weather.dispose()
   say("weather \(weather.state)")
+  try await reflection(root)
 }
 
 try await main()

@@ -143,5 +143,18 @@ struct CordisIOSCompatTests {
         "panel hidden",
         "weather stopped",
         "weather disposed",
+        "== reflect, registry, events, fibers",
+        "reflect: wall-clock by [\"wall-clock\"], hour 9, in props true",
+        "inertia while starting: true",
+        "after inertia: active, inertia nil true",
+        "registry: tick-reader has 2 fibers, has true, first's runtime true, counter is newest uid true",
+        "events: tick has 2 listeners",
+        "tick 1 read at 9",
+        "tick 1 read at 9",
+        "fiber: parent is root true, root fiber's parent is root true, root runtime nil true",
+        "store: [\"wall-clock\"], wall-clock from wall-clock",
+        "inject: [\"wall-clock\"], config 24h",
+        "deleted: listed false, tick listeners 0, first disposed, store nil true",
+        "clock gone: in reflect false, in props true",
     ]
 }

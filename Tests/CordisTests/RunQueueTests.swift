@@ -93,7 +93,7 @@ struct OrderedFibersTests {
     private func makeFibers(_ count: Int) -> [Fiber] {
         let root = Context()
         return (0..<count).map { _ in
-            Fiber(id: root.world.makeFiberID(), world: root.world, runner: root.fiber.runner, parent: root.fiber, state: .pending)
+            Fiber(id: root.world.makeFiberID(), world: root.world, runner: root.fiber.runner, parent: root, state: .pending)
         }
     }
 

@@ -20,10 +20,7 @@ extension Context {
     /// `try ctx.get(Key.self)` where a value is expected is `get(_:)`, with its checks.
     public func get<K: ServiceKey>(_ key: K.Type, strict: Bool = true) -> K.Value? {
         let slot = realm(for: K.name).slot(K.name)
-        if let current = world.registry.current(slot) { return current.value as? K.Value }
-        guard !strict else { return nil }
-        let records = world.registry.records(slot)
-        let record = records.first { !$0.isFallback } ?? records.first
+        let record = strict ? world.registry.current(slot) : world.registry.visibleRecord(slot)
         return record?.value as? K.Value
     }
 

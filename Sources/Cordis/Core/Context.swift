@@ -125,7 +125,7 @@ public final class Context {
 
     func spawn(_ runner: PluginRunner) throws -> Fiber {
         let owner = try fiber.openScope()
-        let child = Fiber(id: world.makeFiberID(), world: world, runner: runner, parent: fiber, state: .pending)
+        let child = Fiber(id: world.makeFiberID(), world: world, runner: runner, parent: self, state: .pending)
         let context = Context(fiber: child, realms: realms, intercepts: intercepts, parent: self)
         child.attach(context: context, strongly: true)
         child.logFields = fiber.logFields
@@ -247,7 +247,7 @@ public final class Context {
         } else if fiber.dependencies.contains(where: { $0.name == K.name }) {
             throw CordisError(.serviceUnavailable, "cannot get required service \"\(property)\" in inactive context")
         } else if let live = world.registry.current(realm(for: K.name).slot(K.name)),
-                  fiber.parent == nil || isOwnOrAncestor(live.fiber) {
+                  fiber.isRoot || isOwnOrAncestor(live.fiber) {
             record = live
         } else {
             throw CordisError(.serviceUnavailable, "cannot get property \"\(property)\" without inject")
@@ -269,7 +269,7 @@ public final class Context {
         var depth = 0
         while let node = current, depth < 10_000 {
             if node === candidate { return true }
-            current = node.parent
+            current = node.parentFiber
             depth += 1
         }
         return false

@@ -41,6 +41,49 @@ extension Fiber {
 
     /// The fiber's effects, oldest first (cordis-ios's `getEffects()`; `effects` here).
     public func getEffects() -> [EffectMeta] { effects }
+
+    /// The context the fiber was started from (cordis-ios's `parent`): the one `ctx.plugin` was called on.
+    /// For the root fiber, the root context. Its fiber is `parentFiber`.
+    public var parent: Context { startedFrom ?? ctx }
+
+    /// The services the fiber's plugin sees while it is loaded (cordis-ios's `store`), by name: the
+    /// provider in use for each service it injects (`providers`), and the services it provides itself;
+    /// nil while it is not loaded (`pending`, `failed`, `disposed`).
+    public var store: [String: Impl]? {
+        guard scope != nil else { return nil }
+        var store: [String: Impl] = [:]
+        for (service, record) in providers { store[service] = Impl(record) }
+        for record in records where store[record.slot.name] == nil { store[record.slot.name] = Impl(record) }
+        return store
+    }
+
+    /// The transitions in flight (cordis-ios's `inertia`): nil when the fiber is settled (`isSettled`),
+    /// else a task that ends once it is. A fiber here has no task per transition (its transitions run one
+    /// after another, each change applied when the one in flight ends), so awaiting this task waits for
+    /// them all, as cordis-ios's `while let inertia { await inertia.value }` does; awaiting it from the
+    /// fiber's own transition waits for ever.
+    public var inertia: Task<Void, Never>? {
+        guard isDriving else { return nil }
+        if let inertiaTask { return inertiaTask }
+        let task = Task { await self.settled() }
+        inertiaTask = task
+        return task
+    }
+
+    /// The services the fiber injects, each with the intercept config its context carries for it (cordis-
+    /// ios's `inject`): a key for every injected service (`dependencies`), whose value is the config of its
+    /// `Injection` (`Plugin.injections`, `FunctionPlugin(injections:)`), nil when it has none.
+    public var inject: [String: (any Sendable)?] {
+        var inject: [String: (any Sendable)?] = [:]
+        for dependency in dependencies {
+            inject.updateValue(nil, forKey: dependency.name)
+        }
+        // The context carries the last config given for a service, as it applies them in order.
+        for injection in runner.injections {
+            if let config = injection.config { inject[injection.name] = .some(config) }
+        }
+        return inject
+    }
 }
 
 /// cordis-ios's name for the description of a collected effect.

@@ -25,8 +25,11 @@ public final class Fiber {
     public private(set) var state: FiberState
     /// The error that made it `failed`, if it is.
     public private(set) var error: (any Error)?
-    /// The fiber that created it (nil for the root fiber, or once the parent is gone).
-    public private(set) weak var parent: Fiber?
+    /// The context it was started from (nil for the root fiber): cordis-ios's `parent` reads it, and
+    /// its fiber is `parentFiber`.
+    let startedFrom: Context?
+    /// The fiber that created it, the fiber of the context it was started from (nil for the root fiber).
+    public var parentFiber: Fiber? { startedFrom?.fiber }
     /// Why it was disposed, once it is.
     public private(set) var disposeReason: DisposeReason?
 
@@ -69,12 +72,16 @@ public final class Fiber {
     /// Observers told when the fiber is disposed (the Loader uses this).
     var onDispose: [(Fiber, DisposeReason) -> Void] = []
 
-    init(id: Int, world: World, runner: PluginRunner, parent: Fiber?, state: FiberState) {
+    /// The task `inertia` handed out for the transitions in flight, dropped when they end.
+    var inertiaTask: Task<Void, Never>?
+
+    /// Creates a fiber started from the context `parent` (nil for a world's root fiber).
+    init(id: Int, world: World, runner: PluginRunner, parent: Context?, state: FiberState) {
         self.id = id
         self.name = runner.name
         self.world = world
         self.runner = runner
-        self.parent = parent
+        self.startedFrom = parent
         self.state = state
     }
 
@@ -105,7 +112,7 @@ public final class Fiber {
 
     /// Whether this is the root fiber of its world (cordis-ios's `isRoot`): always `active`; disposing it
     /// reverts what it holds and starts it afresh.
-    public var isRoot: Bool { parent == nil && id == 0 }
+    public var isRoot: Bool { startedFrom == nil && id == 0 }
 
     func attach(context: Context, strongly: Bool) {
         if strongly { strongContext = context } else { weakContext = context }
@@ -285,6 +292,7 @@ public final class Fiber {
             runningTransition = nil
         }
         isDriving = false
+        inertiaTask = nil
         let waiters = settleWaiters
         settleWaiters.removeAll()
         for waiter in waiters { waiter.resume() }

@@ -46,6 +46,9 @@ final class World {
         return nextFiberID
     }
 
+    /// The id of the newest fiber made (0, the root's, before any other).
+    var lastFiberID: Int { max(nextFiberID - 1, 0) }
+
     func makeRealmID() -> Int {
         nextRealmID += 1
         return nextRealmID

@@ -222,7 +222,7 @@ extension Loader {
     private func childrenByParent() -> [ObjectIdentifier: [Fiber]] {
         var children: [ObjectIdentifier: [Fiber]] = [:]
         for fiber in ctx.world.fibers.fibers {
-            guard let parent = fiber.parent else { continue }
+            guard let parent = fiber.parentFiber else { continue }
             children[ObjectIdentifier(parent), default: []].append(fiber)
         }
         return children

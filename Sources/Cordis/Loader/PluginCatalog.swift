@@ -19,6 +19,11 @@ public struct PluginCatalog: Sendable {
         let encode: @Sendable @CordisActor (Any) -> JSONValue?
         /// The plugin value it was registered from (a `PluginType` for a plugin type), if any.
         var plugin: (any AnyPlugin)? = nil
+        /// For a closure registered by name, what the identity its fibers share is.
+        var anchor = PluginAnchor()
+
+        /// Which plugin its fibers are fibers of: the registered value's, or the registration's own.
+        var identity: PluginIdentity { plugin?.identity ?? .function(ObjectIdentifier(anchor)) }
     }
 
     var items: [String: Item] = [:]
@@ -66,6 +71,7 @@ public struct PluginCatalog: Sendable {
         name: String, config: C.Type, inject: [Dependency] = [], provides: [String] = [],
         _ apply: @escaping @CordisActor (EffectScope, C) async throws -> Void
     ) {
+        let anchor = PluginAnchor()
         items[name] = Item(
             name: name, schema: ConfigSchema(of: C.self), injects: inject, provides: provides,
             prepare: { json in
@@ -74,11 +80,12 @@ public struct PluginCatalog: Sendable {
                     let typed = try Self.cast(config, to: C.self, plugin: name)
                     return try ctx.spawn(
                         PluginRunner.forFunction(
-                            name: name, dependencies: inject, provides: provides, config: typed, apply: apply),
+                            name: name, dependencies: inject, provides: provides, config: typed, anchor: anchor,
+                            apply: apply),
                         injecting: extra)
                 }
             },
-            encode: { config in Self.encode(config, as: C.self) })
+            encode: { config in Self.encode(config, as: C.self) }, anchor: anchor)
     }
 
     /// Registers a `FunctionPlugin` under `name`: entries' configs are decoded strictly as `C` and checked
@@ -164,6 +171,9 @@ struct CatalogPlugin: AnyPlugin {
     let item: PluginCatalog.Item
 
     @CordisActor var name: String? { item.name }
+
+    /// The identity the registration's fibers share.
+    var identity: PluginIdentity { item.identity }
 
     /// Starts the plugin with a `JSONValue` config (nil is `{}`).
     ///

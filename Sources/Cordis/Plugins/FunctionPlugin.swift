@@ -3,12 +3,15 @@ import CordisJSON
 /// A plugin value that a context or a catalog can start (cordis-ios's `AnyPlugin`): a `FunctionPlugin`,
 /// or a plugin type wrapped in `PluginType`.
 ///
-/// cordis-ios's own requirements (`identity`, `makeRuntime()`) belong to its plugin registry, which this
-/// package does not have; start one with `ctx.plugin(_:rawConfig:)` or register it with
-/// `catalog.register(_:as:)`.
+/// Start one with `ctx.plugin(_:rawConfig:)` or register it with `catalog.register(_:as:)`; `identity`
+/// finds its fibers in `ctx.registry`. cordis-ios's `makeRuntime()` has no counterpart: a `Runtime` here
+/// is a view of a plugin's live fibers (`ctx.registry.get(plugin)`), not something a plugin makes.
 public protocol AnyPlugin: Sendable {
     /// The plugin's name in logs and status; nil for an anonymous function plugin.
     @CordisActor var name: String? { get }
+    /// Which plugin its fibers are fibers of (cordis-ios's `identity`): the same for every fiber started
+    /// from this value. A conforming type that does not say is identified by its type.
+    var identity: PluginIdentity { get }
     /// Starts a fiber of the plugin under `ctx`'s fiber with `rawConfig`: a value of the plugin's config
     /// type, a `JSONValue` (decoded strictly), or nil (the config decoded from `{}`).
     ///
@@ -20,6 +23,11 @@ public protocol AnyPlugin: Sendable {
     @CordisActor func register(in catalog: inout PluginCatalog, as name: String)
 }
 
+extension AnyPlugin {
+    /// The conforming type's identity.
+    public var identity: PluginIdentity { .type(ObjectIdentifier(Self.self)) }
+}
+
 /// A plugin type as a plugin value (cordis-ios's `PluginType<P>`), for the places that take `AnyPlugin`.
 public struct PluginType<P: Plugin>: AnyPlugin {
     /// Wraps `P`.
@@ -27,6 +35,9 @@ public struct PluginType<P: Plugin>: AnyPlugin {
 
     /// `P.name`.
     @CordisActor public var name: String? { P.name }
+
+    /// `P`'s identity: every fiber of `P`, however it was started, is a fiber of this plugin.
+    public var identity: PluginIdentity { .type(ObjectIdentifier(P.self)) }
 
     /// Starts `P` as `ctx.plugin(P.self, config:)` does, with the config resolved from `rawConfig`.
     @CordisActor
@@ -64,6 +75,12 @@ public struct FunctionPlugin<Config: Decodable & Sendable>: AnyPlugin {
     public let injections: [Injection]
     let body: Apply
     let validator: (@Sendable (Config) throws -> Void)?
+    /// What the plugin's identity is: copies of this value share it, so their fibers are one plugin's.
+    let anchor = PluginAnchor()
+
+    /// The identity of this value and its copies (cordis-ios's `identity`): each `FunctionPlugin(…)` is a
+    /// plugin of its own.
+    public var identity: PluginIdentity { .function(ObjectIdentifier(anchor)) }
 
     /// Creates a function plugin.
     ///
@@ -131,7 +148,8 @@ public struct FunctionPlugin<Config: Decodable & Sendable>: AnyPlugin {
             try await body(scope.ctx.intercepting(injections), config, scope)
         }
         return PluginRunner.forFunction(
-            name: displayName, dependencies: dependencies, config: config, validate: validate, apply: apply)
+            name: displayName, dependencies: dependencies, config: config, anchor: anchor, injections: injections,
+            validate: validate, apply: apply)
     }
 
     /// Starts a fiber of this plugin under `ctx`'s fiber, as `ctx.plugin(_:config:)` does.

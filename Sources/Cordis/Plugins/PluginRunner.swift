@@ -31,6 +31,10 @@ struct PluginRunner {
     }
 
     var name: String { definition.name }
+    /// Which plugin the fiber is a fiber of (kept across config changes).
+    var identity: PluginIdentity { definition.identity }
+    /// The services it injects with the intercept config each carries (nil for none).
+    var injections: [Injection] { definition.injections }
     var provides: [String] { definition.provides }
     var config: Any { definition.config }
 
@@ -49,16 +53,19 @@ struct PluginRunner {
 
     /// A runner for a function plugin; `provides` names the services its `apply` provides (a catalog
     /// entry's), so a dependency cycle through them is seen before they are provided.
-    /// `validate` checks each later config (`Fiber.update`) as it checked this one.
+    /// `validate` checks each later config (`Fiber.update`) as it checked this one. `anchor` is the
+    /// plugin's identity (a `FunctionPlugin`'s or a catalog registration's); without one the runner is a
+    /// plugin of its own. `injections` are the intercept configs its services carry (for `fiber.inject`).
     static func forFunction<C: Decodable>(
         name: String, dependencies: [Dependency], provides: [String] = [], config: C,
+        anchor: AnyObject? = nil, injections: [Injection] = [],
         validate: (@CordisActor (C) throws -> C)? = nil,
         apply: @escaping @CordisActor (EffectScope, C) async throws -> Void
     ) -> PluginRunner {
         PluginRunner(
             FunctionDefinition(
-                name: name, dependencies: dependencies, provides: provides, config: config, validate: validate,
-                apply: apply))
+                name: name, dependencies: dependencies, provides: provides, config: config, anchor: anchor,
+                injections: injections, validate: validate, apply: apply))
     }
 }
 
@@ -66,7 +73,9 @@ struct PluginRunner {
 @CordisActor
 private protocol PluginDefinition: AnyObject {
     var name: String { get }
+    var identity: PluginIdentity { get }
     var dependencies: [Dependency] { get }
+    var injections: [Injection] { get }
     var provides: [String] { get }
     var config: Any { get }
     func instantiate(_ ctx: Context) throws -> PluginRunner.Loaded
@@ -87,6 +96,8 @@ private final class TypeDefinition<P: Plugin>: PluginDefinition {
     init(config: P.Config) {
         typedConfig = config
     }
+
+    var identity: PluginIdentity { .type(ObjectIdentifier(P.self)) }
 
     var config: Any { typedConfig }
 
@@ -125,6 +136,8 @@ private final class InjectingDefinition: PluginDefinition {
     }
 
     var name: String { inner.name }
+    var identity: PluginIdentity { inner.identity }
+    var injections: [Injection] { inner.injections }
     var provides: [String] { inner.provides }
     var config: Any { inner.config }
 
@@ -142,25 +155,34 @@ private final class FunctionDefinition<C: Decodable>: PluginDefinition {
     let dependencies: [Dependency]
     let provides: [String]
     let typedConfig: C
+    /// The object whose identity is the plugin's; nil when this definition is its own (a closure started
+    /// once), and then the definitions made from it by a config change keep this one as their anchor.
+    let anchor: AnyObject?
+    let injections: [Injection]
     let validate: (@CordisActor (C) throws -> C)?
     let apply: @CordisActor (EffectScope, C) async throws -> Void
 
     init(
-        name: String, dependencies: [Dependency], provides: [String], config: C,
-        validate: (@CordisActor (C) throws -> C)?, apply: @escaping @CordisActor (EffectScope, C) async throws -> Void
+        name: String, dependencies: [Dependency], provides: [String], config: C, anchor: AnyObject?,
+        injections: [Injection], validate: (@CordisActor (C) throws -> C)?,
+        apply: @escaping @CordisActor (EffectScope, C) async throws -> Void
     ) {
         self.name = name
         self.dependencies = dependencies
         self.provides = provides
         self.typedConfig = config
+        self.anchor = anchor
+        self.injections = injections
         self.validate = validate
         self.apply = apply
     }
 
+    var identity: PluginIdentity { .function(ObjectIdentifier(anchor ?? self)) }
+
     private func checked(_ config: C) throws -> PluginRunner {
         PluginRunner.forFunction(
             name: name, dependencies: dependencies, provides: provides, config: try validate?(config) ?? config,
-            validate: validate, apply: apply)
+            anchor: anchor ?? self, injections: injections, validate: validate, apply: apply)
     }
 
     var config: Any { typedConfig }

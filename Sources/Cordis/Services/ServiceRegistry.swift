@@ -31,6 +31,8 @@ final class ServiceRegistry {
 
     private var slots: [ServiceSlot: SlotState] = [:]
     private var nextRecordID = 0
+    /// Every service name a provider was ever registered under (cordis-ios's `reflect.props`).
+    private(set) var providedNames: Set<String> = []
     /// Called with the slot whenever the provider it resolves to changes.
     var onChange: (ServiceSlot) -> Void = { _ in }
 
@@ -42,6 +44,14 @@ final class ServiceRegistry {
     /// Every provider registered in a slot (available or not), oldest first.
     func records(_ slot: ServiceSlot) -> [ProviderRecord] {
         slots[slot]?.records ?? []
+    }
+
+    /// The provider a read that does not insist on availability sees in a slot: the one it resolves to
+    /// now, else its oldest ordinary provider, else its oldest fallback.
+    func visibleRecord(_ slot: ServiceSlot) -> ProviderRecord? {
+        if let current = current(slot) { return current }
+        let records = records(slot)
+        return records.first { !$0.isFallback } ?? records.first
     }
 
     /// Every slot that has a provider.
@@ -67,6 +77,7 @@ final class ServiceRegistry {
             id: nextRecordID, slot: slot, fiber: fiber, value: value, fallbackRank: fallbackRank, check: check)
         if record.isFallback { state.fallbacks[record.id] = record } else { state.ordinary.append(record) }
         slots[slot] = state
+        providedNames.insert(slot.name)
         refresh(slot)
         return record
     }
