@@ -5,8 +5,11 @@
 public final class EffectHandle {
     enum Body {
         case disposer(@CordisActor () async throws -> Void)
-        /// A disposer that neither waits nor throws (a timer's cancellation): reverted without an `await`.
+        /// A disposer that neither waits nor throws: reverted without an `await`.
         case immediate(@CordisActor () -> Void)
+        /// A pending timer of the world's queue (a timeout): reverting it cancels the timer, without an
+        /// `await` and without a disposer closure or a timer object of its own to allocate and free.
+        case timer(TimerQueue, UInt64)
         case scope(EffectScope)
     }
 
@@ -40,9 +43,16 @@ public final class EffectHandle {
 
     /// Reverts the effect now if its disposer is immediate (true), without suspending; false otherwise.
     func runImmediately() -> Bool {
-        guard case .immediate(let disposer)? = body else { return false }
-        body = nil
-        disposer()
+        switch body {
+        case .immediate(let disposer)?:
+            body = nil
+            disposer()
+        case .timer(let queue, let id)?:
+            body = nil
+            queue.cancel(id)
+        default:
+            return false
+        }
         return true
     }
 
@@ -60,6 +70,8 @@ public final class EffectHandle {
             do { try await disposer() } catch { owner?.report(error, in: label) }
         case .immediate(let disposer):
             disposer()
+        case .timer(let queue, let id):
+            queue.cancel(id)
         case .scope(let scope):
             await scope.close()
         }

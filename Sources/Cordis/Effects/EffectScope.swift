@@ -46,13 +46,27 @@ public final class EffectScope {
         append(handle)
     }
 
-    /// Collects a disposer that neither waits nor throws (a timer's cancellation); the scope reverts it
-    /// without an `await`, so a fiber holding many of them unloads as fast as one holding none.
+    /// Collects a disposer that neither waits nor throws; the scope reverts it without an `await`.
     ///
     /// - Throws: `CordisError` `.inactiveScope` when the scope is closing or closed.
     func collectImmediate(_ label: String, _ disposer: @escaping @CordisActor () -> Void) throws -> EffectHandle {
         try ensureOpen()
         let handle = EffectHandle(label: label, body: .immediate(disposer), owner: self)
+        append(handle)
+        return handle
+    }
+
+    /// Collects a pending timeout of `queue` whose id `schedule` returns: `schedule` receives the handle
+    /// first (the timer's action uses it), so the timer is scheduled only once the effect is collected.
+    /// Reverting the effect cancels the timer, without an `await`.
+    ///
+    /// - Throws: `CordisError` `.inactiveScope` when the scope is closing or closed (nothing is scheduled).
+    func collectTimer(
+        _ label: String, in queue: TimerQueue, _ schedule: (EffectHandle) -> UInt64
+    ) throws -> EffectHandle {
+        try ensureOpen()
+        let handle = EffectHandle(label: label, body: .timer(queue, 0), owner: self)
+        handle.body = .timer(queue, schedule(handle))
         append(handle)
         return handle
     }

@@ -13,20 +13,19 @@ extension Context {
     ) throws -> EffectHandle {
         let delay = try TimerDelay.checked(delay, timer: "ctx.timeout()", plugin: fiber.name)
         let scope = try fiber.openScope()
-        let timer = PendingTimer(queue: world.timers)
-        let handle = try scope.collectImmediate("ctx.timeout()") { timer.cancel() }
         // Unowned, not weak, and no logger made up front: a weak reference (and the one a context's logger
         // keeps to its context) would give the handle and the context a side table each, and every later
-        // retain and release of them a trip there, which made unloading a fiber with a pending timeout
-        // cost nearly twice a plain one. Both outlive the pending timer: reverting the handle (which the
-        // fiber's unload does) cancels it first.
+        // retain and release of them a trip there. Both outlive the pending timer: reverting the handle
+        // (which the fiber's unload does) cancels it first.
         let fiber = self.fiber
-        timer.schedule(after: delay) { [unowned handle, unowned fiber] in
-            guard !handle.isDisposed else { return }
-            handle.detach()
-            let logger = fiber.world.logger(for: fiber)
-            Task { @CordisActor in
-                do { try await callback() } catch { logger.error("timeout callback of \(logger.name) failed: \(error)") }
+        let handle = try scope.collectTimer("ctx.timeout()", in: world.timers) { handle in
+            world.timers.schedule(after: delay) { [unowned handle, unowned fiber] in
+                guard !handle.isDisposed else { return }
+                handle.detach()
+                let logger = fiber.world.logger(for: fiber)
+                Task { @CordisActor in
+                    do { try await callback() } catch { logger.error("timeout callback of \(logger.name) failed: \(error)") }
+                }
             }
         }
         return handle
