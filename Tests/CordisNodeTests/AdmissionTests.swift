@@ -78,7 +78,7 @@ struct AdmissionTests {
     func nodeStateReleases() {
         var state = NodeState(
             name: "a", discovery: MeshGossip(name: "a", ownAddresses: [], seeds: []), interfaces: [:],
-            limits: Admission.Limits(total: 4, perConsoleIdentity: 1, reserve: 0))
+            limits: Admission.Limits(total: 4, perConsoleIdentity: 1, reserve: 0), withdrawTimeout: .seconds(5))
         #expect(state.receive(.established(session: 1, holder: .console(identity: "x", role: nil))) == [])
         #expect(state.receive(.established(session: 2, holder: .console(identity: "x", role: nil)))
             == [.notAdmitted(session: 2, reason: "x already holds 1 console links, the most one identity may")])

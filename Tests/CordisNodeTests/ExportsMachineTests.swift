@@ -6,6 +6,9 @@ import Testing
 /// `Exports` on scripted event sequences: events in, directives asserted, no sockets.
 @Suite("Exports: announcements and withdrawals per provider life")
 struct ExportsMachineTests {
+    /// The withdrawal deadline the tests configure.
+    static let timeout = Duration.seconds(3)
+
     static func clock(life: Int, fiber: Int = 7) -> ServiceAnnouncement {
         ServiceAnnouncement(
             service: "clock", realm: nil, interface: "ClockAPI", interfaceVersion: "v1", node: "a", fiber: fiber, life: life)
@@ -13,7 +16,7 @@ struct ExportsMachineTests {
 
     @Test("A provider life is announced to every peer, and to a peer linked later")
     func announce() {
-        var exports = Exports()
+        var exports = Exports(withdrawTimeout: Self.timeout)
         #expect(exports.receive(.peerLinked("b")) == [])
         #expect(exports.receive(.available([Self.clock(life: 1)])) == [.announce(Self.clock(life: 1), to: ["b"])])
         #expect(exports.receive(.available([Self.clock(life: 1)])) == [])
@@ -22,22 +25,26 @@ struct ExportsMachineTests {
 
     @Test("A life that leaves is withdrawn from every peer and released once all acknowledged or were lost")
     func withdrawal() {
-        var exports = Exports()
+        var exports = Exports(withdrawTimeout: Self.timeout)
         _ = exports.receive(.peerLinked("b"))
         _ = exports.receive(.peerLinked("c"))
         _ = exports.receive(.available([Self.clock(life: 1)]))
         let provider = Self.clock(life: 1).provider
-        #expect(exports.receive(.available([])) == [.withdraw(provider, peers: ["b", "c"])])
+        #expect(exports.receive(.available([])) == [
+            .withdraw(provider, peers: ["b", "c"]), .armDeadline(life: 1, after: Self.timeout),
+        ])
         #expect(exports.receive(.acknowledged(provider, by: "b")) == [])
         #expect(exports.receive(.acknowledged(provider, by: "b")) == [])
-        #expect(exports.receive(.peerLost("c")) == [.release(provider, .finished(acknowledged: ["b"], lost: ["c"]))])
+        #expect(exports.receive(.peerLost("c")) == [
+            .cancelDeadline(life: 1), .release(provider, .finished(acknowledged: ["b"], lost: ["c"])),
+        ])
         #expect(!exports.isWithdrawing)
         #expect(exports.receive(.deadlinePassed(life: 1)) == [])
     }
 
     @Test("A change in one slot reconciles that slot only: other services and realms keep their exports")
     func slotChange() {
-        var exports = Exports()
+        var exports = Exports(withdrawTimeout: Self.timeout)
         _ = exports.receive(.peerLinked("b"))
         let blue = ServiceAnnouncement(
             service: "clock", realm: "blue", interface: "ClockAPI", interfaceVersion: "v1", node: "a", fiber: 8, life: 2)
@@ -46,7 +53,7 @@ struct ExportsMachineTests {
         _ = exports.receive(.available([Self.clock(life: 1), blue, counter]))
         // The root realm's clock leaves: only it is withdrawn.
         #expect(exports.receive(.slotChanged(service: "clock", realm: nil, available: [])) == [
-            .withdraw(Self.clock(life: 1).provider, peers: ["b"]),
+            .withdraw(Self.clock(life: 1).provider, peers: ["b"]), .armDeadline(life: 1, after: Self.timeout),
         ])
         #expect(exports.export(life: 2) != nil && exports.export(life: 3) != nil)
         // A new life in the blue realm replaces the old one there; an announcement of another slot given
@@ -54,7 +61,7 @@ struct ExportsMachineTests {
         let blueAgain = ServiceAnnouncement(
             service: "clock", realm: "blue", interface: "ClockAPI", interfaceVersion: "v1", node: "a", fiber: 8, life: 4)
         #expect(exports.receive(.slotChanged(service: "clock", realm: "blue", available: [blueAgain, Self.clock(life: 5)])) == [
-            .withdraw(blue.provider, peers: ["b"]),
+            .withdraw(blue.provider, peers: ["b"]), .armDeadline(life: 2, after: Self.timeout),
             .announce(blueAgain, to: ["b"]),
         ])
         #expect(exports.export(life: 5) == nil && exports.export(life: 3) != nil)
@@ -62,7 +69,7 @@ struct ExportsMachineTests {
 
     @Test("A late acknowledgement of an earlier life counts nothing for the current one")
     func lateAcknowledgement() {
-        var exports = Exports()
+        var exports = Exports(withdrawTimeout: Self.timeout)
         _ = exports.receive(.peerLinked("b"))
         _ = exports.receive(.available([Self.clock(life: 1)]))
         let first = Self.clock(life: 1).provider
@@ -73,27 +80,29 @@ struct ExportsMachineTests {
         // Provided again (same fiber, new life), and withdrawn again.
         _ = exports.receive(.available([Self.clock(life: 2)]))
         let second = Self.clock(life: 2).provider
-        #expect(exports.receive(.available([])) == [.withdraw(second, peers: ["b"])])
+        #expect(exports.receive(.available([])) == [.withdraw(second, peers: ["b"]), .armDeadline(life: 2, after: Self.timeout)])
         #expect(exports.receive(.acknowledged(first, by: "b")) == [])
         #expect(exports.isWithdrawing)
-        #expect(exports.receive(.acknowledged(second, by: "b")) == [.release(second, .finished(acknowledged: ["b"], lost: []))])
+        #expect(exports.receive(.acknowledged(second, by: "b")) == [
+            .cancelDeadline(life: 2), .release(second, .finished(acknowledged: ["b"], lost: [])),
+        ])
     }
 
     @Test("A peer that predates lives acknowledges by service, realm and fiber")
     func legacyAcknowledgement() {
-        var exports = Exports()
+        var exports = Exports(withdrawTimeout: Self.timeout)
         _ = exports.receive(.peerLinked("b"))
         _ = exports.receive(.available([Self.clock(life: 3)]))
         _ = exports.receive(.available([]))
         let legacy = ServiceProvider(service: "clock", realm: nil, node: "a", fiber: 7)
         #expect(exports.receive(.acknowledged(legacy, by: "b")) == [
-            .release(Self.clock(life: 3).provider, .finished(acknowledged: ["b"], lost: [])),
+            .cancelDeadline(life: 3), .release(Self.clock(life: 3).provider, .finished(acknowledged: ["b"], lost: [])),
         ])
     }
 
     @Test("A life with no peers leaves at once; a deadline releases a withdrawal with the silent peers named")
     func noPeersAndDeadline() {
-        var exports = Exports()
+        var exports = Exports(withdrawTimeout: Self.timeout)
         _ = exports.receive(.available([Self.clock(life: 1)]))
         #expect(exports.receive(.available([])) == [])
         #expect(exports.export(life: 1) == nil)
@@ -107,14 +116,15 @@ struct ExportsMachineTests {
 
     @Test("Stopping withdraws every export at once and announces nothing more")
     func stoppingWithdrawsEverythingTogether() {
-        var exports = Exports()
+        var exports = Exports(withdrawTimeout: Self.timeout)
         _ = exports.receive(.peerLinked("b"))
         _ = exports.receive(.peerLinked("c"))
         let counter = ServiceAnnouncement(
             service: "counter", realm: nil, interface: "CounterAPI", interfaceVersion: "v1", node: "a", fiber: 8, life: 2)
         _ = exports.receive(.available([Self.clock(life: 1), counter]))
         #expect(exports.receive(.stopping) == [
-            .withdraw(Self.clock(life: 1).provider, peers: ["b", "c"]), .withdraw(counter.provider, peers: ["b", "c"]),
+            .withdraw(Self.clock(life: 1).provider, peers: ["b", "c"]), .armDeadline(life: 1, after: Self.timeout),
+            .withdraw(counter.provider, peers: ["b", "c"]), .armDeadline(life: 2, after: Self.timeout),
         ])
         #expect(exports.receive(.available([Self.clock(life: 1), counter, Self.clock(life: 5)])) == [])
         #expect(exports.receive(.deadlinePassed(life: 1)).count == 1)
@@ -122,12 +132,67 @@ struct ExportsMachineTests {
         #expect(!exports.isWithdrawing)
     }
 
-    @Test("Random sequences: every withdrawal is released exactly once, and nothing is released unwithdrawn", arguments: 0 ..< 200)
+    @Test("Each withdrawal arms one deadline of the configured timeout, and an acknowledged one cancels it before the release")
+    func deadlineArmedOnceAndCancelledByAcknowledgements() {
+        var exports = Exports(withdrawTimeout: .milliseconds(1_250))
+        _ = exports.receive(.peerLinked("b"))
+        _ = exports.receive(.peerLinked("c"))
+        _ = exports.receive(.available([Self.clock(life: 1)]))
+        let provider = Self.clock(life: 1).provider
+        #expect(exports.receive(.available([])) == [
+            .withdraw(provider, peers: ["b", "c"]), .armDeadline(life: 1, after: .milliseconds(1_250)),
+        ])
+        // Nothing that leaves the withdrawal under way arms or cancels anything.
+        #expect(exports.receive(.available([])) == [])
+        #expect(exports.receive(.stopping) == [])
+        #expect(exports.receive(.acknowledged(provider, by: "b")) == [])
+        #expect(exports.receive(.acknowledged(provider, by: "c")) == [
+            .cancelDeadline(life: 1), .release(provider, .finished(acknowledged: ["b", "c"], lost: [])),
+        ])
+    }
+
+    @Test("A withdrawal ended by lost links cancels its deadline, and that deadline passing afterwards changes nothing")
+    func deadlineCancelledByLostLinksThenIgnored() {
+        var exports = Exports(withdrawTimeout: Self.timeout)
+        _ = exports.receive(.peerLinked("b"))
+        _ = exports.receive(.peerLinked("c"))
+        _ = exports.receive(.available([Self.clock(life: 1)]))
+        _ = exports.receive(.available([Self.clock(life: 2)]))
+        let provider = Self.clock(life: 1).provider
+        #expect(exports.receive(.peerLost("b")) == [])
+        #expect(exports.receive(.peerLost("c")) == [
+            .cancelDeadline(life: 1), .release(provider, .finished(acknowledged: [], lost: ["b", "c"])),
+        ])
+        let before = exports.exports
+        #expect(exports.receive(.deadlinePassed(life: 1)) == [])
+        #expect(exports.exports == before && !exports.isWithdrawing)
+        #expect(exports.export(life: 2)?.withdrawal == nil)
+    }
+
+    @Test("A timed-out withdrawal is released once and asks to cancel no deadline: the one that fired")
+    func timedOutReleasesOnceWithoutCancel() {
+        var exports = Exports(withdrawTimeout: Self.timeout)
+        _ = exports.receive(.peerLinked("b"))
+        _ = exports.receive(.available([Self.clock(life: 1)]))
+        _ = exports.receive(.stopping)
+        let provider = Self.clock(life: 1).provider
+        #expect(exports.receive(.deadlinePassed(life: 1)) == [.release(provider, .timedOut(awaiting: ["b"], acknowledged: []))])
+        #expect(exports.receive(.deadlinePassed(life: 1)) == [])
+        #expect(exports.receive(.acknowledged(provider, by: "b")) == [])
+        #expect(exports.receive(.peerLost("b")) == [])
+        #expect(!exports.isWithdrawing)
+    }
+
+    @Test("Random sequences: every withdrawal is released exactly once, nothing is released unwithdrawn, every armed deadline is cancelled or fires exactly once", arguments: 0 ..< 200)
     func randomSequences(seed: UInt64) {
         var random = SeededGenerator(seed: seed)
-        var exports = Exports()
+        var exports = Exports(withdrawTimeout: Self.timeout)
         var withdrawn: [Int: Int] = [:]
         var released: [Int: Int] = [:]
+        // Deadlines armed and not yet cancelled or fired, and every deadline that ended, with how.
+        var armed: Set<Int> = []
+        var deadlinesEnded: [Int: [String]] = [:]
+        var problems: [String] = []
         var available: Set<Int> = []
         var nextLife = 0
         let peers = ["b", "c", "d"]
@@ -135,13 +200,26 @@ struct ExportsMachineTests {
             for directive in directives {
                 switch directive {
                 case .withdraw(let provider, _): withdrawn[provider.life, default: 0] += 1
-                case .release(let provider, _): released[provider.life, default: 0] += 1
+                case .armDeadline(let life, let delay):
+                    if delay != Self.timeout { problems.append("life \(life) armed for \(delay)") }
+                    if !armed.insert(life).inserted { problems.append("life \(life) armed twice") }
+                case .cancelDeadline(let life):
+                    if armed.remove(life) == nil { problems.append("life \(life) cancelled, not armed") }
+                    deadlinesEnded[life, default: []].append("cancelled")
+                case .release(let provider, _):
+                    released[provider.life, default: 0] += 1
+                    if armed.contains(provider.life) { problems.append("life \(provider.life) released with its deadline armed") }
                 case .announce: break
                 }
             }
         }
+        // The deadline of `life` passes: the timer fires only while it is armed (a cancelled one never does).
+        func deadlinePasses(_ life: Int) {
+            if armed.remove(life) != nil { deadlinesEnded[life, default: []].append("fired") }
+            apply(exports.receive(.deadlinePassed(life: life)))
+        }
         for _ in 0 ..< 80 {
-            let event: Exports.Event
+            let event: Exports.Event?
             switch Int.random(in: 0 ..< 8, using: &random) {
             case 0:
                 nextLife += 1
@@ -152,19 +230,34 @@ struct ExportsMachineTests {
                 event = .available(available.sorted().map { Self.clock(life: $0) })
             case 2: event = .peerLinked(peers.randomElement(using: &random) ?? "b")
             case 3: event = .peerLost(peers.randomElement(using: &random) ?? "b")
-            case 4: event = .deadlinePassed(life: Int.random(in: 0 ... max(1, nextLife), using: &random))
+            case 4:
+                // The timer of an armed deadline fires, or one fed late (its withdrawal ended, or none).
+                let late = Int.random(in: 0 ... max(1, nextLife), using: &random)
+                if Bool.random(using: &random), let life = armed.randomElement(using: &random) {
+                    deadlinePasses(life)
+                } else if !armed.contains(late) {
+                    let before = exports.exports
+                    let directives = exports.receive(.deadlinePassed(life: late))
+                    #expect(directives.isEmpty && exports.exports == before, "seed \(seed): a late deadline of \(late) changed things")
+                }
+                event = nil
             default:
                 let life = Int.random(in: 0 ... max(1, nextLife), using: &random)
                 event = .acknowledged(Self.clock(life: life).provider, by: peers.randomElement(using: &random) ?? "b")
             }
-            apply(exports.receive(event))
+            if let event { apply(exports.receive(event)) }
             for (life, count) in released {
                 #expect(count == 1 && withdrawn[life] == 1, "seed \(seed): life \(life) withdrawn \(withdrawn[life] ?? 0), released \(count)")
             }
         }
         apply(exports.receive(.stopping))
-        for life in withdrawn.keys { apply(exports.receive(.deadlinePassed(life: life))) }
+        for life in armed.sorted() { deadlinePasses(life) }
         #expect(!exports.isWithdrawing, "seed \(seed)")
         #expect(withdrawn == released, "seed \(seed): withdrawn \(withdrawn), released \(released)")
+        // Every armed deadline was cancelled or fired, exactly once.
+        #expect(armed.isEmpty, "seed \(seed): deadlines left armed \(armed.sorted())")
+        #expect(Set(deadlinesEnded.keys) == Set(withdrawn.keys), "seed \(seed): deadlines ended \(deadlinesEnded)")
+        #expect(deadlinesEnded.values.allSatisfy { $0.count == 1 }, "seed \(seed): deadlines ended \(deadlinesEnded)")
+        #expect(problems.isEmpty, "seed \(seed): \(problems)")
     }
 }

@@ -27,6 +27,8 @@ struct NodeStateSequenceTests {
         var draining: Set<Int> = []
         /// Provider lives of this node whose withdrawal is under way.
         var withdrawing: Set<Int> = []
+        /// Provider lives whose withdrawal deadline is armed (neither cancelled nor passed yet).
+        var deadlines: Set<Int> = []
         var problems: [String] = []
 
         static let members = ["a", "b", "d", "e"]
@@ -36,7 +38,9 @@ struct NodeStateSequenceTests {
             random = SeededGenerator(seed: seed)
             let discovery: any MemberDiscovery = etcd
                 ? EtcdDirectory(name: "c") : MeshGossip(name: "c", ownAddresses: [], seeds: [])
-            state = NodeState(name: "c", discovery: discovery, interfaces: NodeStateTests.interfaces)
+            state = NodeState(
+                name: "c", discovery: discovery, interfaces: NodeStateTests.interfaces,
+                withdrawTimeout: NodeStateTests.withdrawTimeout)
         }
 
         mutating func pick<T>(_ items: [T]) -> T? {
@@ -54,6 +58,8 @@ struct NodeStateSequenceTests {
                state.route(message, session: session, role: role, draining: draining) == .decide {
                 owed = 1
             }
+            // A deadline fed while armed is its timer firing.
+            if case .exports(.deadlinePassed(let life)) = event { deadlines.remove(life) }
             let directives = state.receive(event)
             let context = "step \(number) (\(event))"
             follow(directives, owed: owed, liveBefore: liveBefore, context: context)
@@ -145,6 +151,17 @@ struct NodeStateSequenceTests {
                     if withdrawing.remove(provider.life) == nil {
                         problems.append("\(context): life \(provider.life) released without a withdrawal under way")
                     }
+                    if deadlines.contains(provider.life) {
+                        problems.append("\(context): life \(provider.life) released with its deadline still armed")
+                    }
+                case .exports(.armDeadline(let life, let delay)):
+                    if !withdrawing.contains(life) || !deadlines.insert(life).inserted || delay != NodeStateTests.withdrawTimeout {
+                        problems.append("\(context): life \(life)'s deadline armed twice, outside a withdrawal or for \(delay)")
+                    }
+                case .exports(.cancelDeadline(let life)):
+                    if deadlines.remove(life) == nil {
+                        problems.append("\(context): life \(life)'s deadline cancelled while not armed")
+                    }
                 case .proxies(.create(let key, _)):
                     if !live.insert(key).inserted { problems.append("\(context): a second proxy of \(key)") }
                 case .proxies(.dispose(let key, let owed, _)):
@@ -199,14 +216,16 @@ struct NodeStateSequenceTests {
         /// Ends every withdrawal still under way at its deadline: each is released once.
         mutating func finish() {
             for life in withdrawing.sorted() {
+                deadlines.remove(life)
                 let directives = state.receive(.exports(.deadlinePassed(life: life)))
                 follow(directives, owed: 0, liveBefore: state.proxies.live, context: "deadline of \(life)")
             }
             if !withdrawing.isEmpty { problems.append("withdrawals never released: \(withdrawing.sorted())") }
+            if !deadlines.isEmpty { problems.append("deadlines left armed: \(deadlines.sorted())") }
         }
     }
 
-    @Test("Mesh and etcd mode, random steps: one link per member, no proxy of a dead life, every withdrawal released once, every withdrawal acknowledged once, no call left waiting", arguments: [false, true])
+    @Test("Mesh and etcd mode, random steps: one link per member, no proxy of a dead life, every withdrawal released once with its deadline cancelled or passed once, every withdrawal acknowledged once, no call left waiting", arguments: [false, true])
     func randomSequences(etcd: Bool) {
         for seed in Self.seeds {
             var world = World(seed: seed, etcd: etcd)

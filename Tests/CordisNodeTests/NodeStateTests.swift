@@ -9,13 +9,16 @@ import Testing
 @Suite("NodeState: the rules that join membership, discovery, exports and proxies")
 struct NodeStateTests {
     static let interfaces = ["clock": Proxies.Interface(name: "Clock", version: "1")]
+    static let withdrawTimeout = Duration.seconds(5)
 
     static func mesh(_ name: String = "a") -> NodeState {
-        NodeState(name: name, discovery: MeshGossip(name: name, ownAddresses: [], seeds: []), interfaces: interfaces)
+        NodeState(
+            name: name, discovery: MeshGossip(name: name, ownAddresses: [], seeds: []), interfaces: interfaces,
+            withdrawTimeout: withdrawTimeout)
     }
 
     static func etcd(_ name: String = "a") -> NodeState {
-        NodeState(name: name, discovery: EtcdDirectory(name: name), interfaces: interfaces)
+        NodeState(name: name, discovery: EtcdDirectory(name: name), interfaces: interfaces, withdrawTimeout: withdrawTimeout)
     }
 
     static func handshake(_ session: Int, _ name: String, _ incarnation: String, side: Handshake.Side = .responder)

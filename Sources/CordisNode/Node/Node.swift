@@ -18,8 +18,8 @@ import Synchronization
 /// The node decides nothing about its links or exports itself: it feeds events to three state machines,
 /// `Membership` (which link stands for a member), its `MemberDiscovery` (how members are found and
 /// when a life is over: the embedded mesh's `MeshGossip`, or etcd's `EtcdDirectory`) and `Exports`
-/// (what is announced and withdrawn, per provider life), and carries out their directives, the same
-/// way in both modes.
+/// (what is announced and withdrawn, per provider life, and when a withdrawal's deadline is armed or
+/// cancelled), and carries out their directives, the same way in both modes.
 /// All members are isolated to `CordisActor`; socket I/O and timers run on the node's `EventLoop`.
 @CordisActor
 public final class Node {
@@ -48,7 +48,8 @@ public final class Node {
     var replacementWaiters: [String: [CheckedContinuation<PeerSession?, Never>]] = [:]
     /// Every cluster decision: membership, discovery, exports, proxies and who may send what.
     var state: NodeState
-    /// The provider record of each exported life, and the holds and deadlines of withdrawals.
+    /// The provider record of each exported life, the holds of withdrawals and the timers of the deadlines
+    /// `Exports` armed.
     var exportRecords: [Int: ProviderRecord] = [:]
     var withdrawalHolds: [Int: WithdrawalHold] = [:]
     var withdrawalDeadlines: [Int: UInt64] = [:]
@@ -113,11 +114,11 @@ public final class Node {
         limits.followsPerConsoleIdentity = configuration.consoleBudget.follows
         self.state = NodeState(
             name: configuration.name, discovery: MeshGossip(name: configuration.name, ownAddresses: [], seeds: []),
-            interfaces: interfaces, limits: limits)
+            interfaces: interfaces, limits: limits, withdrawTimeout: configuration.withdrawTimeout)
         if !configuration.etcdEndpoints.isEmpty {
             state = NodeState(
                 name: configuration.name, discovery: EtcdDirectory(name: configuration.name), interfaces: interfaces,
-                limits: limits)
+                limits: limits, withdrawTimeout: configuration.withdrawTimeout)
             etcd = EtcdMode(
                 client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop, traffic: traffic), incarnation: configuration.incarnation,
                 leaseTTL: configuration.leaseTTL, idleTimeout: configuration.idleLinkTimeout)
@@ -186,7 +187,8 @@ public final class Node {
                 discovery: MeshGossip(
                     name: name, ownAddresses: advertisedAddresses + listeningAddresses.map(\.description),
                     seeds: configuration.peers.map(\.description)),
-                interfaces: state.proxies.interfaces, limits: state.admission.limits)
+                interfaces: state.proxies.interfaces, limits: state.admission.limits,
+                withdrawTimeout: configuration.withdrawTimeout)
         } else {
             do {
                 try await registerInEtcd(retryingFor: .seconds(30))

@@ -70,7 +70,7 @@ struct NodeState {
         case memberLost(member: String, incarnation: String, link: Int?, inOrder: Bool)
         /// A directive of the discovery (dial, stop dialling, send members, a member gone from etcd, re-dial).
         case discovery(DiscoveryDirective)
-        /// Send, hold or release what `Exports` decided.
+        /// Send, hold, arm or cancel a deadline, or release, as `Exports` decided.
         case exports(Exports.Directive)
         /// Create or dispose a proxy, or acknowledge a withdrawal, as `Proxies` decided.
         case proxies(Proxies.Directive)
@@ -98,7 +98,7 @@ struct NodeState {
     /// How members are found, and when a member's life is over.
     private(set) var discovery: any MemberDiscovery
     /// What this node shares, per provider life.
-    private(set) var exports = Exports()
+    private(set) var exports: Exports
     /// The proxies of what the others share.
     private(set) var proxies: Proxies
     /// Sessions whose link closed in order as idle (either side said so), until their end is taken.
@@ -109,14 +109,15 @@ struct NodeState {
     private(set) var forgottenNames: Set<String> = []
     private(set) var forgottenAddresses: Set<String> = []
 
-    /// A node named `name` that finds members through `discovery`, can proxy `interfaces` and holds links
-    /// within `limits`.
+    /// A node named `name` that finds members through `discovery`, can proxy `interfaces`, holds links
+    /// within `limits` and gives each withdrawal `withdrawTimeout` for the acknowledgements.
     init(
         name: String, discovery: any MemberDiscovery, interfaces: [String: Proxies.Interface],
-        limits: Admission.Limits = Admission.Limits(total: 1024)
+        limits: Admission.Limits = Admission.Limits(total: 1024), withdrawTimeout: Duration
     ) {
         self.membership = Membership(name: name)
         self.discovery = discovery
+        self.exports = Exports(withdrawTimeout: withdrawTimeout)
         self.proxies = Proxies(interfaces: interfaces)
         self.admission = Admission(limits: limits)
     }

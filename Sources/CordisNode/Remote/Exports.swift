@@ -9,6 +9,10 @@ import CordisWire
 /// counts for nothing. A peer counts as lost only when its member's life is over (a duplicate link
 /// replaced is not a loss). At shutdown every export is withdrawn at once, so slow peers cost one
 /// deadline, not one each.
+///
+/// Each withdrawal has a deadline, armed when it starts: a withdrawal that ends before it (acknowledged,
+/// or its peers lost) cancels it; one that ends by it cancels nothing, and a deadline that passes after
+/// its withdrawal ended changes nothing.
 struct Exports {
     /// One withdrawal in progress.
     struct Withdrawal: Equatable, Sendable {
@@ -59,11 +63,18 @@ struct Exports {
     enum Directive: Equatable, Sendable {
         /// Send the announcement to these peers.
         case announce(ServiceAnnouncement, to: [String])
-        /// Send `withdraw` to these peers, hold the provider's teardown, arm the deadline.
+        /// Send `withdraw` to these peers and hold the provider's teardown.
         case withdraw(ServiceProvider, peers: [String])
+        /// Feed `deadlinePassed(life:)` back once `after` has passed, unless cancelled first.
+        case armDeadline(life: Int, after: Duration)
+        /// The withdrawal of `life` ended before its deadline: cancel it.
+        case cancelDeadline(life: Int)
         /// Let the provider's teardown run (the withdrawal ended), logging the outcome.
         case release(ServiceProvider, Outcome)
     }
+
+    /// How long a withdrawal waits for its peers' acknowledgements.
+    let withdrawTimeout: Duration
 
     /// The exports, by provider life.
     private(set) var exports: [Int: Export] = [:]
@@ -71,6 +82,11 @@ struct Exports {
     private(set) var peers: Set<String> = []
     /// True once the node is stopping.
     private(set) var isStopping = false
+
+    /// Exports whose withdrawals wait at most `withdrawTimeout` for the peers' acknowledgements.
+    init(withdrawTimeout: Duration) {
+        self.withdrawTimeout = withdrawTimeout
+    }
 
     /// Whether a withdrawal is in progress.
     var isWithdrawing: Bool { exports.values.contains { $0.withdrawal != nil } }
@@ -166,11 +182,13 @@ struct Exports {
         }
         exports[life]?.withdrawal = Withdrawal(awaiting: peers)
         directives.append(.withdraw(export.announcement.provider, peers: peers.sorted()))
+        directives.append(.armDeadline(life: life, after: withdrawTimeout))
     }
 
     private mutating func finishIfDone(_ life: Int, into directives: inout [Directive]) {
         guard let export = exports[life], let withdrawal = export.withdrawal, withdrawal.awaiting.isEmpty else { return }
         exports[life] = nil
+        directives.append(.cancelDeadline(life: life))
         directives.append(.release(
             export.announcement.provider,
             .finished(acknowledged: withdrawal.acknowledged.sorted(), lost: withdrawal.lost.sorted())))

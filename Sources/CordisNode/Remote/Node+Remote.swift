@@ -68,9 +68,15 @@ extension Node {
             unpublish(life: life) { [weak self] in
                 for peer in peers { self?.link(to: peer)?.send(.withdraw(provider)) }
             }
-            withdrawalDeadlines[life] = loop.schedule(after: configuration.withdrawTimeout) { [weak self] in
-                Task { @CordisActor in self?.exportsChanged(.deadlinePassed(life: life)) }
+        case .armDeadline(let life, let delay):
+            withdrawalDeadlines[life] = loop.schedule(after: delay) { [weak self] in
+                Task { @CordisActor in
+                    self?.withdrawalDeadlines[life] = nil
+                    self?.exportsChanged(.deadlinePassed(life: life))
+                }
             }
+        case .cancelDeadline(let life):
+            if let timer = withdrawalDeadlines.removeValue(forKey: life) { loop.cancelTimer(timer) }
         case .release(let provider, let outcome):
             let life = provider.life
             switch outcome {
@@ -82,7 +88,6 @@ extension Node {
             case .timedOut(let awaiting, _):
                 logger.warn("withdrawal of \(provider.service) went ahead without acknowledgements from \(awaiting)")
             }
-            if let timer = withdrawalDeadlines.removeValue(forKey: life) { loop.cancelTimer(timer) }
             control.metrics.withdrawalEnded(life: life, outcome: outcome)
             withdrawalHolds.removeValue(forKey: life)?.release()
         }
