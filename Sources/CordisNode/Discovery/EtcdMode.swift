@@ -16,8 +16,12 @@ final class EtcdMode {
     /// The node's incarnation as registered: the process's own at start, a new one after each
     /// registration that replaced a lost lease (the old life was declared over by the others meanwhile).
     var incarnation: String
-    /// The lease the node's keys live under (0 before registration).
-    var lease: Int64 = 0
+    /// The lease the node's keys live under (0 before registration); the keeper renews this one.
+    var lease: Int64 = 0 {
+        didSet { keeper.lease = lease }
+    }
+    /// Renews the lease off the actor and reports what each renewal came to.
+    let keeper: LeaseKeeper
     /// What the node makes of its lease: degraded or not, exports withdrawn or not.
     var rule: LeaseRule
     /// Why the node is degraded (its lease lost or etcd unreachable past the TTL), nil when it is not.
@@ -33,7 +37,7 @@ final class EtcdMode {
     var redialling: [String: Task<Void, Never>] = [:]
     /// When each member's link last carried a call.
     var lastUse: [String: ContinuousClock.Instant] = [:]
-    /// The long-running work: the keepalive, the watch, the idle sweep.
+    /// The long-running work: the keeper's renewals and what they came to, the watch, the idle sweep.
     var tasks: [Task<Void, Never>] = []
 
     init(client: EtcdClient, incarnation: String, leaseTTL: Duration, idleTimeout: Duration) {
@@ -42,6 +46,7 @@ final class EtcdMode {
         self.leaseTTL = leaseTTL
         self.idleTimeout = idleTimeout
         self.rule = LeaseRule(ttl: leaseTTL, now: .now)
+        self.keeper = LeaseKeeper(client: client, ttl: leaseTTL)
     }
 
     /// The TTL in whole seconds, as etcd grants it.

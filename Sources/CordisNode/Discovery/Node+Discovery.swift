@@ -102,7 +102,10 @@ extension Node {
     /// Starts the keepalive, the watch and the idle sweep.
     func beginDiscovery() {
         guard let etcd else { return }
-        etcd.tasks.append(Task { [weak self] in await self?.keepLeaseAlive() })
+        let keeper = etcd.keeper
+        // The renewals run off the actor (`LeaseKeeper.run` is `@concurrent`); their outcomes come here.
+        etcd.tasks.append(Task { await keeper.run() })
+        etcd.tasks.append(Task { [weak self] in await self?.followLease(keeper.outcomes) })
         etcd.tasks.append(Task { [weak self] in await self?.followDirectory() })
         etcd.tasks.append(Task { [weak self] in await self?.closeIdleLinks() })
         publishExports()
@@ -121,39 +124,37 @@ extension Node {
         }
     }
 
-    /// Keeps the lease alive at a third of its TTL. While etcd merely does not answer and the lease may
-    /// still live (less than the TTL since the last answered keepalive), nothing changes: the links keep
-    /// serving. Once a whole TTL passed without an answer the lease has certainly expired: the node is
-    /// degraded and withdraws its exports from the linked peers (in order), since the others may already
-    /// count it as gone. When etcd answers again, a lease it still knows is kept, one it no longer knows
-    /// is replaced by a new registration as a new incarnation; either way the exports are announced and
-    /// published again.
-    private func keepLeaseAlive() async {
-        guard let etcd else { return }
-        var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: etcd.leaseTTL / 3)
+    /// Takes what each renewal of the lease came to (`LeaseKeeper` renews it at a third of its TTL, off
+    /// the actor). While etcd merely does not answer and the lease may still live (less than the TTL
+    /// since the last answered keepalive), nothing changes: the links keep serving. Once a whole TTL
+    /// passed without an answer the lease has certainly expired: the node is degraded and withdraws its
+    /// exports from the linked peers (in order), since the others may already count it as gone. When
+    /// etcd answers again, a lease it still knows is kept, one it no longer knows is replaced by a new
+    /// registration as a new incarnation; either way the exports are announced and published again.
+    private func followLease(_ outcomes: AsyncStream<LeaseKeeper.Outcome>) async {
         // Renewals unanswered in a row: the first is logged, and the answer that ends the run.
         var unanswered = 0
-        while running, !Task.isCancelled {
-            await pause(for: etcd.degraded == nil ? etcd.leaseTTL / 3 : backoff.next(random: Double.random(in: 0...1)))
-            guard running, !Task.isCancelled else { return }
-            do {
-                if etcd.lease == 0 { throw EtcdError(.leaseNotFound, "no lease yet") }
-                // The renewal must land before the lease ends: a third of the TTL passed since the last.
-                _ = try await etcd.client.keepAlive(lease: etcd.lease, within: etcd.leaseTTL * 2 / 3)
+        for await outcome in outcomes {
+            guard running, let etcd else { return }
+            switch outcome.event {
+            case .kept:
                 if unanswered > 0 {
                     logger.info("etcd answered a lease renewal again, after \(unanswered) unanswered")
                     unanswered = 0
                 }
-                follow(etcd.rule.receive(.kept(at: .now)))
-                backoff.reset()
-            } catch let error as EtcdError where error.code == .leaseNotFound {
+                follow(etcd.rule.receive(outcome.event))
+            case .leaseNotFound:
+                // An earlier lease's answer, come after the node registered under a new one: nothing.
+                guard outcome.lease == etcd.lease else { continue }
                 let directives = etcd.rule.receive(.leaseNotFound)
                 follow(directives.filter { $0 != .registerAgain })
                 if directives.contains(.registerAgain) { await registerAgainAsNewIncarnation() }
-            } catch {
+            case .unanswered(_, let reason):
                 unanswered += 1
-                if unanswered == 1 { logger.info("etcd did not answer a lease renewal: \(error)") }
-                follow(etcd.rule.receive(.unanswered(at: .now, reason: "\(error)")))
+                if unanswered == 1 { logger.info("etcd did not answer a lease renewal: \(reason)") }
+                follow(etcd.rule.receive(outcome.event))
+            case .registered:
+                follow(etcd.rule.receive(outcome.event))
             }
         }
     }
@@ -167,7 +168,7 @@ extension Node {
             case .withdrawExports:
                 withdrawExportsForLostLease()
             case .registerAgain:
-                // Awaited by the keepalive loop itself (see `keepLeaseAlive`).
+                // Awaited where the outcome came in (see `followLease`).
                 break
             case .recover:
                 logger.info("registered in etcd again (lease \(etcd?.lease ?? 0)); no longer degraded")
