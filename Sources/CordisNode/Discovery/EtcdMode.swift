@@ -3,8 +3,8 @@ import CordisDiscovery
 import CordisWire
 
 /// What a node in etcd mode keeps beside its `EtcdDirectory` (the node's discovery): the etcd client, its lease and whether it
-/// is degraded, the service keys it put, the links being opened on demand, and when each member's link
-/// last carried a call. Owned by the node, on `CordisActor`.
+/// is degraded, the service keys it put, the links being opened on demand, and which links are idle.
+/// Owned by the node, on `CordisActor`.
 @CordisActor
 final class EtcdMode {
     /// The client of etcd's JSON gateway.
@@ -12,7 +12,7 @@ final class EtcdMode {
     /// The lease's time to live.
     let leaseTTL: Duration
     /// How long a link may carry no call before it is closed.
-    let idleTimeout: Duration
+    var idleTimeout: Duration { idle.timeout }
     /// The node's incarnation as registered: the process's own at start, a new one after each
     /// registration that replaced a lost lease (the old life was declared over by the others meanwhile).
     var incarnation: String
@@ -35,8 +35,8 @@ final class EtcdMode {
     var opening: [String: Task<PeerSession?, Never>] = [:]
     /// Members being re-dialled after their link failed.
     var redialling: [String: Task<Void, Never>] = [:]
-    /// When each member's link last carried a call.
-    var lastUse: [String: ContinuousClock.Instant] = [:]
+    /// Which links are idle and close: when each member's link last carried a call.
+    var idle: IdleLinks
     /// The long-running work: the keeper's renewals and what they came to, the watch, the idle sweep.
     var tasks: [Task<Void, Never>] = []
 
@@ -44,7 +44,7 @@ final class EtcdMode {
         self.incarnation = incarnation
         self.client = client
         self.leaseTTL = leaseTTL
-        self.idleTimeout = idleTimeout
+        self.idle = IdleLinks(timeout: idleTimeout)
         self.rule = LeaseRule(ttl: leaseTTL, now: .now)
         self.keeper = LeaseKeeper(client: client, ttl: leaseTTL)
     }

@@ -402,26 +402,25 @@ extension Node {
 
     /// Notes that a call used the link to `member` (it is not idle).
     func linkUsed(_ member: String) {
-        etcd?.lastUse[member] = ContinuousClock.now
+        _ = etcd?.idle.receive(.used(member: member, at: .now))
     }
 
-    /// Closes links that carried no call for the idle timeout, sending `goodbye` with `idle` so neither
-    /// side takes the close for a failure.
+    /// Closes links that carried no call for the idle timeout (as `IdleLinks` decides), sending
+    /// `goodbye` with `idle` so neither side takes the close for a failure.
     private func closeIdleLinks() async {
         guard let etcd else { return }
         while running, !Task.isCancelled {
             await pause(for: etcd.idleTimeout / 2)
-            let now = ContinuousClock.now
-            for (member, session) in sessions {
-                let used = etcd.lastUse[member] ?? .now
-                if etcd.lastUse[member] == nil { etcd.lastUse[member] = used }
-                guard now - used > etcd.idleTimeout, session.calls.count == 0, session.inbound.count == 0,
-                      !control.relays.values.contains(where: { $0.member == member }),
-                      control.upstream[member] == nil
-                else { continue }
+            let linked = sessions
+            let busy = Set(linked.filter { member, session in
+                session.calls.count > 0 || session.inbound.count > 0 || relaysPending(to: member)
+                    || control.upstream[member] != nil
+            }.keys)
+            let event = IdleLinks.Event.sweep(at: .now, linked: Set(linked.keys), busy: busy)
+            for case .close(let member) in etcd.idle.receive(event) {
+                guard let session = linked[member] else { continue }
                 logger.debug("closing the idle link to \(member)", fields: [("CORDIS_PEER", member)])
                 carryOut(state.receive(.closingIdle(session: session.id)))
-                etcd.lastUse[member] = nil
                 session.link.close(reason: NodeState.idleReason)
             }
         }

@@ -614,7 +614,7 @@ public final class Node {
             session.failCalls()
             controlSessionEnded(session)
         }
-        etcd?.lastUse[member] = nil
+        _ = etcd?.idle.receive(.unlinked(member: member))
         liveMembers.set(member, nil)
         if inOrder {
             logger.debug("idle link to \(member) closed", fields: [("CORDIS_PEER", member)])
