@@ -15,7 +15,7 @@ import sys
 import traceback
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -147,7 +147,15 @@ def main():
         shot("graph-unreachable")
         page("cluster")
         until("c can be forgotten", lambda: query('button[data-forget="c"]') is not None)
-        query('button[data-forget="c"]').click()
+        forget = query('button[data-forget="c"]')
+        # The "last seen" count ticks every second: the row, and the button a user is pressing, stay.
+        seen = text('#members tr[data-member="c"] td:nth-child(2) .muted')
+        until("c's last seen count ticks", lambda: text('#members tr[data-member="c"] td:nth-child(2) .muted') not in ("", seen), timeout=5)
+        try:
+            findings["forgetKept"] = driver.execute_script("return arguments[0].isConnected", forget)
+        except StaleElementReferenceException:
+            raise AssertionError("the Forget button was replaced when the last seen count ticked")
+        forget.click()
         until("c shows as left", lambda: attribute('#members tr[data-member="c"]', "data-health") == "left", timeout=30)
         findings["forgottenHealth"] = attribute('#members tr[data-member="c"]', "data-health")
         findings["latenciesMs"] = driver.execute_script("return window.cordisLatencies")

@@ -317,6 +317,11 @@ function time(seconds) {
 
 // ---- Cluster
 
+// The Cluster page's rows by member, each with what it shows. A row whose member shows the same is kept
+// as it is, so a Forget button under the pointer is never replaced mid-click; only the "last seen" count
+// ticks inside it.
+let memberRows = new Map();
+
 function renderCluster() {
   const members = memberList();
   const counts = {};
@@ -326,32 +331,58 @@ function renderCluster() {
     el('div', { class: 'tile' }, el('b', { text: String(members.length) }), 'members'),
     ...['up', 'suspected', 'degraded', 'down', 'left'].filter((health) => counts[health])
       .map((health) => el('div', { class: 'tile' }, el('b', { text: String(counts[health]) }), health)));
-  const body = document.querySelector('#members tbody');
-  body.replaceChildren(...members.map((member) => {
+  const previous = memberRows;
+  memberRows = new Map();
+  const rows = members.map((member) => {
     const node = statusNode(member.name);
     const health = healthOf(member);
     // Only a node in etcd mode reports its lease: held (its id and time to live) or lost (`degraded`).
     const lease = node && node.degraded ? 'lost: ' + node.degraded
       : node && node.lease ? 'held ' + node.lease.id + ' (TTL ' + node.lease.ttl + ' s)' : '—';
     const link = member.self ? 'this node' : (member.linked ? 'linked' : 'no link');
-    const fibers = node ? (node.fibers || []).length : 0;
+    const fibers = String(node ? (node.fibers || []).length : 0) + (node && node.reachable === false ? ' (last known)' : '');
     const reason = node && node.unreachable ? node.unreachable : '';
-    return el('tr', { 'data-member': member.name, 'data-health': health },
+    const unseen = Boolean(node && node.reachable === false);
+    const shown = JSON.stringify([member.name, member.self, health, reason, unseen, member.incarnation,
+      member.addresses, link, lease, fibers]);
+    const kept = previous.get(member.name);
+    if (kept && kept.shown === shown) {
+      memberRows.set(member.name, kept);
+      return kept.row;
+    }
+    const row = el('tr', { 'data-member': member.name, 'data-health': health },
       el('td', {}, el('b', { text: member.name }), member.self ? el('span', { class: 'muted', text: ' (reached)' }) : null),
       el('td', {}, el('span', { class: 'health health-' + health, text: health }),
-        reason || lastSeenText(node) ? el('div', { class: 'muted', text: [reason, lastSeenText(node)].filter(Boolean).join('; ') }) : null),
+        reason || unseen ? el('div', { class: 'muted' }, reason || null, reason && unseen ? '; ' : null,
+          unseen ? el('span', { 'data-seen': member.name }) : null) : null),
       el('td', { class: 'mono', text: member.incarnation || '' }),
       el('td', { class: 'mono', text: (member.addresses || []).join('\n') }),
       el('td', { text: link }),
       el('td', { text: lease }),
-      el('td', { text: String(fibers) + (node && node.reachable === false ? ' (last known)' : '') }),
+      el('td', { text: fibers }),
       // A member that is down can be forgotten (admin role: the node decides).
       el('td', {}, health === 'down' ? el('button', {
         type: 'button', 'data-forget': member.name, text: 'Forget',
         onclick: () => act('forget', null, { member: member.name })
           .then(() => notice('forgot ' + member.name, true)).catch((error) => notice(error.message)),
       }) : null));
-  }));
+    memberRows.set(member.name, { shown, row });
+    return row;
+  });
+  const body = document.querySelector('#members tbody');
+  // Only rows that changed are touched: a kept row is not even moved.
+  const wanted = new Set(rows);
+  for (const child of [...body.children]) if (!wanted.has(child)) child.remove();
+  rows.forEach((row, index) => { if (body.children[index] !== row) body.insertBefore(row, body.children[index] || null); });
+  tickLastSeen();
+}
+
+// An unreachable member's "last seen" counts on between changes, by this page's clock.
+function tickLastSeen() {
+  for (const span of document.querySelectorAll('#members [data-seen]')) {
+    const text = lastSeenText(statusNode(span.dataset.seen));
+    if (span.textContent !== text) span.textContent = text;
+  }
 }
 
 // ---- Plugins
@@ -813,7 +844,7 @@ document.addEventListener('DOMContentLoaded', () => {
   show();
   connect();
   // An unreachable member's "last seen" keeps counting between changes (a local clock, nothing is fetched).
-  setInterval(() => { if (currentPage() === 'cluster' && statusNodes().some((node) => node.reachable === false)) renderCluster(); }, 1000);
+  setInterval(() => { if (currentPage() === 'cluster') tickLastSeen(); }, 1000);
 });
 """##
 }

@@ -64,6 +64,8 @@ struct WebConsoleBrowserTests {
         // The Services page lists the counter's interface with its methods, and offers them for the call.
         #expect(findings["counterMethods"]?.stringValue?.contains("add, value") == true, "\(findings)")
         #expect(findings["methodChoices"]?.stringValue == "add,value", "\(findings)")
+        // The Forget button under the pointer is the same element after the "last seen" count ticked.
+        #expect(findings["forgetKept"] == true, "\(findings)")
         // Forgotten from the page, the killed node stays on the Cluster page as left.
         #expect(findings["forgottenHealth"]?.stringValue == "left", "\(findings)")
         #expect(findings["operator"]?.stringValue?.isEmpty == false, "\(findings)")
