@@ -128,7 +128,7 @@ struct MembershipDuplicateCloseTests {
     func newLifeWhileWaiting() {
         var view = Self.waitingForReplacement()
         #expect(view.receive(Self.handshake(2, .initiator, "a", "a2")) == [
-            .withdrawAll(member: "a", incarnation: "a1"), .adopt(session: 2, member: "a"),
+            .withdrawAll(member: "a", incarnation: "a1"), .adopt(session: 2, member: "a", restarted: true),
         ])
         #expect(view.receive(.replacementOverdue(member: "a", closed: 1)) == [])
         #expect(view.members["a"]?.incarnation == "a2")

@@ -42,7 +42,7 @@ struct MembershipMachineTests {
         ])
         #expect(view.receive(.linkClosed(session: 2)) == [])
         #expect(view.receive(.linkClosed(session: 1)) == [.withdrawAll(member: "b", incarnation: "b1")])
-        #expect(view.receive(Self.handshake(3, .responder, "b", "b2")) == [.adopt(session: 3, member: "b")])
+        #expect(view.receive(Self.handshake(3, .responder, "b", "b2")) == [.adopt(session: 3, member: "b", restarted: true)])
         #expect(view.members["b"]?.incarnation == "b2")
     }
 
@@ -54,6 +54,19 @@ struct MembershipMachineTests {
             .refuse(session: 2, reason: "a live member is named x (incarnation new)"),
         ])
         #expect(view.session(of: "x") == 1)
+    }
+
+    @Test("A life adopted after another life of the same member is a restart; the same life linked again, or a member forgotten before, is not")
+    func restarts() {
+        var view = Membership(name: "a")
+        #expect(view.receive(Self.handshake(1, .responder, "b", "b1")) == [.adopt(session: 1, member: "b")])
+        _ = view.receive(.linkClosed(session: 1))
+        #expect(view.receive(Self.handshake(2, .responder, "b", "b1")) == [.adopt(session: 2, member: "b")])
+        _ = view.receive(.linkClosed(session: 2))
+        #expect(view.receive(Self.handshake(3, .responder, "b", "b2")) == [.adopt(session: 3, member: "b", restarted: true)])
+        _ = view.receive(.linkClosed(session: 3))
+        _ = view.receive(.forgotten(name: "b"))
+        #expect(view.receive(Self.handshake(4, .responder, "b", "b3")) == [.adopt(session: 4, member: "b")])
     }
 
     @Test("A peer claiming this node's own name is refused")
@@ -73,7 +86,7 @@ struct MembershipMachineTests {
             .close(session: 1, reason: "no heartbeat from b"), .withdrawAll(member: "b", incarnation: "b1"),
         ])
         #expect(view.receive(.linkClosed(session: 1)) == [])
-        #expect(view.receive(Self.handshake(2, .responder, "b", "b2")) == [.adopt(session: 2, member: "b")])
+        #expect(view.receive(Self.handshake(2, .responder, "b", "b2")) == [.adopt(session: 2, member: "b", restarted: true)])
     }
 
     // MARK: - Randomised interleavings
@@ -169,7 +182,7 @@ struct MembershipMachineTests {
                 } else {
                     withdrawnAtB.append(incarnation)
                 }
-            case .adopt(let id, _):
+            case .adopt(let id, _, _):
                 if atA, let incarnation = a.members["b"]?.incarnation, a.session(of: "b") == id {
                     adoptedAtA.append(incarnation)
                     historyAtA.append("+" + incarnation)

@@ -41,7 +41,7 @@ struct MeshGossipMachineTests {
             .dropProxies(member: "b", incarnation: "b1"),
         ])
         #expect(links.receive(.handshakeCompleted(
-            session: 2, side: .responder, name: "b", incarnation: "b2", addresses: ["unix:/b2"])) == [.adopt(session: 2, member: "b")])
+            session: 2, side: .responder, name: "b", incarnation: "b2", addresses: ["unix:/b2"])) == [.adopt(session: 2, member: "b", restarted: true)])
         #expect(view.receive(.linked(member: "b", incarnation: "b2", addresses: ["unix:/b2"])) == [
             .sendMembers(to: "b"), .stopDialling("unix:/b1"), .dial("unix:/b2"),
         ])
@@ -63,6 +63,38 @@ struct MeshGossipMachineTests {
         #expect(view.receive(.forgotten(name: "b")) == [.stopDialling("unix:/b1")])
         #expect(view.known["b"] == nil)
         #expect(view.receive(.peerListed([Member(name: "c", addresses: ["unix:/b1"], incarnation: "c1")])) == [])
+    }
+
+    @Test("A seed whose dial reached a member is that member's: it waits while the member is linked, and forgetting the member stops it for good")
+    func aSeedReachedIsTheMembers() {
+        var view = MeshGossip(name: "a", ownAddresses: [], seeds: ["tcp:127.0.0.1:7001"])
+        #expect(view.receive(.started) == [.dial("tcp:127.0.0.1:7001")])
+        // b advertises another spelling of the seed's address.
+        _ = view.receive(.dialled(address: "tcp:127.0.0.1:7001", member: "b"))
+        _ = view.receive(.linked(member: "b", incarnation: "b1", addresses: ["tcp:localhost:7001"]))
+        #expect(view.owner(of: "tcp:127.0.0.1:7001") == "b")
+        #expect(view.addresses(of: "b") == ["tcp:127.0.0.1:7001", "tcp:localhost:7001"])
+        _ = view.receive(.unlinked(member: "b", incarnation: "b1", inOrder: false))
+        #expect(view.receive(.forgotten(name: "b")) == [.stopDialling("tcp:127.0.0.1:7001"), .stopDialling("tcp:localhost:7001")])
+        #expect(view.owner(of: "tcp:127.0.0.1:7001") == nil)
+        #expect(view.dialling.isEmpty)
+        // Listed again by a peer under the seed's spelling: not dialled, it was forgotten.
+        #expect(view.receive(.peerListed([Member(name: "c", addresses: ["tcp:127.0.0.1:7001"], incarnation: "c1")])) == [])
+    }
+
+    @Test("Only an address being dialled gets an owner by its dial, and loses it when its dialler stops")
+    func reachedOnlyWhileDialled() {
+        var view = MeshGossip(name: "a", ownAddresses: [], seeds: [])
+        _ = view.receive(.dialled(address: "unix:/x", member: "b"))
+        #expect(view.owner(of: "unix:/x") == nil)
+        _ = view.receive(.peerListed([Member(name: "b", addresses: ["unix:/b1"], incarnation: "b1")]))
+        _ = view.receive(.dialled(address: "unix:/b1", member: "b"))
+        // b restarts on new addresses: the old one's dialler stops, and with it what its dial reached.
+        #expect(view.receive(.linked(member: "b", incarnation: "b2", addresses: ["unix:/b2"])) == [
+            .sendMembers(to: "b"), .stopDialling("unix:/b1"), .dial("unix:/b2"),
+        ])
+        #expect(view.reached.isEmpty)
+        #expect(view.owner(of: "unix:/b1") == nil)
     }
 
     @Test("The mesh ignores etcd's listings")

@@ -20,7 +20,7 @@ struct MeshGossipSequenceTests {
         let name = names[Int.random(in: 1..<names.count, using: &random)]
         let generation = Int.random(in: 0..<3, using: &random)
         let incarnation = "\(name)\(generation)"
-        switch Int.random(in: 0..<7, using: &random) {
+        switch Int.random(in: 0..<8, using: &random) {
         case 0: return .linked(member: name, incarnation: incarnation, addresses: addresses(of: name, generation))
         case 1: return .unlinked(member: name, incarnation: incarnation, inOrder: Bool.random(using: &random))
         case 2:
@@ -33,6 +33,11 @@ struct MeshGossipSequenceTests {
         case 3: return .forgotten(name: name)
         case 4: return .departed(member: name)
         case 5: return .started
+        case 6:
+            // A dial reached a member: at one of its own addresses, at another's, or at a seed.
+            let dialled = names[Int.random(in: 0..<names.count, using: &random)]
+            let candidates = addresses(of: dialled, Int.random(in: 0..<3, using: &random)) + ["unix:/tmp/seed.sock"]
+            return .dialled(address: candidates[Int.random(in: 0..<candidates.count, using: &random)], member: name)
         default: return .linkWithdrew(member: name, life: generation)
         }
     }
@@ -79,6 +84,9 @@ struct MeshGossipSequenceTests {
                 if !view.dialling.isDisjoint(with: own) { problems.append("\(context): dials its own address") }
                 if !view.dialling.isDisjoint(with: view.forgottenAddresses) {
                     problems.append("\(context): dials forgotten \(view.dialling.intersection(view.forgottenAddresses))")
+                }
+                if !Set(view.reached.keys).isSubset(of: view.dialling) {
+                    problems.append("\(context): owners kept for addresses not dialled \(Set(view.reached.keys).subtracting(view.dialling))")
                 }
                 for address in view.dialling where !seeds.contains(address) && view.owner(of: address) == nil {
                     problems.append("\(context): dials \(address), which no seed and no known member has")

@@ -122,7 +122,7 @@ struct NodeStateSequenceTests {
             default:
                 let name = pick(Self.members)!
                 guard state.membership.members[name]?.isLinked != true else { return .started }
-                return .forgotten(name: name, addresses: [])
+                return .forgotten(name: name)
             }
         }
 

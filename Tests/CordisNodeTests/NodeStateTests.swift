@@ -176,16 +176,26 @@ struct NodeStateTests {
         #expect(state.discovery.known["b"] == nil)
     }
 
-    @Test("A forgotten member stays forgotten until it links again")
+    @Test("A forgotten member stays forgotten until it links again; its diallers stop, the seed that reached it too")
     func forgottenUntilLinked() {
-        var state = Self.mesh()
-        _ = state.receive(.forgotten(name: "c", addresses: ["unix:/c.sock"]))
-        #expect(state.forgottenNames == ["c"])
-        #expect(state.forgottenAddresses == ["unix:/c.sock"])
+        var state = NodeState(
+            name: "a", discovery: MeshGossip(name: "a", ownAddresses: [], seeds: ["unix:/seed"]), interfaces: Self.interfaces,
+            withdrawTimeout: Self.withdrawTimeout)
+        #expect(state.receive(.started) == [.discovery(.dial("unix:/seed"))])
+        _ = state.receive(.dialled(address: "unix:/seed", member: "c"))
         _ = state.receive(.link(.handshakeCompleted(
-            session: 1, side: .initiator, name: "c", incarnation: "c2", addresses: ["unix:/c.sock"])))
+            session: 1, side: .initiator, name: "c", incarnation: "c1", addresses: ["unix:/c.sock"])))
+        _ = state.receive(.link(.linkClosed(session: 1)))
+        #expect(state.receive(.forgotten(name: "c")) == [
+            .discovery(.stopDialling("unix:/c.sock")), .discovery(.stopDialling("unix:/seed")),
+        ])
+        #expect(state.forgottenNames == ["c"])
+        #expect(state.membership.members["c"] == nil)
+        let linked = state.receive(.link(.handshakeCompleted(
+            session: 2, side: .responder, name: "c", incarnation: "c2", addresses: ["unix:/c.sock"])))
+        // Forgotten before, it is not taken for a restart.
+        #expect(linked.first == .link(.adopt(session: 2, member: "c")))
         #expect(state.forgottenNames.isEmpty)
-        #expect(state.forgottenAddresses.isEmpty)
     }
 
     @Test("In etcd mode, proxies follow what etcd offers and retracts, with no acknowledgement owed")

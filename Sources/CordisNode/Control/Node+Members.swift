@@ -21,16 +21,6 @@ extension Node {
         return .object(["members": try JSONValueEncoder().encode(list)])
     }
 
-    /// Whether `address` belongs to a forgotten member (the dialler stops).
-    func isForgotten(address: String) -> Bool {
-        state.forgottenAddresses.contains(address)
-    }
-
-    /// Whether `member` was forgotten (its name in other members' lists is ignored).
-    func isForgotten(member: String) -> Bool {
-        state.forgottenNames.contains(member)
-    }
-
     /// `forget`: drops `member` from the view and stops dialling it; told to every linked member too
     /// unless `propagate` is false.
     ///

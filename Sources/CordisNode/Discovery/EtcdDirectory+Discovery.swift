@@ -15,7 +15,7 @@ extension EtcdDirectory: MemberDiscovery {
     mutating func receive(_ event: DiscoveryEvent) -> [DiscoveryDirective] {
         let directives: [Directive]
         switch event {
-        case .started, .peerListed, .forgotten, .departed:
+        case .started, .peerListed, .forgotten, .departed, .dialled:
             return []
         case .linked(let member, let incarnation, _):
             directives = receive(Event.linkUp(member: member, incarnation: incarnation))

@@ -299,7 +299,6 @@ extension Node {
         if let session = link(to: member), session.identity.incarnation == incarnation {
             session.link.close(reason: "\(member)'s etcd lease ended")
         }
-        knownIncarnations[member] = nil
     }
 
     /// Keeps trying to link `member` again (its link failed) while etcd lists the same life.

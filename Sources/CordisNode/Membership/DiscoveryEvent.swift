@@ -11,6 +11,9 @@ enum DiscoveryEvent: Equatable, Sendable {
     /// The link in use to a member life ended; `inOrder` when it closed as idle (both sides said so),
     /// not because it failed.
     case unlinked(member: String, incarnation: String, inOrder: Bool)
+    /// A dial of `address` reached `member` (its handshake named it), whether or not the member
+    /// advertises that address (a seed may be another spelling of it).
+    case dialled(address: String, member: String)
     /// A linked peer listed the members it knows (the mesh's gossip).
     case peerListed([Member])
     /// A linked member withdrew one of its provider lives over the link (its proxy here went).

@@ -15,15 +15,27 @@ protocol MemberDiscovery: Sendable {
     /// The member named `name`, when known (without building `known`).
     func member(named name: String) -> Member?
 
+    /// The member an address belongs to, when known: the one that advertises it or, in the mesh, the one
+    /// a dial of it reached.
+    func owner(of address: String) -> String?
+
+    /// Every address known to be `member`'s: those it advertises and, in the mesh, those whose dial
+    /// reached it.
+    func addresses(of member: String) -> [String]
+
     /// Takes one event; returns the directives, in the order to carry them out.
     mutating func receive(_ event: DiscoveryEvent) -> [DiscoveryDirective]
 }
 
 extension MemberDiscovery {
-    /// The member an address belongs to, when known.
-    func owner(of address: String) -> String? {
+    /// The member that advertises `address`, when known.
+    func advertiser(of address: String) -> String? {
         known.values.first { $0.addresses.contains(address) }?.name
     }
+
+    func owner(of address: String) -> String? { advertiser(of: address) }
+
+    func addresses(of member: String) -> [String] { self.member(named: member)?.addresses ?? [] }
 
     /// Whether `member` is known with `incarnation`.
     func knows(_ member: String, incarnation: String) -> Bool {

@@ -81,7 +81,8 @@ struct Membership {
     /// What the node must do.
     enum Directive: Equatable, Sendable {
         /// Take the link into use for `member`: run it, send it `members` and the announcements.
-        case adopt(session: Int, member: String)
+        /// `restarted` when the member was known here as another life before (it restarted).
+        case adopt(session: Int, member: String, restarted: Bool = false)
         /// Keep a second link of a live life as a standby (read it, answer it, send nothing new on it).
         case keepStandby(session: Int, member: String)
         /// The standby (or the replacement of a link closed as a duplicate) becomes the link in use:
@@ -186,7 +187,8 @@ struct Membership {
             directives.append(.refuse(session: link.session, reason: "\(peer) uses this side's own name"))
             return
         }
-        var record = members[peer] ?? Record(name: peer, incarnation: incarnation, addresses: addresses)
+        let known = members[peer]
+        var record = known ?? Record(name: peer, incarnation: incarnation, addresses: addresses)
         if let live = record.link {
             guard record.incarnation == incarnation else {
                 // A name conflict: the live life answers heartbeats, the newcomer is refused.
@@ -228,7 +230,8 @@ struct Membership {
         record.standbys = []
         members[peer] = record
         linkOwners[link.session] = peer
-        directives.append(.adopt(session: link.session, member: peer))
+        let restarted = known.map { !$0.incarnation.isEmpty && $0.incarnation != incarnation } ?? false
+        directives.append(.adopt(session: link.session, member: peer, restarted: restarted))
     }
 
     /// Link `session` no longer stands for its member. The link in use hands over to a standby; with

@@ -3,8 +3,10 @@ import CordisWire
 /// The embedded mesh's discovery: a link to every member. The seeds are dialled for the node's
 /// lifetime; a linked peer's member list names further members, whose addresses are dialled while they
 /// are unlinked; a linked member's own addresses replace what was learned of it (a restart on new
-/// addresses stops the old diallers). A link's end, whatever its cause, ends the life here: its proxies
-/// go at once and the dialler links it again.
+/// addresses stops the old diallers). An address dialled belongs to the member its dial reached, while
+/// it is dialled, even if that member does not advertise it (a seed given as another spelling): its
+/// dialler waits while that member is linked, and forgetting the member stops it. A link's end, whatever
+/// its cause, ends the life here: its proxies go at once and the dialler links it again.
 struct MeshGossip: MemberDiscovery {
     /// The most members a node keeps in its view; names learned past it are ignored (a member list is
     /// input from a peer: it must not make the node keep or dial without bound).
@@ -24,6 +26,8 @@ struct MeshGossip: MemberDiscovery {
     private(set) var linked: Set<String> = []
     /// The addresses being dialled.
     private(set) var dialling: Set<String> = []
+    /// The member each dialled address reached, while it is dialled.
+    private(set) var reached: [String: String] = [:]
     /// Members an operator forgot, and their addresses.
     private(set) var forgottenNames: Set<String> = []
     private(set) var forgottenAddresses: Set<String> = []
@@ -37,11 +41,19 @@ struct MeshGossip: MemberDiscovery {
 
     func member(named name: String) -> Member? { known[name] }
 
+    func owner(of address: String) -> String? { advertiser(of: address) ?? reached[address] }
+
+    func addresses(of member: String) -> [String] {
+        Set(known[member]?.addresses ?? []).union(reached.filter { $0.value == member }.keys).sorted()
+    }
+
     mutating func receive(_ event: DiscoveryEvent) -> [DiscoveryDirective] {
         var directives: [DiscoveryDirective] = []
         switch event {
         case .started:
             for address in seeds { dial(address, into: &directives) }
+        case .dialled(let address, let member):
+            if dialling.contains(address), member != name { reached[address] = member }
         case .linked(let member, let incarnation, let addresses):
             let kept = Array(addresses.prefix(Self.maxAddresses))
             let previous = known[member]?.addresses ?? []
@@ -69,13 +81,10 @@ struct MeshGossip: MemberDiscovery {
             }
         case .forgotten(let member):
             forgottenNames.insert(member)
-            let addresses = known[member]?.addresses ?? []
+            let addresses = addresses(of: member)
             forgottenAddresses.formUnion(addresses)
             if !linked.contains(member) { known[member] = nil }
-            for address in addresses where dialling.contains(address) {
-                dialling.remove(address)
-                directives.append(.stopDialling(address))
-            }
+            for address in addresses where dialling.contains(address) { stopDialling(address, into: &directives) }
         case .departed(let member):
             linked.remove(member)
             if let departed = known.removeValue(forKey: member) {
@@ -90,10 +99,15 @@ struct MeshGossip: MemberDiscovery {
 
     /// Stops the diallers of addresses no member and no seed uses any more.
     private mutating func superseded(_ addresses: [String], into directives: inout [DiscoveryDirective]) {
-        for address in addresses where dialling.contains(address) && !seeds.contains(address) && owner(of: address) == nil {
-            dialling.remove(address)
-            directives.append(.stopDialling(address))
+        for address in addresses where dialling.contains(address) && !seeds.contains(address) && advertiser(of: address) == nil {
+            stopDialling(address, into: &directives)
         }
+    }
+
+    private mutating func stopDialling(_ address: String, into directives: inout [DiscoveryDirective]) {
+        dialling.remove(address)
+        reached[address] = nil
+        directives.append(.stopDialling(address))
     }
 
     private mutating func dial(_ address: String, into directives: inout [DiscoveryDirective]) {

@@ -56,10 +56,6 @@ public final class Node {
     var withdrawalWaiters: [CheckedContinuation<Void, Never>] = []
     /// The proxy fiber of each proxy `NodeState` keeps, by member life and provider life.
     var proxyFibers: [Proxies.Key: Fiber] = [:]
-    /// The member reached by dialling an address (which it may not advertise).
-    var addressOwner: [String: String] = [:]
-    /// The incarnation each member had when last linked (to log restarts).
-    var knownIncarnations: [String: String] = [:]
     var running = false
     var nextSessionID = 0
     /// Long-lived work, each with its owner: an accept loop per listener (ends when it closes), a
@@ -342,7 +338,7 @@ public final class Node {
         var delay = configuration.reconnectBackoff.first
         let key = address.description
         while running, !Task.isCancelled {
-            if let owner = state.discovery.owner(of: key) ?? addressOwner[key], let session = link(to: owner) {
+            if let owner = state.discovery.owner(of: key), let session = link(to: owner) {
                 await session.ended()
                 delay = configuration.reconnectBackoff.first
                 continue
@@ -354,7 +350,7 @@ public final class Node {
                     link.close(reason: "\(name) stopped dialling \(key)")
                     return
                 }
-                addressOwner[key] = link.peer.name
+                carryOut(state.receive(.dialled(address: key, member: link.peer.name)))
                 adopt(link)
                 delay = configuration.reconnectBackoff.first
             } catch {
@@ -488,13 +484,12 @@ public final class Node {
     /// Carries out a link directive of `Membership`.
     private func carryOut(_ directive: Membership.Directive) {
         switch directive {
-        case .adopt(let id, let member):
+        case .adopt(let id, let member, let restarted):
             guard let session = peers[id] else { return }
             let incarnation = session.identity.incarnation
-            if let known = knownIncarnations[member], known != incarnation {
+            if restarted {
                 logger.info("\(member) restarted (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
             }
-            knownIncarnations[member] = incarnation
             liveMembers.set(member, incarnation)
             controlLinked(session)
             logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
@@ -655,13 +650,8 @@ public final class Node {
 
     /// Drops `member` from the view and stops dialling it; returns the addresses it had.
     func forgetMember(_ member: String) -> [String] {
-        let addresses = Set(memberAddresses[member] ?? []).union(addressOwner.filter { $0.value == member }.map(\.key))
-        carryOut(state.receive(.forgotten(name: member, addresses: addresses.sorted())))
-        for address in addresses {
-            addressOwner[address] = nil
-            diallers.removeValue(forKey: address)?.cancel()
-        }
-        knownIncarnations[member] = nil
+        let addresses = Set(memberAddresses[member] ?? []).union(state.discovery.addresses(of: member))
+        carryOut(state.receive(.forgotten(name: member)))
         return addresses.sorted()
     }
 

@@ -57,8 +57,10 @@ struct NodeState {
         case directory(DiscoveryEvent)
         /// The local providers changed, a withdrawal's deadline passed, or the node is stopping.
         case exports(Exports.Event)
-        /// An operator forgot a member (with the addresses it had).
-        case forgotten(name: String, addresses: [String])
+        /// A dial of `address` reached `member`.
+        case dialled(address: String, member: String)
+        /// An operator forgot a member.
+        case forgotten(name: String)
     }
 
     /// What the node must do.
@@ -105,9 +107,8 @@ struct NodeState {
     private(set) var idleClosed: Set<Int> = []
     /// Who holds the established links, and who may hold one more.
     private(set) var admission: Admission
-    /// Members an operator forgot, and their addresses, until they link again.
+    /// Members an operator forgot, until they link again.
     private(set) var forgottenNames: Set<String> = []
-    private(set) var forgottenAddresses: Set<String> = []
 
     /// A node named `name` that finds members through `discovery`, can proxy `interfaces`, holds links
     /// within `limits` and gives each withdrawal `withdrawTimeout` for the acknowledgements.
@@ -159,9 +160,10 @@ struct NodeState {
             tell(discovery: discoveryEvent, into: &directives)
         case .exports(let exportsEvent):
             directives += exports.receive(exportsEvent).map(Directive.exports)
-        case .forgotten(let member, let addresses):
+        case .dialled(let address, let member):
+            tell(discovery: .dialled(address: address, member: member), into: &directives)
+        case .forgotten(let member):
             forgottenNames.insert(member)
-            forgottenAddresses.formUnion(addresses)
             follow(membership.receive(.forgotten(name: member)), endingLink: nil, into: &directives)
             tell(discovery: .forgotten(name: member), into: &directives)
         }
@@ -183,11 +185,10 @@ struct NodeState {
     ) {
         for directive in linkDirectives {
             switch directive {
-            case .adopt(_, let member):
+            case .adopt(_, let member, _):
                 directives.append(.link(directive))
                 let record = membership.members[member]
                 forgottenNames.remove(member)
-                forgottenAddresses.subtract(record?.addresses ?? [])
                 tell(discovery: .linked(
                     member: member, incarnation: record?.incarnation ?? "", addresses: record?.addresses ?? []),
                      into: &directives)
