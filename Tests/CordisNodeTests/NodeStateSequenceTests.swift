@@ -29,6 +29,10 @@ struct NodeStateSequenceTests {
         var withdrawing: Set<Int> = []
         /// Provider lives whose withdrawal deadline is armed (neither cancelled nor passed yet).
         var deadlines: Set<Int> = []
+        /// Proxy disposals under way (the test reports their end at random later steps), by id.
+        var disposing: [Int: Proxies.Key] = [:]
+        /// Acknowledgements owed to members and not sent yet.
+        var outstanding = 0
         var problems: [String] = []
 
         static let members = ["a", "b", "d", "e"]
@@ -60,15 +64,21 @@ struct NodeStateSequenceTests {
             }
             // A deadline fed while armed is its timer firing.
             if case .exports(.deadlinePassed(let life)) = event { deadlines.remove(life) }
+            if case .proxyDisposed(let id) = event { disposing[id] = nil }
             let directives = state.receive(event)
             let context = "step \(number) (\(event))"
-            follow(directives, owed: owed, liveBefore: liveBefore, context: context)
+            var disposalEnded = false
+            if case .proxyDisposed = event { disposalEnded = true }
+            follow(directives, owed: owed, liveBefore: liveBefore, disposalEnded: disposalEnded, context: context)
             check(directives, awaitingBefore: awaitingBefore, context: context)
         }
 
         mutating func nextEvent() -> NodeState.Event {
             let sessions = open.keys.sorted()
             let life = Int.random(in: 1...4, using: &random)
+            if !disposing.isEmpty, Int.random(in: 0..<5, using: &random) == 0 {
+                return .proxyDisposed(pick(disposing.keys.sorted())!)
+            }
             switch Int.random(in: 0..<16, using: &random) {
             case 0, 1, 2:
                 nextSession += 1
@@ -133,10 +143,12 @@ struct NodeStateSequenceTests {
         /// Does what the node would do with the directives that concern the test's links and exports, and
         /// checks each against what came before.
         mutating func follow(
-            _ directives: [NodeState.Directive], owed: Int, liveBefore: Set<Proxies.Key>, context: String
+            _ directives: [NodeState.Directive], owed: Int, liveBefore: Set<Proxies.Key>, disposalEnded: Bool = false,
+            context: String
         ) {
             var live = liveBefore
             var acknowledgements = 0
+            outstanding += owed
             for directive in directives {
                 switch directive {
                 case .link(.drain(let session, _)), .link(.closeDuplicate(let session, _)):
@@ -164,11 +176,20 @@ struct NodeStateSequenceTests {
                     }
                 case .proxies(.create(let key, _)):
                     if !live.insert(key).inserted { problems.append("\(context): a second proxy of \(key)") }
-                case .proxies(.dispose(let key, let owed, _)):
+                case .proxies(.dispose(let key, let id, _)):
                     if live.remove(key) == nil { problems.append("\(context): disposed \(key), which did not exist") }
-                    if owed != nil { acknowledgements += 1 }
-                case .proxies(.acknowledge):
+                    if disposing.updateValue(key, forKey: id) != nil { problems.append("\(context): disposal \(id) issued twice") }
+                case .proxies(.acknowledge(let ack)):
                     acknowledgements += 1
+                    // Only the end of a disposal acknowledges while a proxy of that provider life is unloading.
+                    let incarnation = state.membership.members[ack.provider.node]?.incarnation
+                    let unloading = disposing.values.contains {
+                        $0.node == ack.provider.node && $0.incarnation == incarnation && $0.life == ack.provider.life
+                            && $0.service == ack.provider.service
+                    }
+                    if unloading, !disposalEnded {
+                        problems.append("\(context): \(ack.provider) acknowledged while its proxy's consumers unload")
+                    }
                 default:
                     break
                 }
@@ -176,8 +197,11 @@ struct NodeStateSequenceTests {
             if live != state.proxies.live {
                 problems.append("\(context): the proxies moved without directives (\(live) against \(state.proxies.live))")
             }
-            if acknowledgements != owed {
-                problems.append("\(context): \(acknowledgements) acknowledgements where \(owed) was owed")
+            // Every acknowledgement owed is sent, once, or waits for a disposal under way; none is sent early.
+            outstanding -= acknowledgements
+            let waiting = state.proxies.disposals.values.reduce(0) { $0 + $1.owed.count }
+            if outstanding != waiting {
+                problems.append("\(context): \(outstanding) acknowledgements owed, \(waiting) waiting for a disposal")
             }
         }
 
@@ -213,8 +237,16 @@ struct NodeStateSequenceTests {
             }
         }
 
-        /// Ends every withdrawal still under way at its deadline: each is released once.
+        /// Ends every disposal still under way, then every withdrawal still under way at its deadline: each
+        /// is released once, and no acknowledgement is left owed.
         mutating func finish() {
+            for id in disposing.keys.sorted() {
+                disposing[id] = nil
+                follow(
+                    state.receive(.proxyDisposed(id)), owed: 0, liveBefore: state.proxies.live, disposalEnded: true,
+                    context: "disposal \(id) ends")
+            }
+            if outstanding != 0 { problems.append("\(outstanding) acknowledgements never sent") }
             for life in withdrawing.sorted() {
                 deadlines.remove(life)
                 let directives = state.receive(.exports(.deadlinePassed(life: life)))

@@ -65,7 +65,7 @@ struct NodeStateTests {
         // b restarts: its old life's proxy goes when its link does, the new life's comes with its announcement.
         let lost = state.receive(.link(.linkClosed(session: 1)))
         #expect(lost.contains(.memberLost(member: "b", incarnation: "b1", link: 1, inOrder: false)))
-        #expect(lost.contains { if case .proxies(.dispose(let key, nil, .lifeEnded)) = $0 { key.incarnation == "b1" } else { false } })
+        #expect(lost.contains { if case .proxies(.dispose(let key, _, .lifeEnded)) = $0 { key.incarnation == "b1" } else { false } })
         _ = state.receive(Self.handshake(2, "b", "b2"))
         let created = Self.proxyKeys(state.receive(Self.from(2, .announce(Self.clock(on: "b", life: 3)))))
         #expect(created.map(\.incarnation) == ["b2"])
@@ -88,17 +88,40 @@ struct NodeStateTests {
         #expect(state.proxies.mismatchReasons.isEmpty)
     }
 
-    @Test("A withdrawal over a link disposes the proxy and acknowledges after it, on the link it came by; one with no proxy is acknowledged at once")
-    func withdrawalAcknowledgedAfterUnloading() {
+    @Test("A withdrawal over a link disposes the proxy and is acknowledged once the disposal finished, on the link it came by; one repeated meanwhile waits for it too; one with no proxy is acknowledged at once")
+    func withdrawalAcknowledgedAfterUnloading() throws {
         var state = Self.mesh()
         _ = state.receive(Self.handshake(4, "b", "b1"))
         let announced = Self.clock(on: "b", life: 3)
-        let key = Self.proxyKeys(state.receive(Self.from(4, .announce(announced)))).first
+        let key = try #require(Self.proxyKeys(state.receive(Self.from(4, .announce(announced)))).first)
         let owed = Proxies.Acknowledgement(provider: announced.provider, session: 4)
-        #expect(state.receive(Self.from(4, .withdraw(announced.provider))) == [
-            .proxies(.dispose(key!, acknowledging: owed, why: .withdrawn)),
-        ])
+        let disposal = state.receive(Self.from(4, .withdraw(announced.provider)))
+        guard disposal.count == 1, case .proxies(.dispose(key, let id, .withdrawn)) = disposal[0] else {
+            Issue.record("expected the proxy's disposal, got \(disposal)")
+            return
+        }
+        // The consumers are still unloading: the same withdrawal again is not acknowledged yet.
+        #expect(state.receive(Self.from(4, .withdraw(announced.provider))) == [])
+        #expect(state.receive(.proxyDisposed(id)) == [.proxies(.acknowledge(owed)), .proxies(.acknowledge(owed))])
+        #expect(state.receive(.proxyDisposed(id)) == [])
         #expect(state.receive(Self.from(4, .withdraw(announced.provider))) == [.proxies(.acknowledge(owed))])
+    }
+
+    @Test("The acknowledgement of a withdrawal whose link went while the consumers unloaded goes on the member's new link")
+    func acknowledgementFollowsTheLinkInUse() throws {
+        var state = Self.mesh()
+        _ = state.receive(Self.handshake(4, "b", "b1"))
+        let announced = Self.clock(on: "b", life: 3)
+        _ = state.receive(Self.from(4, .announce(announced)))
+        guard case .proxies(.dispose(_, let id, _))? = state.receive(Self.from(4, .withdraw(announced.provider))).first else {
+            Issue.record("no disposal")
+            return
+        }
+        _ = state.receive(.link(.linkClosed(session: 4)))
+        _ = state.receive(Self.handshake(6, "b", "b1"))
+        #expect(state.receive(.proxyDisposed(id)) == [
+            .proxies(.acknowledge(Proxies.Acknowledgement(provider: announced.provider, session: 6))),
+        ])
     }
 
     @Test("Who may send what: consoles, members speaking for others, links in use by no member, drained links")
@@ -211,7 +234,7 @@ struct NodeStateTests {
         let offered = state.receive(.directory(.directoryListed([member, service], revision: 2)))
         #expect(Self.proxyKeys(offered).map(\.life) == [5])
         let retracted = state.receive(.directory(.directoryChanged([.delete(key: service.key, revision: 3)], revision: 3)))
-        #expect(retracted.contains { if case .proxies(.dispose(_, nil, .retracted)) = $0 { true } else { false } })
+        #expect(retracted.contains { if case .proxies(.dispose(_, _, .retracted)) = $0 { true } else { false } })
         #expect(state.proxies.live.isEmpty)
     }
 }

@@ -61,6 +61,8 @@ struct NodeState {
         case dialled(address: String, member: String)
         /// An operator forgot a member.
         case forgotten(name: String)
+        /// The proxy disposal `id` finished (its consumers unloaded).
+        case proxyDisposed(Int)
     }
 
     /// What the node must do.
@@ -74,7 +76,9 @@ struct NodeState {
         case discovery(DiscoveryDirective)
         /// Send, hold, arm or cancel a deadline, or release, as `Exports` decided.
         case exports(Exports.Directive)
-        /// Create or dispose a proxy, or acknowledge a withdrawal, as `Proxies` decided.
+        /// Create or dispose a proxy, or acknowledge a withdrawal, as `Proxies` decided (an acknowledgement
+        /// names the session to send it on: the link the withdrawal came by while it still stands for the
+        /// member, else the member's link in use).
         case proxies(Proxies.Directive)
         /// Calls waiting for `member`'s replacement link go on with the link in use now (or fail).
         case replacementSettled(member: String)
@@ -162,6 +166,8 @@ struct NodeState {
             directives += exports.receive(exportsEvent).map(Directive.exports)
         case .dialled(let address, let member):
             tell(discovery: .dialled(address: address, member: member), into: &directives)
+        case .proxyDisposed(let id):
+            tell(proxies: .disposed(id), into: &directives)
         case .forgotten(let member):
             forgottenNames.insert(member)
             follow(membership.receive(.forgotten(name: member)), endingLink: nil, into: &directives)
@@ -218,16 +224,30 @@ struct NodeState {
         for directive in discovery.receive(event) {
             switch directive {
             case .dropProxies(let member, let incarnation):
-                directives += proxies.receive(.lifeEnded(member: member, incarnation: incarnation)).map(Directive.proxies)
+                tell(proxies: .lifeEnded(member: member, incarnation: incarnation), into: &directives)
             case .offer(let listing):
-                directives += proxies.receive(.announced(listing.announcement, incarnation: listing.incarnation))
-                    .map(Directive.proxies)
+                tell(proxies: .announced(listing.announcement, incarnation: listing.incarnation), into: &directives)
             case .retract(let listing):
-                directives += proxies.receive(.retracted(listing.announcement, incarnation: listing.incarnation))
-                    .map(Directive.proxies)
+                tell(proxies: .retracted(listing.announcement, incarnation: listing.incarnation), into: &directives)
             case .dial, .stopDialling, .sendMembers, .memberGone, .redial, .restoreOwnKey, .ignoredUnknownKeys:
                 directives.append(.discovery(directive))
             }
+        }
+    }
+
+    /// Feeds `Proxies`; an acknowledgement goes on the link the withdrawal came by while that link still
+    /// stands for the member (in use or standby), else on the member's link in use (with none, it names
+    /// the link it came by, which is gone: the member's withdrawal ended with its link).
+    private mutating func tell(proxies event: Proxies.Event, into directives: inout [Directive]) {
+        for directive in proxies.receive(event) {
+            guard case .acknowledge(var owed) = directive else {
+                directives.append(.proxies(directive))
+                continue
+            }
+            if membership.member(of: owed.session) == nil, let inUse = membership.session(of: owed.provider.node) {
+                owed.session = inUse
+            }
+            directives.append(.proxies(.acknowledge(owed)))
         }
     }
 
@@ -305,11 +325,10 @@ struct NodeState {
             // The mesh keeps forgotten members out of what it learns from lists itself.
             tell(discovery: .peerListed(list), into: &directives)
         case .announce(let announcement):
-            directives += proxies.receive(.announced(announcement, incarnation: member.incarnation)).map(Directive.proxies)
+            tell(proxies: .announced(announcement, incarnation: member.incarnation), into: &directives)
             tell(discovery: .linkAnnounced(member: member.name, life: announcement.life), into: &directives)
         case .withdraw(let provider):
-            directives += proxies.receive(.withdrawn(provider, incarnation: member.incarnation, session: session))
-                .map(Directive.proxies)
+            tell(proxies: .withdrawn(provider, incarnation: member.incarnation, session: session), into: &directives)
             tell(discovery: .linkWithdrew(member: member.name, life: provider.life), into: &directives)
         case .withdrawAck(let provider):
             directives += exports.receive(.acknowledged(provider, by: member.name)).map(Directive.exports)

@@ -116,17 +116,17 @@ extension Node {
     // MARK: - Proxies
 
     /// Carries out what `Proxies` decided: a proxy fiber provides a member's service here as a fallback
-    /// ranked by the member's name; a withdrawn proxy's consumers unload before the acknowledgement goes
-    /// back (on the link the withdrawal came by, or the member's link in use if that one went).
+    /// ranked by the member's name; a disposed proxy's end is reported back once its consumers unloaded
+    /// (`Proxies` acknowledges a withdrawal then); an acknowledgement goes on the session it names.
     func carryOut(_ directive: Proxies.Directive) {
         switch directive {
         case .create(let key, let announcement):
             createProxy(key, for: announcement)
         case .mismatch(let key, let reason):
             logger.warn("interface mismatch: \(reason)", fields: [("CORDIS_PEER", key.node)])
-        case .dispose(let key, let owed, let why):
+        case .dispose(let key, let id, let why):
             guard let fiber = proxyFibers.removeValue(forKey: key) else {
-                if let owed { acknowledge(owed, of: key.node) }
+                carryOut(state.receive(.proxyDisposed(id)))
                 return
             }
             if why == .retracted {
@@ -137,21 +137,15 @@ extension Node {
             }
             detach { [weak self] in
                 try? await fiber.dispose()
-                guard let self, let owed else { return }
-                self.logger.info(
-                    "acknowledged the withdrawal of \(key.service) on \(key.node)", fields: [("CORDIS_PEER", key.node)])
-                self.acknowledge(owed, of: key.node)
+                guard let self else { return }
+                self.carryOut(self.state.receive(.proxyDisposed(id)))
             }
         case .acknowledge(let owed):
-            acknowledge(owed, of: owed.provider.node)
+            let provider = owed.provider
+            logger.info(
+                "acknowledged the withdrawal of \(provider.service) on \(provider.node)", fields: [("CORDIS_PEER", provider.node)])
+            peers[owed.session]?.send(.withdrawAck(provider))
         }
-    }
-
-    private func acknowledge(_ owed: Proxies.Acknowledgement, of member: String) {
-        // The link the withdrawal came by while it still stands for the member (not drained since).
-        let came = state.membership.member(of: owed.session) != nil ? peers[owed.session] : nil
-        let target = came ?? link(to: member)
-        target?.send(.withdrawAck(owed.provider))
     }
 
     private func createProxy(_ key: Proxies.Key, for announcement: ServiceAnnouncement) {

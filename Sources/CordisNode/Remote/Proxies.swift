@@ -11,13 +11,14 @@ import CordisWire
 ///   own for the service makes no proxy; the mismatch is kept (consumers stay `pending` with its reason)
 ///   until the provider life ends.
 /// - **Consumers unload, then the withdrawal is acknowledged**: a withdrawal over a link disposes the
-///   proxy and acknowledges after that (`dispose(_:acknowledging:)`); a withdrawal of a life with no
-///   proxy here is acknowledged at once.
+///   proxy, and its acknowledgement goes once the node reports that disposal finished (`disposed`); a
+///   withdrawal repeated meanwhile is acknowledged then too; a withdrawal of a life with no proxy here,
+///   and none being disposed, is acknowledged at once.
 /// - **A member life's end drops its proxies** with no acknowledgement (no one waits for it), and so does
 ///   a provider etcd no longer lists.
 ///
-/// It owns no fibers, sockets or clocks: the node keeps the proxy fiber of each key and carries out the
-/// directives.
+/// It owns no fibers, sockets or clocks: the node keeps the proxy fiber of each key, carries out the
+/// directives and reports each disposal's end.
 struct Proxies {
     /// A proxy of one provider life on one member life.
     struct Key: Hashable, Sendable, CustomStringConvertible {
@@ -79,6 +80,8 @@ struct Proxies {
         case retracted(ServiceAnnouncement, incarnation: String)
         /// A member life is over here: all its proxies go.
         case lifeEnded(member: String, incarnation: String)
+        /// The disposal `id` (of a `dispose` directive) finished: the proxy's consumers unloaded.
+        case disposed(Int)
     }
 
     /// What the node must do.
@@ -87,10 +90,10 @@ struct Proxies {
         case create(Key, ServiceAnnouncement)
         /// The announcement speaks another interface: no proxy; log the reason.
         case mismatch(Key, reason: String)
-        /// Dispose the proxy fiber of `key` (its consumers unload to `pending`); when `acknowledging` is
-        /// set, send its `withdrawAck` once the disposal finished, not before. `why` says what ended it.
-        case dispose(Key, acknowledging: Acknowledgement?, why: Ending)
-        /// Acknowledge a withdrawal at once: there is no proxy to unload.
+        /// Dispose the proxy fiber of `key` (its consumers unload to `pending`), then report
+        /// `disposed(id)`. `why` says what ended it.
+        case dispose(Key, id: Int, why: Ending)
+        /// Send a `withdrawAck` owed: the proxy's consumers unloaded, or there was no proxy.
         case acknowledge(Acknowledgement)
     }
 
@@ -101,6 +104,14 @@ struct Proxies {
         var provider: ServiceProvider
         /// The session the withdrawal came by.
         var session: Int
+    }
+
+    /// A proxy being disposed, and the acknowledgements owed once its consumers unloaded.
+    struct Disposal: Equatable, Sendable {
+        /// The proxy's key.
+        var key: Key
+        /// The `withdrawAck`s to send once the disposal finished.
+        var owed: [Acknowledgement]
     }
 
     /// Why a proxy goes.
@@ -119,6 +130,11 @@ struct Proxies {
     private(set) var live: Set<Key> = []
     /// Announcements refused for another interface, with the reason.
     private(set) var mismatched: [Key: String] = [:]
+    /// The disposals under way, by id.
+    private(set) var disposals: [Int: Disposal] = [:]
+    /// The latest disposal under way of each key.
+    private var disposalOf: [Key: Int] = [:]
+    private var nextDisposal = 0
 
     /// No proxies yet; `interfaces` are the node's own remote services.
     init(interfaces: [String: Interface]) {
@@ -152,18 +168,34 @@ struct Proxies {
             let key = Key(provider, incarnation: incarnation)
             let owed = Acknowledgement(provider: provider, session: session)
             mismatched[key] = nil
-            guard live.remove(key) != nil else { return [.acknowledge(owed)] }
-            return [.dispose(key, acknowledging: owed, why: .withdrawn)]
+            if live.remove(key) != nil { return [dispose(key, why: .withdrawn, owing: [owed])] }
+            // Its consumers are still unloading: acknowledged when they have.
+            if let id = disposalOf[key] {
+                disposals[id]?.owed.append(owed)
+                return []
+            }
+            return [.acknowledge(owed)]
         case .retracted(let announcement, let incarnation):
             let key = Key(announcement, incarnation: incarnation)
             mismatched[key] = nil
             guard live.remove(key) != nil else { return [] }
-            return [.dispose(key, acknowledging: nil, why: .retracted)]
+            return [dispose(key, why: .retracted)]
         case .lifeEnded(let member, let incarnation):
             mismatched = mismatched.filter { $0.key.node != member || $0.key.incarnation != incarnation }
             let ended = live.filter { $0.node == member && $0.incarnation == incarnation }
             live.subtract(ended)
-            return ended.sorted { $0.life < $1.life }.map { .dispose($0, acknowledging: nil, why: .lifeEnded) }
+            return ended.sorted { $0.life < $1.life }.map { dispose($0, why: .lifeEnded) }
+        case .disposed(let id):
+            guard let disposal = disposals.removeValue(forKey: id) else { return [] }
+            if disposalOf[disposal.key] == id { disposalOf[disposal.key] = nil }
+            return disposal.owed.map(Directive.acknowledge)
         }
+    }
+
+    private mutating func dispose(_ key: Key, why: Ending, owing owed: [Acknowledgement] = []) -> Directive {
+        nextDisposal += 1
+        disposals[nextDisposal] = Disposal(key: key, owed: owed)
+        disposalOf[key] = nextDisposal
+        return .dispose(key, id: nextDisposal, why: why)
     }
 }
