@@ -122,6 +122,11 @@ struct ClusterInProcessCallTests {
             try scope.ctx.provide(EchoServiceKey.self, Echo(probe: probe))
         }
         catalog.register(name: "late") { scope in probe.late = scope.ctx }
+        // A consumer of `clock` whose teardown waits until the test releases it.
+        catalog.register(name: "holder", inject: [Dependency(ClockServiceKey.self)]) { scope in
+            probe.late = scope.ctx
+            try scope.collect { await withCheckedContinuation { probe.stuck.append($0) } }
+        }
         var services = BuiltinCatalog.remoteServices
         services.register(EchoServiceKey.self)
         return try Node(
@@ -236,6 +241,36 @@ struct ClusterInProcessCallTests {
         #expect(a.state.proxies.live.map(\.node) == ["z"])
         console.link.close()
         member.link.close()
+        await a.stop()
+    }
+
+    @Test("A withdrawal sent twice is acknowledged twice, both only after the consumers here unloaded")
+    func repeatedWithdrawalWaitsForTheConsumers() async throws {
+        let folder = try TestFolder()
+        defer { folder.remove() }
+        let probe = EchoProbe()
+        let a = try Self.node("a", entries: [Entry(id: "holder", plugin: "holder")], probe: probe, folder: folder)
+        try await a.start()
+        let clock = try #require(a.remoteServices.service(named: "clock"))
+        let announcement = ServiceAnnouncement(
+            service: "clock", realm: nil, interface: clock.interface, interfaceVersion: clock.version, node: "z",
+            fiber: 3, life: 1)
+        let z = try await ScriptedPeer.connect("z", to: a)
+        try #require(await ClusterInProcessTests.eventually("z to be linked", on: [a]) { a.connectedPeers == ["z"] })
+        try z.send(.announce(announcement))
+        try #require(await ClusterInProcessTests.eventually("the holder to run on z's clock", on: [a]) { probe.late != nil })
+        try z.send(.withdraw(announcement.provider))
+        try z.send(.withdraw(announcement.provider))
+        // Answered after both withdrawals were taken (one link, in order): no acknowledgement may precede it.
+        try z.send(.call(RemoteCall(id: 1, service: "nothing", realm: nil, method: "m", args: [:])))
+        try #require(await ClusterInProcessTests.eventually("the call to be answered and the holder to unload", on: [a]) {
+            z.received.contains { if case .error(let error) = $0 { error.id == 1 } else { false } } && probe.stuck.count == 1
+        })
+        let acknowledgements = { z.received.filter { if case .withdrawAck = $0 { true } else { false } }.count }
+        #expect(acknowledgements() == 0, "\(z.received)")
+        probe.release()
+        #expect(await ClusterInProcessTests.eventually("both acknowledgements", on: [a]) { acknowledgements() == 2 })
+        z.link.close()
         await a.stop()
     }
 
