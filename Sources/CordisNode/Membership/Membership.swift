@@ -180,6 +180,15 @@ struct Membership {
 
     // MARK: - The rules
 
+    /// Why a node named `peer` of life `incarnation` is refused while the life `live` of that name has a
+    /// link up here: a name conflict (the live life answers heartbeats, the newcomer is refused); nil when
+    /// it is the same life or none is live. The handshake asks it too, before adoption, against the lives
+    /// linked at that moment (`LiveMembers`, which the node updates as links are adopted and lost).
+    static func nameConflict(_ peer: String, incarnation: String, live: String?) -> String? {
+        guard let live, live != incarnation else { return nil }
+        return "a live member is named \(peer) (incarnation \(live))"
+    }
+
     private mutating func admit(
         _ link: LinkRef, peer: String, incarnation: String, addresses: [String], into directives: inout [Directive]
     ) {
@@ -190,11 +199,8 @@ struct Membership {
         let known = members[peer]
         var record = known ?? Record(name: peer, incarnation: incarnation, addresses: addresses)
         if let live = record.link {
-            guard record.incarnation == incarnation else {
-                // A name conflict: the live life answers heartbeats, the newcomer is refused.
-                directives.append(.refuse(
-                    session: link.session,
-                    reason: "a live member is named \(peer) (incarnation \(record.incarnation))"))
+            if let conflict = Self.nameConflict(peer, incarnation: incarnation, live: record.incarnation) {
+                directives.append(.refuse(session: link.session, reason: conflict))
                 return
             }
             // A duplicate link of the live life: never displaces the one in use.

@@ -287,12 +287,10 @@ public final class Node {
     func handshakeConfiguration() -> HandshakeConfiguration {
         let live = liveMembers
         return HandshakeConfiguration(identity: identity, secrets: configuration.secrets, admit: { peer in
-            if peer.role == .node, let incarnation = live.incarnation(of: peer.name), incarnation != peer.incarnation {
-                return Rejection(
-                    code: "nameTaken",
-                    reason: "a live member is named \(peer.name) (incarnation \(incarnation))")
-            }
-            return nil
+            guard peer.role == .node,
+                  let conflict = Membership.nameConflict(peer.name, incarnation: peer.incarnation, live: live.incarnation(of: peer.name))
+            else { return nil }
+            return Rejection(code: WireError.Code.nameTaken.rawValue, reason: conflict)
         }, tls: configuration.tls)
     }
 
@@ -513,7 +511,7 @@ public final class Node {
             guard let session = peers.removeValue(forKey: id) else { return }
             logger.warn(
                 "refused a link from \(session.identity.name): \(reason)", fields: [("CORDIS_PEER", session.identity.name)])
-            session.link.close(reason: "nameTaken: \(reason)")
+            session.link.close(reason: "\(WireError.Code.nameTaken.rawValue): \(reason)")
         case .closeDuplicate(let id, let member):
             guard let session = peers[id] else { return }
             logger.debug("closing a duplicate link to \(member)", fields: [("CORDIS_PEER", member)])

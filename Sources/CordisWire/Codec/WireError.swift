@@ -49,6 +49,8 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidName = Code(rawValue: "invalidName")
         /// The peer was authenticated but this side does not admit it (for example its name is taken).
         public static let notAdmitted = Code(rawValue: "notAdmitted")
+        /// A node-role peer uses the name of a live member of another incarnation (protocol 1.3).
+        public static let nameTaken = Code(rawValue: "nameTaken")
         /// A secret file does not exist or cannot be read.
         public static let secretUnreadable = Code(rawValue: "secretUnreadable")
         /// A secret file holds fewer than 32 bytes once surrounding whitespace is trimmed.
