@@ -3,7 +3,7 @@ import CordisDiscovery
 import CordisWire
 
 /// What a node in etcd mode keeps beside its `EtcdDirectory` (the node's discovery): the etcd client, its lease and whether it
-/// is degraded, the service keys it put, the links being opened on demand, and which links are idle.
+/// is degraded, the service keys it keeps, the links being opened on demand, and which links are idle.
 /// Owned by the node, on `CordisActor`.
 @CordisActor
 final class EtcdMode {
@@ -29,8 +29,8 @@ final class EtcdMode {
     /// True while the exports are withdrawn because the lease has certainly expired (no keepalive
     /// answered for a whole TTL): the others may already count this life as gone.
     var exportsWithdrawn: Bool { rule.exportsWithdrawn }
-    /// The service key put for each exported provider life.
-    var published: [Int: String] = [:]
+    /// The service keys put under the lease, one per exported provider life.
+    var keys: ServiceKeys
     /// Links being opened on demand, by member.
     var opening: [String: Task<PeerSession?, Never>] = [:]
     /// Members being re-dialled after their link failed.
@@ -40,8 +40,9 @@ final class EtcdMode {
     /// The long-running work: the keeper's renewals and what they came to, the watch, the idle sweep.
     var tasks: [Task<Void, Never>] = []
 
-    init(client: EtcdClient, incarnation: String, leaseTTL: Duration, idleTimeout: Duration) {
+    init(client: EtcdClient, node: String, incarnation: String, leaseTTL: Duration, idleTimeout: Duration) {
         self.incarnation = incarnation
+        self.keys = ServiceKeys(node: node)
         self.client = client
         self.leaseTTL = leaseTTL
         self.idle = IdleLinks(timeout: idleTimeout)

@@ -61,7 +61,7 @@ extension Node {
             }
         }
         etcd.lease = lease
-        etcd.published.removeAll()
+        etcd.keys.leaseEnded()
         return etcd.rule.receive(.registered(at: .now))
     }
 
@@ -212,7 +212,7 @@ extension Node {
     /// keys went with the lease, so none is deleted from an etcd that does not answer).
     private func withdrawExportsForLostLease() {
         guard let etcd else { return }
-        etcd.published.removeAll()
+        etcd.keys.leaseEnded()
         logger.warn("the etcd lease has expired: withdrawing this node's services from its linked peers")
         refreshExports()
     }
@@ -319,37 +319,33 @@ extension Node {
 
     // MARK: - Publishing exports
 
-    /// Brings the service keys in line with the exports: each life exported and not being withdrawn has
-    /// a key under the lease; every other key put before is deleted.
+    /// Carries out what `ServiceKeys` makes of the exports: the puts under the lease and the deletes.
     func publishExports() {
         guard let etcd, running, etcd.lease != 0 else { return }
         let lease = etcd.lease
-        let wanted = state.exports.exports.filter { $0.value.withdrawal == nil && !state.exports.isStopping }
-        for (life, export) in wanted where etcd.published[life] == nil {
-            let key = EtcdDirectory.serviceKey(node: name, life: life)
-            etcd.published[life] = key
-            let value = EtcdDirectory.serviceValue(export.announcement, incarnation: liveIncarnation)
-            let client = etcd.client
-            detach { [weak self] in
-                do {
-                    try await client.put(key, value, lease: lease)
-                } catch {
-                    self?.logger.warn("cannot publish \(export.announcement.service) in etcd: \(error)")
-                    if self?.etcd?.published[life] == key { self?.etcd?.published[life] = nil }
+        let client = etcd.client
+        for directive in etcd.keys.reconcile(state.exports) {
+            switch directive {
+            case .put(let life, let key, let announcement):
+                let value = EtcdDirectory.serviceValue(announcement, incarnation: liveIncarnation)
+                detach { [weak self] in
+                    do {
+                        try await client.put(key, value, lease: lease)
+                    } catch {
+                        self?.logger.warn("cannot publish \(announcement.service) in etcd: \(error)")
+                        self?.etcd?.keys.putFailed(life: life, key: key)
+                    }
                 }
+            case .delete(let key):
+                detach { _ = try? await client.delete(key) }
             }
-        }
-        for (life, key) in etcd.published where wanted[life] == nil {
-            etcd.published[life] = nil
-            let client = etcd.client
-            detach { _ = try? await client.delete(key) }
         }
     }
 
     /// Deletes the key of a provider life being withdrawn, then runs `then` (sending `withdraw`): a
     /// consumer elsewhere never finds a key for a provider that is already going.
     func unpublish(life: Int, then body: @escaping @CordisActor () -> Void) {
-        guard let etcd, let key = etcd.published.removeValue(forKey: life) else {
+        guard let etcd, let key = etcd.keys.withdrawing(life: life) else {
             body()
             return
         }

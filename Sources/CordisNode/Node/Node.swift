@@ -116,7 +116,8 @@ public final class Node {
                 name: configuration.name, discovery: EtcdDirectory(name: configuration.name), interfaces: interfaces,
                 limits: limits, withdrawTimeout: configuration.withdrawTimeout)
             etcd = EtcdMode(
-                client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop, traffic: traffic), incarnation: configuration.incarnation,
+                client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop, traffic: traffic), node: configuration.name,
+                incarnation: configuration.incarnation,
                 leaseTTL: configuration.leaseTTL, idleTimeout: configuration.idleLinkTimeout)
         }
     }
