@@ -16,7 +16,7 @@ struct ClusterDuplicateCloseTests {
         let probe = EchoProbe()
         let (a, b) = try await ClusterInProcessCallTests.pair(probe: probe, folder: folder)
         try #require(await ClusterInProcessTests.eventually("b to hold a's echo", on: [a, b]) { b.state.proxies.live.count == 1 })
-        let proxies = b.proxyFibers.mapValues { ObjectIdentifier($0) }
+        let proxies = b.remote.proxies.mapValues { ObjectIdentifier($0) }
         let first = try #require(b.sessions["a"])
         let served = try #require(a.sessions["b"])
         let caller = Task { await ClusterInProcessCallTests.code { try await b.call(peer: "a", service: "echo", realm: nil, method: "ignore", arguments: [:]) } }
@@ -29,7 +29,7 @@ struct ClusterDuplicateCloseTests {
             b.sessions["a"].map { $0 !== first } ?? false
         })
         // b kept a's proxy through the change (a withdrawal would have made a new one) and calls work.
-        #expect(b.proxyFibers.mapValues { ObjectIdentifier($0) } == proxies)
+        #expect(b.remote.proxies.mapValues { ObjectIdentifier($0) } == proxies)
         #expect(await ClusterInProcessCallTests.code {
             try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "again"])
         } == nil)
@@ -68,7 +68,7 @@ struct ClusterDuplicateCloseTests {
         // b keeps y as a standby (it sorts second), and reads a's announcements on it.
         b.adopt(y)
         try #require(await ClusterInProcessTests.eventually("b to hold a's echo", on: [a, b]) { b.state.proxies.live.count == 1 })
-        let proxies = b.proxyFibers.mapValues { ObjectIdentifier($0) }
+        let proxies = b.remote.proxies.mapValues { ObjectIdentifier($0) }
         let onX = try #require(b.sessions["a"])
         // b calls a on x, which a has not read yet, and subscribes to a's events on it as a member
         // does: a takes x only now, as its duplicate.
@@ -85,7 +85,7 @@ struct ClusterDuplicateCloseTests {
         // What the drained link held on a ended with it (the subscription b made on it).
         #expect(!a.control.subscribers.contains { $0.session === drained })
         // Nothing was withdrawn on the way: b's proxy of a's echo is the one it had, and calls work.
-        #expect(b.proxyFibers.mapValues { ObjectIdentifier($0) } == proxies)
+        #expect(b.remote.proxies.mapValues { ObjectIdentifier($0) } == proxies)
         #expect(try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "after"]).value == .string("after"))
         await b.stop()
         await a.stop()

@@ -375,15 +375,15 @@ struct ClusterInProcessCallTests {
             console.link.close()
         }
         #expect(await ClusterInProcessTests.eventually("every handshake and console session to end", on: [a]) {
-            a.handshakes.isEmpty && !a.peers.values.contains { $0.role == .console }
+            a.tasks.handshakes.isEmpty && !a.peers.values.contains { $0.role == .console }
         })
         // A member learned on one address, then restarted on another: the first address's dialler ends.
         a.carryOut(a.state.receive(.directory(.peerListed([Member(name: "m", addresses: ["unix:\(folder.path("m1.sock"))"], incarnation: "m1")]))))
-        #expect(a.diallers.count == 1)
+        #expect(a.tasks.diallers.count == 1)
         let restarted = try await ScriptedPeer.connect("m", to: a)
         _ = restarted
         #expect(await ClusterInProcessTests.eventually("m to be linked", on: [a]) { a.connectedPeers == ["m"] })
-        #expect(a.diallers.isEmpty, "diallers left: \(a.diallers.keys.sorted())")
+        #expect(a.tasks.diallers.isEmpty, "diallers left: \(a.tasks.diallers.keys.sorted())")
         restarted.link.close()
         await a.stop()
     }

@@ -14,7 +14,7 @@ extension Node {
             }
             return .object(object)
         }
-        let elapsed = (ContinuousClock.now - trafficSince).components
+        let elapsed = (ContinuousClock.now - traffic.since).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         return .object([
             "node": .string(name),

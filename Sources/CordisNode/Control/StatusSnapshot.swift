@@ -49,7 +49,7 @@ extension Node {
     }
 
     private func provider(_ record: ProviderRecord) -> FiberStatus.Provider {
-        if record.isFallback, let proxy = proxyFibers.first(where: { $0.value === record.fiber }) {
+        if record.isFallback, let proxy = remote.proxies.first(where: { $0.value === record.fiber }) {
             return FiberStatus.Provider(node: proxy.key.node, entry: nil, fiber: proxy.key.fiber, realm: proxy.key.realm)
         }
         return FiberStatus.Provider(

@@ -48,29 +48,16 @@ public final class Node {
     var replacementWaiters: [String: [CheckedContinuation<PeerSession?, Never>]] = [:]
     /// Every cluster decision: membership, discovery, exports, proxies and who may send what.
     var state: NodeState
-    /// The provider record of each exported life, the holds of withdrawals and the timers of the deadlines
-    /// `Exports` armed.
-    var exportRecords: [Int: ProviderRecord] = [:]
-    var withdrawalHolds: [Int: WithdrawalHold] = [:]
-    var withdrawalDeadlines: [Int: UInt64] = [:]
-    var withdrawalWaiters: [CheckedContinuation<Void, Never>] = []
-    /// The proxy fiber of each proxy `NodeState` keeps, by member life and provider life.
-    var proxyFibers: [Proxies.Key: Fiber] = [:]
+    /// The fibers, holds and timers the exports' and proxies' directives act on.
+    var remote = RemoteHandles()
     var running = false
     var nextSessionID = 0
-    /// Long-lived work, each with its owner: an accept loop per listener (ends when it closes), a
-    /// dialler per address (ends on `stopDialling` or at stop), the handshake of each accepted
-    /// connection (ends with the handshake). Links own their readers and heartbeats.
-    var acceptors: [Task<Void, Never>] = []
-    var diallers: [String: Task<Void, Never>] = [:]
-    var handshakes: [Int: Task<Void, Never>] = [:]
-    private var nextHandshake = 0
+    /// The accept loops, diallers and handshakes.
+    var tasks = LinkTasks()
     /// The incarnation of each linked member, for the handshake's early refusal (read off the actor).
     let liveMembers = LiveMembers()
     /// The messages of every link and of the etcd client, by kind (the `traffic` command).
     let traffic = TrafficCounter()
-    /// When `traffic` started counting.
-    let trafficSince = ContinuousClock.now
     private var listenersOfWorld: [EffectHandle] = []
     /// The control API's state (relays, subscribers, forgotten members): `Control/`.
     let control = ControlState()
@@ -202,7 +189,7 @@ public final class Node {
         try startEventStream()
         try await loader.start()
         for listener in listeners {
-            acceptors.append(Task { [weak self] in await self?.accept(from: listener) })
+            tasks.acceptors.append(Task { [weak self] in await self?.accept(from: listener) })
         }
         refreshExports()
         carryOut(state.receive(.started))
@@ -238,12 +225,7 @@ public final class Node {
     }
 
     private func endTasks() {
-        for task in acceptors { task.cancel() }
-        for task in diallers.values { task.cancel() }
-        for task in handshakes.values { task.cancel() }
-        acceptors.removeAll()
-        diallers.removeAll()
-        handshakes.removeAll()
+        tasks.cancelAll()
     }
 
     var limits: ConnectionLimits {
@@ -307,11 +289,11 @@ public final class Node {
                 connection.close()
                 continue
             }
-            nextHandshake += 1
-            let id = nextHandshake
+            tasks.lastHandshake += 1
+            let id = tasks.lastHandshake
             let configuration = admittingPeers(handshakeConfiguration(), on: connection)
             let options = linkOptions
-            handshakes[id] = Task { [weak self] in
+            tasks.handshakes[id] = Task { [weak self] in
                 do {
                     let link = try await Link.establish(
                         connection, side: .responder, configuration: configuration, options: options)
@@ -321,7 +303,7 @@ public final class Node {
                 } catch {
                     self?.throttle.log(.info, kind: "handshakeFailed", "handshake from \(connection.origin) failed: \(error)")
                 }
-                self?.handshakes[id] = nil
+                self?.tasks.handshakes[id] = nil
             }
         }
     }
@@ -329,8 +311,8 @@ public final class Node {
     /// Keeps a link to the member at `address`: dials it (with backoff and jitter on the loop's timers)
     /// whenever the member it belongs to has no link, until `stopDialling` or the node stops.
     private func startDialling(_ address: String) {
-        guard running, diallers[address] == nil, let parsed = try? Address(parsing: address) else { return }
-        diallers[address] = Task { [weak self] in await self?.keepDialling(parsed) }
+        guard running, tasks.diallers[address] == nil, let parsed = try? Address(parsing: address) else { return }
+        tasks.diallers[address] = Task { [weak self] in await self?.keepDialling(parsed) }
     }
 
     private func keepDialling(_ address: Address) async {
@@ -550,7 +532,7 @@ public final class Node {
         case .dial(let address):
             startDialling(address)
         case .stopDialling(let address):
-            diallers.removeValue(forKey: address)?.cancel()
+            tasks.diallers.removeValue(forKey: address)?.cancel()
         case .sendMembers(let member):
             link(to: member)?.send(.members(members))
         case .memberGone(let member, let incarnation):

@@ -32,7 +32,7 @@ extension Node {
               let realm = announcedRealm(record.slot.realm)
         else { return nil }
         if state.exports.export(life: record.id) == nil, !state.exports.isStopping {
-            exportRecords[record.id] = record
+            remote.records[record.id] = record
             logger.info("providing \(service.name) to the cluster", fields: [("CORDIS_FIBER", "\(record.fiber.id)")])
         }
         return ServiceAnnouncement(
@@ -63,20 +63,20 @@ extension Node {
         case .withdraw(let provider, let peers):
             let life = provider.life
             control.metrics.withdrawalStarted(life: life)
-            withdrawalHolds[life] = exportRecords[life]?.fiber.holdWithdrawal("remote consumers of \(provider.service)")
+            remote.holds[life] = remote.records[life]?.fiber.holdWithdrawal("remote consumers of \(provider.service)")
             // etcd mode: the key goes first, then the linked consumers are told.
             unpublish(life: life) { [weak self] in
                 for peer in peers { self?.link(to: peer)?.send(.withdraw(provider)) }
             }
         case .armDeadline(let life, let delay):
-            withdrawalDeadlines[life] = loop.schedule(after: delay) { [weak self] in
+            remote.deadlines[life] = loop.schedule(after: delay) { [weak self] in
                 Task { @CordisActor in
-                    self?.withdrawalDeadlines[life] = nil
+                    self?.remote.deadlines[life] = nil
                     self?.exportsChanged(.deadlinePassed(life: life))
                 }
             }
         case .cancelDeadline(let life):
-            if let timer = withdrawalDeadlines.removeValue(forKey: life) { loop.cancelTimer(timer) }
+            if let timer = remote.deadlines.removeValue(forKey: life) { loop.cancelTimer(timer) }
         case .release(let provider, let outcome):
             let life = provider.life
             switch outcome {
@@ -89,20 +89,20 @@ extension Node {
                 logger.warn("withdrawal of \(provider.service) went ahead without acknowledgements from \(awaiting)")
             }
             control.metrics.withdrawalEnded(life: life, outcome: outcome)
-            withdrawalHolds.removeValue(forKey: life)?.release()
+            remote.holds.removeValue(forKey: life)?.release()
         }
     }
 
     /// After the exports changed: the records of lives no longer exported go, the etcd keys follow the
     /// exports, and callers waiting for the withdrawals to end go on once none is left.
     func exportsSettled() {
-        for life in exportRecords.keys where state.exports.export(life: life) == nil {
-            exportRecords[life] = nil
+        for life in remote.records.keys where state.exports.export(life: life) == nil {
+            remote.records[life] = nil
         }
         publishExports()
         if !state.exports.isWithdrawing {
-            let waiters = withdrawalWaiters
-            withdrawalWaiters.removeAll()
+            let waiters = remote.waiters
+            remote.waiters.removeAll()
             for waiter in waiters { waiter.resume() }
         }
     }
@@ -110,7 +110,7 @@ extension Node {
     /// Returns once no withdrawal is in progress.
     func withdrawalsFinished() async {
         guard state.exports.isWithdrawing else { return }
-        await withCheckedContinuation { withdrawalWaiters.append($0) }
+        await withCheckedContinuation { remote.waiters.append($0) }
     }
 
     // MARK: - Proxies
@@ -125,7 +125,7 @@ extension Node {
         case .mismatch(let key, let reason):
             logger.warn("interface mismatch: \(reason)", fields: [("CORDIS_PEER", key.node)])
         case .dispose(let key, let id, let why):
-            guard let fiber = proxyFibers.removeValue(forKey: key) else {
+            guard let fiber = remote.proxies.removeValue(forKey: key) else {
                 carryOut(state.receive(.proxyDisposed(id)))
                 return
             }
@@ -157,7 +157,7 @@ extension Node {
         let proxy = service.makeProxy(endpoint)
         let rank = announcement.node
         do {
-            proxyFibers[key] = try context.isolate(announcement.service, in: realm).plugin(name: "remote:\(announcement.service)") { scope in
+            remote.proxies[key] = try context.isolate(announcement.service, in: realm).plugin(name: "remote:\(announcement.service)") { scope in
                 try scope.ctx.provide(name: announcement.service, value: proxy, fallbackRank: rank)
             }
         } catch {
@@ -189,7 +189,7 @@ extension Node {
     /// The provider of `service` in `realm` whose withdrawal is under way (its remote consumers are
     /// still letting go of it), if any.
     private func withdrawingProvider(of service: String, in realm: String?) -> ProviderRecord? {
-        exportRecords.values.first { record in
+        remote.records.values.first { record in
             record.slot.name == service && state.exports.exports.values.contains {
                 $0.announcement.life == record.id && $0.announcement.realm == realm && $0.withdrawal != nil
             }

@@ -70,6 +70,9 @@ public final class TrafficCounter: Sendable, Hashable {
 
     private let tallies = Mutex(Tallies())
 
+    /// When the counter started counting.
+    public let since = ContinuousClock.now
+
     /// A counter at zero.
     public init() {}
 
