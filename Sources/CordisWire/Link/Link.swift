@@ -30,6 +30,7 @@ public final class Link: Sendable {
         var closed = false
     }
 
+    /// The handshake's outcome (what the link established, once) and who waits for it.
     private struct Establishing {
         var outcome: Result<HandshakeResult, any Error>?
         var waiter: CheckedContinuation<HandshakeResult, any Error>?
@@ -45,7 +46,6 @@ public final class Link: Sendable {
     private let receiving: Mutex<Receiving>
     private let sending = Mutex(Sending())
     private let establishing = Mutex(Establishing())
-    private let established = Mutex<HandshakeResult?>(nil)
 
     private init(connection: Connection, handshake: Handshake, options: LinkOptions) {
         self.connection = connection
@@ -111,7 +111,7 @@ public final class Link: Sendable {
                 finishHandshake(.failure(error))
             }
         }
-        let result = try await withCheckedThrowingContinuation { continuation in
+        _ = try await withCheckedThrowingContinuation { continuation in
             let ready = establishing.withLock { state -> Result<HandshakeResult, any Error>? in
                 if let outcome = state.outcome { return outcome }
                 state.waiter = continuation
@@ -119,7 +119,6 @@ public final class Link: Sendable {
             }
             if let ready { continuation.resume(with: ready) }
         }
-        established.withLock { $0 = result }
     }
 
     /// Records the handshake's outcome once and wakes `establish`; false when it was already known.
@@ -148,8 +147,8 @@ public final class Link: Sendable {
     /// The handshake's outcome: the peer's identity (name, role, incarnation, addresses,
     /// capabilities), the protocol version, whether frames are authenticated.
     public var handshake: HandshakeResult {
-        // Set before `establish` returns the link, so never nil for a caller.
-        established.withLock { $0 } ?? HandshakeResult.placeholder
+        // Known before `establish` returns the link, so never the placeholder for a caller.
+        establishing.withLock { state in (try? state.outcome?.get()) ?? nil } ?? HandshakeResult.placeholder
     }
 
     /// The peer's identity as established by the handshake.
@@ -362,7 +361,6 @@ public final class Link: Sendable {
         case .handshakeEstablished(let send, let result, let codec):
             sendPlain(send)
             sending.withLock { $0.codec = codec }
-            established.withLock { $0 = result }
             connection.setMaxFrameSize(options.maxFrameSize)
             connection.markEstablished()
             finishHandshake(.success(result))
