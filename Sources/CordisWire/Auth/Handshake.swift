@@ -24,7 +24,7 @@ public struct Handshake: Sendable {
     }
 
     /// The size of a nonce in bytes.
-    public static let nonceSize = 32
+    package static let nonceSize = 32
 
     /// The largest frame a link should accept before its handshake completes.
     public static let maxFrameSize = 64 * 1024
@@ -41,17 +41,17 @@ public struct Handshake: Sendable {
     }
 
     /// Which end this side is.
-    public let side: Side
+    package let side: Side
     /// Whether the link runs inside a TLS session: the `tls` scheme, no secret, no frame MAC.
-    public let overTLS: Bool
+    package let overTLS: Bool
     /// The name in the peer's verified certificate (set by `certify(_:)`).
-    public private(set) var certificate: TLSPeerName?
+    package private(set) var certificate: TLSPeerName?
     private let configuration: HandshakeConfiguration
     private let nonce: [UInt8]
     private var state: State = .idle
 
     /// A handshake with a fresh random nonce; throws `.crypto` when no randomness is available.
-    public init(side: Side, configuration: HandshakeConfiguration, overTLS: Bool = false) throws(WireError) {
+    package init(side: Side, configuration: HandshakeConfiguration, overTLS: Bool = false) throws(WireError) {
         try self.init(
             side: side, configuration: configuration, nonce: HMACSHA256.randomBytes(Self.nonceSize), overTLS: overTLS)
     }
@@ -66,7 +66,7 @@ public struct Handshake: Sendable {
     }
 
     /// True once the handshake has established the link or failed.
-    public var isFinished: Bool {
+    package var isFinished: Bool {
         if case .done = state { return true }
         return false
     }
@@ -75,12 +75,12 @@ public struct Handshake: Sendable {
 
     /// Records the name of the peer's certificate, verified by the TLS session; call it before giving
     /// the first message to `receive`.
-    public mutating func certify(_ name: TLSPeerName) {
+    package mutating func certify(_ name: TLSPeerName) {
         certificate = name
     }
 
     /// Begins the handshake: the initiator's `hello`, or nothing for the responder.
-    public mutating func start() -> [WireMessage] {
+    package mutating func start() -> [WireMessage] {
         guard case .idle = state else { return [] }
         switch side {
         case .initiator:
@@ -95,7 +95,7 @@ public struct Handshake: Sendable {
 
     /// Decodes `frame` and handles its message; a frame that does not decode fails the handshake
     /// (answered with a `reject`, for example on a version mismatch).
-    public mutating func receive(_ frame: Frame) -> HandshakeStep {
+    package mutating func receive(_ frame: Frame) -> HandshakeStep {
         do throws(WireError) {
             return receive(try WireMessage(frame: frame))
         } catch {
@@ -104,7 +104,7 @@ public struct Handshake: Sendable {
     }
 
     /// Handles the next message from the peer.
-    public mutating func receive(_ message: WireMessage) -> HandshakeStep {
+    package mutating func receive(_ message: WireMessage) -> HandshakeStep {
         if case .idle = state { _ = start() }
         if case .reject(let rejection) = message {
             return fail(

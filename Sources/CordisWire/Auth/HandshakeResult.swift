@@ -5,12 +5,12 @@ public struct HandshakeResult: Sendable, Hashable {
     /// The version both sides speak: the same major, the lower minor.
     public let version: ProtocolVersion
     /// The frame-MAC keys; nil for an unauthenticated link and under TLS.
-    public let keys: SessionKeys?
+    package let keys: SessionKeys?
     /// The name in the peer's TLS certificate, which its handshake name matched; nil without TLS.
     public let certificate: TLSPeerName?
 
     /// A result.
-    public init(peer: PeerIdentity, version: ProtocolVersion, keys: SessionKeys?, certificate: TLSPeerName? = nil) {
+    package init(peer: PeerIdentity, version: ProtocolVersion, keys: SessionKeys?, certificate: TLSPeerName? = nil) {
         self.peer = peer
         self.version = version
         self.keys = keys
@@ -24,13 +24,13 @@ public struct HandshakeResult: Sendable, Hashable {
     public var isTLS: Bool { certificate != nil }
 
     /// A codec for the link's frames after the handshake (MACed and sequenced when authenticated).
-    public func sessionCodec(maxFrameSize: Int = Frame.defaultMaxSize) -> SessionCodec {
+    package func sessionCodec(maxFrameSize: Int = Frame.defaultMaxSize) -> SessionCodec {
         SessionCodec(keys: keys, maxFrameSize: maxFrameSize)
     }
 }
 
 /// What the owner of a link does after giving a message to `Handshake.receive`.
-public enum HandshakeStep: Sendable {
+package enum HandshakeStep: Sendable {
     /// Send these messages and wait for the next one.
     case proceed(send: [WireMessage])
     /// Send these messages; the link is up.
@@ -39,7 +39,7 @@ public enum HandshakeStep: Sendable {
     case failed(send: [WireMessage], WireError)
 
     /// The messages to send, whatever the outcome.
-    public var messages: [WireMessage] {
+    package var messages: [WireMessage] {
         switch self {
         case .proceed(let send), .established(let send, _), .failed(let send, _): return send
         }

@@ -3,24 +3,24 @@
 ///
 /// Get one from `HandshakeResult.sessionCodec()`. Sending and receiving keep separate state, so a copy
 /// may serve each direction (one thread sending, another receiving). Every error closes the link.
-public struct SessionCodec: Sendable {
+package struct SessionCodec: Sendable {
     /// Writes the frames (its `maxFrameSize` bounds what is sent).
-    public var encoder: FrameEncoder
+    package var encoder: FrameEncoder
     private var sealer: FrameSealer?
     private var opener: FrameOpener?
 
     /// A codec with the given frame keys (nil: unauthenticated) and frame limit.
-    public init(keys: SessionKeys?, maxFrameSize: Int = Frame.defaultMaxSize) {
+    package init(keys: SessionKeys?, maxFrameSize: Int = Frame.defaultMaxSize) {
         encoder = FrameEncoder(maxFrameSize: maxFrameSize)
         sealer = keys.map { FrameSealer(key: $0.sending) }
         opener = keys.map { FrameOpener(key: $0.receiving) }
     }
 
     /// True when frames carry a sequence number and MAC.
-    public var isAuthenticated: Bool { sealer != nil }
+    package var isAuthenticated: Bool { sealer != nil }
 
     /// Appends `message` as one frame to `buffer`; throws `.oversize` and then leaves the buffer unchanged.
-    public mutating func append(_ message: WireMessage, to buffer: inout [UInt8]) throws(WireError) {
+    package mutating func append(_ message: WireMessage, to buffer: inout [UInt8]) throws(WireError) {
         if sealer != nil {
             try sealer?.append(message, to: &buffer, encoder: encoder)
         } else {
@@ -30,7 +30,7 @@ public struct SessionCodec: Sendable {
 
     /// Appends subscription `id`'s copy of a shared event as one frame to `buffer`; throws `.oversize`
     /// and then leaves the buffer unchanged.
-    public mutating func append(_ event: SharedEvent, id: Int, to buffer: inout [UInt8]) throws(WireError) {
+    package mutating func append(_ event: SharedEvent, id: Int, to buffer: inout [UInt8]) throws(WireError) {
         if sealer != nil {
             try sealer?.append(to: &buffer, encoder: encoder) { event.encode(id: id, into: &$0) }
         } else {
@@ -43,7 +43,7 @@ public struct SessionCodec: Sendable {
     /// Throws `.badMAC` or `.replay` for a frame that fails authentication, or a decoding error (see
     /// `WireMessage.init(frame:)`). An unknown type decodes as `.unknown`: answer it with
     /// `WireMessage.unknownTypeReply(to:)`.
-    public mutating func decode(_ frame: Frame) throws(WireError) -> WireMessage {
+    package mutating func decode(_ frame: Frame) throws(WireError) -> WireMessage {
         guard var opener else { return try WireMessage(frame: frame) }
         defer { self.opener = opener }
         return try opener.open(frame)

@@ -2,7 +2,7 @@
 ///
 /// Each side sends with `sending` and verifies with `receiving`; the initiator's `sending` is the
 /// responder's `receiving`. The keys never leave the process; `description` hides them.
-public struct SessionKeys: Sendable, Hashable, CustomStringConvertible {
+package struct SessionKeys: Sendable, Hashable, CustomStringConvertible {
     /// The key MACing frames this side sends.
     let sending: [UInt8]
     /// The key verifying frames this side receives.
@@ -13,7 +13,7 @@ public struct SessionKeys: Sendable, Hashable, CustomStringConvertible {
         self.receiving = receiving
     }
 
-    public var description: String { "SessionKeys(hidden)" }
+    package var description: String { "SessionKeys(hidden)" }
 }
 
 /// The key schedule of the handshake (protocol 1.2): proofs and session keys bound to the direction,

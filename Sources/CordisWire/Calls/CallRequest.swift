@@ -2,18 +2,18 @@ import CordisJSON
 
 /// What a caller asks of a remote service: a `call` message without its id, which `PendingCalls`
 /// assigns.
-public struct CallRequest: Sendable, Hashable {
+package struct CallRequest: Sendable, Hashable {
     /// The service name.
-    public var service: String
+    package var service: String
     /// The shared realm label, or nil for the root realm.
-    public var realm: String?
+    package var realm: String?
     /// The method name.
-    public var method: String
+    package var method: String
     /// The arguments keyed by label (`_0`, `_1`… for unlabelled ones).
-    public var args: JSONObject
+    package var args: JSONObject
 
     /// A request.
-    public init(service: String, realm: String? = nil, method: String, args: JSONObject = [:]) {
+    package init(service: String, realm: String? = nil, method: String, args: JSONObject = [:]) {
         self.service = service
         self.realm = realm
         self.method = method
@@ -21,7 +21,7 @@ public struct CallRequest: Sendable, Hashable {
     }
 
     /// The `call` message for this request under `id`.
-    public func call(id: Int) -> RemoteCall {
+    package func call(id: Int) -> RemoteCall {
         RemoteCall(id: id, service: service, realm: realm, method: method, args: args)
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// `EventLoop` is one (its timers run on the loop thread); tests can supply a scheduler they fire by
 /// hand. Jobs must be cheap and must not block.
-public protocol CallTimers: Sendable {
+package protocol CallTimers: Sendable {
     /// Runs `job` once after `delay`; returns an id for `cancelTimer(_:)`.
     @discardableResult
     func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> UInt64

@@ -23,11 +23,11 @@ import Synchronization
 /// ends before its deadline costs the timer nothing; the timer may fire once with nothing due, and is
 /// then not armed again until a call waits. Thread-safe: the table is one mutex, never held while
 /// sending, arming the timer or resuming a caller.
-public final class PendingCalls: Sendable {
+package final class PendingCalls: Sendable {
     /// The default bound on calls waiting for an answer on one link.
-    public static let defaultMaxPending = 1024
+    package static let defaultMaxPending = 1024
     /// The default time a call waits for its answer (the contract's `--call-timeout` default).
-    public static let defaultTimeout = Duration.seconds(30)
+    package static let defaultTimeout = Duration.seconds(30)
 
     /// A caller's wait: resumed with the outcome, which it throws once back on its executor. (A throwing
     /// continuation would throw straight out of the resumption, and Swift 6.3.1 then skips the hop back
@@ -124,9 +124,9 @@ public final class PendingCalls: Sendable {
     }
 
     /// How many calls may wait for an answer at once.
-    public let maxPending: Int
+    package let maxPending: Int
     /// How long a call waits when `call` is given no timeout of its own.
-    public let timeout: Duration
+    package let timeout: Duration
     private let timers: any CallTimers
     private let state = Mutex(State())
 
@@ -136,14 +136,14 @@ public final class PendingCalls: Sendable {
     ///   - maxPending: the bound on calls waiting at once (at least 1).
     ///   - timeout: the default time a call waits for its answer.
     ///   - timers: where timeouts run: the link's `EventLoop`, or a scheduler a test fires by hand.
-    public init(maxPending: Int = defaultMaxPending, timeout: Duration = defaultTimeout, timers: any CallTimers) {
+    package init(maxPending: Int = defaultMaxPending, timeout: Duration = defaultTimeout, timers: any CallTimers) {
         self.maxPending = max(1, maxPending)
         self.timeout = timeout
         self.timers = timers
     }
 
     /// The number of calls waiting for an answer.
-    public var count: Int { state.withLock { $0.entries.count } }
+    package var count: Int { state.withLock { $0.entries.count } }
 
     /// Sends `request` as a `call` through `send` and returns the value of its `result`, as read (decode
     /// it with `JSONValueDecoder.decode(_:from:)`, or take its `value`).
@@ -158,7 +158,7 @@ public final class PendingCalls: Sendable {
     ///
     /// It runs on the caller's executor (`nonisolated(nonsending)`): a caller on `CordisActor` stays
     /// there while it sends and when it is resumed, with no hop to the default pool and back.
-    public nonisolated(nonsending) func call(
+    package nonisolated(nonsending) func call(
         _ request: CallRequest, timeout: Duration? = nil, send: @escaping @Sendable (WireMessage) throws -> Void
     ) async throws -> JSONDocument {
         let id = try reserveCall(send: send)
@@ -208,7 +208,7 @@ public final class PendingCalls: Sendable {
     /// An answer whose id waits for nothing (it came after the call's timeout or cancellation, or the
     /// peer made it up) is dropped and still returns true.
     @discardableResult
-    public func receive(_ message: WireMessage) -> Bool {
+    package func receive(_ message: WireMessage) -> Bool {
         switch message {
         case .result(let result):
             finish(result.id, .success(result.document), tellPeer: false)
@@ -227,7 +227,7 @@ public final class PendingCalls: Sendable {
     /// caller was resumed. Once: a body not called yet is replaced by the next one given.
     ///
     /// For a link that takes no new calls (one being drained), to learn when it is idle.
-    public func whenEmpty(_ body: @escaping @Sendable () -> Void) {
+    package func whenEmpty(_ body: @escaping @Sendable () -> Void) {
         let now = state.withLock { state -> (@Sendable () -> Void)? in
             state.whenEmpty = body
             return state.takeWhenEmpty()
@@ -238,13 +238,13 @@ public final class PendingCalls: Sendable {
     /// Gives up call `id`: its caller fails with `cancelled` and the peer is sent a `cancel`. False
     /// when no such call waits.
     @discardableResult
-    public func cancel(_ id: Int) -> Bool {
+    package func cancel(_ id: Int) -> Bool {
         finish(id, .failure(RemoteCallError(.cancelled, "call \(id) was cancelled by its caller")), tellPeer: true)
     }
 
     /// Fails every waiting call with `withdrawn` at once, and refuses later calls the same way. Call it
     /// when the link closes; later calls to it change nothing.
-    public func close(reason: String = "the link closed") {
+    package func close(reason: String = "the link closed") {
         let failure = RemoteCallError(.withdrawn, "the provider went away: \(reason)")
         let (taken, closed, timer, emptied) = state.withLock {
             state -> ([Waiting], RemoteCallError, UInt64?, (@Sendable () -> Void)?) in

@@ -4,22 +4,22 @@
 /// the payload can name a stream position (`offset + 4 + i` for payload byte `i`).
 public struct Frame: Sendable, Hashable {
     /// The payload bytes (UTF-8 JSON for every Cordis message).
-    public var payload: [UInt8]
+    package var payload: [UInt8]
     /// The stream offset of the frame's length prefix.
-    public var offset: Int
+    package var offset: Int
 
     /// A frame with the given payload, found at `offset` in its stream.
-    public init(payload: [UInt8], offset: Int = 0) {
+    package init(payload: [UInt8], offset: Int = 0) {
         self.payload = payload
         self.offset = offset
     }
 
     /// The size of the length prefix in front of every payload.
-    public static let headerSize = 4
+    package static let headerSize = 4
 
     /// The default largest payload accepted or written: 4 MiB.
     public static let defaultMaxSize = 4 * 1024 * 1024
 
     /// The stream offset of payload byte `index`.
-    public func streamOffset(ofPayloadByte index: Int) -> Int { offset + Frame.headerSize + index }
+    package func streamOffset(ofPayloadByte index: Int) -> Int { offset + Frame.headerSize + index }
 }

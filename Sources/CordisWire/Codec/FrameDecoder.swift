@@ -5,9 +5,9 @@
 /// allocated for the payload. At the end of the stream call `finish()`, which reports a frame cut short.
 /// After an error the decoder is spent: every later `next()` throws the same error.
 /// Bytes fed are buffered until taken, so callers should drain `next()` after each `feed`.
-public struct FrameDecoder: Sendable {
+package struct FrameDecoder: Sendable {
     /// The largest payload accepted; may be changed between frames (a link raises it after the handshake).
-    public var maxFrameSize: Int
+    package var maxFrameSize: Int
 
     private var storage: [UInt8] = []
     private var readIndex = 0
@@ -16,24 +16,24 @@ public struct FrameDecoder: Sendable {
     private var failure: WireError?
 
     /// A decoder refusing payloads larger than `maxFrameSize` bytes (4 MiB by default).
-    public init(maxFrameSize: Int = Frame.defaultMaxSize) {
+    package init(maxFrameSize: Int = Frame.defaultMaxSize) {
         self.maxFrameSize = maxFrameSize
     }
 
     /// The number of bytes fed but not yet returned in a frame.
-    public var bufferedByteCount: Int { storage.count - readIndex }
+    package var bufferedByteCount: Int { storage.count - readIndex }
 
     /// The stream offset of the next byte to decode (the total bytes consumed so far).
-    public var streamOffset: Int { baseOffset + readIndex }
+    package var streamOffset: Int { baseOffset + readIndex }
 
     /// Appends bytes received from the stream.
-    public mutating func feed(_ bytes: some Collection<UInt8>) {
+    package mutating func feed(_ bytes: some Collection<UInt8>) {
         compactIfWorthwhile()
         storage.append(contentsOf: bytes)
     }
 
     /// Appends bytes received from the stream, from raw memory (for example a read buffer).
-    public mutating func feed(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func feed(_ bytes: UnsafeRawBufferPointer) {
         compactIfWorthwhile()
         storage.append(contentsOf: bytes)
     }
@@ -42,7 +42,7 @@ public struct FrameDecoder: Sendable {
     ///
     /// Throws `.oversize` (length over `maxFrameSize`) or `.badLength` (length zero), with the offset
     /// of the length prefix; the error repeats on every later call.
-    public mutating func next() throws(WireError) -> Frame? {
+    package mutating func next() throws(WireError) -> Frame? {
         if let failure { throw failure }
         let available = storage.count - readIndex
         guard available >= Frame.headerSize else { return nil }
@@ -72,7 +72,7 @@ public struct FrameDecoder: Sendable {
     }
 
     /// Declares the end of the stream: throws `.truncated` when a frame was begun but not completed.
-    public mutating func finish() throws(WireError) {
+    package mutating func finish() throws(WireError) {
         if let failure { throw failure }
         let available = storage.count - readIndex
         guard available > 0 else { return }

@@ -2,17 +2,17 @@
 ///
 /// The buffer is appended to, never cleared, so a link can batch several frames before one write.
 /// A payload over `maxFrameSize` is refused with `.oversize` and leaves the buffer as it was.
-public struct FrameEncoder: Sendable {
+package struct FrameEncoder: Sendable {
     /// The largest payload written.
-    public var maxFrameSize: Int
+    package var maxFrameSize: Int
 
     /// An encoder refusing payloads larger than `maxFrameSize` bytes (4 MiB by default).
-    public init(maxFrameSize: Int = Frame.defaultMaxSize) {
+    package init(maxFrameSize: Int = Frame.defaultMaxSize) {
         self.maxFrameSize = maxFrameSize
     }
 
     /// Appends one frame holding `payload` to `buffer`.
-    public func append(payload: some Collection<UInt8>, to buffer: inout [UInt8]) throws(WireError) {
+    package func append(payload: some Collection<UInt8>, to buffer: inout [UInt8]) throws(WireError) {
         let length = payload.count
         try check(length)
         Self.appendLength(length, to: &buffer)
@@ -23,7 +23,7 @@ public struct FrameEncoder: Sendable {
     ///
     /// The length prefix is patched once `write` returns; if the payload is empty, too large, or `write`
     /// throws, the buffer is restored to its previous length and the error is rethrown.
-    public func append(
+    package func append(
         to buffer: inout [UInt8], writingPayload write: (inout [UInt8]) throws(WireError) -> Void
     ) throws(WireError) {
         let start = buffer.count

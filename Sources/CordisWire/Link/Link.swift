@@ -170,7 +170,7 @@ public final class Link: Sendable {
     /// loop thread, as it is decoded, instead of queueing it for `messages`: the caller waiting for it
     /// is resumed without a hop through the link's reader. Other messages are queued as before, so an
     /// answer may reach its caller before a message the peer sent ahead of it is read.
-    public func deliverAnswers(to calls: PendingCalls) {
+    package func deliverAnswers(to calls: PendingCalls) {
         receiving.withLock { $0.answers = calls }
     }
 
@@ -211,7 +211,7 @@ public final class Link: Sendable {
 
     /// Sends `event` once for each subscription in `ids` (its copies differ only in their id), as one
     /// write. Same errors as `send`; on `tooLarge` none of them is sent.
-    public func enqueue(_ event: SharedEvent, ids: [Int]) throws(TransportError) {
+    package func enqueue(_ event: SharedEvent, ids: [Int]) throws(TransportError) {
         guard !ids.isEmpty else { return }
         let claim = try sending.withLock { (state: inout Sending) throws(TransportError) -> Connection.WriteClaim? in
             guard !state.closed, var codec = state.codec else {

@@ -22,7 +22,7 @@ public final class TrafficCounter: Sendable, Hashable {
         case other
 
         /// The kind of `message`.
-        public init(_ message: WireMessage) {
+        package init(_ message: WireMessage) {
             switch message {
             case .ping, .pong: self = .heartbeat
             case .members, .goodbye: self = .membership
@@ -59,7 +59,7 @@ public final class TrafficCounter: Sendable, Hashable {
         public var received: [Kind: Int] = [:]
 
         /// No messages.
-        public init() {}
+        package init() {}
     }
 
     /// Messages sent and received, by `Kind.slot`.
@@ -77,13 +77,13 @@ public final class TrafficCounter: Sendable, Hashable {
     public init() {}
 
     /// Counts one message sent.
-    public func sent(_ message: WireMessage) { count(Kind(message), sent: 1) }
+    package func sent(_ message: WireMessage) { count(Kind(message), sent: 1) }
 
     /// Counts one message received.
-    public func received(_ message: WireMessage) { count(Kind(message), received: 1) }
+    package func received(_ message: WireMessage) { count(Kind(message), received: 1) }
 
     /// Adds `sent` and `received` messages of `kind`.
-    public func count(_ kind: Kind, sent: Int = 0, received: Int = 0) {
+    package func count(_ kind: Kind, sent: Int = 0, received: Int = 0) {
         tallies.withLock { tallies in
             tallies.sent[kind.slot] &+= sent
             tallies.received[kind.slot] &+= received

@@ -29,16 +29,16 @@ public struct ControlEvent: Sendable, Hashable {
 /// An `event` message encoded once for many subscriptions: the copies differ only in `id`, so each is
 /// the shared bytes with its id spliced in (see `Link.enqueue(_:ids:)`). Byte for byte what
 /// `WireMessage.event` encodes for the same event and id.
-public struct SharedEvent: Sendable {
+package struct SharedEvent: Sendable {
     /// The event, for traffic counts and for a link that cannot take the shared form.
-    public let event: ControlEvent
+    package let event: ControlEvent
     /// `{"type":"event","id":` (what precedes the id).
     private let head: [UInt8]
     /// What follows the id, up to and with the closing brace.
     private let tail: [UInt8]
 
     /// Encodes `event` (its `id` is ignored).
-    public init(_ event: ControlEvent) {
+    package init(_ event: ControlEvent) {
         self.event = event
         var probe = event
         probe.id = 0

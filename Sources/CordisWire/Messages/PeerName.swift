@@ -1,17 +1,17 @@
 /// The rule for node names and entry ids: 1–64 characters of `A-Z a-z 0-9 . _ -`.
-public enum PeerName {
+package enum PeerName {
     /// The longest name allowed.
-    public static let maximumLength = 64
+    package static let maximumLength = 64
 
     /// True when `name` follows the rule.
-    public static func isValid(_ name: String) -> Bool {
+    package static func isValid(_ name: String) -> Bool {
         let utf8 = name.utf8
         guard !utf8.isEmpty, utf8.count <= maximumLength else { return false }
         return utf8.allSatisfy(isAllowed)
     }
 
     /// Throws `.invalidName`, naming what `what` is (for example "node name"), unless `name` is valid.
-    public static func validate(_ name: String, as what: String = "name") throws(WireError) {
+    package static func validate(_ name: String, as what: String = "name") throws(WireError) {
         guard isValid(name) else {
             throw WireError(
                 .invalidName,

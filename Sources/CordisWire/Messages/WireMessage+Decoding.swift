@@ -7,7 +7,7 @@ extension WireMessage {
     /// `.missingType`, or `.invalidField` (with the message type) when a known message has a member
     /// missing or of the wrong JSON type. An unknown `type` is not an error: it decodes as `.unknown`.
     /// Members a message does not define are ignored.
-    public init(frame: Frame) throws(WireError) {
+    package init(frame: Frame) throws(WireError) {
         let result: Result<WireMessage, WireError> = frame.payload.withUnsafeBytes { bytes in
             do throws(WireError) {
                 return .success(try WireMessage(payload: bytes, frameOffset: frame.offset))
@@ -20,7 +20,7 @@ extension WireMessage {
 
     /// Decodes a message from its JSON bytes; `frameOffset` is the stream offset of the frame's length
     /// prefix, used in error offsets.
-    public init(payload: UnsafeRawBufferPointer, frameOffset: Int = 0) throws(WireError) {
+    package init(payload: UnsafeRawBufferPointer, frameOffset: Int = 0) throws(WireError) {
         // A call or a result as this side writes them is read directly; anything else, the long way.
         if let message = HotMessageDecoder.decode(payload, maxDepth: JSONParser.defaultMaxDepth) {
             self = message
@@ -54,7 +54,7 @@ extension WireMessage {
     }
 
     /// Decodes a message from its parsed JSON object (see `init(frame:)` for the errors).
-    public init(object: JSONObject, frameOffset: Int = 0) throws(WireError) {
+    package init(object: JSONObject, frameOffset: Int = 0) throws(WireError) {
         guard case .string(let type)? = object["type"] else {
             throw WireError(.missingType, "message has no string member \"type\"", offset: frameOffset)
         }

@@ -5,7 +5,7 @@ extension WireMessage {
     ///
     /// Members are written in a fixed order, so equal messages give equal bytes (the golden fixtures
     /// depend on it).
-    public func encode(into buffer: inout [UInt8]) {
+    package func encode(into buffer: inout [UInt8]) {
         var json = JSONObjectWriter(taking: &buffer, type: type)
         switch self {
         case .hello(let hello):
@@ -121,7 +121,7 @@ extension WireMessage {
     }
 
     /// The message as compact JSON bytes (no length prefix).
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var buffer: [UInt8] = []
         encode(into: &buffer)
         return buffer
@@ -131,7 +131,7 @@ extension WireMessage {
 extension FrameEncoder {
     /// Appends `message` as one frame (length prefix and JSON) to `buffer`; throws `.oversize` and then
     /// leaves the buffer unchanged.
-    public func append(_ message: WireMessage, to buffer: inout [UInt8]) throws(WireError) {
+    package func append(_ message: WireMessage, to buffer: inout [UInt8]) throws(WireError) {
         try append(to: &buffer) { payload throws(WireError) in message.encode(into: &payload) }
     }
 }

@@ -86,7 +86,7 @@ public enum WireMessage: Sendable, Hashable {
     }
 
     /// The reply a link sends to a message of unknown type after the handshake.
-    public static func unknownTypeReply(to type: String) -> WireMessage {
+    package static func unknownTypeReply(to type: String) -> WireMessage {
         .error(RemoteError(
             id: nil, code: WireError.Code.unknownType.rawValue,
             message: "unknown message type \"\(type.prefix(64))\""))

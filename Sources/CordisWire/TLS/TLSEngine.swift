@@ -9,9 +9,9 @@ import Synchronization
 /// over the peer's Cordis name (SAN `URI:cordis://node/NAME` or `URI:cordis://operator/NAME`) is
 /// `peerName`, checked against `expecting` when given. After a failure the engine stays failed:
 /// every call throws the same error, nothing more is decrypted. Thread-safe (state under a `Mutex`).
-public final class TLSEngine: Sendable {
+package final class TLSEngine: Sendable {
     /// Which end of the handshake this side is.
-    public enum Side: Sendable, Hashable {
+    package enum Side: Sendable, Hashable {
         /// The side that dialled.
         case client
         /// The side that accepted.
@@ -19,7 +19,7 @@ public final class TLSEngine: Sendable {
     }
 
     /// Where the session stands.
-    public enum Phase: Sendable, Hashable {
+    package enum Phase: Sendable, Hashable {
         /// The handshake is running; feed the peer's bytes and send `takeOutbound()`.
         case handshaking
         /// The handshake is over; the peer is authenticated and named.
@@ -43,12 +43,12 @@ public final class TLSEngine: Sendable {
     }
 
     /// The most bytes `receive` takes in one call: 1 MiB (more throws, the session fails).
-    public static let maximumInput = 1 << 20
+    package static let maximumInput = 1 << 20
 
     private let context: TLSContext
     private let expected: TLSPeerName?
     /// The side this engine plays.
-    public let side: Side
+    package let side: Side
     private let session: Mutex<Session>
 
     /// A session on `context`. A client starts the handshake at once: send `takeOutbound()`.
@@ -56,7 +56,7 @@ public final class TLSEngine: Sendable {
     /// - Parameter expecting: the name the peer's certificate must hold (the node dialled); nil to
     ///   accept any Cordis name, which the caller then checks against the peer's handshake.
     /// - Throws: `TLSError` `.configuration` when libssl cannot create the session.
-    public init(context: TLSContext, side: Side, expecting: TLSPeerName? = nil) throws(TLSError) {
+    package init(context: TLSContext, side: Side, expecting: TLSPeerName? = nil) throws(TLSError) {
         ERR_clear_error()
         guard let ssl = context.makeSSL() else {
             throw TLSError(.configuration, "libssl cannot create a session: \(TLSError.drainQueue())")
@@ -81,10 +81,10 @@ public final class TLSEngine: Sendable {
     }
 
     /// Where the session stands.
-    public var phase: Phase { session.withLock { $0.phase } }
+    package var phase: Phase { session.withLock { $0.phase } }
 
     /// The peer's name once the handshake is over.
-    public var peerName: TLSPeerName? {
+    package var peerName: TLSPeerName? {
         if case .established(let name) = phase { return name }
         return nil
     }
@@ -95,7 +95,7 @@ public final class TLSEngine: Sendable {
     ///
     /// - Throws: `TLSError` when the bytes are not TLS, the handshake is refused, or the peer closed
     ///   the session (`.closed`); the engine is failed from then on.
-    public func receive(_ bytes: [UInt8]) throws(TLSError) -> [UInt8] {
+    package func receive(_ bytes: [UInt8]) throws(TLSError) -> [UInt8] {
         try session.withLock { (session: inout Session) throws(TLSError) -> [UInt8] in
             if case .failed(let error) = session.phase { throw error }
             guard bytes.count <= Self.maximumInput else {
@@ -123,7 +123,7 @@ public final class TLSEngine: Sendable {
     /// Encrypts application data; send `takeOutbound()` afterwards.
     ///
     /// - Throws: `TLSError` before the handshake is over (`.handshake`) or once the session failed.
-    public func send(_ plaintext: [UInt8]) throws(TLSError) {
+    package func send(_ plaintext: [UInt8]) throws(TLSError) {
         try session.withLock { (session: inout Session) throws(TLSError) in
             switch session.phase {
             case .failed(let error): throw error
@@ -142,7 +142,7 @@ public final class TLSEngine: Sendable {
     }
 
     /// The bytes to write to the peer (handshake records, encrypted data, alerts), emptied.
-    public func takeOutbound() -> [UInt8] {
+    package func takeOutbound() -> [UInt8] {
         session.withLock { session in
             var out: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 16 * 1024)
@@ -157,7 +157,7 @@ public final class TLSEngine: Sendable {
 
     /// Ends the session in order: a `close_notify` goes into `takeOutbound()`; the engine is failed
     /// (`.closed`) from then on.
-    public func close() {
+    package func close() {
         session.withLock { session in
             switch session.phase {
             case .established, .unnamed: _ = SSL_shutdown(session.ssl)

@@ -183,7 +183,7 @@ public final class Connection: Sendable, DeferredWriter {
     ///
     /// The sequence ends after the last queued frame once the connection closed in order (nil), and
     /// throws the close reason when it closed because of an error.
-    public var frames: InboundFrames { InboundFrames(connection: self) }
+    package var frames: InboundFrames { InboundFrames(connection: self) }
 
     /// Sends one frame holding `payload`.
     ///
@@ -191,13 +191,13 @@ public final class Connection: Sendable, DeferredWriter {
     ///   `outboundBufferFull` when the peer does not read (the connection is closed), `tooLarge`
     ///   when the payload is over `maxFrameSize` or the whole outbound buffer (only this frame fails:
     ///   the connection stays up).
-    public func send(_ payload: [UInt8]) async throws {
+    package func send(_ payload: [UInt8]) async throws {
         try enqueue(payload)
     }
 
     /// Sends one frame holding `payload` without suspending: callable from a frame filter on the loop
     /// thread. Same errors as `send(_:)`.
-    public func enqueue(_ payload: [UInt8]) throws(TransportError) {
+    package func enqueue(_ payload: [UInt8]) throws(TransportError) {
         var framed: [UInt8] = []
         framed.reserveCapacity(payload.count + Frame.headerSize)
         do {

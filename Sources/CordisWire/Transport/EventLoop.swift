@@ -232,13 +232,13 @@ public final class EventLoop: Sendable {
     /// to `execute(_:)`, a timer. False on every other thread and in a task's job run by the loop
     /// (another thread may take the loop over while such a job runs, so it must hand loop work to
     /// `execute(_:)`).
-    public var inLoopThread: Bool {
+    package var inLoopThread: Bool {
         let current = pthread_self()
         return state.withLock { $0.isDriver(current) && $0.taskJob == nil }
     }
 
     /// Runs `job` on the loop thread, after the events being handled.
-    public func execute(_ job: @escaping @Sendable () -> Void) {
+    package func execute(_ job: @escaping @Sendable () -> Void) {
         enqueueJob(.loop(job))
     }
 
@@ -351,13 +351,13 @@ public final class EventLoop: Sendable {
 
     /// The longest delay a timer waits: a longer one (a peer's absurd timeout) waits this long, about
     /// 136 years, which no process outlives.
-    public static let maximumDelay = Duration.seconds(Int64(UInt32.max))
+    package static let maximumDelay = Duration.seconds(Int64(UInt32.max))
 
     /// Runs `job` on the loop thread after `delay`; returns an id for `cancelTimer(_:)`.
     ///
     /// A delay longer than `maximumDelay` waits `maximumDelay`; a negative one runs the job at once.
     @discardableResult
-    public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> UInt64 {
+    package func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> UInt64 {
         let deadline = ContinuousClock.now.advanced(by: min(delay, Self.maximumDelay))
         let (id, mustWake) = state.withLock { state -> (UInt64, Bool) in
             let id = state.timers.insert(deadline: deadline, job: job)
@@ -373,7 +373,7 @@ public final class EventLoop: Sendable {
     }
 
     /// Cancels a timer that has not fired; nothing happens when it already ran.
-    public func cancelTimer(_ id: UInt64) {
+    package func cancelTimer(_ id: UInt64) {
         _ = state.withLock { $0.timers.remove(id: id) }
     }
 

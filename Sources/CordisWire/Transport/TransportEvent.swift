@@ -48,7 +48,7 @@ public struct TransportEvent: Sendable, CustomStringConvertible {
     public var error: TransportError?
 
     /// Creates an event.
-    public init(
+    package init(
         _ kind: Kind, _ message: String, connectionID: UInt64? = nil, credentials: PeerCredentials? = nil,
         error: TransportError? = nil
     ) {
