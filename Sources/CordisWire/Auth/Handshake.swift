@@ -1,7 +1,8 @@
-/// The handshake of one link as a pure state machine, for the dialling side (`initiator`) or the
-/// accepting side (`responder`).
+/// The handshake of one link (a `Link` runs it; see docs/wire-protocol.md for its messages). Public for
+/// `Handshake.Side`, which end of it a link was, and `maxFrameSize`, the largest frame it accepts.
 ///
-/// Call `start()` once and send what it returns, then give every received message (or frame) to
+/// Inside the package it is a pure state machine, for the dialling side (`initiator`) or the accepting
+/// side (`responder`): call `start()` once and send what it returns, then give every received message (or frame) to
 /// `receive(_:)` and act on the step: send its messages; on `.established` switch to the result's
 /// `sessionCodec()`; on `.failed` close the link after sending. Any message other than the next one
 /// expected fails the handshake. Authenticated (secrets configured):

@@ -7,7 +7,7 @@ public struct HandshakeConfiguration: Sendable {
     public var secrets: ClusterSecrets?
     /// Decides, once the peer is authenticated, whether to admit it; returns a rejection to refuse it
     /// (for example when a live member holds its name under another incarnation). Called synchronously
-    /// from `Handshake.receive`.
+    /// on the event loop's thread during the handshake.
     public var admit: (@Sendable (PeerIdentity) -> Rejection?)?
     /// The roles accepted from the peer (both by default).
     public var acceptedRoles: Set<PeerRole>

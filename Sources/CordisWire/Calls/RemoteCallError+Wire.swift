@@ -1,5 +1,5 @@
-/// The transport re-exports the one error type of remote calls (shared with the runtime), so a caller of
-/// `PendingCalls` catches the same `RemoteCallError` a proxy throws.
+/// The transport re-exports the one error type of remote calls (shared with the runtime), so a client
+/// turns an `error` answer into the same `RemoteCallError` a proxy throws.
 @_exported import CordisCalls
 
 /// A remote call's failure as it travels in an `error` reply.

@@ -2,7 +2,7 @@ import CordisJSON
 
 /// Every message of the Cordis wire protocol: the payload of one frame, a JSON object with a `type`.
 ///
-/// Decode with `WireMessage(frame:)`, encode with `encode(into:)` or `FrameEncoder.append(_:to:)`.
+/// A `Link` encodes what you send and decodes what arrives (`messages`); you build and match the cases.
 /// A `type` this version does not know decodes as `.unknown`, so a link can answer it with an `error`
 /// and stay up; later versions add cases (status, loader, relay messages).
 public enum WireMessage: Sendable, Hashable {
