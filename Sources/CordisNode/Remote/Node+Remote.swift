@@ -69,14 +69,19 @@ extension Node {
                 for peer in peers { self?.link(to: peer)?.send(.withdraw(provider)) }
             }
         case .armDeadline(let life, let delay):
-            remote.deadlines[life] = loop.schedule(after: delay) { [weak self] in
-                Task { @CordisActor in
-                    self?.remote.deadlines[life] = nil
-                    self?.exportsChanged(.deadlinePassed(life: life))
+            let loop = self.loop
+            let replaced = remote.deadlines.arm(life: life) { number in
+                loop.schedule(after: delay) { [weak self] in
+                    Task { @CordisActor in
+                        // Cancelled or armed again since the timer fired: it does not pass.
+                        guard let self, self.remote.deadlines.fired(life: life, number: number) else { return }
+                        self.exportsChanged(.deadlinePassed(life: life))
+                    }
                 }
             }
+            if let replaced { loop.cancelTimer(replaced) }
         case .cancelDeadline(let life):
-            if let timer = remote.deadlines.removeValue(forKey: life) { loop.cancelTimer(timer) }
+            if let timer = remote.deadlines.cancel(life: life) { loop.cancelTimer(timer) }
         case .release(let provider, let outcome):
             let life = provider.life
             switch outcome {
