@@ -188,8 +188,20 @@ public final class Node {
         listenersOfWorld.append(try context.on(.service) { [weak self] slot in self?.refreshExports(in: slot) })
         try startEventStream()
         try await loader.start()
+        refreshHandshake()
+        let operators = control.operators
+        let throttle = self.throttle
+        let linkOptions = self.linkOptions
+        let handshake = self.handshake
         for listener in listeners {
-            tasks.acceptors.append(Task { [weak self] in await self?.accept(from: listener) })
+            tasks.acceptors.append(Task { [weak self] in
+                await Self.accept(
+                    from: listener, handshake: handshake, operators: operators, throttle: throttle, options: linkOptions
+                ) { link in
+                    guard let self, self.running else { return link.close() }
+                    self.adopt(link)
+                }
+            })
         }
         refreshExports()
         carryOut(state.receive(.started))
@@ -206,6 +218,7 @@ public final class Node {
         await loader.stop()
         await endDiscovery()
         running = false
+        refreshHandshake()
         for member in Array(replacementWaiters.keys) { endReplacementWait(of: member) }
         for listener in listeners { listener.close() }
         for session in Array(peers.values) {
@@ -218,6 +231,7 @@ public final class Node {
     /// Test support: ends the node as a crash would: listeners and links cut, nothing withdrawn.
     func crashForTesting() {
         running = false
+        refreshHandshake()
         for task in etcd?.tasks ?? [] { task.cancel() }
         for listener in listeners { listener.close() }
         for session in Array(peers.values) { session.link.close() }
@@ -283,27 +297,43 @@ public final class Node {
 
     // MARK: - Accepting and dialling
 
-    private func accept(from listener: Listener) async {
-        for await connection in listener.connections {
-            guard running else {
-                connection.close()
-                continue
-            }
-            tasks.lastHandshake += 1
-            let id = tasks.lastHandshake
-            let configuration = admittingPeers(handshakeConfiguration(), on: connection)
-            let options = linkOptions
-            tasks.handshakes[id] = Task { [weak self] in
-                do {
-                    let link = try await Link.establish(
-                        connection, side: .responder, configuration: configuration, options: options)
-                    if self?.running == true { self?.adopt(link) } else { link.close() }
-                } catch let error as TransportError where error.code == .tls {
-                    self?.throttle.log(.warn, kind: "tlsRefused", "TLS link from \(connection.origin) refused: \(error.message)")
-                } catch {
-                    self?.throttle.log(.info, kind: "handshakeFailed", "handshake from \(connection.origin) failed: \(error)")
+    /// The handshake configuration accepted connections run with, kept current by `refreshHandshake()`
+    /// (nil while the node is not running): read off the actor, so a busy runtime never delays a peer's
+    /// handshake.
+    let handshake = AcceptedHandshake()
+
+    /// Takes the handshake configuration of the node as it is now for the connections accepted from now
+    /// on (at start, and when etcd mode registers a new incarnation).
+    func refreshHandshake() {
+        let configuration = running ? handshakeConfiguration() : nil
+        handshake.configuration = configuration
+    }
+
+    /// Accepts connections and runs each one's handshake in a task of this loop's own group, off the actor;
+    /// only an established link comes to the actor (`adopt`). Ends when the listener closes, once the
+    /// handshakes under way have ended (each within the handshake timeout); cancelled at stop.
+    @concurrent private nonisolated static func accept(
+        from listener: Listener, handshake: AcceptedHandshake, operators: OperatorTable,
+        throttle: LogThrottle, options: LinkOptions, adopt: @escaping @CordisActor (Link) -> Void
+    ) async {
+        await withDiscardingTaskGroup { group in
+            for await connection in listener.connections {
+                guard let base = handshake.configuration else {
+                    connection.close()
+                    continue
                 }
-                self?.tasks.handshakes[id] = nil
+                let configuration = admittingPeers(base, on: connection, operators: operators, throttle: throttle)
+                group.addTask {
+                    do {
+                        let link = try await Link.establish(
+                            connection, side: .responder, configuration: configuration, options: options)
+                        await adopt(link)
+                    } catch let error as TransportError where error.code == .tls {
+                        throttle.log(.warn, kind: "tlsRefused", "TLS link from \(connection.origin) refused: \(error.message)")
+                    } catch {
+                        throttle.log(.info, kind: "handshakeFailed", "handshake from \(connection.origin) failed: \(error)")
+                    }
+                }
             }
         }
     }
