@@ -76,10 +76,10 @@ struct ClusterDuplicateCloseTests {
         try #require(await ClusterInProcessTests.eventually("b to send the call on x", on: [a, b]) { onX.calls.count == 1 })
         onX.send(.request(ControlRequest(id: 900, command: .subscribe, args: ["follow": true, "history": false, "cluster": false])))
         a.adopt(x)
-        let drained = try #require(a.peers.values.first { $0.isDraining })
+        let drained = try #require(a.peers.all.first { $0.isDraining })
         #expect(try await caller.value.value == .string("crossed"))
         #expect(await ClusterInProcessTests.eventually("one link between a and b, y", on: [a, b]) {
-            a.peers.count == 1 && b.peers.count == 1
+            a.peers.all.count == 1 && b.peers.all.count == 1
                 && b.sessions["a"] !== onX && b.sessions["a"] != nil && a.sessions["b"] != nil
         })
         // What the drained link held on a ended with it (the subscription b made on it).
@@ -104,7 +104,7 @@ struct ClusterDuplicateCloseTests {
             b.awaitsReplacement(of: "a")
         })
         let caller = Task { try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "waited"]) }
-        try #require(await ClusterInProcessTests.eventually("the call to wait", on: [a, b]) { b.replacementWaiters["a"]?.count == 1 })
+        try #require(await ClusterInProcessTests.eventually("the call to wait", on: [a, b]) { b.peers.replacementWaiters(of: "a") == 1 })
         if replacementComes {
             let onY = try #require(b.adopt(y))
             #expect(try await caller.value.value == .string("waited"))
@@ -118,7 +118,7 @@ struct ClusterDuplicateCloseTests {
             #expect(ContinuousClock.now - started < .seconds(15))
             #expect(!b.awaitsReplacement(of: "a"))
         }
-        #expect(b.replacementWaiters.isEmpty)
+        #expect(!b.peers.awaitsAnyReplacement)
         await b.stop()
         if replacementComes { await a.stop() }
     }

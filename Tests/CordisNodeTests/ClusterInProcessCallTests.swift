@@ -376,15 +376,15 @@ struct ClusterInProcessCallTests {
         }
         // (The handshakes are tasks of the accept loop's own group: they end with it at the latest.)
         #expect(await ClusterInProcessTests.eventually("every console session to end", on: [a]) {
-            !a.peers.values.contains { $0.role == .console }
+            !a.peers.all.contains { $0.role == .console }
         })
         // A member learned on one address, then restarted on another: the first address's dialler ends.
         a.carryOut(a.state.receive(.directory(.peerListed([Member(name: "m", addresses: ["unix:\(folder.path("m1.sock"))"], incarnation: "m1")]))))
-        #expect(a.tasks.diallers.count == 1)
+        #expect(a.linking.diallers.count == 1)
         let restarted = try await ScriptedPeer.connect("m", to: a)
         _ = restarted
         #expect(await ClusterInProcessTests.eventually("m to be linked", on: [a]) { a.connectedPeers == ["m"] })
-        #expect(a.tasks.diallers.isEmpty, "diallers left: \(a.tasks.diallers.keys.sorted())")
+        #expect(a.linking.diallers.isEmpty, "diallers left: \(a.linking.diallers.keys.sorted())")
         restarted.link.close()
         await a.stop()
     }

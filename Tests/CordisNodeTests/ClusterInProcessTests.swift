@@ -91,8 +91,8 @@ struct ClusterInProcessTests {
         let extra = try await Link.connect(
             to: try #require(b.listeningAddresses.first), on: a.loop, configuration: a.handshakeConfiguration(),
             limits: a.limits, options: a.linkOptions)
-        try #require(await Self.eventually("b to take its end of the second link", on: [a, b]) { b.peers.count == 2 })
-        let second = try #require(b.peers.values.first { $0 !== replaced })
+        try #require(await Self.eventually("b to take its end of the second link", on: [a, b]) { b.peers.all.count == 2 })
+        let second = try #require(b.peers.all.first { $0 !== replaced })
         // a's announcement read from either link of its life, in any order, is one provider.
         b.handle(.announce(announcement), from: second)
         b.handle(.announce(announcement), from: replaced)

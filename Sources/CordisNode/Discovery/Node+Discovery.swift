@@ -203,7 +203,7 @@ extension Node {
     /// as calls need them.
     private func closeLinksOfEarlierLife() {
         guard etcd != nil else { return }
-        for session in Array(peers.values) where session.role == .node {
+        for session in peers.all where session.role == .node {
             // A drained duplicate closes too; its end decides nothing.
             if !session.isDraining { carryOut(state.receive(.closingIdle(session: session.id))) }
             session.link.close(reason: "\(name) registered again as a new incarnation")

@@ -13,7 +13,8 @@ final class LogThrottle: Sendable {
         var flushScheduled = false
     }
 
-    private let logger: Logger
+    /// The logger it writes to (lines that need no limit are written to it directly).
+    let logger: Logger
     private let state: Mutex<State>
     /// The loop whose timers write trailing summaries; attached once it exists (the loop's own observer
     /// writes through this throttle, so the throttle is made first).

@@ -36,7 +36,7 @@ extension Node {
         text.family("cordis_links", "gauge", "Links open to other members (one per member in use).")
         text.sample("cordis_links", [], state.membership.linkedNames.count)
         text.family("cordis_console_links", "gauge", "Links open to consoles.")
-        text.sample("cordis_console_links", [], peers.values.count { $0.role == .console })
+        text.sample("cordis_console_links", [], peers.all.count { $0.role == .console })
 
         let metrics = control.metrics
         text.family("cordis_calls_total", "counter", "Remote calls served by this node's providers and made by its proxies, by outcome (ok or the call error code).")

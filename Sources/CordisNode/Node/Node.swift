@@ -32,33 +32,29 @@ public final class Node {
     /// The services it can share.
     public let remoteServices: RemoteServiceCatalog
     let loop: EventLoop
-    let logger: Logger
     /// Writes log lines a peer can repeat at will, rate-limited per kind.
     let throttle: LogThrottle
+    /// The node's logger (the one its throttle writes to).
+    var logger: Logger { throttle.logger }
 
     /// The node's name.
     public var name: String { configuration.name }
 
-    var listeners: [Listener] = []
-    /// Every session by id: members' links (in use, standby or drained) and consoles'. Which link stands
+    /// Every session by id, and the calls waiting for a member's replacement link. Which link stands
     /// for a member is `NodeState`'s to say (`link(to:)`).
-    var peers: [Int: PeerSession] = [:]
-    /// Calls to a member whose link in use was closed as a duplicate before its other link was up: they
-    /// wait for that link (or the end of the wait, then nil), by member.
-    var replacementWaiters: [String: [CheckedContinuation<PeerSession?, Never>]] = [:]
+    var peers = PeerSessions()
     /// Every cluster decision: membership, discovery, exports, proxies and who may send what.
     var state: NodeState
     /// The fibers, holds and timers the exports' and proxies' directives act on.
     var remote = RemoteHandles()
     var running = false
-    var nextSessionID = 0
-    /// The accept loops, diallers and handshakes.
-    var tasks = LinkTasks()
-    /// The incarnation of each linked member, for the handshake's early refusal (read off the actor).
-    let liveMembers = LiveMembers()
+    /// The listeners, their accept loops and the diallers.
+    var linking = Linking()
+    /// What handshakes read off the actor: the configuration accepted connections run with (kept
+    /// current by `refreshHandshake()`, nil while the node is not running) and the linked members' lives.
+    let handshake = AcceptedHandshake()
     /// The messages of every link and of the etcd client, by kind (the `traffic` command).
     let traffic = TrafficCounter()
-    private var listenersOfWorld: [EffectHandle] = []
     /// The control API's state (relays, subscribers, forgotten members): `Control/`.
     let control = ControlState()
     /// etcd mode's state (`Discovery/`), nil for the embedded mesh.
@@ -89,7 +85,6 @@ public final class Node {
                 }
             }, name: "cordis-\(configuration.name)")
         throttle.attach(loop)
-        self.logger = logger
         self.throttle = throttle
         let interfaces = remoteServices.services.mapValues { Proxies.Interface(name: $0.interface, version: $0.version) }
         var limits = Admission.Limits(total: configuration.connectionBudget, perConsoleIdentity: configuration.consoleBudget.links)
@@ -110,7 +105,7 @@ public final class Node {
     }
 
     /// The real addresses of the listeners (with the port picked for port 0).
-    public var listeningAddresses: [Address] { listeners.map(\.address) }
+    public var listeningAddresses: [Address] { linking.listeners.map(\.address) }
 
     /// The addresses this node advertises.
     public var advertisedAddresses: [String] {
@@ -150,17 +145,16 @@ public final class Node {
             limits: limits, maxConnections: max(1, configuration.connectionBudget / max(1, listenerCount)),
             policy: configuration.peerPolicy, socketGroup: configuration.socketGroup, tls: configuration.tls)
         for fd in adopted {
-            listeners.append(try loop.adoptListener(fd: fd, options: options))
+            linking.listeners.append(try loop.adoptListener(fd: fd, options: options))
         }
         if adopted.isEmpty {
             for address in configuration.listen {
-                listeners.append(try loop.listen(on: address, options: options))
+                linking.listeners.append(try loop.listen(on: address, options: options))
             }
         }
         if configuration.secrets == nil, configuration.tls == nil, !configuration.allowsInsecureTCP,
-           let open = listeners.first(where: { if case .tcp = $0.address { return true } else { return false } }) {
-            for listener in listeners { listener.close() }
-            listeners.removeAll()
+           let open = linking.listeners.first(where: { if case .tcp = $0.address { return true } else { return false } }) {
+            linking.discardListeners()
             throw NodeStartError(
                 "refusing to listen on \(open.address) without a secret or TLS (socket-activated or not); "
                     + "pass --tls-cert, --tls-key and --tls-ca, or --secret-file, or --insecure to allow it")
@@ -177,15 +171,14 @@ public final class Node {
             do {
                 try await registerInEtcd(retryingFor: .seconds(30))
             } catch {
-                for listener in listeners { listener.close() }
-                listeners.removeAll()
+                linking.discardListeners()
                 throw error
             }
         }
         running = true
         // Exports follow the service registry: a provider appearing, leaving, or changing availability
         // (its fiber's state, its `check`) changes the provider its slot resolves to.
-        listenersOfWorld.append(try context.on(.service) { [weak self] slot in self?.refreshExports(in: slot) })
+        remote.registryListener = try context.on(.service) { [weak self] slot in self?.refreshExports(in: slot) }
         try startEventStream()
         try await loader.start()
         refreshHandshake()
@@ -193,8 +186,8 @@ public final class Node {
         let throttle = self.throttle
         let linkOptions = self.linkOptions
         let handshake = self.handshake
-        for listener in listeners {
-            tasks.acceptors.append(Task { [weak self] in
+        for listener in linking.listeners {
+            linking.acceptors.append(Task { [weak self] in
                 await Self.accept(
                     from: listener, handshake: handshake, operators: operators, throttle: throttle, options: linkOptions
                 ) { link in
@@ -219,12 +212,12 @@ public final class Node {
         await endDiscovery()
         running = false
         refreshHandshake()
-        for member in Array(replacementWaiters.keys) { endReplacementWait(of: member) }
-        for listener in listeners { listener.close() }
-        for session in Array(peers.values) {
+        peers.endEveryReplacementWait()
+        linking.closeListeners()
+        for session in peers.all {
             session.link.close(reason: "node \(name) is stopping")
         }
-        endTasks()
+        linking.stop()
         await loop.shutdown()
     }
 
@@ -233,13 +226,9 @@ public final class Node {
         running = false
         refreshHandshake()
         for task in etcd?.tasks ?? [] { task.cancel() }
-        for listener in listeners { listener.close() }
-        for session in Array(peers.values) { session.link.close() }
-        endTasks()
-    }
-
-    private func endTasks() {
-        tasks.cancelAll()
+        linking.closeListeners()
+        for session in peers.all { session.link.close() }
+        linking.stop()
     }
 
     var limits: ConnectionLimits {
@@ -282,7 +271,7 @@ public final class Node {
     /// The handshake's configuration. Its early refusal of a name held by a live member reads the
     /// members linked at that moment; admission is decided again, authoritatively, at adoption.
     func handshakeConfiguration() -> HandshakeConfiguration {
-        let live = liveMembers
+        let live = handshake
         return HandshakeConfiguration(identity: identity, secrets: configuration.secrets, admit: { peer in
             guard peer.role == .node,
                   let conflict = Membership.nameConflict(peer.name, incarnation: peer.incarnation, live: live.incarnation(of: peer.name))
@@ -296,11 +285,6 @@ public final class Node {
     }
 
     // MARK: - Accepting and dialling
-
-    /// The handshake configuration accepted connections run with, kept current by `refreshHandshake()`
-    /// (nil while the node is not running): read off the actor, so a busy runtime never delays a peer's
-    /// handshake.
-    let handshake = AcceptedHandshake()
 
     /// Takes the handshake configuration of the node as it is now for the connections accepted from now
     /// on (at start, and when etcd mode registers a new incarnation).
@@ -341,8 +325,8 @@ public final class Node {
     /// Keeps a link to the member at `address`: dials it (with backoff and jitter on the loop's timers)
     /// whenever the member it belongs to has no link, until `stopDialling` or the node stops.
     private func startDialling(_ address: String) {
-        guard running, tasks.diallers[address] == nil, let parsed = try? Address(parsing: address) else { return }
-        tasks.diallers[address] = Task { [weak self] in await self?.keepDialling(parsed) }
+        guard running, linking.diallers[address] == nil, let parsed = try? Address(parsing: address) else { return }
+        linking.diallers[address] = Task { [weak self] in await self?.keepDialling(parsed) }
     }
 
     private func keepDialling(_ address: Address) async {
@@ -402,9 +386,7 @@ public final class Node {
             link.close(reason: "this peer is not admitted here")
             return nil
         }
-        nextSessionID += 1
-        let session = PeerSession(id: nextSessionID, link: link, node: self)
-        peers[session.id] = session
+        let session = peers.open { PeerSession(id: $0, link: link, node: self) }
         let holder: Admission.Holder
         if peer.role == .console {
             let identity = operatorIdentity(of: link)
@@ -429,7 +411,7 @@ public final class Node {
     /// A session's link closed.
     func sessionEnded(_ session: PeerSession) {
         guard peers[session.id] === session else { return }
-        defer { peers[session.id] = nil }
+        defer { peers.remove(session.id) }
         guard session.identity.role == .node, let member = state.membership.member(of: session.id) else {
             // A console, or a link drained as a duplicate: it ends only what it held itself.
             if session.identity.role == .console {
@@ -474,7 +456,7 @@ public final class Node {
             case .proxies(let proxies): carryOut(proxies)
             case .replacementSettled(let member): endReplacementWait(of: member)
             case .notAdmitted(let id, let reason):
-                guard let session = peers.removeValue(forKey: id) else { continue }
+                guard let session = peers.remove(id) else { continue }
                 throttle.log(
                     .warn, kind: "notAdmitted", "refused a link from \(session.identity.name): \(reason)",
                     fields: [("CORDIS_PEER", session.identity.name)])
@@ -501,7 +483,7 @@ public final class Node {
             if restarted {
                 logger.info("\(member) restarted (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
             }
-            liveMembers.set(member, incarnation)
+            handshake.setLive(member, incarnation)
             controlLinked(session)
             logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
             session.run()
@@ -521,7 +503,7 @@ public final class Node {
             // provider per life, however often it is announced).
             session.send(.members(members))
         case .refuse(let id, let reason):
-            guard let session = peers.removeValue(forKey: id) else { return }
+            guard let session = peers.remove(id) else { return }
             logger.warn(
                 "refused a link from \(session.identity.name): \(reason)", fields: [("CORDIS_PEER", session.identity.name)])
             session.link.close(reason: "\(WireError.Code.nameTaken.rawValue): \(reason)")
@@ -562,7 +544,7 @@ public final class Node {
         case .dial(let address):
             startDialling(address)
         case .stopDialling(let address):
-            tasks.diallers.removeValue(forKey: address)?.cancel()
+            linking.diallers.removeValue(forKey: address)?.cancel()
         case .sendMembers(let member):
             link(to: member)?.send(.members(members))
         case .memberGone(let member, let incarnation):
@@ -602,15 +584,13 @@ public final class Node {
 
     /// Waits for the link that replaces `member`'s link closed as a duplicate; nil when none came.
     func replacementLink(of member: String) async -> PeerSession? {
-        await withCheckedContinuation { replacementWaiters[member, default: []].append($0) }
+        await withCheckedContinuation { peers.awaitReplacement(of: member, $0) }
     }
 
     /// The wait for `member`'s replacement link is over: the calls waiting go on with the link in use
     /// now, or fail without one.
     private func endReplacementWait(of member: String) {
-        guard let waiters = replacementWaiters.removeValue(forKey: member) else { return }
-        let session = running ? link(to: member) : nil
-        for waiter in waiters { waiter.resume(returning: session) }
+        peers.endReplacementWait(of: member, with: running ? link(to: member) : nil)
     }
 
     /// A member's link in use is gone: its calls fail and its relays end (what else follows, `NodeState`
@@ -621,7 +601,7 @@ public final class Node {
             controlSessionEnded(session)
         }
         _ = etcd?.idle.receive(.unlinked(member: member))
-        liveMembers.set(member, nil)
+        handshake.setLive(member, nil)
         if inOrder {
             logger.debug("idle link to \(member) closed", fields: [("CORDIS_PEER", member)])
         } else {

@@ -14,6 +14,9 @@ struct RemoteHandles {
     var waiters: [CheckedContinuation<Void, Never>] = []
     /// The proxy fiber of each proxy, by member life and provider life.
     var proxies: [Proxies.Key: Fiber] = [:]
+    /// The listener on the service registry that tells `Exports` when local providers change (kept
+    /// while the node runs).
+    var registryListener: EffectHandle?
 }
 
 /// The withdrawal deadlines armed on the event loop, by provider life. A timer fires on the loop's thread
