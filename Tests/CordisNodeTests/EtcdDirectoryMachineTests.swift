@@ -71,12 +71,45 @@ struct EtcdDirectoryMachineTests {
         _ = directory.receive(.linkUp(member: "b", incarnation: "ib"))
         let failed = directory.receive(.linkFailed(member: "b", incarnation: "ib"))
         #expect(Self.retracts(failed) == ["b"])
-        #expect(failed.contains(.redial("b")))
+        #expect(failed.contains(.redial("b", after: .zero)))
         // A relisting does not bring the suspect back ...
         #expect(Self.offers(directory.receive(.listed(
             [Self.member("b", "ib"), Self.clock(on: "b", "ib")], revision: 3))).isEmpty)
         // ... a link to the same life does.
         #expect(Self.offers(directory.receive(.linkUp(member: "b", incarnation: "ib"))) == ["b"])
+    }
+
+    static func redials(_ directives: [EtcdDirectory.Directive]) -> [Duration] {
+        directives.compactMap { if case .redial(_, let delay) = $0 { delay } else { nil } }
+    }
+
+    @Test("re-dials of a failed life back off from 50 ms to 2 s with jitter, and stop once it is linked, gone or replaced")
+    func redialBackoff() {
+        var directory = EtcdDirectory(name: "a")
+        _ = directory.receive(.listed([Self.member("b", "ib")], revision: 2))
+        _ = directory.receive(.linkUp(member: "b", incarnation: "ib"))
+        #expect(Self.redials(directory.receive(.linkFailed(member: "b", incarnation: "ib"))) == [.zero])
+        // Each failure doubles the step (jitter 1: the whole step; 0: half of it), up to 2 s.
+        var delays: [Duration] = []
+        for _ in 0 ..< 8 { delays += Self.redials(directory.receive(EtcdDirectory.Event.redialFailed(member: "b", random: 1))) }
+        #expect(delays == [50, 100, 200, 400, 800, 1600, 2000, 2000].map { Duration.milliseconds($0) })
+        #expect(Self.redials(directory.receive(EtcdDirectory.Event.redialFailed(member: "b", random: 0))) == [.seconds(1)])
+        // Linked: a late failure report asks for nothing more; a new failure starts from the first step.
+        _ = directory.receive(.linkUp(member: "b", incarnation: "ib"))
+        #expect(directory.receive(EtcdDirectory.Event.redialFailed(member: "b", random: 1)).isEmpty)
+        _ = directory.receive(.linkFailed(member: "b", incarnation: "ib"))
+        #expect(Self.redials(directory.receive(EtcdDirectory.Event.redialFailed(member: "b", random: 1))) == [.milliseconds(50)])
+        // Another life listed: the old one is not re-dialled.
+        _ = directory.receive(.changed([.put(Self.member("b", "ib2"))], revision: 3))
+        #expect(directory.receive(EtcdDirectory.Event.redialFailed(member: "b", random: 1)).isEmpty)
+        // Gone from etcd while re-dialled: nothing more either.
+        _ = directory.receive(.linkUp(member: "b", incarnation: "ib2"))
+        _ = directory.receive(.linkFailed(member: "b", incarnation: "ib2"))
+        _ = directory.receive(.changed([.delete(key: EtcdDirectory.memberKey("b"), revision: 4)], revision: 4))
+        #expect(directory.receive(EtcdDirectory.Event.redialFailed(member: "b", random: 1)).isEmpty)
+        #expect(directory.redials.isEmpty)
+        // A failed link of a life etcd no longer lists is not re-dialled at all.
+        #expect(Self.redials(directory.receive(.linkFailed(member: "b", incarnation: "ib2"))).isEmpty)
     }
 
     @Test("changes to keys under cordis/ that no node uses are ignored, and reported once")

@@ -119,7 +119,7 @@ struct EtcdDiscoverySeamTests {
         #expect(directory.receive(.unlinked(member: "b", incarnation: "ib", inOrder: true)).isEmpty)
         _ = directory.receive(.linked(member: "b", incarnation: "ib", addresses: []))
         #expect(directory.receive(.unlinked(member: "b", incarnation: "ib", inOrder: false)) == [
-            .redial("b"), .dropProxies(member: "b", incarnation: "ib"),
+            .redial("b", after: .zero), .dropProxies(member: "b", incarnation: "ib"),
         ])
         #expect(directory.receive(.peerListed([Member(name: "c", addresses: ["unix:/c"], incarnation: "c1")])).isEmpty)
         #expect(directory.known["c"] == nil)

@@ -31,6 +31,8 @@ extension EtcdDirectory: MemberDiscovery {
             directives = receive(Event.listed(kvs, revision: revision))
         case .directoryChanged(let changes, let revision):
             directives = receive(Event.changed(changes, revision: revision))
+        case .redialFailed(let member, let random):
+            directives = receive(Event.redialFailed(member: member, random: random))
         }
         return Self.translated(directives)
     }
@@ -41,7 +43,7 @@ extension EtcdDirectory: MemberDiscovery {
             case .offer(let listing): .offer(listing)
             case .retract(let listing): .retract(listing)
             case .memberGone(let name, let incarnation): .memberGone(name: name, incarnation: incarnation)
-            case .redial(let member): .redial(member)
+            case .redial(let member, let delay): .redial(member, after: delay)
             case .restoreOwnKey: .restoreOwnKey
             case .ignoredUnknownKeys(let example): .ignoredUnknownKeys(example: example)
             }

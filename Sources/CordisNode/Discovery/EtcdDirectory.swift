@@ -60,6 +60,9 @@ struct EtcdDirectory: Sendable {
         case withdrawnOverLink(member: String, life: Int)
         /// The member announced a provider life over the link in use (the node made its proxy).
         case announcedOverLink(member: String, life: Int)
+        /// A re-dial of `member` reached none of its addresses; `random` (in 0...1) is the jitter of the
+        /// next delay.
+        case redialFailed(member: String, random: Double)
     }
 
     /// What the node must do.
@@ -70,8 +73,10 @@ struct EtcdDirectory: Sendable {
         case retract(Listing)
         /// The member life is over: close its links, fail its calls.
         case memberGone(name: String, incarnation: String)
-        /// Keep re-dialling this member (its link failed while it is still listed).
-        case redial(String)
+        /// Dial this member once `after` has passed: its link failed while etcd still lists that life
+        /// (at once), or the last re-dial failed (after a backoff from 50 ms to 2 s, jittered). Re-dials
+        /// stop when a link to the member is up or etcd lists another life of it, or none.
+        case redial(String, after: Duration)
         /// This node's own member key is gone from etcd (deleted by someone, or missing from a listing):
         /// put it back under the lease, if the name is still free.
         case restoreOwnKey
@@ -104,6 +109,10 @@ struct EtcdDirectory: Sendable {
     private(set) var revision: Int64 = 0
     /// Whether a change to a key no node uses was reported (it is, once).
     private(set) var reportedUnknownKeys = false
+    /// The member lives being re-dialled, with the backoff of their next re-dial.
+    private(set) var redials: [String: (incarnation: String, backoff: ReconnectBackoff)] = [:]
+    /// The first and the largest delay between re-dials of a member.
+    static let redialBackoff = (first: Duration.milliseconds(50), maximum: Duration.seconds(2))
 
     init(name: String) {
         self.name = name
@@ -195,6 +204,7 @@ struct EtcdDirectory: Sendable {
             reconcile(touchedKeys, into: &directives)
         case .linkUp(let member, let incarnation):
             linked[member] = incarnation
+            redials[member] = nil
             if suspects[member] == incarnation { suspects[member] = nil }
             reconcile(keys(of: member), into: &directives)
         case .linkClosed(let member):
@@ -206,7 +216,19 @@ struct EtcdDirectory: Sendable {
             // suspected itself: it stays so).
             if members[member] == nil || members[member]?.incarnation == incarnation { suspects[member] = incarnation }
             retractOffers(of: member, incarnation, into: &directives)
-            if members[member]?.incarnation == incarnation { directives.append(.redial(member)) }
+            if members[member]?.incarnation == incarnation {
+                redials[member] = (incarnation, ReconnectBackoff(first: Self.redialBackoff.first, maximum: Self.redialBackoff.maximum))
+                directives.append(.redial(member, after: .zero))
+            }
+        case .redialFailed(let member, let random):
+            guard var redial = redials[member] else { break }
+            guard linked[member] == nil, members[member]?.incarnation == redial.incarnation else {
+                redials[member] = nil
+                break
+            }
+            let delay = redial.backoff.next(random: random)
+            redials[member] = redial
+            directives.append(.redial(member, after: delay))
         case .withdrawnOverLink(let member, let life):
             let key = Self.serviceKey(node: member, life: life)
             withdrawnOnLink[key] = revisions[key] ?? 0
@@ -254,6 +276,7 @@ struct EtcdDirectory: Sendable {
     private mutating func gone(_ member: String, _ incarnation: String, into directives: inout [Directive]) {
         retractOffers(of: member, incarnation, into: &directives)
         if suspects[member] == incarnation { suspects[member] = nil }
+        if redials[member]?.incarnation == incarnation { redials[member] = nil }
         forgetLinkWithdrawals(of: member)
         directives.append(.memberGone(name: member, incarnation: incarnation))
     }

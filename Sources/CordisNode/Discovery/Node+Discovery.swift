@@ -303,19 +303,17 @@ extension Node {
         }
     }
 
-    /// Keeps trying to link `member` again (its link failed) while etcd lists the same life.
-    func redial(_ member: String) {
-        guard let etcd, etcd.redialling[member] == nil, let incarnation = state.discovery.member(named: member)?.incarnation else {
-            return
-        }
+    /// Dials `member` again once `delay` has passed (as `EtcdDirectory` decided: its link failed, or the
+    /// last re-dial did), replacing a re-dial not carried out yet; a failure goes back to the directory.
+    func redial(_ member: String, after delay: Duration) {
+        guard let etcd, running else { return }
+        etcd.redialling[member]?.cancel()
         etcd.redialling[member] = Task { [weak self] in
-            var backoff = ReconnectBackoff(first: .milliseconds(50), maximum: .seconds(2))
-            while let self, self.running, !Task.isCancelled, self.link(to: member) == nil,
-                  self.state.discovery.knows(member, incarnation: incarnation) {
-                if await self.openLink(to: member) != nil { break }
-                await self.pause(for: backoff.next(random: Double.random(in: 0...1)))
-            }
-            self?.etcd?.redialling[member] = nil
+            await self?.pause(for: delay)
+            guard let self, self.running, !Task.isCancelled else { return }
+            self.etcd?.redialling[member] = nil
+            guard await self.openLink(to: member) == nil, self.running else { return }
+            self.carryOut(self.state.receive(.directory(.redialFailed(member: member, random: Double.random(in: 0...1)))))
         }
     }
 

@@ -14,8 +14,10 @@ enum DiscoveryDirective: Equatable, Sendable {
     case retract(EtcdDirectory.Listing)
     /// The member life left etcd: close its links, fail its calls.
     case memberGone(name: String, incarnation: String)
-    /// Keep re-dialling this member (its link failed while it is still listed).
-    case redial(String)
+    /// Dial this member once `after` has passed (its link failed while it is still listed, or the last
+    /// re-dial failed); report a failure with `DiscoveryEvent.redialFailed`. A later `redial` of the same
+    /// member replaces one not yet carried out.
+    case redial(String, after: Duration)
     /// This node's own member key is gone from etcd while the node holds its lease: put it back, if the
     /// name is still free.
     case restoreOwnKey

@@ -29,4 +29,7 @@ enum DiscoveryEvent: Equatable, Sendable {
     case directoryListed([EtcdKeyValue], revision: Int64)
     /// etcd's watch reported changes.
     case directoryChanged([EtcdChange], revision: Int64)
+    /// A re-dial of `member` (asked by `DiscoveryDirective.redial`) reached none of its addresses;
+    /// `random` (in 0...1) is the jitter of the next delay.
+    case redialFailed(member: String, random: Double)
 }

@@ -91,7 +91,7 @@ struct MeshGossip: MemberDiscovery {
                 directives.append(.dropProxies(member: member, incarnation: departed.incarnation))
                 superseded(departed.addresses, into: &directives)
             }
-        case .directoryListed, .directoryChanged, .linkWithdrew, .linkAnnounced:
+        case .directoryListed, .directoryChanged, .linkWithdrew, .linkAnnounced, .redialFailed:
             break
         }
         return directives

@@ -549,8 +549,8 @@ public final class Node {
             link(to: member)?.send(.members(members))
         case .memberGone(let member, let incarnation):
             memberLeftDirectory(member, incarnation: incarnation)
-        case .redial(let member):
-            redial(member)
+        case .redial(let member, let delay):
+            redial(member, after: delay)
         case .restoreOwnKey:
             restoreOwnMemberKey()
         case .ignoredUnknownKeys(let example):
