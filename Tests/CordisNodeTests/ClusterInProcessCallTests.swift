@@ -374,9 +374,8 @@ struct ClusterInProcessCallTests {
             let console = try await ScriptedPeer.connect("operator\(index)", role: .console, to: a)
             console.link.close()
         }
-        // (The handshakes are tasks of the accept loop's own group: they end with it at the latest.)
-        #expect(await ClusterInProcessTests.eventually("every console session to end", on: [a]) {
-            !a.peers.all.contains { $0.role == .console }
+        #expect(await ClusterInProcessTests.eventually("every handshake and console session to end", on: [a]) {
+            a.linking.handshakes.isEmpty && !a.peers.all.contains { $0.role == .console }
         })
         // A member learned on one address, then restarted on another: the first address's dialler ends.
         a.carryOut(a.state.receive(.directory(.peerListed([Member(name: "m", addresses: ["unix:\(folder.path("m1.sock"))"], incarnation: "m1")]))))

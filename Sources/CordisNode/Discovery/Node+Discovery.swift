@@ -184,7 +184,6 @@ extension Node {
         guard let etcd else { return }
         let previous = etcd.incarnation
         etcd.incarnation = UUID().uuidString.lowercased()
-        refreshHandshake()
         do {
             let directives = try await registerInEtcd()
             logger.info("registered in etcd again as a new incarnation \(etcd.incarnation)")
@@ -192,7 +191,6 @@ extension Node {
             follow(directives)
         } catch {
             etcd.incarnation = previous
-            refreshHandshake()
             logger.warn("cannot register in etcd again yet: \(error)")
         }
     }

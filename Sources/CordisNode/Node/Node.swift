@@ -50,9 +50,6 @@ public final class Node {
     var running = false
     /// The listeners, their accept loops and the diallers.
     var linking = Linking()
-    /// What handshakes read off the actor: the configuration accepted connections run with (kept
-    /// current by `refreshHandshake()`, nil while the node is not running) and the linked members' lives.
-    let handshake = AcceptedHandshake()
     /// The messages of every link and of the etcd client, by kind (the `traffic` command).
     let traffic = TrafficCounter()
     /// The control API's state (relays, subscribers, forgotten members): `Control/`.
@@ -181,20 +178,8 @@ public final class Node {
         remote.registryListener = try context.on(.service) { [weak self] slot in self?.refreshExports(in: slot) }
         try startEventStream()
         try await loader.start()
-        refreshHandshake()
-        let operators = control.operators
-        let throttle = self.throttle
-        let linkOptions = self.linkOptions
-        let handshake = self.handshake
         for listener in linking.listeners {
-            linking.acceptors.append(Task { [weak self] in
-                await Self.accept(
-                    from: listener, handshake: handshake, operators: operators, throttle: throttle, options: linkOptions
-                ) { link in
-                    guard let self, self.running else { return link.close() }
-                    self.adopt(link)
-                }
-            })
+            linking.acceptors.append(Task { [weak self] in await self?.accept(from: listener) })
         }
         refreshExports()
         carryOut(state.receive(.started))
@@ -211,7 +196,6 @@ public final class Node {
         await loader.stop()
         await endDiscovery()
         running = false
-        refreshHandshake()
         peers.endEveryReplacementWait()
         linking.closeListeners()
         for session in peers.all {
@@ -224,7 +208,6 @@ public final class Node {
     /// Test support: ends the node as a crash would: listeners and links cut, nothing withdrawn.
     func crashForTesting() {
         running = false
-        refreshHandshake()
         for task in etcd?.tasks ?? [] { task.cancel() }
         linking.closeListeners()
         for session in peers.all { session.link.close() }
@@ -271,7 +254,7 @@ public final class Node {
     /// The handshake's configuration. Its early refusal of a name held by a live member reads the
     /// members linked at that moment; admission is decided again, authoritatively, at adoption.
     func handshakeConfiguration() -> HandshakeConfiguration {
-        let live = handshake
+        let live = linking.liveMembers
         return HandshakeConfiguration(identity: identity, secrets: configuration.secrets, admit: { peer in
             guard peer.role == .node,
                   let conflict = Membership.nameConflict(peer.name, incarnation: peer.incarnation, live: live.incarnation(of: peer.name))
@@ -286,38 +269,27 @@ public final class Node {
 
     // MARK: - Accepting and dialling
 
-    /// Takes the handshake configuration of the node as it is now for the connections accepted from now
-    /// on (at start, and when etcd mode registers a new incarnation).
-    func refreshHandshake() {
-        let configuration = running ? handshakeConfiguration() : nil
-        handshake.configuration = configuration
-    }
-
-    /// Accepts connections and runs each one's handshake in a task of this loop's own group, off the actor;
-    /// only an established link comes to the actor (`adopt`). Ends when the listener closes, once the
-    /// handshakes under way have ended (each within the handshake timeout); cancelled at stop.
-    @concurrent private nonisolated static func accept(
-        from listener: Listener, handshake: AcceptedHandshake, operators: OperatorTable,
-        throttle: LogThrottle, options: LinkOptions, adopt: @escaping @CordisActor (Link) -> Void
-    ) async {
-        await withDiscardingTaskGroup { group in
-            for await connection in listener.connections {
-                guard let base = handshake.configuration else {
-                    connection.close()
-                    continue
+    private func accept(from listener: Listener) async {
+        for await connection in listener.connections {
+            guard running else {
+                connection.close()
+                continue
+            }
+            linking.lastHandshake += 1
+            let id = linking.lastHandshake
+            let configuration = admittingPeers(handshakeConfiguration(), on: connection)
+            let options = linkOptions
+            linking.handshakes[id] = Task { [weak self] in
+                do {
+                    let link = try await Link.establish(
+                        connection, side: .responder, configuration: configuration, options: options)
+                    if self?.running == true { self?.adopt(link) } else { link.close() }
+                } catch let error as TransportError where error.code == .tls {
+                    self?.throttle.log(.warn, kind: "tlsRefused", "TLS link from \(connection.origin) refused: \(error.message)")
+                } catch {
+                    self?.throttle.log(.info, kind: "handshakeFailed", "handshake from \(connection.origin) failed: \(error)")
                 }
-                let configuration = admittingPeers(base, on: connection, operators: operators, throttle: throttle)
-                group.addTask {
-                    do {
-                        let link = try await Link.establish(
-                            connection, side: .responder, configuration: configuration, options: options)
-                        await adopt(link)
-                    } catch let error as TransportError where error.code == .tls {
-                        throttle.log(.warn, kind: "tlsRefused", "TLS link from \(connection.origin) refused: \(error.message)")
-                    } catch {
-                        throttle.log(.info, kind: "handshakeFailed", "handshake from \(connection.origin) failed: \(error)")
-                    }
-                }
+                self?.linking.handshakes[id] = nil
             }
         }
     }
@@ -483,7 +455,7 @@ public final class Node {
             if restarted {
                 logger.info("\(member) restarted (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
             }
-            handshake.setLive(member, incarnation)
+            linking.liveMembers.set(member, incarnation)
             controlLinked(session)
             logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
             session.run()
@@ -601,7 +573,7 @@ public final class Node {
             controlSessionEnded(session)
         }
         _ = etcd?.idle.receive(.unlinked(member: member))
-        handshake.setLive(member, nil)
+        linking.liveMembers.set(member, nil)
         if inOrder {
             logger.debug("idle link to \(member) closed", fields: [("CORDIS_PEER", member)])
         } else {
