@@ -70,6 +70,41 @@ struct ClusterBusyActorTests {
         }
     }
 
+    /// Handshakes run off `CordisActor`: a console dialling while a plugin blocks b's actor for 3 s is
+    /// through its handshake within a second (its own timeout), and served once the actor is free.
+    @Test("A console's handshake completes within 1 s while a plugin blocks the node's CordisActor for 3 s")
+    func handshakeWhileTheActorIsBusy() async throws {
+        try await TestCluster.run { cluster in
+            let (a, _) = try await Self.startBusyPair(cluster)
+            let console = try await cluster.control(a)
+            // The request is served on a's actor: sent without waiting for the answer.
+            let enable = Task { try await console.request(.enable, args: ["entry": "busy"], timeout: .seconds(30)) }
+            try #require(await a.waitForLine(containing: "busy: blocking"))
+            let loop = try EventLoop(name: "dialler")
+            defer { Task { await loop.shutdown() } }
+            let identity = PeerIdentity(role: .console, name: "late", incarnation: "late-1")
+            let started = ContinuousClock.now
+            let link = try await Link.connect(
+                to: try Address(parsing: a.address), on: loop, configuration: HandshakeConfiguration(identity: identity, secrets: nil),
+                options: LinkOptions(handshakeTimeout: .seconds(1)))
+            let took = ContinuousClock.now - started
+            #expect(!a.process.text.contains("busy: done"), "the actor was free before the handshake ended")
+            #expect(took < .seconds(1))
+            try link.enqueue(.request(ControlRequest(id: 1, command: .status)))
+            var answered = false
+            for try await message in link.messages {
+                if case .response(let response) = message, response.id == 1 {
+                    answered = true
+                    break
+                }
+            }
+            #expect(answered)
+            #expect(await a.waitForLine(containing: "busy: done", timeout: .seconds(20)))
+            _ = try? await enable.value
+            link.close()
+        }
+    }
+
     /// Both members beat every 0.2 s and give up after 2 s of silence; a's `busy` plugin blocks a's
     /// `CordisActor` for 3 s. If a's heartbeats depended on the actor, b would declare a down after 2 s.
     @Test("A plugin blocking CordisActor for 3 s with a 2 s heartbeat timeout does not get its node declared down")

@@ -17,16 +17,17 @@ extension Node {
     /// console it does not list is refused; either learns only that it is not admitted (a console also
     /// who it was seen as, and how to be admitted).
     /// `connection` gives the peer's Unix credentials.
-    func admittingPeers(_ configuration: HandshakeConfiguration, on connection: Connection) -> HandshakeConfiguration {
+    nonisolated static func admittingPeers(
+        _ configuration: HandshakeConfiguration, on connection: Connection, operators table: OperatorTable,
+        throttle logger: LogThrottle
+    ) -> HandshakeConfiguration {
         var wrapped = configuration
         let earlier = configuration.admit
-        let table = control.operators
         let credentials = connection.credentials
         // Inside TLS the secret is not used: the certificate (which the handshake name matches) is
         // the console's identity.
         let overTLS = connection.tls != nil
         let provesSecret = configuration.secrets != nil && !overTLS
-        let logger = self.throttle
         wrapped.admit = { peer in
             if peer.role == .node, let credentials, !Admission.mayHoldNodeRole(credentials, ownUID: geteuid()) {
                 logger.log(

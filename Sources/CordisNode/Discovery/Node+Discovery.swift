@@ -184,6 +184,7 @@ extension Node {
         guard let etcd else { return }
         let previous = etcd.incarnation
         etcd.incarnation = UUID().uuidString.lowercased()
+        refreshHandshake()
         do {
             let directives = try await registerInEtcd()
             logger.info("registered in etcd again as a new incarnation \(etcd.incarnation)")
@@ -191,6 +192,7 @@ extension Node {
             follow(directives)
         } catch {
             etcd.incarnation = previous
+            refreshHandshake()
             logger.warn("cannot register in etcd again yet: \(error)")
         }
     }

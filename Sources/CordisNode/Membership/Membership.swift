@@ -183,7 +183,7 @@ struct Membership {
     /// Why a node named `peer` of life `incarnation` is refused while the life `live` of that name has a
     /// link up here: a name conflict (the live life answers heartbeats, the newcomer is refused); nil when
     /// it is the same life or none is live. The handshake asks it too, before adoption, against the lives
-    /// linked at that moment (`LiveMembers`, which the node updates as links are adopted and lost).
+    /// linked at that moment (`AcceptedHandshake`, which the node updates as links are adopted and lost).
     static func nameConflict(_ peer: String, incarnation: String, live: String?) -> String? {
         guard let live, live != incarnation else { return nil }
         return "a live member is named \(peer) (incarnation \(live))"

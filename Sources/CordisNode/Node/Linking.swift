@@ -1,9 +1,9 @@
 import CordisWire
 
 /// What makes the node's links, each task with its owner: the listeners and an accept loop per listener
-/// (ends when the listener closes), the handshake of each accepted connection (ends with the handshake),
-/// a dialler per address (ends on `stopDialling` or at stop). Links own their readers and heartbeats.
-/// The members' lives it keeps are what a handshake reads off the actor.
+/// (ends when the listener closes; the handshakes of its connections run on the event loop, no task of
+/// their own), and a dialler per address (ends on `stopDialling` or at stop). Links own their readers and
+/// heartbeats.
 struct Linking {
     /// The sockets the node listens on.
     var listeners: [Listener] = []
@@ -11,12 +11,6 @@ struct Linking {
     var acceptors: [Task<Void, Never>] = []
     /// One dialler per address the discovery asked to keep dialled.
     var diallers: [String: Task<Void, Never>] = [:]
-    /// The handshake of each accepted connection, by a number of its own.
-    var handshakes: [Int: Task<Void, Never>] = [:]
-    /// The number of the latest handshake.
-    var lastHandshake = 0
-    /// The lives of the linked members, for the handshake's early refusal of a name (read off the actor).
-    let liveMembers = LiveMembers()
 
     /// Closes every listener (the accept loops end with them); their addresses stay listed.
     func closeListeners() {
@@ -34,9 +28,7 @@ struct Linking {
         closeListeners()
         for task in acceptors { task.cancel() }
         for task in diallers.values { task.cancel() }
-        for task in handshakes.values { task.cancel() }
         acceptors.removeAll()
         diallers.removeAll()
-        handshakes.removeAll()
     }
 }

@@ -50,6 +50,9 @@ public final class Node {
     var running = false
     /// The listeners, their accept loops and the diallers.
     var linking = Linking()
+    /// What handshakes read off the actor: the configuration accepted connections run with (kept
+    /// current by `refreshHandshake()`, nil while the node is not running) and the linked members' lives.
+    let handshake = AcceptedHandshake()
     /// The messages of every link and of the etcd client, by kind (the `traffic` command).
     let traffic = TrafficCounter()
     /// The control API's state (relays, subscribers, forgotten members): `Control/`.
@@ -178,8 +181,22 @@ public final class Node {
         remote.registryListener = try context.on(.service) { [weak self] slot in self?.refreshExports(in: slot) }
         try startEventStream()
         try await loader.start()
+        refreshHandshake()
+        let operators = control.operators
+        let throttle = self.throttle
+        let linkOptions = self.linkOptions
+        let handshake = self.handshake
         for listener in linking.listeners {
-            linking.acceptors.append(Task { [weak self] in await self?.accept(from: listener) })
+            linking.acceptors.append(Task { [weak self] in
+                await Self.accept(
+                    from: listener, handshake: handshake, operators: operators, throttle: throttle, options: linkOptions
+                ) { link in
+                    Task { @CordisActor in
+                        guard let self, self.running else { return link.close() }
+                        self.adopt(link)
+                    }
+                }
+            })
         }
         refreshExports()
         carryOut(state.receive(.started))
@@ -196,6 +213,7 @@ public final class Node {
         await loader.stop()
         await endDiscovery()
         running = false
+        refreshHandshake()
         peers.endEveryReplacementWait()
         linking.closeListeners()
         for session in peers.all {
@@ -208,6 +226,7 @@ public final class Node {
     /// Test support: ends the node as a crash would: listeners and links cut, nothing withdrawn.
     func crashForTesting() {
         running = false
+        refreshHandshake()
         for task in etcd?.tasks ?? [] { task.cancel() }
         linking.closeListeners()
         for session in peers.all { session.link.close() }
@@ -254,7 +273,7 @@ public final class Node {
     /// The handshake's configuration. Its early refusal of a name held by a live member reads the
     /// members linked at that moment; admission is decided again, authoritatively, at adoption.
     func handshakeConfiguration() -> HandshakeConfiguration {
-        let live = linking.liveMembers
+        let live = handshake
         return HandshakeConfiguration(identity: identity, secrets: configuration.secrets, admit: { peer in
             guard peer.role == .node,
                   let conflict = Membership.nameConflict(peer.name, incarnation: peer.incarnation, live: live.incarnation(of: peer.name))
@@ -269,27 +288,38 @@ public final class Node {
 
     // MARK: - Accepting and dialling
 
-    private func accept(from listener: Listener) async {
+    /// Takes the handshake configuration of the node as it is now for the connections accepted from now
+    /// on (at start and stop, and when etcd mode registers a new incarnation).
+    func refreshHandshake() {
+        handshake.configuration = running ? handshakeConfiguration() : nil
+    }
+
+    /// Accepts connections and starts each one's handshake on the event loop, off the actor and with no
+    /// task of its own: a busy runtime never delays a peer's handshake, and a connection the listener
+    /// sheds costs no more than its socket. Only an established link comes to the actor (`adopt`).
+    /// Ends when the listener closes.
+    @concurrent private nonisolated static func accept(
+        from listener: Listener, handshake: AcceptedHandshake, operators: OperatorTable,
+        throttle: LogThrottle, options: LinkOptions, adopt: @escaping @Sendable (Link) -> Void
+    ) async {
         for await connection in listener.connections {
-            guard running else {
+            guard let base = handshake.configuration else {
                 connection.close()
                 continue
             }
-            linking.lastHandshake += 1
-            let id = linking.lastHandshake
-            let configuration = admittingPeers(handshakeConfiguration(), on: connection)
-            let options = linkOptions
-            linking.handshakes[id] = Task { [weak self] in
-                do {
-                    let link = try await Link.establish(
-                        connection, side: .responder, configuration: configuration, options: options)
-                    if self?.running == true { self?.adopt(link) } else { link.close() }
-                } catch let error as TransportError where error.code == .tls {
-                    self?.throttle.log(.warn, kind: "tlsRefused", "TLS link from \(connection.origin) refused: \(error.message)")
-                } catch {
-                    self?.throttle.log(.info, kind: "handshakeFailed", "handshake from \(connection.origin) failed: \(error)")
+            let configuration = admittingPeers(base, on: connection, operators: operators, throttle: throttle)
+            Link.startHandshake(connection, side: .responder, configuration: configuration, options: options) { outcome in
+                switch outcome {
+                case .success(let link):
+                    adopt(link)
+                case .failure(let error as TransportError) where error.code == .handshakeShed:
+                    // The listener reported it (rate-limited) when it shed the connection.
+                    break
+                case .failure(let error as TransportError) where error.code == .tls:
+                    throttle.log(.warn, kind: "tlsRefused", "TLS link from \(connection.origin) refused: \(error.message)")
+                case .failure(let error):
+                    throttle.log(.info, kind: "handshakeFailed", "handshake from \(connection.origin) failed: \(error)")
                 }
-                self?.linking.handshakes[id] = nil
             }
         }
     }
@@ -455,7 +485,7 @@ public final class Node {
             if restarted {
                 logger.info("\(member) restarted (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
             }
-            linking.liveMembers.set(member, incarnation)
+            handshake.setLive(member, incarnation)
             controlLinked(session)
             logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
             session.run()
@@ -573,7 +603,7 @@ public final class Node {
             controlSessionEnded(session)
         }
         _ = etcd?.idle.receive(.unlinked(member: member))
-        linking.liveMembers.set(member, nil)
+        handshake.setLive(member, nil)
         if inOrder {
             logger.debug("idle link to \(member) closed", fields: [("CORDIS_PEER", member)])
         } else {

@@ -30,10 +30,12 @@ public final class Link: Sendable {
         var closed = false
     }
 
-    /// The handshake's outcome (what the link established, once) and who waits for it.
+    /// The handshake's outcome (what the link established, once) and who waits for it: `establish`'s
+    /// caller, or `startHandshake`'s completion.
     private struct Establishing {
         var outcome: Result<HandshakeResult, any Error>?
         var waiter: CheckedContinuation<HandshakeResult, any Error>?
+        var completion: (@Sendable (Result<HandshakeResult, any Error>) -> Void)?
         var timer: UInt64?
     }
 
@@ -87,11 +89,45 @@ public final class Link: Sendable {
         var handshake = try Handshake(side: side, configuration: configuration, overTLS: connection.tls != nil)
         let opening = handshake.start()
         let link = Link(connection: connection, handshake: handshake, options: options)
-        try await link.runHandshake(opening: opening)
+        link.beginHandshake(opening: opening)
+        _ = try await withCheckedThrowingContinuation { continuation in
+            let ready = link.establishing.withLock { state -> Result<HandshakeResult, any Error>? in
+                if let outcome = state.outcome { return outcome }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
         return link
     }
 
-    private func runHandshake(opening: [WireMessage]) async throws {
+    /// Starts the handshake on the accepted or dialled `connection` and returns at once; `completion`
+    /// is called once, with the link when it is up, or with the error (`establish`'s; the link closes the
+    /// connection, after sending a refusal where one is owed). It is called on the event loop's thread,
+    /// or on the caller's when the handshake cannot start. Nothing waits meanwhile, so an accept loop can start the handshakes of
+    /// many connections without a task for each: one the listener sheds costs no more than its socket.
+    public static func startHandshake(
+        _ connection: Connection, side: Handshake.Side, configuration: HandshakeConfiguration,
+        options: LinkOptions = LinkOptions(), completion: @escaping @Sendable (Result<Link, any Error>) -> Void
+    ) {
+        var handshake: Handshake
+        do {
+            handshake = try Handshake(side: side, configuration: configuration, overTLS: connection.tls != nil)
+        } catch {
+            connection.close()
+            return completion(.failure(error))
+        }
+        let opening = handshake.start()
+        let link = Link(connection: connection, handshake: handshake, options: options)
+        link.establishing.withLock { state in
+            state.completion = { outcome in completion(outcome.map { _ in link }) }
+        }
+        link.beginHandshake(opening: opening)
+    }
+
+    /// Arms the handshake's deadline and hands the connection's frames to the handshake; what follows
+    /// runs on the loop thread, and `finishHandshake` tells the outcome.
+    private func beginHandshake(opening: [WireMessage]) {
         connection.setMaxFrameSize(min(Handshake.maxFrameSize, options.maxFrameSize))
         let timeout = options.handshakeTimeout
         let timer = connection.loop.schedule(after: timeout) { [self] in
@@ -111,34 +147,32 @@ public final class Link: Sendable {
                 finishHandshake(.failure(error))
             }
         }
-        _ = try await withCheckedThrowingContinuation { continuation in
-            let ready = establishing.withLock { state -> Result<HandshakeResult, any Error>? in
-                if let outcome = state.outcome { return outcome }
-                state.waiter = continuation
-                return nil
-            }
-            if let ready { continuation.resume(with: ready) }
-        }
     }
 
-    /// Records the handshake's outcome once and wakes `establish`; false when it was already known.
+    /// Records the handshake's outcome once and wakes `establish` or calls `startHandshake`'s
+    /// completion; false when it was already known.
     @discardableResult
     private func finishHandshake(_ outcome: Result<HandshakeResult, any Error>) -> Bool {
-        let taken = establishing.withLock { state -> (CheckedContinuation<HandshakeResult, any Error>?, UInt64?)? in
+        typealias Taken = (
+            CheckedContinuation<HandshakeResult, any Error>?, (@Sendable (Result<HandshakeResult, any Error>) -> Void)?, UInt64?
+        )
+        let taken = establishing.withLock { state -> Taken? in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
             defer {
                 state.waiter = nil
+                state.completion = nil
                 state.timer = nil
             }
-            return (state.waiter, state.timer)
+            return (state.waiter, state.completion, state.timer)
         }
-        guard let (waiter, timer) = taken else { return false }
+        guard let (waiter, completion, timer) = taken else { return false }
         if let timer { connection.loop.cancelTimer(timer) }
         if case .failure = outcome {
             receiving.withLock { $0.phase = .finished }
         }
         waiter?.resume(with: outcome)
+        completion?(outcome)
         return true
     }
 
