@@ -118,6 +118,49 @@ struct LinkTests {
         await #expect(throws: WireError.self) { _ = try await withDeadline("server refused") { try await serverTask.value } }
     }
 
+    /// The outcome `Link.startHandshake` calls back with for the next connection `listener` accepts.
+    static func startedHandshake(on listener: Listener, secrets: ClusterSecrets?) async throws -> Result<Link, any Error> {
+        let connection = try await accept(listener)
+        return await withCheckedContinuation { continuation in
+            Link.startHandshake(connection, side: .responder, configuration: configuration("b", secrets: secrets)) {
+                continuation.resume(returning: $0)
+            }
+        }
+    }
+
+    @Test("startHandshake calls back once with the link, or with the error after the refusal was sent")
+    func startedHandshakes() async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        let listener = try loop.listen(on: .tcp(host: "127.0.0.1", port: 0))
+        // Up: the link the callback gets is established and carries messages.
+        let accepted = Task { try await Self.startedHandshake(on: listener, secrets: Self.secretA) }
+        let client = try await withDeadline("client handshake") {
+            try await Link.connect(to: listener.address, on: loop, configuration: Self.configuration("a", secrets: Self.secretA))
+        }
+        let server = try await withDeadline("callback") { try await accepted.value }.get()
+        #expect(server.peer.name == "a")
+        #expect(server.handshake.isAuthenticated)
+        try await client.send(Self.call(7))
+        #expect(try await withDeadline("call") { try await nextMessage(server) } == Self.call(7))
+        client.close(reason: "done")
+        // Refused: the callback tells the error, and the peer still gets its `reject`.
+        let refused = Task { try await Self.startedHandshake(on: listener, secrets: Self.secretB) }
+        let clientError = try await withDeadline("client refused") { () -> (any Error)? in
+            do {
+                _ = try await Link.connect(to: listener.address, on: loop, configuration: Self.configuration("a", secrets: Self.secretA))
+                return nil
+            } catch { return error }
+        }
+        #expect((clientError as? WireError)?.code == .rejected, "\(String(describing: clientError))")
+        let outcome = try await withDeadline("callback") { try await refused.value }
+        guard case .failure(let error) = outcome else {
+            Issue.record("a refused handshake called back with a link")
+            return
+        }
+        #expect((error as? WireError)?.code == .badMAC, "\(error)")
+    }
+
     /// A relay between a client and a server that passes frames through `alter` from client to server.
     func relayed(
         secrets: ClusterSecrets?, alter: @escaping @Sendable (Int, [UInt8]) -> [[UInt8]]
