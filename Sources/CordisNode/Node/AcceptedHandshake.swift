@@ -14,10 +14,26 @@ final class AcceptedHandshake: Sendable {
 
     private let state = Mutex(State())
 
-    /// The configuration for the next connection accepted; nil while the node is not running.
+    /// The configuration for the next connection accepted, with the early refusal of a live member's
+    /// name (`refusingLiveNames`); nil while the node is not running.
     var configuration: HandshakeConfiguration? {
-        get { state.withLock { $0.configuration } }
+        get { state.withLock { $0.configuration }.map(refusingLiveNames) }
         set { state.withLock { $0.configuration = newValue } }
+    }
+
+    /// `configuration` refusing, at the handshake, a node-role peer that uses the name of a member linked
+    /// now in another life (`Membership.nameConflict`), after whatever `configuration` refuses itself.
+    func refusingLiveNames(_ configuration: HandshakeConfiguration) -> HandshakeConfiguration {
+        var refusing = configuration
+        let earlier = configuration.admit
+        refusing.admit = { [self] peer in
+            if let refusal = earlier?(peer) { return refusal }
+            guard peer.role == .node,
+                  let conflict = Membership.nameConflict(peer.name, incarnation: peer.incarnation, live: incarnation(of: peer.name))
+            else { return nil }
+            return Rejection(code: WireError.Code.nameTaken.rawValue, reason: conflict)
+        }
+        return refusing
     }
 
     /// The incarnation of the linked member `name`, if any.

@@ -270,16 +270,16 @@ public final class Node {
             capabilities: ["remote-services", PeerIdentity.maxFrameCapability(configuration.maxFrameSize)])
     }
 
-    /// The handshake's configuration. Its early refusal of a name held by a live member reads the
-    /// members linked at that moment; admission is decided again, authoritatively, at adoption.
+    /// The handshake's configuration: this node's identity, secrets and TLS, refusing early a name held
+    /// by a live member (it reads the members linked at that moment; admission is decided again,
+    /// authoritatively, at adoption).
     func handshakeConfiguration() -> HandshakeConfiguration {
-        let live = handshake
-        return HandshakeConfiguration(identity: identity, secrets: configuration.secrets, admit: { peer in
-            guard peer.role == .node,
-                  let conflict = Membership.nameConflict(peer.name, incarnation: peer.incarnation, live: live.incarnation(of: peer.name))
-            else { return nil }
-            return Rejection(code: WireError.Code.nameTaken.rawValue, reason: conflict)
-        }, tls: configuration.tls)
+        handshake.refusingLiveNames(ownHandshake)
+    }
+
+    /// This node's identity, secrets and TLS for a handshake, refusing no one by itself.
+    private var ownHandshake: HandshakeConfiguration {
+        HandshakeConfiguration(identity: identity, secrets: configuration.secrets, tls: configuration.tls)
     }
 
     var linkOptions: LinkOptions {
@@ -291,7 +291,7 @@ public final class Node {
     /// Takes the handshake configuration of the node as it is now for the connections accepted from now
     /// on (at start and stop, and when etcd mode registers a new incarnation).
     func refreshHandshake() {
-        handshake.configuration = running ? handshakeConfiguration() : nil
+        handshake.configuration = running ? ownHandshake : nil
     }
 
     /// Accepts connections and starts each one's handshake on the event loop, off the actor and with no
