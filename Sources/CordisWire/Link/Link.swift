@@ -102,9 +102,10 @@ public final class Link: Sendable {
     }
 
     /// Starts the handshake on the accepted or dialled `connection` and returns at once; `completion`
-    /// is called once, with the link when it is up, or with the error (`establish`'s; the link closes the
-    /// connection, after sending a refusal where one is owed). It is called on the event loop's thread,
-    /// or on the caller's when the handshake cannot start. Nothing waits meanwhile, so an accept loop can start the handshakes of
+    /// is called once, with the link when it is up, or with the error (`establish`'s). On an error the
+    /// link closes the connection itself, after the refusal it owes the peer (which may go after the
+    /// callback): the completion must not close it. It is called on the event loop's thread, or on the
+    /// caller's when the handshake cannot start. Nothing waits meanwhile, so an accept loop can start the handshakes of
     /// many connections without a task for each: one the listener sheds costs no more than its socket.
     public static func startHandshake(
         _ connection: Connection, side: Handshake.Side, configuration: HandshakeConfiguration,
@@ -144,7 +145,7 @@ public final class Link: Sendable {
             do {
                 try connection.enqueue(message.encoded)
             } catch {
-                finishHandshake(.failure(error))
+                if finishHandshake(.failure(error)) { connection.close(reason: error) }
             }
         }
     }
