@@ -221,11 +221,8 @@ struct EtcdDirectory: Sendable {
                 directives.append(.redial(member, after: .zero))
             }
         case .redialFailed(let member, let random):
+            // Linked again, or that life left etcd: `linkUp` and `gone` ended its re-dials.
             guard var redial = redials[member] else { break }
-            guard linked[member] == nil, members[member]?.incarnation == redial.incarnation else {
-                redials[member] = nil
-                break
-            }
             let delay = redial.backoff.next(random: random)
             redials[member] = redial
             directives.append(.redial(member, after: delay))

@@ -23,9 +23,8 @@ struct Linking {
         listeners.removeAll()
     }
 
-    /// Closes the listeners, cancels every task and forgets it (the node stops).
-    mutating func stop() {
-        closeListeners()
+    /// Cancels every task and forgets it (the node stops, its listeners closed).
+    mutating func cancelTasks() {
         for task in acceptors { task.cancel() }
         for task in diallers.values { task.cancel() }
         acceptors.removeAll()

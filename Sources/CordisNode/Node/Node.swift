@@ -219,7 +219,7 @@ public final class Node {
         for session in peers.all {
             session.link.close(reason: "node \(name) is stopping")
         }
-        linking.stop()
+        linking.cancelTasks()
         await loop.shutdown()
     }
 
@@ -230,7 +230,7 @@ public final class Node {
         for task in etcd?.tasks ?? [] { task.cancel() }
         linking.closeListeners()
         for session in peers.all { session.link.close() }
-        linking.stop()
+        linking.cancelTasks()
     }
 
     var limits: ConnectionLimits {

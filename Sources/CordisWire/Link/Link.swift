@@ -30,11 +30,10 @@ public final class Link: Sendable {
         var closed = false
     }
 
-    /// The handshake's outcome (what the link established, once) and who waits for it: `establish`'s
-    /// caller, or `startHandshake`'s completion.
+    /// The handshake's outcome (what the link established, once) and the completion told it
+    /// (`startHandshake`'s, which `establish` awaits).
     private struct Establishing {
         var outcome: Result<HandshakeResult, any Error>?
-        var waiter: CheckedContinuation<HandshakeResult, any Error>?
         var completion: (@Sendable (Result<HandshakeResult, any Error>) -> Void)?
         var timer: UInt64?
     }
@@ -86,27 +85,18 @@ public final class Link: Sendable {
         _ connection: Connection, side: Handshake.Side, configuration: HandshakeConfiguration,
         options: LinkOptions = LinkOptions()
     ) async throws -> Link {
-        var handshake = try Handshake(side: side, configuration: configuration, overTLS: connection.tls != nil)
-        let opening = handshake.start()
-        let link = Link(connection: connection, handshake: handshake, options: options)
-        link.beginHandshake(opening: opening)
-        _ = try await withCheckedThrowingContinuation { continuation in
-            let ready = link.establishing.withLock { state -> Result<HandshakeResult, any Error>? in
-                if let outcome = state.outcome { return outcome }
-                state.waiter = continuation
-                return nil
-            }
-            if let ready { continuation.resume(with: ready) }
+        try await withCheckedThrowingContinuation { continuation in
+            startHandshake(connection, side: side, configuration: configuration, options: options) { continuation.resume(with: $0) }
         }
-        return link
     }
 
     /// Starts the handshake on the accepted or dialled `connection` and returns at once; `completion`
     /// is called once, with the link when it is up, or with the error (`establish`'s). On an error the
     /// link closes the connection itself, after the refusal it owes the peer (which may go after the
     /// callback): the completion must not close it. It is called on the event loop's thread, or on the
-    /// caller's when the handshake cannot start. Nothing waits meanwhile, so an accept loop can start the handshakes of
-    /// many connections without a task for each: one the listener sheds costs no more than its socket.
+    /// caller's when the handshake cannot start. Nothing waits meanwhile, so an accept loop can start the
+    /// handshakes of many connections without a task for each: one the listener sheds costs no more than
+    /// its socket.
     public static func startHandshake(
         _ connection: Connection, side: Handshake.Side, configuration: HandshakeConfiguration,
         options: LinkOptions = LinkOptions(), completion: @escaping @Sendable (Result<Link, any Error>) -> Void
@@ -150,29 +140,24 @@ public final class Link: Sendable {
         }
     }
 
-    /// Records the handshake's outcome once and wakes `establish` or calls `startHandshake`'s
-    /// completion; false when it was already known.
+    /// Records the handshake's outcome once and calls the completion; false when it was already known.
     @discardableResult
     private func finishHandshake(_ outcome: Result<HandshakeResult, any Error>) -> Bool {
-        typealias Taken = (
-            CheckedContinuation<HandshakeResult, any Error>?, (@Sendable (Result<HandshakeResult, any Error>) -> Void)?, UInt64?
-        )
+        typealias Taken = ((@Sendable (Result<HandshakeResult, any Error>) -> Void)?, UInt64?)
         let taken = establishing.withLock { state -> Taken? in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
             defer {
-                state.waiter = nil
                 state.completion = nil
                 state.timer = nil
             }
-            return (state.waiter, state.completion, state.timer)
+            return (state.completion, state.timer)
         }
-        guard let (waiter, completion, timer) = taken else { return false }
+        guard let (completion, timer) = taken else { return false }
         if let timer { connection.loop.cancelTimer(timer) }
         if case .failure = outcome {
             receiving.withLock { $0.phase = .finished }
         }
-        waiter?.resume(with: outcome)
         completion?(outcome)
         return true
     }
