@@ -105,6 +105,43 @@ struct ClusterBusyActorTests {
         }
     }
 
+    /// A console sends a change and closes its link while a's `busy` plugin blocks `CordisActor` for 3 s:
+    /// when the actor is free the link is already closed, nobody is left to answer, and the change is not
+    /// made. It is audited as refused. (Consoles closed for not reading, with hundreds of requests
+    /// queued, used to keep the node running them for seconds before anyone else was answered.)
+    @Test("A change whose console closed its link before the change started is not made, and is audited as refused")
+    func changeOfAClosedLinkIsNotMade() async throws {
+        try await TestCluster.run { cluster in
+            try cluster.folder.write("a.json", #"""
+                {"version": 1, "entries": [
+                  {"id": "clock", "plugin": "clock"},
+                  {"id": "busy", "plugin": "busy", "config": {"seconds": 3}, "disabled": true}]}
+                """#)
+            let a = try await ClusterMember.launch(
+                "a", folder: cluster.folder,
+                arguments: ["--name", "a", "--entries", cluster.folder.path("a.json"), "--listen", "unix:\(cluster.folder.path("a.sock"))"],
+                executable: NodeProcess.testNodeExecutable)
+            cluster.track(a)
+            let admin = try await cluster.control(a)
+            let enable = Task { try await admin.request(.enable, args: ["entry": "busy"], timeout: .seconds(30)) }
+            try #require(await a.waitForLine(containing: "busy: blocking"))
+            let loop = try EventLoop(name: "leaving")
+            defer { Task { await loop.shutdown() } }
+            let link = try await Link.connect(
+                to: try Address(parsing: a.address), on: loop,
+                configuration: HandshakeConfiguration(identity: PeerIdentity(role: .console, name: "leaving", incarnation: "leaving-1"), secrets: nil))
+            try link.enqueue(.request(ControlRequest(id: 1, command: .disable, args: ["entry": "clock"])))
+            link.close(reason: "leaving")
+            #expect(!a.process.text.contains("busy: done"), "the actor was free before the console left")
+            try #require(await a.waitForLine(containing: "busy: done", timeout: .seconds(20)))
+            _ = try await enable.value
+            let refusal = await a.waitForLine(containing: "disable entry clock: the link of leaving closed before the request started")
+            #expect(refusal, "\(a.process.text.suffix(1500))")
+            #expect(try await admin.fiber(ofEntry: "clock")?["state"]?.stringValue == "active")
+            #expect(!a.process.text.lines(containing: "via console leaving").contains { !$0.contains("refused") })
+        }
+    }
+
     /// Both members beat every 0.2 s and give up after 2 s of silence; a's `busy` plugin blocks a's
     /// `CordisActor` for 3 s. If a's heartbeats depended on the actor, b would declare a down after 2 s.
     @Test("A plugin blocking CordisActor for 3 s with a 2 s heartbeat timeout does not get its node declared down")

@@ -48,6 +48,16 @@ extension Node {
         }
         let requester = await namedRequester(of: request, from: session)
         try authorize(request, command, by: requester, from: session)
+        // A request starts only while its link is open: once it closed nobody is left to answer, so a
+        // read is not worked out (a console closed for not reading may leave hundreds queued, which
+        // everyone else waited behind) and a change is not made. A change refused so is audited.
+        if session.link.connection.isClosed {
+            let reason = "the link of \(session.identity.name) closed before the request started"
+            if command.isChange, request.node == nil || request.node == name {
+                audit(session, requester, describe(request), entry: Self.entry(of: request), refused: reason)
+            }
+            throw ControlError("closed", reason)
+        }
         if let target = request.node, target != name {
             var relayed = request
             relayed.operator = requester?.relayed
@@ -76,8 +86,7 @@ extension Node {
                 case let error as ControlError: reason = error.message
                 default: reason = "\(error)"
                 }
-                let entry = request.args["entry"]?.stringValue ?? request.args["entry"]?["id"]?.stringValue
-                audit(session, requester, describe(request), entry: entry, refused: reason)
+                audit(session, requester, describe(request), entry: Self.entry(of: request), refused: reason)
             }
             throw error
         }

@@ -143,9 +143,14 @@ extension Node {
         }
     }
 
+    /// The entry a change names (`entry`, or an added entry's `id`), for the audit.
+    static func entry(of request: ControlRequest) -> String? {
+        request.args["entry"]?.stringValue ?? request.args["entry"]?["id"]?.stringValue
+    }
+
     /// A change as the audit log words it.
     func describe(_ request: ControlRequest) -> String {
-        let entry = request.args["entry"]?.stringValue ?? request.args["entry"]?["id"]?.stringValue ?? "?"
+        let entry = Self.entry(of: request) ?? "?"
         switch request.command {
         case "enable": return "enable entry \(entry)"
         case "disable": return "disable entry \(entry)"
