@@ -17,7 +17,7 @@ extension Node {
             return
         }
         control.inFlight[session.id] = running + 1
-        detach { [weak self] in
+        activity.start { [weak self] in
             guard let self else { return }
             defer { self.requestFinished(by: session) }
             let response: ControlResponse

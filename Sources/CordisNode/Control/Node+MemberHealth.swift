@@ -1,6 +1,5 @@
 import Cordis
 import CordisWire
-import Synchronization
 
 /// How this node sees each member's health, the one reading behind `members`, the `cordis_members`
 /// metric and the membership events of `events --follow`.
@@ -99,7 +98,7 @@ extension Node {
     }
 
     /// Looks at the members' health every `interval` while the node runs, publishing what changed. The
-    /// task holds the node weakly and waits on the node's loop, so a stopped node is let go.
+    /// task holds the node weakly and pauses on the node's loop; the node cancels it when it stops.
     func watchMemberHealth(every interval: Duration) {
         control.memberHealthWatch?.cancel()
         let loop = self.loop
@@ -107,30 +106,9 @@ extension Node {
             while !Task.isCancelled {
                 guard let node = self, node.running else { return }
                 node.publishMembershipChanges()
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let wake = WakeUp(continuation)
-                    _ = loop.schedule(after: interval) { wake.fire() }
-                }
+                await loop.pause(for: interval)
             }
         }
     }
 }
 
-/// Resumes a waiting task once: when its timer fires, or when the timer is dropped without firing (the
-/// loop stopped and let go of its timers), so the task never waits for ever. The continuation is
-/// guarded by its `Mutex`.
-private final class WakeUp: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Void, Never>?>
-
-    init(_ continuation: CheckedContinuation<Void, Never>) {
-        self.continuation = Mutex(continuation)
-    }
-
-    func fire() {
-        continuation.withLock { $0.take() }?.resume()
-    }
-
-    deinit {
-        fire()
-    }
-}

@@ -92,6 +92,17 @@ extension Node {
         endUnusedUpstream()
     }
 
+    /// A member's answer to `question`, or why there is none.
+    private func answer(of member: String, to question: ControlRequest, timeout: Duration) async -> Result<JSONValue, ControlError> {
+        do {
+            return .success(try await ask(member, question, timeout: timeout))
+        } catch let error as ControlError {
+            return .failure(error)
+        } catch {
+            return .failure(ControlError("unreachable", "\(error)"))
+        }
+    }
+
     /// `status`: this node's snapshot, or with `cluster: true` every member's, unreachable ones with
     /// `reachable: false` and the last snapshot seen. Each member is asked for `requester` and checks
     /// it by its own operators file: a member that refuses it shows only as refused, nothing of it.
@@ -102,22 +113,16 @@ extension Node {
         let members = Set(memberAddresses.keys).union(state.membership.linkedNames).subtracting(state.forgottenNames)
             .subtracting([name]).sorted()
         let timeout = relayTimeout(for: request)
-        var question = ControlRequest(id: 0, command: .status)
-        question.operator = requester?.relayed
-        let questions = members.map { member in
-            (member, Task { @CordisActor [weak self] () -> Result<JSONValue, ControlError> in
-                guard let self else { return .failure(ControlError("unreachable", "node stopped")) }
-                do {
-                    return .success(try await self.ask(member, question, timeout: timeout))
-                } catch let error as ControlError {
-                    return .failure(error)
-                } catch {
-                    return .failure(ControlError("unreachable", "\(error)"))
-                }
-            })
+        let question = ControlRequest(id: 0, command: .status, operator: requester?.relayed)
+        // Every member is asked at once, each question a child of this request's task.
+        let answers = await withTaskGroup(of: (String, Result<JSONValue, ControlError>).self) { group in
+            for member in members {
+                group.addTask { (member, await self.answer(of: member, to: question, timeout: timeout)) }
+            }
+            var answers: [String: Result<JSONValue, ControlError>] = [:]
+            for await (member, answer) in group { answers[member] = answer }
+            return answers
         }
-        var answers: [String: Result<JSONValue, ControlError>] = [:]
-        for (member, task) in questions { answers[member] = await task.value }
         var nodes: [JSONValue] = [own]
         for member in members {
             switch answers[member] {

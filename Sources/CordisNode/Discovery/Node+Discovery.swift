@@ -26,7 +26,7 @@ extension Node {
                 return try await registerOnce()
             } catch let error as EtcdError where error.code == .unavailable && ContinuousClock.now < deadline {
                 logger.warn("etcd does not answer yet, trying again: \(error)")
-                await pause(for: backoff.next(random: Double.random(in: 0...1)))
+                await loop.pause(for: backoff.next(random: Double.random(in: 0...1)))
             }
         }
     }
@@ -75,7 +75,7 @@ extension Node {
         let key = EtcdDirectory.memberKey(name)
         let value = EtcdDirectory.memberValue(registration, version: CordisVersion.current)
         let own = liveIncarnation
-        detach { [weak self] in
+        activity.start { [weak self] in
             do {
                 let holder = try await client.create(key, value, lease: lease)
                 guard let self else { return }
@@ -227,7 +227,7 @@ extension Node {
             return
         }
         // A withdrawal still waiting for acknowledgements ends first; its life is announced again after.
-        detach { [weak self] in
+        activity.start { [weak self] in
             await self?.withdrawalsFinished()
             guard let self, self.running, self.sharesExports else { return }
             self.logger.info("sharing this node's services again")
@@ -274,7 +274,7 @@ extension Node {
             } catch {
                 logger.debug("the etcd watch broke, listing again: \(error)")
             }
-            await pause(for: backoff.next(random: Double.random(in: 0...1)))
+            await loop.pause(for: backoff.next(random: Double.random(in: 0...1)))
         }
     }
 
@@ -309,7 +309,7 @@ extension Node {
         guard let etcd, running else { return }
         etcd.redialling[member]?.cancel()
         etcd.redialling[member] = Task { [weak self] in
-            await self?.pause(for: delay)
+            await self?.loop.pause(for: delay)
             guard let self, self.running, !Task.isCancelled else { return }
             self.etcd?.redialling[member] = nil
             guard await self.openLink(to: member) == nil, self.running else { return }
@@ -328,7 +328,7 @@ extension Node {
             switch directive {
             case .put(let life, let key, let announcement):
                 let value = EtcdDirectory.serviceValue(announcement, incarnation: liveIncarnation)
-                detach { [weak self] in
+                activity.start { [weak self] in
                     do {
                         try await client.put(key, value, lease: lease)
                     } catch {
@@ -337,7 +337,7 @@ extension Node {
                     }
                 }
             case .delete(let key):
-                detach { _ = try? await client.delete(key) }
+                activity.start { _ = try? await client.delete(key) }
             }
         }
     }
@@ -350,7 +350,7 @@ extension Node {
             return
         }
         let client = etcd.client
-        detach {
+        activity.start {
             _ = try? await client.delete(key)
             body()
         }
@@ -405,7 +405,7 @@ extension Node {
     private func closeIdleLinks() async {
         guard let etcd else { return }
         while running, !Task.isCancelled {
-            await pause(for: etcd.idleTimeout / 2)
+            await loop.pause(for: etcd.idleTimeout / 2)
             let linked = sessions
             let busy = Set(linked.filter { member, session in
                 session.calls.count > 0 || session.inbound.count > 0 || relaysPending(to: member)

@@ -47,7 +47,14 @@ public final class Node {
     var state: NodeState
     /// The fibers, holds and timers the exports' and proxies' directives act on.
     var remote = RemoteHandles()
-    var running = false
+    /// Whether the node runs, and the short work it started (a request, a disposal, an etcd put),
+    /// each held until it ends: `stop` waits for what is left.
+    let activity = NodeActivity()
+    /// Whether the node runs (between `start` and `stop`).
+    var running: Bool {
+        get { activity.isRunning }
+        set { activity.isRunning = newValue }
+    }
     /// The listeners, their accept loops and the diallers.
     var linking = Linking()
     /// What handshakes read off the actor: the configuration accepted connections run with (kept
@@ -220,6 +227,8 @@ public final class Node {
             session.link.close(reason: "node \(name) is stopping")
         }
         linking.cancelTasks()
+        control.memberHealthWatch?.cancel()
+        await activity.finish()
         await loop.shutdown()
     }
 
@@ -231,35 +240,14 @@ public final class Node {
         linking.closeListeners()
         for session in peers.all { session.link.close() }
         linking.cancelTasks()
+        control.memberHealthWatch?.cancel()
+        activity.abandon()
     }
 
     var limits: ConnectionLimits {
         var limits = ConnectionLimits()
         limits.maxFrameSize = configuration.maxFrameSize
         return limits
-    }
-
-    /// Starts short work (one request, one disposal) that ends on its own; not kept.
-    func detach(_ body: @escaping @CordisActor () async -> Void) {
-        Task { await body() }
-    }
-
-    /// Suspends for `delay` on the event loop's timers; returns early when the task is cancelled.
-    func pause(for delay: Duration) async {
-        let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
-        let loop = self.loop
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                waiter.withLock { $0 = continuation }
-                let timer = loop.schedule(after: delay) { waiter.withLock { $0.take() }?.resume() }
-                if Task.isCancelled {
-                    loop.cancelTimer(timer)
-                    waiter.withLock { $0.take() }?.resume()
-                }
-            }
-        } onCancel: {
-            waiter.withLock { $0.take() }?.resume()
-        }
     }
 
     // MARK: - Handshake
@@ -356,7 +344,7 @@ public final class Node {
                 } else {
                     logger.debug("dialling \(address) failed: \(error)")
                 }
-                await pause(for: delay * Double.random(in: 0.5...1.0))
+                await loop.pause(for: delay * Double.random(in: 0.5...1.0))
                 delay = min(delay * 2, configuration.reconnectBackoff.maximum)
             }
         }

@@ -157,7 +157,7 @@ public enum NodeRunner {
             while !Task.isCancelled {
                 _ = try? notifier.status(
                     "\(node.connectedPeers.count) peers, \(node.context.fibers.count - 1) fibers")
-                await node.pause(for: .seconds(5))
+                await node.loop.pause(for: .seconds(5))
             }
         }
         defer {
@@ -192,7 +192,7 @@ public enum NodeRunner {
             outcome.finish(true)
         }
         let timer = Task { @CordisActor in
-            await node.pause(for: timeout)
+            await node.loop.pause(for: timeout)
             outcome.finish(false)
         }
         let finished = await outcome.value()

@@ -140,7 +140,7 @@ extension Node {
                     .info, kind: "etcdRetracted", "\(key.service) on \(key.node) is no longer listed in etcd",
                     fields: [("CORDIS_PEER", key.node)])
             }
-            detach { [weak self] in
+            activity.start { [weak self] in
                 try? await fiber.dispose()
                 guard let self else { return }
                 self.carryOut(self.state.receive(.proxyDisposed(id)))
