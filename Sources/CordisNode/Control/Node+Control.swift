@@ -54,7 +54,7 @@ extension Node {
         if session.link.connection.isClosed {
             let reason = "the link of \(session.identity.name) closed before the request started"
             if command.isChange, request.node == nil || request.node == name {
-                audit(session, requester, describe(request), entry: Self.entry(of: request), refused: reason)
+                audit(session, requester, describe(request, command), entry: Self.entry(of: request), refused: reason)
             }
             throw ControlError("closed", reason)
         }
@@ -62,7 +62,7 @@ extension Node {
             var relayed = request
             relayed.operator = requester?.relayed
             let result = try await ask(target, relayed, timeout: relayTimeout(for: request))
-            return request.command == "status" ? StatusPaging.join(result) : result
+            return command == .status ? StatusPaging.join(result) : result
         }
         return try await auditingRefusal(of: request, command, by: requester, from: session) {
             try await self.execute(request, command, by: requester, from: session)
@@ -86,7 +86,7 @@ extension Node {
                 case let error as ControlError: reason = error.message
                 default: reason = "\(error)"
                 }
-                audit(session, requester, describe(request), entry: Self.entry(of: request), refused: reason)
+                audit(session, requester, describe(request, command), entry: Self.entry(of: request), refused: reason)
             }
             throw error
         }
@@ -106,7 +106,7 @@ extension Node {
             return trafficReport()
         case .forget:
             let result = try forget(request, by: requester)
-            audit(session, requester, describe(request), entry: nil)
+            audit(session, requester, describe(request, command), entry: nil)
             return result
         case .subscribe:
             return try await subscribe(request, by: session, for: requester)
@@ -130,12 +130,12 @@ extension Node {
         case .enable, .disable:
             let id = try args.requiredString("entry")
             try await loader.setDisabled(id: id, command == .disable)
-            audit(session, requester, describe(request), entry: id)
+            audit(session, requester, describe(request, command), entry: id)
             return entryResult(id)
         case .config:
             let id = try args.requiredString("entry")
             try await loader.update(id: id, config: args["config"] ?? .object(JSONObject()))
-            audit(session, requester, describe(request), entry: id)
+            audit(session, requester, describe(request, command), entry: id)
             return entryResult(id)
         case .add:
             let entry = try Entry(json: args["entry"] ?? .null, location: "add")
@@ -146,18 +146,18 @@ extension Node {
         case .remove:
             let id = try args.requiredString("entry")
             try await loader.remove(id: id)
-            audit(session, requester, describe(request), entry: id)
+            audit(session, requester, describe(request, command), entry: id)
             return .object(["entry": .string(id), "removed": .bool(true)])
         case .move:
             let id = try args.requiredString("entry")
             let parent = try args.optionalString("parent")
             try await loader.move(id: id, toParent: parent)
-            audit(session, requester, describe(request), entry: id)
+            audit(session, requester, describe(request, command), entry: id)
             return entryResult(id)
         case .restart:
             let id = try args.requiredString("entry")
             try await restartEntry(id)
-            audit(session, requester, describe(request), entry: id)
+            audit(session, requester, describe(request, command), entry: id)
             return entryResult(id)
         case .call:
             return try await callFromConsole(args)

@@ -121,24 +121,24 @@ extension Node {
         if requester == nil, session.role == .node, needed > .viewer {
             let message = "the request of member \(session.identity.name) carries no operator: \(name) runs "
                 + "\(command.spoken) only for an operator"
-            if isChange { audit(session, nil, describe(request), entry: request.args["entry"]?.stringValue, refused: message) }
+            if isChange { audit(session, nil, describe(request, command), entry: request.args["entry"]?.stringValue, refused: message) }
             throw ControlError("forbidden", message)
         }
         if let requester {
             guard let role = control.operators.role(of: requester) else {
                 let message = "\(requester.name) is not listed in the operators file of \(name)"
-                if isChange { audit(session, requester, describe(request), entry: request.args["entry"]?.stringValue, refused: message) }
+                if isChange { audit(session, requester, describe(request, command), entry: request.args["entry"]?.stringValue, refused: message) }
                 throw ControlError("forbidden", message)
             }
             guard role >= needed else {
                 let message = "\(command.spoken) needs the \(needed) role; you are \(role)"
-                if isChange { audit(session, requester, describe(request), entry: request.args["entry"]?.stringValue, refused: message) }
+                if isChange { audit(session, requester, describe(request, command), entry: request.args["entry"]?.stringValue, refused: message) }
                 throw ControlError("forbidden", message)
             }
         }
         if runsHere, configuration.security.requireSignedTrees, command.isUnsignedChange {
             let message = "\(name) accepts only signed trees (--require-signed-trees): \(command.rawValue) is refused; apply a signed tree instead"
-            audit(session, requester, describe(request), entry: request.args["entry"]?.stringValue, refused: message)
+            audit(session, requester, describe(request, command), entry: request.args["entry"]?.stringValue, refused: message)
             throw ControlError("forbidden", message)
         }
     }
@@ -149,21 +149,21 @@ extension Node {
     }
 
     /// A change as the audit log words it.
-    func describe(_ request: ControlRequest) -> String {
+    func describe(_ request: ControlRequest, _ command: ControlCommand) -> String {
         let entry = Self.entry(of: request) ?? "?"
-        switch request.command {
-        case "enable": return "enable entry \(entry)"
-        case "disable": return "disable entry \(entry)"
-        case "config": return "change the config of entry \(entry)"
-        case "add": return "add entry \(entry)"
-        case "remove": return "remove entry \(entry)"
-        case "restart": return "restart entry \(entry)"
-        case "move":
+        switch command {
+        case .enable: return "enable entry \(entry)"
+        case .disable: return "disable entry \(entry)"
+        case .config: return "change the config of entry \(entry)"
+        case .add: return "add entry \(entry)"
+        case .remove: return "remove entry \(entry)"
+        case .restart: return "restart entry \(entry)"
+        case .move:
             if let parent = request.args["parent"]?.stringValue { return "move entry \(entry) into group \(parent)" }
             return "move entry \(entry) to the top level"
-        case "forget": return "forget member \(request.args["member"]?.stringValue ?? "?")"
-        case "apply": return "apply a signed tree"
-        default: return request.command
+        case .forget: return "forget member \(request.args["member"]?.stringValue ?? "?")"
+        case .apply: return "apply a signed tree"
+        case .status, .members, .catalog, .interfaces, .subscribe, .unsubscribe, .traffic, .call: return command.rawValue
         }
     }
 
