@@ -34,16 +34,19 @@ struct ClusterFailureTests {
     }
 
     /// Deterministic without sleeping or a test-only plugin: the provider's node is stopped (SIGSTOP, and
-    /// the test waits until `/proc` shows every thread stopped), so a call sent to it cannot be answered; the consumer's node logs each call it sends (debug level), the
+    /// the test waits until `/proc` shows every thread stopped), so a call sent to it cannot be answered
+    /// (the consumer's node waits 60 s before it counts the silence); the consumer's node logs each call it sends (debug level), the
     /// test waits for that line, then kills the provider (SIGKILL). The call is then certainly in flight,
     /// and must fail at once with `withdrawn`: not after the call timeout (30 s), not as `failed`.
     @Test("A call in flight when the provider's node dies fails with withdrawn; inside apply the consumer goes back to pending")
     func callInFlightWhenTheProviderDies() async throws {
         try await TestCluster.run { cluster in
             let b = try await cluster.start("b", entries: #"[{"id": "clock", "plugin": "clock"}, {"id": "counter", "plugin": "counter"}]"#)
+            // b is stopped for as long as the steps below take on a loaded machine: a must not give it up for
+            // its silence meanwhile (what ends b here is its death, which closes its socket).
             let a = try await cluster.start(
                 "a", entries: #"[{"id": "badge", "plugin": "badge", "disabled": true}]"#, peers: [b],
-                extra: ["--log-level", "debug"])
+                extra: ["--log-level", "debug"], timing: ["--heartbeat-interval", "0.2", "--heartbeat-timeout", "60"])
             let console = try await cluster.control(a)
             try #require(await console.awaitStatus("proxies for b's clock and counter") {
                 $0.fibers(plugin: "remote:clock").count == 1 && $0.fibers(plugin: "remote:counter").count == 1

@@ -28,10 +28,10 @@ struct ClusterMember: Sendable {
     var address: String { "unix:\(socket)" }
 
     /// Writes `entries` (a JSON array of entries) as the member's entries file, starts it listening on its
-    /// socket and dialling `peers`, and waits for its `listening on` line.
+    /// socket and dialling `peers` with the heartbeat flags `timing`, and waits for its `listening on` line.
     static func start(
         _ name: String, in folder: TestFolder, entries: String, peers: [ClusterMember] = [], extra: [String] = [],
-        environment: [String: String] = [:], executable: URL = NodeProcess.nodeExecutable
+        timing: [String] = timing, environment: [String: String] = [:], executable: URL = NodeProcess.nodeExecutable
     ) async throws -> ClusterMember {
         try folder.write("\(name).json", "{\"version\": 1, \"entries\": \(entries)}")
         var arguments = [
@@ -193,11 +193,12 @@ final class TestCluster: Sendable {
     /// Starts a member (see `ClusterMember.start`) that is stopped at the end.
     func start(
         _ name: String, entries: String, peers: [ClusterMember] = [], extra: [String] = [],
-        environment: [String: String] = [:], executable: URL = NodeProcess.nodeExecutable
+        timing: [String] = ClusterMember.timing, environment: [String: String] = [:],
+        executable: URL = NodeProcess.nodeExecutable
     ) async throws -> ClusterMember {
         try await adopt {
             try await ClusterMember.start(
-                name, in: folder, entries: entries, peers: peers, extra: extra, environment: environment,
+                name, in: folder, entries: entries, peers: peers, extra: extra, timing: timing, environment: environment,
                 executable: executable)
         }
     }
