@@ -408,7 +408,7 @@ extension Node {
             await loop.pause(for: etcd.idleTimeout / 2)
             let linked = sessions
             let busy = Set(linked.filter { member, session in
-                session.calls.count > 0 || session.inbound.count > 0 || relaysPending(to: member)
+                session.calls.count > 0 || session.inbound.count > 0 || control.relaysPending(to: member)
                     || control.upstream[member] != nil
             }.keys)
             let event = IdleLinks.Event.sweep(at: .now, linked: Set(linked.keys), busy: busy)

@@ -256,7 +256,7 @@ final class PeerSession {
     /// Closes a drained link that closes when idle, once nothing on it waits for an answer.
     func closeIfDrained() {
         guard isDraining, closesWhenIdle, !isOver, calls.count == 0, serving.isEmpty,
-              node?.relaysPending(to: identity.name) != true
+              node?.control.relaysPending(to: identity.name) != true
         else { return }
         link.close(reason: "the duplicate link is drained")
     }

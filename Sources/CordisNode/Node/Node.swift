@@ -62,8 +62,8 @@ public final class Node {
     let handshake = AcceptedHandshake()
     /// The messages of every link and of the etcd client, by kind (the `traffic` command).
     let traffic = TrafficCounter()
-    /// The control API's state (relays, subscribers, forgotten members): `Control/`.
-    let control = ControlState()
+    /// The control API served to consoles and members (`Control/`), created on first use.
+    private(set) lazy var control = ControlServer(node: self)
     /// etcd mode's state (`Discovery/`), nil for the embedded mesh.
     var etcd: EtcdMode?
 
@@ -186,7 +186,7 @@ public final class Node {
         // Exports follow the service registry: a provider appearing, leaving, or changing availability
         // (its fiber's state, its `check`) changes the provider its slot resolves to.
         remote.registryListener = try context.on(.service) { [weak self] slot in self?.refreshExports(in: slot) }
-        try startEventStream()
+        try control.startEventStream()
         try await loader.start()
         refreshHandshake()
         let operators = control.operators
@@ -244,6 +244,49 @@ public final class Node {
         activity.abandon()
     }
 
+    /// The operators file in force (replaced on SIGHUP by `reloadOperators()`).
+    public var operatorTable: OperatorTable { control.operators }
+
+    /// Re-reads the operators file (SIGHUP). A file that cannot be read or parsed is refused and the
+    /// one in force stays.
+    ///
+    /// - Throws: `OperatorsFileError`.
+    public func reloadOperators() throws {
+        try control.reloadOperators()
+    }
+
+    /// SIGHUP: re-reads the operators file, the trusted keys, the TLS files, then the entries file (refused, and logged, under
+    /// `--require-signed-trees`, where only signed trees change the node). Whatever cannot be read
+    /// is refused and logged; the node keeps running as it was.
+    public func reloadOnSignal() async {
+        do {
+            try control.reloadOperators()
+        } catch {
+            logger.error("operators reload refused, the previous operators stay in force: \(error)")
+        }
+        control.reloadTrustedKeys()
+        if let tls = configuration.tls {
+            do {
+                try NodeTLS.reload(tls, for: name)
+                logger.info("reloaded the TLS certificate, key and CA files; new links use them")
+            } catch {
+                logger.error("TLS files not reloaded, the previous certificate and CAs stay in use: \(error.message)")
+            }
+        }
+        if configuration.security.requireSignedTrees {
+            logger.warn(
+                "reload of the entries file refused: \(name) accepts only signed trees (--require-signed-trees)",
+                fields: [("CORDIS_OPERATOR", "signal")])
+            return
+        }
+        do {
+            try await loader.reload()
+            logger.info("reloaded the entries file")
+        } catch {
+            logger.error("reload refused, still running as before: \(error)")
+        }
+    }
+
     var limits: ConnectionLimits {
         var limits = ConnectionLimits()
         limits.maxFrameSize = configuration.maxFrameSize
@@ -295,7 +338,7 @@ public final class Node {
                 connection.close()
                 continue
             }
-            let configuration = admittingPeers(base, on: connection, operators: operators, throttle: throttle)
+            let configuration = ControlServer.admittingPeers(base, on: connection, operators: operators, throttle: throttle)
             Link.startHandshake(connection, side: .responder, configuration: configuration, options: options) { outcome in
                 switch outcome {
                 case .success(let link):
@@ -379,7 +422,7 @@ public final class Node {
         let session = peers.open { PeerSession(id: $0, link: link, node: self) }
         let holder: Admission.Holder
         if peer.role == .console {
-            let identity = operatorIdentity(of: link)
+            let identity = control.operatorIdentity(of: link)
             holder = .console(identity: identity.name, role: control.operators.role(of: identity))
         } else {
             holder = .member(peer.name)
@@ -405,16 +448,16 @@ public final class Node {
         guard session.identity.role == .node, let member = state.membership.member(of: session.id) else {
             // A console, or a link drained as a duplicate: it ends only what it held itself.
             if session.identity.role == .console {
-                controlSessionEnded(session)
+                control.sessionEnded(session)
                 HeapTrim.soon(on: loop)
             } else {
-                controlLinkClosed(session)
+                control.linkClosed(session)
             }
             carryOut(state.receive(.ended(session: session.id)))
             return
         }
         // Relays waiting on the link in use fail; a standby closing ends only what it held itself.
-        if member.link?.session == session.id { controlSessionEnded(session) } else { controlLinkClosed(session) }
+        if member.link?.session == session.id { control.sessionEnded(session) } else { control.linkClosed(session) }
         carryOut(state.receive(.link(.linkClosed(session: session.id))))
     }
 
@@ -474,7 +517,7 @@ public final class Node {
                 logger.info("\(member) restarted (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
             }
             handshake.setLive(member, incarnation)
-            controlLinked(session)
+            control.memberLinked(session)
             logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
             session.run()
             linkUsed(member)
@@ -486,7 +529,7 @@ public final class Node {
             logger.debug("the second link to \(member) is now the one in use", fields: [("CORDIS_PEER", member)])
             // Event subscriptions to the member follow the link that takes over.
             control.followed = control.followed.filter { $0.key.member != member }
-            controlLinked(session)
+            control.memberLinked(session)
             session.run()
             // The peer may have closed the first link as the duplicate without reading what was sent
             // on it: the members and the announcements go again on this one (the peer keeps one
@@ -555,13 +598,13 @@ public final class Node {
     private func serve(_ message: WireMessage, from session: PeerSession) {
         switch message {
         case .call(let call):
-            if session.role == .console { serveConsoleCall(call, from: session) } else { serve(call, from: session) }
+            if session.role == .console { control.serveConsoleCall(call, from: session) } else { serve(call, from: session) }
         case .cancel(let callID): session.cancelServing(callID)
-        case .request(let request): serve(request, from: session)
+        case .request(let request): control.serve(request, from: session)
         case .response(let response):
-            completeRelay(response, from: session)
+            control.completeRelay(response, from: session)
             if session.isDraining { session.closeIfDrained() }
-        case .event(let event): forwardEvent(event, from: session)
+        case .event(let event): control.forwardEvent(event, from: session)
         default: break
         }
     }
@@ -588,7 +631,7 @@ public final class Node {
     private func memberLost(_ member: String, incarnation: String, link session: PeerSession?, inOrder: Bool) {
         if let session {
             session.failCalls()
-            controlSessionEnded(session)
+            control.sessionEnded(session)
         }
         _ = etcd?.idle.receive(.unlinked(member: member))
         handshake.setLive(member, nil)
@@ -597,12 +640,6 @@ public final class Node {
         } else {
             logger.info("link to \(member) lost", fields: [("CORDIS_PEER", member)])
         }
-    }
-
-
-    /// Whether a request relayed to `member` waits for its answer.
-    func relaysPending(to member: String) -> Bool {
-        control.relays.values.contains { $0.member == member }
     }
 
     /// Every member this node knows, itself included.
@@ -648,5 +685,24 @@ public final class Node {
         case .decide:
             carryOut(state.receive(.received(message, session: session.id, role: role, draining: session.isDraining)))
         }
+    }
+
+    /// Sends an answer to `session`, unless the session is a console that leaves more unread than it
+    /// may (`Admission.delivery`): its link is then closed instead. Returns whether it was sent.
+    @discardableResult
+    func send(_ message: WireMessage, to session: PeerSession) -> Bool {
+        if case .close(let reason) = state.admission.delivery(to: session.id, backlog: session.link.backlog, event: false) {
+            closeUnread(session, reason)
+            return false
+        }
+        return session.send(message) == nil
+    }
+
+    /// Closes the link of a console that does not read, logging why (throttled: many such consoles
+    /// cannot flood the log).
+    func closeUnread(_ session: PeerSession, _ reason: String) {
+        throttle.log(.warn, kind: "consoleNotReading", "closing the link of \(session.identity.name): \(reason)",
+                     fields: [("CORDIS_PEER", session.identity.name)])
+        session.link.close(reason: reason)
     }
 }

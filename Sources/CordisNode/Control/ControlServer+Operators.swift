@@ -8,10 +8,7 @@ import Glibc
 
 /// Operators and roles: who a console is, what its role lets it do, the refusal of a console the
 /// operators file does not list (at the handshake), and the audit of every change, applied or refused.
-extension Node {
-    /// The operators file in force (replaced on SIGHUP by `reloadOperators()`).
-    public var operatorTable: OperatorTable { control.operators }
-
+extension ControlServer {
     /// Wraps `configuration` so that a peer on a Unix socket that is neither this node's user nor root
     /// is refused the node role (`Admission.mayHoldNodeRole`), and, when an operators file is in force, a
     /// console it does not list is refused; either learns only that it is not admitted (a console also
@@ -74,7 +71,7 @@ extension Node {
     /// status question, an event subscription), which members may always make.
     func requester(of request: ControlRequest, from session: PeerSession) -> OperatorIdentity? {
         if session.role == .console {
-            return control.operatorOfSession[session.id] ?? operatorIdentity(of: session.link)
+            return operatorOfSession[session.id] ?? operatorIdentity(of: session.link)
         }
         return request.operator.map(OperatorIdentity.init)
     }
@@ -86,7 +83,7 @@ extension Node {
         return OperatorIdentity(
             credentials: link.connection.credentials, provedSecret: handshake.isAuthenticated,
             certificateName: handshake.certificate?.kind == .operator ? handshake.certificate?.name : nil,
-            accounts: control.operators.file?.accounts ?? AccountNames())
+            accounts: operators.file?.accounts ?? AccountNames())
     }
 
     /// `requester(of:from:)`, with a Unix console's user and group names looked up once per link, on
@@ -94,16 +91,16 @@ extension Node {
     /// would stall).
     func namedRequester(of request: ControlRequest, from session: PeerSession) async -> OperatorIdentity? {
         let identity = requester(of: request, from: session)
-        guard session.role == .console, control.operatorOfSession[session.id] == nil, let identity else { return identity }
+        guard session.role == .console, operatorOfSession[session.id] == nil, let identity else { return identity }
         guard let credentials = session.link.connection.credentials else {
-            control.operatorOfSession[session.id] = identity
+            operatorOfSession[session.id] = identity
             return identity
         }
         let named = await withCheckedContinuation { (continuation: CheckedContinuation<OperatorIdentity, Never>) in
             DispatchQueue.global().async { continuation.resume(returning: identity.addingAccountNames(of: credentials)) }
         }
         // Kept only while the link is: its end clears the cache.
-        if session.role == .console, peers[session.id] != nil { control.operatorOfSession[session.id] = named }
+        if session.role == .console, node.peers[session.id] != nil { operatorOfSession[session.id] = named }
         return named
     }
 
@@ -116,17 +113,17 @@ extension Node {
     ) throws {
         let needed = command.requiredRole
         let isChange = command.isChange
-        let runsHere = request.node == nil || request.node == name
+        let runsHere = request.node == nil || request.node == node.name
         // A member runs changes only for the operator it relays them for; its own requests only read.
         if requester == nil, session.role == .node, needed > .viewer {
-            let message = "the request of member \(session.identity.name) carries no operator: \(name) runs "
+            let message = "the request of member \(session.identity.name) carries no operator: \(node.name) runs "
                 + "\(command.spoken) only for an operator"
             if isChange { audit(session, nil, describe(request, command), entry: request.args["entry"]?.stringValue, refused: message) }
             throw ControlError("forbidden", message)
         }
         if let requester {
-            guard let role = control.operators.role(of: requester) else {
-                let message = "\(requester.name) is not listed in the operators file of \(name)"
+            guard let role = operators.role(of: requester) else {
+                let message = "\(requester.name) is not listed in the operators file of \(node.name)"
                 if isChange { audit(session, requester, describe(request, command), entry: request.args["entry"]?.stringValue, refused: message) }
                 throw ControlError("forbidden", message)
             }
@@ -136,8 +133,8 @@ extension Node {
                 throw ControlError("forbidden", message)
             }
         }
-        if runsHere, configuration.security.requireSignedTrees, command.isUnsignedChange {
-            let message = "\(name) accepts only signed trees (--require-signed-trees): \(command.rawValue) is refused; apply a signed tree instead"
+        if runsHere, node.configuration.security.requireSignedTrees, command.isUnsignedChange {
+            let message = "\(node.name) accepts only signed trees (--require-signed-trees): \(command.rawValue) is refused; apply a signed tree instead"
             audit(session, requester, describe(request, command), entry: request.args["entry"]?.stringValue, refused: message)
             throw ControlError("forbidden", message)
         }
@@ -183,9 +180,9 @@ extension Node {
         var fields: [(String, String)] = [("CORDIS_OPERATOR", who), ("CORDIS_PEER", session.identity.name)]
         if let entry { fields.append(("CORDIS_ENTRY", entry)) }
         if let refused {
-            logger.warn("refused: \(who) via \(peer): \(change): \(refused)", fields: fields)
+            node.logger.warn("refused: \(who) via \(peer): \(change): \(refused)", fields: fields)
         } else {
-            logger.info("\(who) via \(peer): \(change)", fields: fields)
+            node.logger.info("\(who) via \(peer): \(change)", fields: fields)
         }
         var detail = JSONObject()
         detail["operator"] = .string(who)
@@ -201,25 +198,25 @@ extension Node {
     /// is `operator` or higher, else answered with a `forbidden` error.
     func serveConsoleCall(_ call: RemoteCall, from session: PeerSession) {
         let requester = requester(of: ControlRequest(id: 0, command: .call), from: session)
-        let role = requester.flatMap { control.operators.role(of: $0) }
+        let role = requester.flatMap { operators.role(of: $0) }
         guard let role, role >= .operator else {
             let message = role.map { "call needs the operator role; you are \($0)" }
-                ?? "\(requester?.name ?? "this console") is not listed in the operators file of \(name)"
+                ?? "\(requester?.name ?? "this console") is not listed in the operators file of \(node.name)"
             session.send(RemoteCallError(RemoteCallError.Code(rawValue: "forbidden"), message).reply(to: call.id))
             return
         }
-        serve(call, from: session)
+        node.serve(call, from: session)
     }
 
     /// Re-reads the operators file (SIGHUP). A file that cannot be read or parsed is refused and the
     /// one in force stays.
     ///
     /// - Throws: `OperatorsFileError`.
-    public func reloadOperators() throws {
-        guard let path = configuration.security.operatorsFile else { return }
+    func reloadOperators() throws {
+        guard let path = node.configuration.security.operatorsFile else { return }
         let file = try OperatorsFile.load(path: path)
-        control.operators.replace(with: file)
-        logger.info("reloaded the operators file \(path) (\(file.roles.count) identities)")
+        operators.replace(with: file)
+        node.logger.info("reloaded the operators file \(path) (\(file.roles.count) identities)")
         warnAboutClusterRole(in: file)
     }
 
@@ -227,44 +224,10 @@ extension Node {
     /// whoever holds the secret may also join as a member, and a member is trusted with every
     /// operator's identity.
     func warnAboutClusterRole(in file: OperatorsFile?) {
-        let tcp = listeningAddresses.contains { if case .tcp = $0 { return true } else { return false } }
-        guard configuration.secrets != nil, tcp, let role = file?.roles["cluster"], role < .admin else { return }
-        logger.warn(
+        let tcp = node.listeningAddresses.contains { if case .tcp = $0 { return true } else { return false } }
+        guard node.configuration.secrets != nil, tcp, let role = file?.roles["cluster"], role < .admin else { return }
+        node.logger.warn(
             "the operators file gives cluster the \(role) role, but whoever holds the cluster secret may also join as "
                 + "a member, which is trusted like an admin: the secret is a node credential, keep it as one")
-    }
-}
-
-extension Node {
-    /// SIGHUP: re-reads the operators file, the trusted keys, the TLS files, then the entries file (refused, and logged, under
-    /// `--require-signed-trees`, where only signed trees change the node). Whatever cannot be read
-    /// is refused and logged; the node keeps running as it was.
-    public func reloadOnSignal() async {
-        do {
-            try reloadOperators()
-        } catch {
-            logger.error("operators reload refused, the previous operators stay in force: \(error)")
-        }
-        reloadTrustedKeys()
-        if let tls = configuration.tls {
-            do {
-                try NodeTLS.reload(tls, for: name)
-                logger.info("reloaded the TLS certificate, key and CA files; new links use them")
-            } catch {
-                logger.error("TLS files not reloaded, the previous certificate and CAs stay in use: \(error.message)")
-            }
-        }
-        if configuration.security.requireSignedTrees {
-            logger.warn(
-                "reload of the entries file refused: \(name) accepts only signed trees (--require-signed-trees)",
-                fields: [("CORDIS_OPERATOR", "signal")])
-            return
-        }
-        do {
-            try await loader.reload()
-            logger.info("reloaded the entries file")
-        } catch {
-            logger.error("reload refused, still running as before: \(error)")
-        }
     }
 }

@@ -9,28 +9,28 @@ import Glibc
 /// `loader/entry`, the audited changes and the membership changes this node sees (`member`), stamped
 /// with the node's name and the time, pushed as `event` messages after a `subscribe` request, and
 /// forwarded from the other members for cluster-wide subscribers.
-extension Node {
+extension ControlServer {
     /// Starts recording this node's changes (called once from `start()`).
     func startEventStream() throws {
-        control.operators.replace(with: configuration.security.operators)
-        warnAboutClusterRole(in: configuration.security.operators)
-        control.trustedKeys = configuration.security.trustedKeys
-        let status = try context.on(.status) { [weak self] change in
-            self?.fiberEvent(change)
+        operators.replace(with: node.configuration.security.operators)
+        warnAboutClusterRole(in: node.configuration.security.operators)
+        trustedKeys = node.configuration.security.trustedKeys
+        let status = try node.context.on(.status) { [weak node] change in
+            node?.control.fiberEvent(change)
         }
-        let entries = try loader.ctx.on(.loaderEntry) { [weak self] change in
-            self?.publish(kind: "entry", detail: ["entry": .string(change.id), "change": .string(change.kind.rawValue)])
+        let entries = try node.loader.ctx.on(.loaderEntry) { [weak node] change in
+            node?.control.publish(kind: "entry", detail: ["entry": .string(change.id), "change": .string(change.kind.rawValue)])
         }
-        control.eventListeners = [status, entries]
-        watchMemberHealth(every: configuration.heartbeatInterval)
+        eventListeners = [status, entries]
+        watchMemberHealth(every: node.configuration.heartbeatInterval)
     }
 
     private func fiberEvent(_ change: StatusChange) {
         let fiber = change.fiber
-        guard fiber.id != context.fiber.id else { return }
+        guard fiber.id != node.context.fiber.id else { return }
         var detail = JSONObject()
         detail["fiber"] = .integer(fiber.id)
-        detail["entry"] = loader.entryID(for: fiber).map { .string($0) } ?? .null
+        detail["entry"] = node.loader.entryID(for: fiber).map { .string($0) } ?? .null
         detail["plugin"] = .string(fiber.name)
         detail["from"] = .string(change.oldState.rawValue)
         detail["to"] = .string(fiber.state.rawValue)
@@ -40,8 +40,8 @@ extension Node {
 
     /// Records a local change and pushes it to every subscriber that wants it.
     func publish(kind: String, detail: JSONObject) {
-        let event = ControlEvent(id: 0, node: name, time: Date().timeIntervalSince1970, kind: kind, detail: detail)
-        control.remember(event)
+        let event = ControlEvent(id: 0, node: node.name, time: Date().timeIntervalSince1970, kind: kind, detail: detail)
+        remember(event)
         deliver(event, local: true)
     }
 
@@ -51,22 +51,22 @@ extension Node {
     /// The event is encoded once; the copies for one link (one per subscription) leave in one write. A
     /// console that leaves too much unread (`Admission.delivery`) gets no copy: its subscriptions end
     /// with a `lagged` event, or its link is closed.
-    private func deliver(_ event: ControlEvent, local: Bool, upstream: ControlState.Upstream? = nil) {
+    private func deliver(_ event: ControlEvent, local: Bool, upstream: Upstream? = nil) {
         var batches: [ObjectIdentifier: (session: PeerSession, ids: [Int])] = [:]
         var order: [ObjectIdentifier] = []
         var lagging: [ObjectIdentifier: (session: PeerSession, reason: String)] = [:]
-        for subscriber in control.subscribers where local || (subscriber.cluster && subscriber.operator == upstream?.operator) {
+        for subscriber in subscribers where local || (subscriber.cluster && subscriber.operator == upstream?.operator) {
             if let on = subscriber.on, on != event.node { continue }
             let key = ObjectIdentifier(subscriber.session)
             if batches[key] == nil {
                 guard lagging[key] == nil else { continue }
-                switch state.admission.delivery(to: subscriber.session.id, backlog: subscriber.session.link.backlog, event: true) {
+                switch node.state.admission.delivery(to: subscriber.session.id, backlog: subscriber.session.link.backlog, event: true) {
                 case .send: break
                 case .lag(let reason):
                     lagging[key] = (subscriber.session, reason)
                     continue
                 case .close(let reason):
-                    closeUnread(subscriber.session, reason)
+                    node.closeUnread(subscriber.session, reason)
                     lagging[key] = (subscriber.session, reason)
                     continue
                 }
@@ -94,12 +94,12 @@ extension Node {
     /// Ends every follow subscription of `session`, telling it with a `lagged` event on each (its link
     /// stays open: the console may subscribe again once it has read what waits).
     private func endSubscriptions(of session: PeerSession, because reason: String) {
-        let ended = control.subscribers.filter { $0.session === session }.map(\.id)
-        control.subscribers.removeAll { $0.session === session }
-        throttle.log(.info, kind: "subscriberLagged", "ended \(ended.count) subscriptions of \(session.identity.name): \(reason)",
+        let ended = subscribers.filter { $0.session === session }.map(\.id)
+        subscribers.removeAll { $0.session === session }
+        node.throttle.log(.info, kind: "subscriberLagged", "ended \(ended.count) subscriptions of \(session.identity.name): \(reason)",
                      fields: [("CORDIS_PEER", session.identity.name)])
         let notice = ControlEvent(
-            id: 0, node: name, time: Date().timeIntervalSince1970, kind: "lagged",
+            id: 0, node: node.name, time: Date().timeIntervalSince1970, kind: "lagged",
             detail: ["reason": .string(reason), "waiting": .integer(session.link.backlog)])
         try? session.link.enqueue(SharedEvent(notice), ids: ended)
         endUnusedUpstream()
@@ -108,7 +108,7 @@ extension Node {
     /// An event from a member this node subscribed to: forwarded to cluster-wide subscribers.
     func forwardEvent(_ event: ControlEvent, from session: PeerSession) {
         guard session.identity.role == .node,
-              let upstream = control.followed.first(where: { $0.key.member == session.identity.name && $0.value == event.id })
+              let upstream = followed.first(where: { $0.key.member == session.identity.name && $0.value == event.id })
         else { return }
         deliver(event, local: false, upstream: upstream.key)
     }
@@ -123,26 +123,26 @@ extension Node {
     func subscribe(_ request: ControlRequest, by session: PeerSession, for requester: OperatorIdentity?) async throws -> JSONValue {
         let args = request.args
         if args["follow"]?.boolValue == true {
-            let held = control.subscribers.filter { $0.session === session }.count
-            let identity = state.admission.consoleIdentity(of: session.id)
+            let held = subscribers.filter { $0.session === session }.count
+            let identity = node.state.admission.consoleIdentity(of: session.id)
             let byIdentity = identity.map { identity in
-                control.subscribers.filter { state.admission.consoleIdentity(of: $0.session.id) == identity }.count
+                subscribers.filter { node.state.admission.consoleIdentity(of: $0.session.id) == identity }.count
             } ?? held
-            if case .refuse(let reason) = state.admission.may(.follow, session: session.id, link: held, identity: byIdentity) {
-                throw ControlError("rejected", "\(name) starts no more subscriptions of \(session.identity.name): \(reason)")
+            if case .refuse(let reason) = node.state.admission.may(.follow, session: session.id, link: held, identity: byIdentity) {
+                throw ControlError("rejected", "\(node.name) starts no more subscriptions of \(session.identity.name): \(reason)")
             }
         }
         let cluster = session.identity.role == .console && (args["cluster"]?.boolValue ?? true)
         let on = args["on"]?.stringValue
-        if let on, on != name, !isKnownMember(on) {
-            throw ControlError("unknown-member", "\(name) knows no member named \(on) (members lists the ones it knows)")
+        if let on, on != node.name, !isKnownMember(on) {
+            throw ControlError("unknown-member", "\(node.name) knows no member named \(on) (members lists the ones it knows)")
         }
         var events: [ControlEvent] = []
         if args["history"]?.boolValue ?? true {
-            if on == nil || on == name { events = control.history }
+            if on == nil || on == node.name { events = history }
             if cluster {
                 let timeout = relayTimeout(for: request)
-                let members = state.membership.linkedNames.filter { on == nil || $0 == on }
+                let members = node.state.membership.linkedNames.filter { on == nil || $0 == on }
                 for member in members {
                     var question = ControlRequest(id: 0, command: .subscribe, args: ["follow": false, "cluster": false])
                     question.operator = requester?.relayed
@@ -161,10 +161,10 @@ extension Node {
             guard !session.isOver else {
                 throw ControlError("closed", "the link of \(session.identity.name) closed before the subscription started")
             }
-            control.subscribers.append(
-                ControlState.Subscriber(session: session, id: request.id, cluster: cluster, on: on, operator: requester))
+            subscribers.append(
+                Subscriber(session: session, id: request.id, cluster: cluster, on: on, operator: requester))
             if cluster {
-                for member in sessions.values { subscribeUpstream(member, for: requester) }
+                for member in node.sessions.values { subscribeUpstream(member, for: requester) }
             }
         }
         return .object(["events": try JSONValueEncoder().encode(events.map(EventRecord.init))])
@@ -173,46 +173,46 @@ extension Node {
     /// Whether `member` is a member this node knows (linked, listed by the membership or discovery, or
     /// seen before) and has not forgotten.
     func isKnownMember(_ member: String) -> Bool {
-        guard !state.forgottenNames.contains(member) else { return false }
-        return link(to: member) != nil || memberAddresses[member] != nil || control.lastStatus[member] != nil
+        guard !node.state.forgottenNames.contains(member) else { return false }
+        return node.link(to: member) != nil || node.memberAddresses[member] != nil || lastStatus[member] != nil
     }
 
     /// `unsubscribe`: stops the stream of subscription `id` (the `subscribe` request's id).
     func unsubscribe(_ request: ControlRequest, by session: PeerSession) -> JSONValue {
         let id = request.args["id"]?.intValue
-        control.subscribers.removeAll { $0.session === session && (id == nil || $0.id == id) }
+        subscribers.removeAll { $0.session === session && (id == nil || $0.id == id) }
         endUnusedUpstream()
         return .object(["unsubscribed": .bool(true)])
     }
 
     /// Ends each subscription to another member once no cluster-wide subscriber of its operator is left.
     func endUnusedUpstream() {
-        guard !control.followed.isEmpty else { return }
-        let following = Set(control.subscribers.filter(\.cluster).map(\.operator))
-        for (upstream, id) in control.followed where !following.contains(upstream.operator) {
-            control.followed[upstream] = nil
-            control.nextRelayID += 1
-            link(to: upstream.member)?.send(.request(ControlRequest(
-                id: control.nextRelayID, command: .unsubscribe, args: ["id": .integer(id)])))
+        guard !followed.isEmpty else { return }
+        let following = Set(subscribers.filter(\.cluster).map(\.operator))
+        for (upstream, id) in followed where !following.contains(upstream.operator) {
+            followed[upstream] = nil
+            nextRelayID += 1
+            node.link(to: upstream.member)?.send(.request(ControlRequest(
+                id: nextRelayID, command: .unsubscribe, args: ["id": .integer(id)])))
         }
     }
 
     /// A member linked: when a console follows the whole cluster, follow that member too; a forgotten
     /// member that comes back is known again.
-    func controlLinked(_ session: PeerSession) {
+    func memberLinked(_ session: PeerSession) {
         guard session.identity.role == .node else { return }
-        for requester in Set(control.subscribers.filter(\.cluster).map(\.operator)) {
+        for requester in Set(subscribers.filter(\.cluster).map(\.operator)) {
             subscribeUpstream(session, for: requester)
         }
     }
 
     /// Follows `session`'s member for the cluster-wide subscribers of `requester`, once.
     private func subscribeUpstream(_ session: PeerSession, for requester: OperatorIdentity?) {
-        let upstream = ControlState.Upstream(member: session.identity.name, operator: requester)
-        guard control.followed[upstream] == nil else { return }
-        control.nextRelayID += 1
-        let id = control.nextRelayID
-        control.followed[upstream] = id
+        let upstream = Upstream(member: session.identity.name, operator: requester)
+        guard followed[upstream] == nil else { return }
+        nextRelayID += 1
+        let id = nextRelayID
+        followed[upstream] = id
         var request = ControlRequest(id: id, command: .subscribe, args: ["follow": true, "history": false, "cluster": false])
         request.operator = requester?.relayed
         session.send(.request(request))

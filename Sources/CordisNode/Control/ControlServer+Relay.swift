@@ -7,7 +7,7 @@ import Glibc
 
 /// Relaying: the node a console reaches forwards requests for other members over its own links, and
 /// collects every member's status for `status` with `cluster: true`.
-extension Node {
+extension ControlServer {
     /// How long a relay may wait, from the request's own timeout: most of it, so the answer (or
     /// `unreachable`) still reaches the console in time.
     /// The request's timeout comes from the socket: it is clamped (`ControlTimeout.clamped`), never
@@ -22,24 +22,24 @@ extension Node {
     ///   within `timeout`; the member's own error otherwise.
     func ask(_ member: String, _ request: ControlRequest, timeout: Duration) async throws -> JSONValue {
         // A relay opens the link it needs when links open on demand (closed again when idle).
-        if link(to: member) == nil, memberAddresses[member] != nil { _ = await openLink(to: member) }
-        guard let session = link(to: member) else {
-            let known = memberAddresses[member] != nil
+        if node.link(to: member) == nil, node.memberAddresses[member] != nil { _ = await node.openLink(to: member) }
+        guard let session = node.link(to: member) else {
+            let known = node.memberAddresses[member] != nil
             throw ControlError(
                 known ? "unreachable" : "unknown-member",
-                known ? "\(member) is unreachable (no link from \(name))" : "no member is named \(member)")
+                known ? "\(member) is unreachable (no link from \(node.name))" : "no member is named \(member)")
         }
-        control.nextRelayID += 1
-        let id = control.nextRelayID
+        nextRelayID += 1
+        let id = nextRelayID
         // Every relay ends by its deadline: the loop's timer fails it unless the answer came first.
-        let timer = loop.schedule(after: timeout) { [weak self] in
+        let timer = node.loop.schedule(after: timeout) { [weak self] in
             Task { @CordisActor in
                 self?.failRelay(id, ControlError("unreachable", "\(member) did not answer within \(timeout)"))
             }
         }
-        defer { loop.cancelTimer(timer) }
+        defer { node.loop.cancelTimer(timer) }
         return try await withCheckedThrowingContinuation { continuation in
-            control.relays[id] = ControlState.Relay(member: member, continuation: continuation)
+            relays[id] = Relay(member: member, continuation: continuation)
             var forwarded = request
             forwarded.id = id
             forwarded.node = nil
@@ -48,9 +48,14 @@ extension Node {
         }
     }
 
+    /// Whether a request relayed to `member` waits for its answer.
+    func relaysPending(to member: String) -> Bool {
+        relays.values.contains { $0.member == member }
+    }
+
     /// A member's answer to a relayed request: a page is kept, the last one completes the relay.
     func completeRelay(_ response: ControlResponse, from session: PeerSession) {
-        guard var relay = control.relays[response.id], relay.member == session.identity.name else { return }
+        guard var relay = relays[response.id], relay.member == session.identity.name else { return }
         if let code = response.errorCode {
             failRelay(response.id, ControlError(code, response.errorMessage ?? code))
             return
@@ -58,37 +63,38 @@ extension Node {
         let result = response.result ?? .null
         if response.more {
             relay.pages.append(result)
-            control.relays[response.id] = relay
+            relays[response.id] = relay
             return
         }
-        control.relays[response.id] = nil
+        relays[response.id] = nil
         relay.continuation.resume(returning: relay.pages.isEmpty ? result : .array(relay.pages + [result]))
     }
 
+    /// Ends relay `id` (if it still waits) with `error`.
     func failRelay(_ id: Int, _ error: any Error) {
-        control.relays.removeValue(forKey: id)?.continuation.resume(throwing: error)
+        relays.removeValue(forKey: id)?.continuation.resume(throwing: error)
     }
 
     /// The link in use to a member, or a console's link, ended: the relays to the member fail as
     /// unreachable and the subscriptions to it are forgotten, then what the link itself held ends.
-    func controlSessionEnded(_ session: PeerSession) {
+    func sessionEnded(_ session: PeerSession) {
         let member = session.identity.name
         if session.identity.role == .node {
-            for (id, relay) in control.relays where relay.member == member {
+            for (id, relay) in relays where relay.member == member {
                 failRelay(id, ControlError("unreachable", "the link to \(member) was lost"))
             }
-            control.followed = control.followed.filter { $0.key.member != member }
-            control.lastHeard[member] = max(control.lastHeard[member] ?? session.link.lastHeard, session.link.lastHeard)
+            followed = followed.filter { $0.key.member != member }
+            lastHeard[member] = max(lastHeard[member] ?? session.link.lastHeard, session.link.lastHeard)
         }
-        controlLinkClosed(session)
+        linkClosed(session)
     }
 
     /// A link ended, whichever it was (a standby or a drained duplicate too, while the member stays
     /// linked): the subscriptions made on it end, its requests in flight and its proven operator go.
-    func controlLinkClosed(_ session: PeerSession) {
-        control.subscribers.removeAll { $0.session === session }
-        control.inFlight[session.id] = nil
-        control.operatorOfSession[session.id] = nil
+    func linkClosed(_ session: PeerSession) {
+        subscribers.removeAll { $0.session === session }
+        inFlight[session.id] = nil
+        operatorOfSession[session.id] = nil
         endUnusedUpstream()
     }
 
@@ -107,11 +113,11 @@ extension Node {
     /// `reachable: false` and the last snapshot seen. Each member is asked for `requester` and checks
     /// it by its own operators file: a member that refuses it shows only as refused, nothing of it.
     func status(_ request: ControlRequest, by requester: OperatorIdentity?) async throws -> JSONValue {
-        let own = try statusSnapshot()
-        control.lastStatus[name] = own
+        let own = try node.statusSnapshot()
+        lastStatus[node.name] = own
         guard request.args["cluster"]?.boolValue == true else { return .object(["nodes": .array([own])]) }
-        let members = Set(memberAddresses.keys).union(state.membership.linkedNames).subtracting(state.forgottenNames)
-            .subtracting([name]).sorted()
+        let members = Set(node.memberAddresses.keys).union(node.state.membership.linkedNames).subtracting(node.state.forgottenNames)
+            .subtracting([node.name]).sorted()
         let timeout = relayTimeout(for: request)
         let question = ControlRequest(id: 0, command: .status, operator: requester?.relayed)
         // Every member is asked at once, each question a child of this request's task.
@@ -128,10 +134,10 @@ extension Node {
             switch answers[member] {
             case .success(let value):
                 let joined = StatusPaging.join(value)
-                if let node = joined["nodes"]?.arrayValue?.first(where: { $0["name"]?.stringValue == member }) {
-                    control.lastStatus[member] = node
-                    control.lastHeard[member] = .now
-                    nodes.append(node)
+                if let snapshot = joined["nodes"]?.arrayValue?.first(where: { $0["name"]?.stringValue == member }) {
+                    lastStatus[member] = snapshot
+                    lastHeard[member] = .now
+                    nodes.append(snapshot)
                     continue
                 }
                 nodes.append(try unreachableStatus(member, reason: "\(member) sent no status"))
@@ -149,9 +155,9 @@ extension Node {
     /// A member that could not be asked: the last snapshot seen, marked unreachable, with the reason.
     func unreachableStatus(_ member: String, reason: String) throws -> JSONValue {
         // A last snapshot that does not decode is replaced by what the membership knows.
-        let last = control.lastStatus[member].flatMap { try? JSONValueDecoder().decode(NodeStatus.self, from: $0) }
+        let last = lastStatus[member].flatMap { try? JSONValueDecoder().decode(NodeStatus.self, from: $0) }
         var status = last ?? NodeStatus(
-            name: member, addresses: memberAddresses[member] ?? [], incarnation: memberIncarnations[member],
+            name: member, addresses: node.memberAddresses[member] ?? [], incarnation: node.memberIncarnations[member],
             version: nil, reachable: false, entries: [], fibers: [])
         status.reachable = false
         status.unreachable = reason
@@ -162,7 +168,7 @@ extension Node {
     /// Seconds since `member` was last heard from: its link's last frame while it is linked, else the
     /// last one before its link ended or its last status answer, whichever came later; nil if never.
     func lastSeen(_ member: String) -> Double? {
-        let heard = [link(to: member)?.link.lastHeard, control.lastHeard[member]].compactMap { $0 }.max()
+        let heard = [node.link(to: member)?.link.lastHeard, lastHeard[member]].compactMap { $0 }.max()
         guard let heard else { return nil }
         let elapsed = (ContinuousClock.now - heard).components
         return max(0, Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
@@ -181,34 +187,15 @@ extension Node {
     /// result is a large status.
     func sendPaged(_ response: ControlResponse, to session: PeerSession) {
         guard let result = response.result else {
-            send(.response(response), to: session)
+            node.send(.response(response), to: session)
             return
         }
         let frame = session.link.sendLimit
         let budget = max(frame / 2, frame - 1024)
         let pages = StatusPaging.pages(of: result, budget: budget)
         for (index, page) in pages.enumerated() {
-            guard send(.response(ControlResponse(id: response.id, result: page, more: index < pages.count - 1)), to: session)
+            guard node.send(.response(ControlResponse(id: response.id, result: page, more: index < pages.count - 1)), to: session)
             else { return }
         }
-    }
-
-    /// Sends an answer to `session`, unless the session is a console that leaves more unread than it
-    /// may (`Admission.delivery`): its link is then closed instead. Returns whether it was sent.
-    @discardableResult
-    func send(_ message: WireMessage, to session: PeerSession) -> Bool {
-        if case .close(let reason) = state.admission.delivery(to: session.id, backlog: session.link.backlog, event: false) {
-            closeUnread(session, reason)
-            return false
-        }
-        return session.send(message) == nil
-    }
-
-    /// Closes the link of a console that does not read, logging why (throttled: many such consoles
-    /// cannot flood the log).
-    func closeUnread(_ session: PeerSession, _ reason: String) {
-        throttle.log(.warn, kind: "consoleNotReading", "closing the link of \(session.identity.name): \(reason)",
-                     fields: [("CORDIS_PEER", session.identity.name)])
-        session.link.close(reason: reason)
     }
 }

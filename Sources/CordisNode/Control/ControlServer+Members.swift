@@ -3,19 +3,19 @@ import CordisWire
 
 /// Membership commands: `members` lists the cluster as this node sees it; `forget` drops a
 /// decommissioned member (no more dialling, gone from the view) on every reachable member.
-extension Node {
+extension ControlServer {
     /// Every member this node knows, itself first, with its health (`memberHealth()`): `reachable`
     /// unless it is down, and whether a link to it is up. In etcd mode a member registered without a
     /// link is reachable, and one no longer registered is not listed.
     func membersList() throws -> JSONValue {
-        let health = memberHealth()
-        let list = members.compactMap { member -> MemberStatus? in
+        let health = node.memberHealth()
+        let list = node.members.compactMap { member -> MemberStatus? in
             guard let state = health[member.name] else { return nil }
             var status = MemberStatus(
                 name: member.name, addresses: member.addresses, incarnation: member.incarnation,
-                isSelf: member.name == name, reachable: state != .down)
+                isSelf: member.name == node.name, reachable: state != .down)
             status.health = state.rawValue
-            status.linked = member.name == name || link(to: member.name) != nil
+            status.linked = member.name == node.name || node.link(to: member.name) != nil
             return status
         }
         return .object(["members": try JSONValueEncoder().encode(list)])
@@ -28,20 +28,20 @@ extension Node {
     ///   is not known.
     func forget(_ request: ControlRequest, by requester: OperatorIdentity?) throws -> JSONValue {
         let member = try request.args.requiredString("member")
-        guard member != name else { throw ControlError("rejected", "\(name) cannot forget itself") }
-        if link(to: member) != nil {
-            throw ControlError("rejected", "\(member) is linked to \(name); stop it before forgetting it")
+        guard member != node.name else { throw ControlError("rejected", "\(node.name) cannot forget itself") }
+        if node.link(to: member) != nil {
+            throw ControlError("rejected", "\(member) is linked to \(node.name); stop it before forgetting it")
         }
-        let known = memberAddresses[member] != nil || control.lastStatus[member] != nil
-            || memberIncarnations[member] != nil
+        let known = node.memberAddresses[member] != nil || lastStatus[member] != nil
+            || node.memberIncarnations[member] != nil
         if !known, request.args["propagate"]?.boolValue != false {
             throw ControlError("rejected", "no member is named \(member)")
         }
-        let addresses = forgetMember(member)
-        control.lastStatus[member] = nil
-        control.lastHeard[member] = nil
+        let addresses = node.forgetMember(member)
+        lastStatus[member] = nil
+        lastHeard[member] = nil
         if request.args["propagate"]?.boolValue != false {
-            for session in sessions.values {
+            for session in node.sessions.values {
                 session.send(.request(ControlRequest(
                     id: 0, command: .forget, args: ["member": .string(member), "propagate": false],
                     operator: requester?.relayed)))

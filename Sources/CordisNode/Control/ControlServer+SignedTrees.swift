@@ -12,28 +12,28 @@ import Glibc
 /// is reconciled, so an applied tree is never left with an older version on record (a crash, a full
 /// disk): a tree whose version cannot be recorded is refused, and the record is put back when the
 /// Loader refuses the tree.
-extension Node {
+extension ControlServer {
     /// Applies the signed tree in `request.args["envelope"]`.
     ///
     /// - Throws: `ControlError` `rejected` whose message names the rule broken
     ///   (`signed tree refused (freshness): …`); nothing changed then.
     func applySignedTree(_ request: ControlRequest, by requester: OperatorIdentity?, from session: PeerSession) async throws -> JSONValue {
-        guard !control.applyingSignedTree else {
-            throw ControlError("busy", "another signed tree is being applied on \(name); try again")
+        guard !applyingSignedTree else {
+            throw ControlError("busy", "another signed tree is being applied on \(node.name); try again")
         }
-        control.applyingSignedTree = true
-        defer { control.applyingSignedTree = false }
-        let security = configuration.security
+        applyingSignedTree = true
+        defer { applyingSignedTree = false }
+        let security = node.configuration.security
         do {
-            guard let trusted = control.trustedKeys, let applied = security.appliedVersion else {
-                throw SignedTreeError(.signature, "\(name) trusts no signing key (start it with --trusted-keys FILE)")
+            guard let trusted = trustedKeys, let applied = security.appliedVersion else {
+                throw SignedTreeError(.signature, "\(node.name) trusts no signing key (start it with --trusted-keys FILE)")
             }
             let envelope = try SignedTree(json: request.args["envelope"] ?? .null)
             // The highest version recorded, in this run or before it: a record file put back from
             // an older copy does not reopen a replay while the node runs.
-            let last = max(try applied.read(), control.highestSignedVersion)
+            let last = max(try applied.read(), highestSignedVersion)
             let payload = try envelope.verify(
-                trusted: trusted, node: name, now: Date().timeIntervalSince1970, lastVersion: last)
+                trusted: trusted, node: node.name, now: Date().timeIntervalSince1970, lastVersion: last)
             let tree: EntryTree
             do {
                 tree = try EntryTree(json: .object(["version": 1, "entries": .array(payload.entries)]))
@@ -43,24 +43,24 @@ extension Node {
             let previous = try applied.contents()
             try applied.write(payload.version, keyID: envelope.keyID, at: Int64(Date().timeIntervalSince1970))
             do {
-                try await loader.replace(with: tree)
+                try await node.loader.replace(with: tree)
             } catch {
                 // Nothing changed: the record is put back (if that fails the version stays used up,
                 // which is safe).
                 do {
                     try applied.restore(previous)
                 } catch let failure {
-                    logger.warn("signed tree version \(payload.version) stays recorded though not applied: \(failure)")
+                    node.logger.warn("signed tree version \(payload.version) stays recorded though not applied: \(failure)")
                 }
                 if let error = error as? LoaderError, error.code != .saveFailed, error.code != .notRunning {
                     throw SignedTreeError(.content, error.message)
                 }
                 throw error
             }
-            control.highestSignedVersion = max(control.highestSignedVersion, payload.version)
+            highestSignedVersion = max(highestSignedVersion, payload.version)
             let change = "apply signed tree version \(payload.version) (key \(envelope.keyID), \(tree.allEntries.count) entries)"
             let result: JSONObject = [
-                "node": .string(name), "version": .integer(payload.version), "keyId": .string(envelope.keyID),
+                "node": .string(node.name), "version": .integer(payload.version), "keyId": .string(envelope.keyID),
                 "entries": .integer(tree.allEntries.count),
             ]
             audit(session, requester, change, entry: nil)
@@ -76,12 +76,12 @@ extension Node {
 
     /// SIGHUP: re-reads the trusted keys; a file that cannot be read leaves the keys in force.
     func reloadTrustedKeys() {
-        guard let path = configuration.security.trustedKeysFile else { return }
+        guard let path = node.configuration.security.trustedKeysFile else { return }
         do {
-            control.trustedKeys = try TrustedKeys.load(path: path)
-            logger.info("reloaded the trusted keys \(path)")
+            trustedKeys = try TrustedKeys.load(path: path)
+            node.logger.info("reloaded the trusted keys \(path)")
         } catch {
-            logger.error("trusted keys reload refused, the previous keys stay in force: \(error)")
+            node.logger.error("trusted keys reload refused, the previous keys stay in force: \(error)")
         }
     }
 }

@@ -2,27 +2,27 @@ import Cordis
 import CordisWire
 
 /// The control API served to authenticated consoles: status and Loader commands.
-extension Node {
+extension ControlServer {
     /// Runs a console's request and answers it. Every accepted change is logged with who made it.
     func serve(_ request: ControlRequest, from session: PeerSession) {
-        let running = control.inFlight[session.id, default: 0]
-        let identity = state.admission.consoleIdentity(of: session.id)
+        let running = inFlight[session.id, default: 0]
+        let identity = node.state.admission.consoleIdentity(of: session.id)
         let byIdentity = identity.map { identity in
-            control.inFlight.reduce(0) { $0 + (state.admission.consoleIdentity(of: $1.key) == identity ? $1.value : 0) }
+            inFlight.reduce(0) { $0 + (node.state.admission.consoleIdentity(of: $1.key) == identity ? $1.value : 0) }
         } ?? running
-        if case .refuse(let reason) = state.admission.may(.request, session: session.id, link: running, identity: byIdentity) {
-            send(.response(ControlResponse(
-                id: request.id, errorCode: "busy", errorMessage: "\(name) runs no more requests of \(session.identity.name): \(reason)")),
+        if case .refuse(let reason) = node.state.admission.may(.request, session: session.id, link: running, identity: byIdentity) {
+            node.send(.response(ControlResponse(
+                id: request.id, errorCode: "busy", errorMessage: "\(node.name) runs no more requests of \(session.identity.name): \(reason)")),
                  to: session)
             return
         }
-        control.inFlight[session.id] = running + 1
-        activity.start { [weak self] in
-            guard let self else { return }
-            defer { self.requestFinished(by: session) }
+        inFlight[session.id] = running + 1
+        node.activity.start { [weak node] in
+            guard let node else { return }
+            defer { node.control.requestFinished(by: session) }
             let response: ControlResponse
             do {
-                response = ControlResponse(id: request.id, result: try await self.run(request, by: session))
+                response = ControlResponse(id: request.id, result: try await node.control.run(request, by: session))
             } catch let error as LoaderError {
                 response = ControlResponse(id: request.id, errorCode: "rejected", errorMessage: error.message)
             } catch let error as ControlError {
@@ -32,13 +32,13 @@ extension Node {
             } catch {
                 response = ControlResponse(id: request.id, errorCode: "failed", errorMessage: "\(error)")
             }
-            self.sendPaged(response, to: session)
+            node.control.sendPaged(response, to: session)
         }
     }
 
     private func requestFinished(by session: PeerSession) {
-        let running = control.inFlight[session.id, default: 1] - 1
-        control.inFlight[session.id] = running > 0 ? running : nil
+        let running = inFlight[session.id, default: 1] - 1
+        inFlight[session.id] = running > 0 ? running : nil
     }
 
     private func run(_ request: ControlRequest, by session: PeerSession) async throws -> JSONValue {
@@ -53,12 +53,12 @@ extension Node {
         // everyone else waited behind) and a change is not made. A change refused so is audited.
         if session.link.connection.isClosed {
             let reason = "the link of \(session.identity.name) closed before the request started"
-            if command.isChange, request.node == nil || request.node == name {
+            if command.isChange, request.node == nil || request.node == node.name {
                 audit(session, requester, describe(request, command), entry: Self.entry(of: request), refused: reason)
             }
             throw ControlError("closed", reason)
         }
-        if let target = request.node, target != name {
+        if let target = request.node, target != node.name {
             var relayed = request
             relayed.operator = requester?.relayed
             let result = try await ask(target, relayed, timeout: relayTimeout(for: request))
@@ -113,7 +113,7 @@ extension Node {
         case .unsubscribe:
             return unsubscribe(request, by: session)
         case .catalog:
-            return try JSONValueEncoder().encode(loader.plugins.map { item in
+            return try JSONValueEncoder().encode(node.loader.plugins.map { item in
                 CatalogPlugin(
                     name: item.name, injects: item.injects.map(\.description), provides: item.provides,
                     config: item.schema.fields.map {
@@ -121,7 +121,7 @@ extension Node {
                     })
             })
         case .interfaces:
-            return .array(remoteServices.all.map { service in
+            return .array(node.remoteServices.all.map { service in
                 .object([
                     "service": .string(service.name), "interface": .string(service.interface),
                     "version": .string(service.version), "methods": .array(service.methods.map(JSONValue.string)),
@@ -129,29 +129,29 @@ extension Node {
             })
         case .enable, .disable:
             let id = try args.requiredString("entry")
-            try await loader.setDisabled(id: id, command == .disable)
+            try await node.loader.setDisabled(id: id, command == .disable)
             audit(session, requester, describe(request, command), entry: id)
             return entryResult(id)
         case .config:
             let id = try args.requiredString("entry")
-            try await loader.update(id: id, config: args["config"] ?? .object(JSONObject()))
+            try await node.loader.update(id: id, config: args["config"] ?? .object(JSONObject()))
             audit(session, requester, describe(request, command), entry: id)
             return entryResult(id)
         case .add:
             let entry = try Entry(json: args["entry"] ?? .null, location: "add")
             let parent = args["parent"]?.stringValue
-            try await loader.add(entry, parent: parent)
+            try await node.loader.add(entry, parent: parent)
             audit(session, requester, "add entry \(entry.id) (\(entry.plugin ?? "group"))", entry: entry.id)
             return entryResult(entry.id)
         case .remove:
             let id = try args.requiredString("entry")
-            try await loader.remove(id: id)
+            try await node.loader.remove(id: id)
             audit(session, requester, describe(request, command), entry: id)
             return .object(["entry": .string(id), "removed": .bool(true)])
         case .move:
             let id = try args.requiredString("entry")
             let parent = try args.optionalString("parent")
-            try await loader.move(id: id, toParent: parent)
+            try await node.loader.move(id: id, toParent: parent)
             audit(session, requester, describe(request, command), entry: id)
             return entryResult(id)
         case .restart:
@@ -167,7 +167,7 @@ extension Node {
     }
 
     private func entryResult(_ id: String) -> JSONValue {
-        let status = loader.status.first { $0.id == id }
+        let status = node.loader.status.first { $0.id == id }
         return .object([
             "entry": .string(id),
             "state": status?.state.map { .string($0.rawValue) } ?? .null,
@@ -182,9 +182,9 @@ extension Node {
     /// - Throws: `ControlError` `rejected` for an unknown entry or one without a fiber (disabled, its
     ///   plugin unknown or its config refused); nothing changed then.
     private func restartEntry(_ id: String) async throws {
-        guard loader.entry(id: id) != nil else { throw ControlError("rejected", "unknown entry \"\(id)\"") }
-        guard let fiber = loader.fiber(for: id) else {
-            let reason = loader.status.first { $0.id == id }?.error.map { ": \($0)" } ?? " (it or a group holding it is disabled)"
+        guard node.loader.entry(id: id) != nil else { throw ControlError("rejected", "unknown entry \"\(id)\"") }
+        guard let fiber = node.loader.fiber(for: id) else {
+            let reason = node.loader.status.first { $0.id == id }?.error.map { ": \($0)" } ?? " (it or a group holding it is disabled)"
             throw ControlError("rejected", "entry \"\(id)\" has no fiber to restart\(reason)")
         }
         do {
@@ -198,10 +198,10 @@ extension Node {
         let service = try args.requiredString("service")
         let method = try args.requiredString("method")
         let realm: Realm = args["realm"]?.stringValue.map { .label($0) } ?? .root
-        guard let catalogued = remoteServices.service(named: service) else {
-            throw ControlError("rejected", "\(service) is not a remote-capable service on \(name)")
+        guard let catalogued = node.remoteServices.service(named: service) else {
+            throw ControlError("rejected", "\(service) is not a remote-capable service on \(node.name)")
         }
-        guard let record = context.provider(of: service, in: realm) else {
+        guard let record = node.context.provider(of: service, in: realm) else {
             throw ControlError("rejected", "no provider of \(service) in realm \(realm)")
         }
         let arguments = args["args"]?.objectValue ?? JSONObject()
@@ -220,6 +220,9 @@ struct ControlError: Error {
 }
 
 extension JSONObject {
+    /// The string argument `key`.
+    ///
+    /// - Throws: `ControlError` `bad-request` when it is absent or not a string.
     func requiredString(_ key: String) throws -> String {
         guard let value = self[key]?.stringValue else {
             throw ControlError("bad-request", "missing string argument \"\(key)\"")

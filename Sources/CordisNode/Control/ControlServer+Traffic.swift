@@ -3,10 +3,10 @@ import CordisWire
 
 /// `traffic`: the messages this node sent and received since it started, by kind, so an operator (or
 /// the scale benchmark) can tell heartbeats and membership from calls and control.
-extension Node {
+extension ControlServer {
     /// `{"node", "seconds", "sent": {KIND: N…}, "received": {KIND: N…}}`, every kind present.
     func trafficReport() -> JSONValue {
-        let counts = traffic.snapshot
+        let counts = node.traffic.snapshot
         func table(_ counted: [TrafficCounter.Kind: Int]) -> JSONValue {
             var object = JSONObject()
             for kind in TrafficCounter.Kind.allCases {
@@ -14,10 +14,10 @@ extension Node {
             }
             return .object(object)
         }
-        let elapsed = (ContinuousClock.now - traffic.since).components
+        let elapsed = (ContinuousClock.now - node.traffic.since).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         return .object([
-            "node": .string(name),
+            "node": .string(node.name),
             "seconds": .number(.double(seconds)),
             "sent": table(counts.sent),
             "received": table(counts.received),

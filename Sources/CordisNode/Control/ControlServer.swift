@@ -2,20 +2,42 @@ import Cordis
 import CordisSigning
 import CordisWire
 
-/// What a node's control API keeps between requests: relays waiting for a member's answer, event
-/// subscribers, recent events, and the last status seen of each member.
+/// The control API a node serves to authenticated consoles (and to the other members, which relay
+/// requests and follow events through it): requests and their audit, relays to other members, the
+/// event stream, operators and signed trees.
+///
+/// It keeps what the API needs between requests: relays waiting for a member's answer, event
+/// subscribers, recent events, and the last status seen of each member. The node is the cluster's I/O
+/// shell this API works through (its state, links, Loader and logger); the node owns it
+/// (`Node.control`) and calls it for what reaches the API: a console's request, a member's response or
+/// event, a link that ends.
 @CordisActor
-final class ControlState {
+final class ControlServer {
+    /// The node this API serves. The node owns the server (`Node.control`), and work that outlives a call
+    /// (a request's task, a timer, a listener) holds the node weakly, never the server alone, so the node
+    /// is there whenever the server runs.
+    unowned let node: Node
+
+    /// Creates the control API of `node` (`Node.control`).
+    init(node: Node) {
+        self.node = node
+    }
+
     /// A request relayed to a member, waiting for its (possibly paged) answer.
     struct Relay {
+        /// The member the request went to.
         var member: String
+        /// The pages answered so far (a large status comes in several).
         var pages: [JSONValue] = []
+        /// The relay's waiter, resumed with the joined answer or the error.
         var continuation: CheckedContinuation<JSONValue, any Error>
     }
 
     /// A session that asked for events.
     struct Subscriber {
+        /// The session it came on.
         var session: PeerSession
+        /// The `subscribe` request's id, which its events carry.
         var id: Int
         /// Events of other members too (forwarded from their links).
         var cluster: Bool
@@ -28,7 +50,9 @@ final class ControlState {
 
     /// A subscription to a member's events, on behalf of the cluster-wide subscribers of one operator.
     struct Upstream: Hashable {
+        /// The member followed.
         var member: String
+        /// The operator followed for (nil: cluster-wide subscribers without one).
         var `operator`: OperatorIdentity?
     }
 
@@ -37,8 +61,11 @@ final class ControlState {
     /// Requests running, by session id.
     var inFlight: [Int: Int] = [:]
 
+    /// The requests relayed to members waiting for their answer, by relay id.
     var relays: [Int: Relay] = [:]
+    /// The last id given to a relay or to a subscription to a member.
     var nextRelayID = 0
+    /// The sessions that follow events.
     var subscribers: [Subscriber] = []
     /// The subscriptions to members this node holds for cluster-wide subscribers (one per member and
     /// operator), with the id of each.
@@ -47,12 +74,14 @@ final class ControlState {
     var upstream: [String: Int] {
         Dictionary(followed.map { ($0.key.member, $0.value) }, uniquingKeysWith: { first, _ in first })
     }
+    /// This node's recent events, oldest first (at most `historyLimit`).
     var history: [ControlEvent] = []
     /// The last status object seen of each member (by name).
     var lastStatus: [String: JSONValue] = [:]
     /// When each member whose link ended was last heard from (the link's last frame), or last answered
     /// a status question: an unreachable member's `lastSeen`.
     var lastHeard: [String: ContinuousClock.Instant] = [:]
+    /// The listeners that turn fibers' and entries' changes into events (held while the node is).
     var eventListeners: [EffectHandle] = []
     /// The operators file in force (readable from the event loop's handshakes).
     let operators = OperatorTable(nil)

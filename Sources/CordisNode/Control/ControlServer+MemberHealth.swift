@@ -1,0 +1,52 @@
+import Cordis
+import CordisWire
+
+/// The membership events: this node's reading of every member's health (`Node.memberHealth()`),
+/// compared with the last one at every heartbeat interval while the node runs.
+extension ControlServer {
+    /// Compares the members' health with what it was at the last look and publishes each change as a
+    /// `member` event (`MemberHealth.changes`): a `down` with how long ago the member was last heard
+    /// from, a `degraded` with why, a `left` with `forgotten` when an operator forgot it.
+    func publishMembershipChanges() {
+        let now = node.memberHealth()
+        let before = memberHealth
+        memberHealth = now
+        guard let before else { return }
+        for change in MemberHealth.changes(from: before, to: now) {
+            var reason: String?
+            switch change.change {
+            case "down": reason = lastSeen(change.member).map { "last heard from \(Int($0.rounded(.down))) s ago" }
+            case "suspected": reason = node.link(to: change.member).map { session in
+                let silence = (ContinuousClock.now - session.link.lastHeard).components
+                let seconds = Double(silence.seconds) + Double(silence.attoseconds) / 1e18
+                return "silent for \((seconds * 10).rounded() / 10) s"
+            }
+            case "degraded": reason = node.degradedReason
+            case "left": reason = node.state.forgottenNames.contains(change.member) ? "forgotten" : nil
+            default: reason = nil
+            }
+            publishMember(change.member, change.change, reason: reason)
+        }
+    }
+
+    /// Publishes `member`'s `change` as a `member` event (`{"member", "change", "reason"}`).
+    private func publishMember(_ member: String, _ change: String, reason: String?) {
+        var detail: JSONObject = ["member": .string(member), "change": .string(change)]
+        if let reason { detail["reason"] = .string(reason) }
+        publish(kind: "member", detail: detail)
+    }
+
+    /// Looks at the members' health every `interval` while the node runs, publishing what changed. The
+    /// task holds the node weakly and pauses on the node's loop; the node cancels it when it stops.
+    func watchMemberHealth(every interval: Duration) {
+        memberHealthWatch?.cancel()
+        let loop = node.loop
+        memberHealthWatch = Task { @CordisActor [weak node] in
+            while !Task.isCancelled {
+                guard let node, node.running else { return }
+                node.control.publishMembershipChanges()
+                await loop.pause(for: interval)
+            }
+        }
+    }
+}
