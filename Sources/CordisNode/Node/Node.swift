@@ -701,6 +701,8 @@ public final class Node {
     /// Closes the link of a console that does not read, logging why (throttled: many such consoles
     /// cannot flood the log).
     func closeUnread(_ session: PeerSession, _ reason: String) {
+        // Closed once: what is still owed to it (its other requests' answers, events) is dropped unlogged.
+        guard !session.link.connection.isClosed else { return }
         throttle.log(.warn, kind: "consoleNotReading", "closing the link of \(session.identity.name): \(reason)",
                      fields: [("CORDIS_PEER", session.identity.name)])
         session.link.close(reason: reason)
