@@ -4,9 +4,14 @@ import CordisWire
 
 /// What a node in etcd mode keeps beside its `EtcdDirectory` (the node's discovery): the etcd client, its lease and whether it
 /// is degraded, the service keys it keeps, the links being opened on demand, and which links are idle.
-/// Owned by the node, on `CordisActor`.
+/// It drives etcd mode too (`EtcdMode+Driver.swift`): registration under the lease, following the lease
+/// and the directory, publishing the exports as keys, links on demand and idle closing, re-dialling.
+/// Owned by the node (`Node.etcd`), on `CordisActor`.
 @CordisActor
 final class EtcdMode {
+    /// The node this drives. The node owns it (`Node.etcd`), and work that outlives a call holds the
+    /// node weakly, never this alone, so the node is there whenever this runs.
+    unowned let node: Node
     /// The client of etcd's JSON gateway.
     let client: EtcdClient
     /// The lease's time to live.
@@ -40,9 +45,11 @@ final class EtcdMode {
     /// The long-running work: the keeper's renewals and what they came to, the watch, the idle sweep.
     var tasks: [Task<Void, Never>] = []
 
-    init(client: EtcdClient, node: String, incarnation: String, leaseTTL: Duration, idleTimeout: Duration) {
+    /// Creates etcd mode's state for `node` (`Node.etcd`), registered as `incarnation` once started.
+    init(node: Node, client: EtcdClient, incarnation: String, leaseTTL: Duration, idleTimeout: Duration) {
+        self.node = node
         self.incarnation = incarnation
-        self.keys = ServiceKeys(node: node)
+        self.keys = ServiceKeys(node: node.name)
         self.client = client
         self.leaseTTL = leaseTTL
         self.idle = IdleLinks(timeout: idleTimeout)

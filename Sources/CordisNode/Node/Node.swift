@@ -64,7 +64,7 @@ public final class Node {
     let traffic = TrafficCounter()
     /// The control API served to consoles and members (`Control/`), created on first use.
     private(set) lazy var control = ControlServer(node: self)
-    /// etcd mode's state (`Discovery/`), nil for the embedded mesh.
+    /// etcd mode's state and driver (`Discovery/`), nil for the embedded mesh.
     var etcd: EtcdMode?
 
     /// Creates a node; `start()` brings it up.
@@ -105,7 +105,7 @@ public final class Node {
                 name: configuration.name, discovery: EtcdDirectory(name: configuration.name), interfaces: interfaces,
                 limits: limits, withdrawTimeout: configuration.withdrawTimeout)
             etcd = EtcdMode(
-                client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop, traffic: traffic), node: configuration.name,
+                node: self, client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop, traffic: traffic),
                 incarnation: configuration.incarnation,
                 leaseTTL: configuration.leaseTTL, idleTimeout: configuration.idleLinkTimeout)
         }
@@ -176,7 +176,7 @@ public final class Node {
                 withdrawTimeout: configuration.withdrawTimeout)
         } else {
             do {
-                try await registerInEtcd(retryingFor: .seconds(30))
+                try await etcd?.register(retryingFor: .seconds(30))
             } catch {
                 linking.discardListeners()
                 throw error
@@ -207,7 +207,7 @@ public final class Node {
         }
         refreshExports()
         carryOut(state.receive(.started))
-        beginDiscovery()
+        etcd?.beginDiscovery()
     }
 
     /// Stops in order: every export is withdrawn at once (remote consumers acknowledge, or the
@@ -218,7 +218,7 @@ public final class Node {
         exportsChanged(.stopping)
         await withdrawalsFinished()
         await loader.stop()
-        await endDiscovery()
+        await etcd?.endDiscovery()
         running = false
         refreshHandshake()
         peers.endEveryReplacementWait()
@@ -520,7 +520,7 @@ public final class Node {
             control.memberLinked(session)
             logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
             session.run()
-            linkUsed(member)
+            etcd?.linkUsed(member)
         case .keepStandby(let id, let member):
             logger.debug("keeping a second link to \(member) until \(member) closes one", fields: [("CORDIS_PEER", member)])
             peers[id]?.run()
@@ -581,11 +581,11 @@ public final class Node {
         case .sendMembers(let member):
             link(to: member)?.send(.members(members))
         case .memberGone(let member, let incarnation):
-            memberLeftDirectory(member, incarnation: incarnation)
+            etcd?.memberLeftDirectory(member, incarnation: incarnation)
         case .redial(let member, let delay):
-            redial(member, after: delay)
+            etcd?.redial(member, after: delay)
         case .restoreOwnKey:
-            restoreOwnMemberKey()
+            etcd?.restoreOwnMemberKey()
         case .ignoredUnknownKeys(let example):
             logger.info("etcd holds keys under cordis/ that no node uses (such as \(example.prefix(200))): ignored")
         case .dropProxies, .offer, .retract:
@@ -615,6 +615,18 @@ public final class Node {
         running && state.membership.members[member]?.awaitingReplacement != nil
     }
 
+    /// The session of the link in use to `member`. While its link in use was closed as a duplicate and
+    /// the other is not up yet, waits for that one (at most the handshake timeout). With none, in etcd
+    /// mode, opens one: dials the addresses etcd lists for it, at most one dial per member at a time.
+    /// Nil when it cannot be reached.
+    func openLink(to member: String) async -> PeerSession? {
+        if let session = link(to: member) { return session }
+        // The link in use was closed as a duplicate and the other is on its way: wait for it.
+        if awaitsReplacement(of: member) { return await replacementLink(of: member) }
+        guard let etcd, running else { return nil }
+        return await etcd.openLink(to: member)
+    }
+
     /// Waits for the link that replaces `member`'s link closed as a duplicate; nil when none came.
     func replacementLink(of member: String) async -> PeerSession? {
         await withCheckedContinuation { peers.awaitReplacement(of: member, $0) }
@@ -641,6 +653,12 @@ public final class Node {
             logger.info("link to \(member) lost", fields: [("CORDIS_PEER", member)])
         }
     }
+
+    /// The incarnation this node presents: its registered one in etcd mode, the process's own otherwise.
+    var liveIncarnation: String { etcd?.incarnation ?? configuration.incarnation }
+
+    /// Why the node is degraded, nil when it is not (or in mesh mode).
+    var degradedReason: String? { etcd?.degraded }
 
     /// Every member this node knows, itself included.
     var members: [Member] {

@@ -25,6 +25,10 @@ extension Node {
         exportsChanged(.slotChanged(service: slot.name, realm: realm, available: available))
     }
 
+    /// Whether the node shares its exports now: always in the mesh; in etcd mode, not while its lease
+    /// has certainly expired.
+    var sharesExports: Bool { etcd?.exportsWithdrawn != true }
+
     /// The announcement of `record` when it should be shared now (ordinary, available, remote-capable,
     /// not private, and the node's etcd lease not certainly expired); a record seen for the first time is remembered (its fiber holds withdrawals).
     private func exportable(_ record: ProviderRecord) -> ServiceAnnouncement? {
@@ -64,10 +68,11 @@ extension Node {
             let life = provider.life
             control.metrics.withdrawalStarted(life: life)
             remote.holds[life] = remote.records[life]?.fiber.holdWithdrawal("remote consumers of \(provider.service)")
-            // etcd mode: the key goes first, then the linked consumers are told.
-            unpublish(life: life) { [weak self] in
+            let tell: @CordisActor () -> Void = { [weak self] in
                 for peer in peers { self?.link(to: peer)?.send(.withdraw(provider)) }
             }
+            // etcd mode: the key goes first, then the linked consumers are told.
+            if let etcd { etcd.unpublish(life: life, then: tell) } else { tell() }
         case .armDeadline(let life, let delay):
             let loop = self.loop
             let replaced = remote.deadlines.arm(life: life) { number in
@@ -104,7 +109,7 @@ extension Node {
         for life in remote.records.keys where state.exports.export(life: life) == nil {
             remote.records[life] = nil
         }
-        publishExports()
+        etcd?.publishExports()
         if !state.exports.isWithdrawing {
             let waiters = remote.waiters
             remote.waiters.removeAll()
@@ -187,7 +192,7 @@ extension Node {
             session.send(RemoteCallError(.withdrawn, "\(name) does not provide \(call.service)").reply(to: call.id))
             return
         }
-        if session.role == .node { linkUsed(session.identity.name) }
+        if session.role == .node { etcd?.linkUsed(session.identity.name) }
         session.serve(call, timeout: configuration.callTimeout, running: service.dispatch, on: record.value)
     }
 
@@ -211,7 +216,7 @@ extension Node {
         guard let session = linked, incarnation == nil || session.identity.incarnation == incarnation else {
             throw RemoteCallError(.withdrawn, "\(service) on \(peer) is gone")
         }
-        linkUsed(peer)
+        etcd?.linkUsed(peer)
         return try await control.metrics.made { try await session.call(service: service, realm: realm, method: method, arguments: arguments) }
     }
 }

@@ -8,7 +8,10 @@ import Glibc
 
 /// etcd mode: the node registers under a lease, publishes its exports as keys, follows the directory
 /// with a watch, and opens links only where calls flow (closing them when idle).
-extension Node {
+///
+/// The long-running work (`tasks`, `redialling`, `opening`) holds the node weakly and reaches this
+/// driver through `node.etcd`, never the driver alone, so the node is there whenever the driver runs.
+extension EtcdMode {
     // MARK: - Registration
 
     /// Registers the node's name under a new lease, only if no live member holds it.
@@ -18,15 +21,15 @@ extension Node {
     /// - Returns: what the lease rule says once registered (when the node was degraded: recover, share
     ///   the exports again).
     @discardableResult
-    func registerInEtcd(retryingFor patience: Duration = .zero) async throws -> [LeaseRule.Directive] {
+    func register(retryingFor patience: Duration = .zero) async throws -> [LeaseRule.Directive] {
         var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: .seconds(1))
         let deadline = ContinuousClock.now + patience
         while true {
             do {
                 return try await registerOnce()
             } catch let error as EtcdError where error.code == .unavailable && ContinuousClock.now < deadline {
-                logger.warn("etcd does not answer yet, trying again: \(error)")
-                await loop.pause(for: backoff.next(random: Double.random(in: 0...1)))
+                node.logger.warn("etcd does not answer yet, trying again: \(error)")
+                await node.loop.pause(for: backoff.next(random: Double.random(in: 0...1)))
             }
         }
     }
@@ -34,93 +37,103 @@ extension Node {
     /// One registration attempt: a new lease, then the member key created only if the name is free (or
     /// held by this very life, whose lease was lost or whose earlier attempt timed out).
     private func registerOnce() async throws -> [LeaseRule.Directive] {
-        guard let etcd else { return [] }
-        let lease = try await etcd.client.grant(ttl: etcd.ttlSeconds)
+        let lease = try await client.grant(ttl: ttlSeconds)
         let value = EtcdDirectory.memberValue(registration, version: CordisVersion.current)
-        let key = EtcdDirectory.memberKey(name)
+        let key = EtcdDirectory.memberKey(node.name)
         let holder: EtcdKeyValue?
         do {
-            holder = try await etcd.client.create(key, value, lease: lease)
+            holder = try await client.create(key, value, lease: lease)
         } catch {
-            _ = try? await etcd.client.revoke(lease: lease)
+            _ = try? await client.revoke(lease: lease)
             throw error
         }
         if let holder {
             let incarnation = EtcdDirectory.member(holder)?.incarnation
-            if incarnation == liveIncarnation {
+            if incarnation == node.liveIncarnation {
                 // This life's own registration under an older lease: take it over.
-                if try await etcd.client.replace(key, value, lease: lease, ifModifiedAt: holder.modRevision) != nil {
-                    _ = try? await etcd.client.revoke(lease: lease)
-                    throw EtcdError(.unavailable, "the registration of \(name) changed while it was taken over")
+                if try await client.replace(key, value, lease: lease, ifModifiedAt: holder.modRevision) != nil {
+                    _ = try? await client.revoke(lease: lease)
+                    throw EtcdError(.unavailable, "the registration of \(node.name) changed while it was taken over")
                 }
             } else {
-                _ = try? await etcd.client.revoke(lease: lease)
+                _ = try? await client.revoke(lease: lease)
                 throw NameTakenError(
-                    "the name \(name) is registered in etcd by a live member (incarnation \(incarnation ?? "unknown")); "
+                    "the name \(node.name) is registered in etcd by a live member (incarnation \(incarnation ?? "unknown")); "
                         + "stop it or pick another --name")
             }
         }
-        etcd.lease = lease
-        etcd.keys.leaseEnded()
-        return etcd.rule.receive(.registered(at: .now))
+        self.lease = lease
+        keys.leaseEnded()
+        return rule.receive(.registered(at: .now))
     }
 
     /// Puts this node's member key back under its lease after someone deleted it, so the others keep it in
     /// their view; only if the name is still free (created, never overwritten), so names stay unique. Not
     /// while the lease is lost: registering again as a new incarnation does it then.
     func restoreOwnMemberKey() {
-        guard let etcd, running, etcd.lease != 0, etcd.degraded == nil else { return }
-        let client = etcd.client
-        let lease = etcd.lease
-        let key = EtcdDirectory.memberKey(name)
+        guard node.running, lease != 0, degraded == nil else { return }
+        let client = self.client
+        let lease = self.lease
+        let key = EtcdDirectory.memberKey(node.name)
         let value = EtcdDirectory.memberValue(registration, version: CordisVersion.current)
-        let own = liveIncarnation
-        activity.start { [weak self] in
+        let own = node.liveIncarnation
+        node.activity.start { [weak node] in
             do {
                 let holder = try await client.create(key, value, lease: lease)
-                guard let self else { return }
+                guard let node else { return }
                 if let holder, let incarnation = EtcdDirectory.member(holder)?.incarnation, incarnation != own {
-                    self.logger.error(
-                        "the name \(self.name) is registered in etcd by another process (incarnation \(incarnation)) since this "
+                    node.logger.error(
+                        "the name \(node.name) is registered in etcd by another process (incarnation \(incarnation)) since this "
                             + "node's member key was deleted: the others no longer see this node; stop one of the two")
                 } else if holder == nil {
-                    self.throttle.log(
+                    node.throttle.log(
                         .warn, kind: "ownKeyRestored",
                         "this node's member key was deleted from etcd while its lease lives: registered its member key again")
                 }
             } catch {
-                self?.logger.warn("cannot register the member key in etcd again: \(error)")
+                node?.logger.warn("cannot register the member key in etcd again: \(error)")
             }
         }
     }
 
     /// This node as its member key describes it.
     var registration: EtcdDirectory.Registration {
-        EtcdDirectory.Registration(name: name, incarnation: liveIncarnation, addresses: advertisedAddresses)
+        EtcdDirectory.Registration(name: node.name, incarnation: node.liveIncarnation, addresses: node.advertisedAddresses)
     }
 
     /// Starts the keepalive, the watch and the idle sweep.
     func beginDiscovery() {
-        guard let etcd else { return }
-        let keeper = etcd.keeper
+        let keeper = self.keeper
         // The renewals run off the actor (`LeaseKeeper.run` is `@concurrent`); their outcomes come here.
-        etcd.tasks.append(Task { await keeper.run() })
-        etcd.tasks.append(Task { [weak self] in await self?.followLease(keeper.outcomes) })
-        etcd.tasks.append(Task { [weak self] in await self?.followDirectory() })
-        etcd.tasks.append(Task { [weak self] in await self?.closeIdleLinks() })
+        // The others hold the node weakly, and keep it while they run (as a call on the node would).
+        tasks.append(Task { await keeper.run() })
+        tasks.append(Task { [weak node] in
+            guard let node else { return }
+            await node.etcd?.followLease(keeper.outcomes)
+            withExtendedLifetime(node) {}
+        })
+        tasks.append(Task { [weak node] in
+            guard let node else { return }
+            await node.etcd?.followDirectory()
+            withExtendedLifetime(node) {}
+        })
+        tasks.append(Task { [weak node] in
+            guard let node else { return }
+            await node.etcd?.closeIdleLinks()
+            withExtendedLifetime(node) {}
+        })
         publishExports()
     }
 
     /// Ends the discovery work and revokes the lease (every key of this node goes at once).
     func endDiscovery() async {
-        guard let etcd else { return }
-        for task in etcd.tasks { task.cancel() }
-        for task in etcd.redialling.values { task.cancel() }
-        etcd.tasks.removeAll()
-        etcd.redialling.removeAll()
-        if etcd.lease != 0 {
-            try? await etcd.client.revoke(lease: etcd.lease)
-            etcd.lease = 0
+        for task in tasks { task.cancel() }
+        for task in redialling.values { task.cancel() }
+        tasks.removeAll()
+        redialling.removeAll()
+        if lease != 0 {
+            try? await client.revoke(lease: lease)
+            lease = 0
         }
     }
 
@@ -135,26 +148,26 @@ extension Node {
         // Renewals unanswered in a row: the first is logged, and the answer that ends the run.
         var unanswered = 0
         for await outcome in outcomes {
-            guard running, let etcd else { return }
+            guard node.running else { return }
             switch outcome.event {
             case .kept:
                 if unanswered > 0 {
-                    logger.info("etcd answered a lease renewal again, after \(unanswered) unanswered")
+                    node.logger.info("etcd answered a lease renewal again, after \(unanswered) unanswered")
                     unanswered = 0
                 }
-                follow(etcd.rule.receive(outcome.event))
+                follow(rule.receive(outcome.event))
             case .leaseNotFound:
                 // An earlier lease's answer, come after the node registered under a new one: nothing.
-                guard outcome.lease == etcd.lease else { continue }
-                let directives = etcd.rule.receive(.leaseNotFound)
+                guard outcome.lease == lease else { continue }
+                let directives = rule.receive(.leaseNotFound)
                 follow(directives.filter { $0 != .registerAgain })
                 if directives.contains(.registerAgain) { await registerAgainAsNewIncarnation() }
             case .unanswered(_, let reason):
                 unanswered += 1
-                if unanswered == 1 { logger.info("etcd did not answer a lease renewal: \(reason)") }
-                follow(etcd.rule.receive(outcome.event))
+                if unanswered == 1 { node.logger.info("etcd did not answer a lease renewal: \(reason)") }
+                follow(rule.receive(outcome.event))
             case .registered:
-                follow(etcd.rule.receive(outcome.event))
+                follow(rule.receive(outcome.event))
             }
         }
     }
@@ -164,14 +177,14 @@ extension Node {
         for directive in directives {
             switch directive {
             case .degrade(let reason):
-                logger.warn("degraded: \(reason)")
+                node.logger.warn("degraded: \(reason)")
             case .withdrawExports:
                 withdrawExportsForLostLease()
             case .registerAgain:
                 // Awaited where the outcome came in (see `followLease`).
                 break
             case .recover:
-                logger.info("registered in etcd again (lease \(etcd?.lease ?? 0)); no longer degraded")
+                node.logger.info("registered in etcd again (lease \(lease)); no longer degraded")
             case .shareAgain(let afterWithdrawal):
                 shareExportsAgain(afterWithdrawal: afterWithdrawal)
             }
@@ -181,19 +194,18 @@ extension Node {
     /// The others declared this life over when its lease ended: the node comes back as a new one, and
     /// closes the old life's links before it shares anything as the new one.
     private func registerAgainAsNewIncarnation() async {
-        guard let etcd else { return }
-        let previous = etcd.incarnation
-        etcd.incarnation = UUID().uuidString.lowercased()
-        refreshHandshake()
+        let previous = incarnation
+        incarnation = UUID().uuidString.lowercased()
+        node.refreshHandshake()
         do {
-            let directives = try await registerInEtcd()
-            logger.info("registered in etcd again as a new incarnation \(etcd.incarnation)")
+            let directives = try await register()
+            node.logger.info("registered in etcd again as a new incarnation \(incarnation)")
             closeLinksOfEarlierLife()
             follow(directives)
         } catch {
-            etcd.incarnation = previous
-            refreshHandshake()
-            logger.warn("cannot register in etcd again yet: \(error)")
+            incarnation = previous
+            node.refreshHandshake()
+            node.logger.warn("cannot register in etcd again yet: \(error)")
         }
     }
 
@@ -202,21 +214,19 @@ extension Node {
     /// life; this side does not take it for a failure of the peer's). Links to the new life are opened
     /// as calls need them.
     private func closeLinksOfEarlierLife() {
-        guard etcd != nil else { return }
-        for session in peers.all where session.role == .node {
+        for session in node.peers.all where session.role == .node {
             // A drained duplicate closes too; its end decides nothing.
-            if !session.isDraining { carryOut(state.receive(.closingIdle(session: session.id))) }
-            session.link.close(reason: "\(name) registered again as a new incarnation")
+            if !session.isDraining { node.carryOut(node.state.receive(.closingIdle(session: session.id))) }
+            session.link.close(reason: "\(node.name) registered again as a new incarnation")
         }
     }
 
     /// The lease has certainly expired: the exports are withdrawn from the linked peers in order (their
     /// keys went with the lease, so none is deleted from an etcd that does not answer).
     private func withdrawExportsForLostLease() {
-        guard let etcd else { return }
-        etcd.keys.leaseEnded()
-        logger.warn("the etcd lease has expired: withdrawing this node's services from its linked peers")
-        refreshExports()
+        keys.leaseEnded()
+        node.logger.warn("the etcd lease has expired: withdrawing this node's services from its linked peers")
+        node.refreshExports()
     }
 
     /// Registered again (or the lease found alive): the exports are announced to the linked peers and
@@ -227,54 +237,49 @@ extension Node {
             return
         }
         // A withdrawal still waiting for acknowledgements ends first; its life is announced again after.
-        activity.start { [weak self] in
-            await self?.withdrawalsFinished()
-            guard let self, self.running, self.sharesExports else { return }
-            self.logger.info("sharing this node's services again")
-            self.refreshExports()
-            self.publishExports()
+        node.activity.start { [weak node] in
+            await node?.withdrawalsFinished()
+            guard let node, node.running, node.sharesExports else { return }
+            node.logger.info("sharing this node's services again")
+            node.refreshExports()
+            node.etcd?.publishExports()
         }
     }
-
-    /// Whether the node shares its exports now: always in the mesh; in etcd mode, not while its lease
-    /// has certainly expired.
-    var sharesExports: Bool { etcd?.exportsWithdrawn != true }
 
     // MARK: - The directory
 
     /// Lists the directory, then watches it from the next revision; lists again after a compaction, a
     /// broken stream or a watch that fell behind, with backoff and jitter between attempts.
     private func followDirectory() async {
-        guard let etcd else { return }
         var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: .seconds(2))
-        while running, !Task.isCancelled {
+        while node.running, !Task.isCancelled {
             do {
                 // The members and the services, read in pages at one revision: keys elsewhere under
                 // `cordis/` are not read at all, and a large directory never makes one answer too big.
-                let members = try await etcd.client.rangePaged(
+                let members = try await client.rangePaged(
                     prefix: EtcdDirectory.membersPrefix, maxKeys: EtcdDirectory.maxMembers)
-                let services = try await etcd.client.rangePaged(
+                let services = try await client.rangePaged(
                     prefix: EtcdDirectory.servicesPrefix, at: members.revision, maxKeys: EtcdDirectory.maxServices)
                 if members.truncated || services.truncated {
-                    throttle.log(.warn, kind: "etcdDirectoryTruncated",
-                                 "etcd lists more than \(EtcdDirectory.maxMembers) members or \(EtcdDirectory.maxServices) services; this node reads that many")
+                    node.throttle.log(.warn, kind: "etcdDirectoryTruncated",
+                                      "etcd lists more than \(EtcdDirectory.maxMembers) members or \(EtcdDirectory.maxServices) services; this node reads that many")
                 }
-                guard running else { return }
+                guard node.running else { return }
                 let revision = members.revision
-                carryOut(state.receive(.directory(.directoryListed(members.kvs + services.kvs, revision: revision))))
-                let watch = etcd.client.watch(prefix: "cordis/", from: revision + 1)
+                node.carryOut(node.state.receive(.directory(.directoryListed(members.kvs + services.kvs, revision: revision))))
+                let watch = client.watch(prefix: "cordis/", from: revision + 1)
                 defer { watch.cancel() }
                 for try await message in watch.messages {
-                    guard running, !Task.isCancelled else { return }
+                    guard node.running, !Task.isCancelled else { return }
                     backoff.reset()
                     if case .changes(let changes, let revision) = message {
                         await takeDirectoryChanges(changes, revision: revision)
                     }
                 }
             } catch {
-                logger.debug("the etcd watch broke, listing again: \(error)")
+                node.logger.debug("the etcd watch broke, listing again: \(error)")
             }
-            await loop.pause(for: backoff.next(random: Double.random(in: 0...1)))
+            await node.loop.pause(for: backoff.next(random: Double.random(in: 0...1)))
         }
     }
 
@@ -286,7 +291,7 @@ extension Node {
         while start < changes.count {
             let slice = Array(changes[start..<min(changes.count, start + Self.directorySlice)])
             start += slice.count
-            carryOut(state.receive(.directory(.directoryChanged(slice, revision: revision))))
+            node.carryOut(node.state.receive(.directory(.directoryChanged(slice, revision: revision))))
             if start < changes.count { await Task.yield() }
         }
     }
@@ -297,8 +302,8 @@ extension Node {
     /// A member life left etcd (its key deleted or replaced): its link closes.
     func memberLeftDirectory(_ member: String, incarnation: String) {
         // Rate-limited: a mass delete in etcd must not flood the log.
-        throttle.log(.info, kind: "etcdMemberLeft", "\(member) left etcd (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
-        if let session = link(to: member), session.identity.incarnation == incarnation {
+        node.throttle.log(.info, kind: "etcdMemberLeft", "\(member) left etcd (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
+        if let session = node.link(to: member), session.identity.incarnation == incarnation {
             session.link.close(reason: "\(member)'s etcd lease ended")
         }
     }
@@ -306,14 +311,14 @@ extension Node {
     /// Dials `member` again once `delay` has passed (as `EtcdDirectory` decided: its link failed, or the
     /// last re-dial did), replacing a re-dial not carried out yet; a failure goes back to the directory.
     func redial(_ member: String, after delay: Duration) {
-        guard let etcd, running else { return }
-        etcd.redialling[member]?.cancel()
-        etcd.redialling[member] = Task { [weak self] in
-            await self?.loop.pause(for: delay)
-            guard let self, self.running, !Task.isCancelled else { return }
-            self.etcd?.redialling[member] = nil
-            guard await self.openLink(to: member) == nil, self.running else { return }
-            self.carryOut(self.state.receive(.directory(.redialFailed(member: member, random: Double.random(in: 0...1)))))
+        guard node.running else { return }
+        redialling[member]?.cancel()
+        redialling[member] = Task { [weak node] in
+            await node?.loop.pause(for: delay)
+            guard let node, node.running, !Task.isCancelled else { return }
+            node.etcd?.redialling[member] = nil
+            guard await node.openLink(to: member) == nil, node.running else { return }
+            node.carryOut(node.state.receive(.directory(.redialFailed(member: member, random: Double.random(in: 0...1)))))
         }
     }
 
@@ -321,23 +326,23 @@ extension Node {
 
     /// Carries out what `ServiceKeys` makes of the exports: the puts under the lease and the deletes.
     func publishExports() {
-        guard let etcd, running, etcd.lease != 0 else { return }
-        let lease = etcd.lease
-        let client = etcd.client
-        for directive in etcd.keys.reconcile(state.exports) {
+        guard node.running, lease != 0 else { return }
+        let lease = self.lease
+        let client = self.client
+        for directive in keys.reconcile(node.state.exports) {
             switch directive {
             case .put(let life, let key, let announcement):
-                let value = EtcdDirectory.serviceValue(announcement, incarnation: liveIncarnation)
-                activity.start { [weak self] in
+                let value = EtcdDirectory.serviceValue(announcement, incarnation: node.liveIncarnation)
+                node.activity.start { [weak node] in
                     do {
                         try await client.put(key, value, lease: lease)
                     } catch {
-                        self?.logger.warn("cannot publish \(announcement.service) in etcd: \(error)")
-                        self?.etcd?.keys.putFailed(life: life, key: key)
+                        node?.logger.warn("cannot publish \(announcement.service) in etcd: \(error)")
+                        node?.etcd?.keys.putFailed(life: life, key: key)
                     }
                 }
             case .delete(let key):
-                activity.start { _ = try? await client.delete(key) }
+                node.activity.start { _ = try? await client.delete(key) }
             }
         }
     }
@@ -345,12 +350,12 @@ extension Node {
     /// Deletes the key of a provider life being withdrawn, then runs `then` (sending `withdraw`): a
     /// consumer elsewhere never finds a key for a provider that is already going.
     func unpublish(life: Int, then body: @escaping @CordisActor () -> Void) {
-        guard let etcd, let key = etcd.keys.withdrawing(life: life) else {
+        guard let key = keys.withdrawing(life: life) else {
             body()
             return
         }
-        let client = etcd.client
-        activity.start {
+        let client = self.client
+        node.activity.start {
             _ = try? await client.delete(key)
             body()
         }
@@ -358,72 +363,60 @@ extension Node {
 
     // MARK: - Links on demand
 
-    /// The session of the link in use to `member`. While its link in use was closed as a duplicate and
-    /// the other is not up yet, waits for that one (at most the handshake timeout). With none, in etcd
-    /// mode, opens one: dials the addresses etcd lists for it, at most one dial per member at a time.
-    /// Nil when it cannot be reached.
+    /// Opens a link to `member` (for `Node.openLink(to:)`, once no link is in use or on its way): dials
+    /// the addresses etcd lists for it, at most one dial per member at a time. Nil when it cannot be
+    /// reached.
     func openLink(to member: String) async -> PeerSession? {
-        if let session = link(to: member) { return session }
-        // The link in use was closed as a duplicate and the other is on its way: wait for it.
-        if awaitsReplacement(of: member) { return await replacementLink(of: member) }
-        guard let etcd, running else { return nil }
-        if let opening = etcd.opening[member] { return await opening.value }
-        let addresses = state.discovery.member(named: member)?.addresses ?? []
-        let task = Task { @CordisActor [weak self] () -> PeerSession? in
-            guard let self else { return nil }
+        if let opening = opening[member] { return await opening.value }
+        let addresses = node.state.discovery.member(named: member)?.addresses ?? []
+        let task = Task { @CordisActor [weak node] () -> PeerSession? in
+            guard let node else { return nil }
             for address in addresses {
                 guard let parsed = try? Address(parsing: address) else { continue }
                 do {
                     let link = try await Link.connect(
-                        to: parsed, on: self.loop, configuration: self.handshakeConfiguration(), limits: self.limits,
-                        options: self.linkOptions)
-                    guard self.running, link.peer.name == member else {
-                        link.close(reason: "\(self.name) dialled \(member) and reached \(link.peer.name)")
+                        to: parsed, on: node.loop, configuration: node.handshakeConfiguration(), limits: node.limits,
+                        options: node.linkOptions)
+                    guard node.running, link.peer.name == member else {
+                        link.close(reason: "\(node.name) dialled \(member) and reached \(link.peer.name)")
                         continue
                     }
-                    self.adopt(link)
-                    if let session = self.link(to: member) { return session }
+                    node.adopt(link)
+                    if let session = node.link(to: member) { return session }
                 } catch {
-                    self.logger.debug("dialling \(member) at \(address) failed: \(error)")
+                    node.logger.debug("dialling \(member) at \(address) failed: \(error)")
                 }
             }
             return nil
         }
-        etcd.opening[member] = task
+        opening[member] = task
         let session = await task.value
-        etcd.opening[member] = nil
+        opening[member] = nil
         return session
     }
 
     /// Notes that a call used the link to `member` (it is not idle).
     func linkUsed(_ member: String) {
-        _ = etcd?.idle.receive(.used(member: member, at: .now))
+        _ = idle.receive(.used(member: member, at: .now))
     }
 
     /// Closes links that carried no call for the idle timeout (as `IdleLinks` decides), sending
     /// `goodbye` with `idle` so neither side takes the close for a failure.
     private func closeIdleLinks() async {
-        guard let etcd else { return }
-        while running, !Task.isCancelled {
-            await loop.pause(for: etcd.idleTimeout / 2)
-            let linked = sessions
+        while node.running, !Task.isCancelled {
+            await node.loop.pause(for: idleTimeout / 2)
+            let linked = node.sessions
             let busy = Set(linked.filter { member, session in
-                session.calls.count > 0 || session.inbound.count > 0 || control.relaysPending(to: member)
-                    || control.upstream[member] != nil
+                session.calls.count > 0 || session.inbound.count > 0 || node.control.relaysPending(to: member)
+                    || node.control.upstream[member] != nil
             }.keys)
             let event = IdleLinks.Event.sweep(at: .now, linked: Set(linked.keys), busy: busy)
-            for case .close(let member) in etcd.idle.receive(event) {
+            for case .close(let member) in idle.receive(event) {
                 guard let session = linked[member] else { continue }
-                logger.debug("closing the idle link to \(member)", fields: [("CORDIS_PEER", member)])
-                carryOut(state.receive(.closingIdle(session: session.id)))
+                node.logger.debug("closing the idle link to \(member)", fields: [("CORDIS_PEER", member)])
+                node.carryOut(node.state.receive(.closingIdle(session: session.id)))
                 session.link.close(reason: NodeState.idleReason)
             }
         }
     }
-
-    /// The incarnation this node presents: its registered one in etcd mode, the process's own otherwise.
-    var liveIncarnation: String { etcd?.incarnation ?? configuration.incarnation }
-
-    /// Why the node is degraded, nil when it is not (or in mesh mode).
-    var degradedReason: String? { etcd?.degraded }
 }
