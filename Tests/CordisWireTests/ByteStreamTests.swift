@@ -76,19 +76,12 @@ struct ByteStreamTests {
         let server = try RawServer()
         defer { server.close() }
         let stream = try await ByteStream.connect(
-            host: "127.0.0.1", port: server.port, on: loop, timeout: .seconds(5), maxBufferedBytes: 64 << 10)
+            host: "127.0.0.1", port: server.port, on: loop, timeout: .seconds(5), maxBufferedBytes: 4 << 20)
         let peer = server.accept()
-        // The peer never reads: fill the kernel's buffers, then the stream's own.
+        // The peer never reads: fill the kernel's buffers until bytes wait in the stream's own.
         let chunk = [UInt8](repeating: 7, count: 16 << 10)
-        var filled = false
-        for _ in 0..<4096 {
-            do { try stream.write(chunk) } catch {
-                #expect(error.code == .outboundBufferFull)
-                filled = true
-                break
-            }
-        }
-        #expect(filled)
+        for _ in 0..<200 where stream.bufferedOutboundBytes == 0 { try stream.write(chunk) }
+        #expect(stream.bufferedOutboundBytes > 0)
         let reader = Task { try await stream.read() }
         server.reset(peer)
         await #expect(throws: TransportError.self) {
@@ -101,6 +94,52 @@ struct ByteStreamTests {
             #expect(error.code == .connectionReset)
         }
         stream.close()
+        await loop.shutdown()
+    }
+
+    @Test("whose peer does not read ends with outboundBufferFull at its bound")
+    func peerThatDoesNotRead() async throws {
+        let loop = try EventLoop()
+        let server = try RawServer()
+        defer { server.close() }
+        let stream = try await ByteStream.connect(
+            host: "127.0.0.1", port: server.port, on: loop, timeout: .seconds(5), maxBufferedBytes: 64 << 10)
+        let peer = server.accept()
+        defer { Glibc.close(peer) }
+        let chunk = [UInt8](repeating: 7, count: 16 << 10)
+        var failure: TransportError?
+        for _ in 0..<4096 where failure == nil {
+            do { try stream.write(chunk) } catch { failure = error }
+        }
+        #expect(failure?.code == .outboundBufferFull)
+        do {
+            let bytes = try await withDeadline("the reader sees the end") { try await stream.read() }
+            Issue.record("the stream did not end: \(String(describing: bytes))")
+        } catch let error as TransportError {
+            #expect(error.code == .outboundBufferFull)
+        }
+        #expect(throws: TransportError.self) { try stream.write([1]) }
+        await loop.shutdown()
+    }
+
+    @Test("closed by its owner hands a waiting reader the end, and refuses writes")
+    func closedByOwner() async throws {
+        let loop = try EventLoop()
+        let server = try RawServer()
+        defer { server.close() }
+        let stream = try await ByteStream.connect(host: "127.0.0.1", port: server.port, on: loop, timeout: .seconds(5))
+        let peer = server.accept()
+        defer { Glibc.close(peer) }
+        let reader = Task { try await stream.read() }
+        stream.close()
+        let end = try await withDeadline("the reader sees the end") { try await reader.value }
+        #expect(end == nil)
+        do {
+            try stream.write([1])
+            Issue.record("a write after close was accepted")
+        } catch {
+            #expect(error.code == .closed)
+        }
         await loop.shutdown()
     }
 }

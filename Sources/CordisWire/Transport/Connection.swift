@@ -40,6 +40,14 @@ public final class Connection: Sendable, DeferredWriter {
         var isOpen: Bool { self == .handshaking || self == .established }
     }
 
+    /// How a connection cuts its inbound bytes.
+    enum Framing {
+        /// Length-prefixed frames: the Cordis wire.
+        case frames
+        /// Each read as it came: a plain byte stream (`ByteStream`).
+        case raw
+    }
+
     struct State {
         var fd: Int32
         var phase = Phase.handshaking
@@ -61,9 +69,9 @@ public final class Connection: Sendable, DeferredWriter {
         /// The consumer waiting for the next item: resumed only by whoever takes it out of this
         /// state under the lock (so exactly once, and an unsafe continuation suffices).
         var waiter: ConsumerWait?
-        var decoder: FrameDecoder
+        /// The pure steps from socket bytes to payloads: stream filter, frame splitting.
+        var codec: CodecChain
         var filter: FrameFilter?
-        var streamFilter: (any StreamFilter)?
         /// The TLS layer, when the connection has one (kept after close for its peer's name).
         var tls: TLSStreamFilter?
         var closeError: TransportError?
@@ -71,8 +79,6 @@ public final class Connection: Sendable, DeferredWriter {
         var drainTimer: UInt64?
         var closeWaiters: [CheckedContinuation<TransportError?, Never>] = []
         var closeCallbacks: [@Sendable (TransportError?) -> Void] = []
-        var framesReceived = 0
-        var bytesReceived = 0
         /// When the connection last made progress in its handshake: accepted, or a whole frame arrived.
         var lastProgress = ContinuousClock.now
         /// `send(2)` calls made on the socket (for tests).
@@ -85,16 +91,14 @@ public final class Connection: Sendable, DeferredWriter {
         var frameSizeChosen = false
 
         init(
-            fd: Int32, interest: UInt32, decoder: FrameDecoder, queueFrames: Int, queueBytes: Int,
-            streamFilterAtStart: (any StreamFilter)?
+            fd: Int32, interest: UInt32, codec: CodecChain, queueFrames: Int, queueBytes: Int
         ) {
             self.fd = fd
             self.interest = interest
-            self.decoder = decoder
+            self.codec = codec
             self.queueFrames = queueFrames
             self.queueBytes = queueBytes
-            self.streamFilter = streamFilterAtStart
-            self.tls = streamFilterAtStart as? TLSStreamFilter
+            self.tls = codec.streamFilter as? TLSStreamFilter
         }
 
         var pendingOutbound: Int { held + outbound.count }
@@ -139,14 +143,15 @@ public final class Connection: Sendable, DeferredWriter {
     /// Wraps a connected non-blocking socket and starts watching it. Takes ownership of `fd`.
     init(
         fd: Int32, loop: EventLoop, limits: ConnectionLimits, credentials known: PeerCredentials? = nil,
-        streamFilter: (any StreamFilter)? = nil
+        streamFilter: (any StreamFilter)? = nil, framing: Framing = .frames
     ) throws {
         self.id = loop.allocateToken()
         self.loop = loop
         self.limits = limits
         self.localAddress = Address.ofSocket(fd, peer: false)
         self.remoteAddress = Address.ofSocket(fd, peer: true)
-        if Address.isUnixSocket(fd) {
+        let isUnix = Address.isUnixSocket(fd)
+        if isUnix {
             self.credentials = known ?? PeerCredentials.read(from: fd)
         } else {
             _ = ccordis_set_no_delay(fd)
@@ -155,12 +160,15 @@ public final class Connection: Sendable, DeferredWriter {
         let interest = CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP
         // Until the handshake completes, the pre-handshake bounds apply: a peer that has not proved
         // anything cannot make this side buffer more than a small frame and a short queue.
+        let cutting: CodecChain.Framing = switch framing {
+        case .frames: .frames(FrameDecoder(maxFrameSize: min(limits.handshakeFrameSize, limits.maxFrameSize)))
+        case .raw: .raw
+        }
         self.state = Mutex(State(
             fd: fd, interest: interest,
-            decoder: FrameDecoder(maxFrameSize: min(limits.handshakeFrameSize, limits.maxFrameSize)),
+            codec: CodecChain(framing: cutting, streamFilter: streamFilter, sniffsTLS: framing == .frames && !isUnix),
             queueFrames: min(limits.handshakeQueueFrames, limits.inboundQueueFrames),
-            queueBytes: min(limits.handshakeQueueBytes, limits.inboundQueueBytes),
-            streamFilterAtStart: streamFilter))
+            queueBytes: min(limits.handshakeQueueBytes, limits.inboundQueueBytes)))
         do {
             try loop.register(token: id, fd: fd, events: interest, handler: self)
         } catch {
@@ -233,9 +241,9 @@ public final class Connection: Sendable, DeferredWriter {
                 return .failure(state.closeError ?? TransportError(.closed, "connection \(id) is closed"))
             }
             var bytes = framed
-            if !raw, let filter = state.streamFilter {
+            if !raw {
                 do throws(TransportError) {
-                    bytes = try filter.outbound(framed)
+                    bytes = try state.codec.outbound(framed)
                 } catch {
                     return .failure(error)
                 }
@@ -276,7 +284,7 @@ public final class Connection: Sendable, DeferredWriter {
     /// the loop thread or before the connection is handed out.
     package func setStreamFilter(_ filter: (any StreamFilter)?) {
         state.withLock {
-            $0.streamFilter = filter
+            $0.codec.streamFilter = filter
             $0.tls = filter as? TLSStreamFilter
         }
     }
@@ -327,7 +335,7 @@ public final class Connection: Sendable, DeferredWriter {
     /// Changes the largest inbound frame accepted from now on.
     package func setMaxFrameSize(_ size: Int) {
         state.withLock { state in
-            state.decoder.maxFrameSize = size
+            state.codec.maxFrameSize = size
             state.frameSizeChosen = true
         }
     }
@@ -341,7 +349,7 @@ public final class Connection: Sendable, DeferredWriter {
             state.phase = .established
             state.queueFrames = limits.inboundQueueFrames
             state.queueBytes = limits.inboundQueueBytes
-            if !state.frameSizeChosen { state.decoder.maxFrameSize = limits.maxFrameSize }
+            if !state.frameSizeChosen { state.codec.maxFrameSize = limits.maxFrameSize }
             let resume = resumeReadingIfDrained(&state)
             let callbacks = state.establishedCallbacks
             state.establishedCallbacks = []
@@ -381,6 +389,12 @@ public final class Connection: Sendable, DeferredWriter {
         shut(.immediate, error)
     }
 
+    /// Closes at once, dropping whatever waits to be written, as an orderly end: the consumer reads
+    /// what is queued, then the end. Idempotent.
+    package func closeNow() {
+        shut(.immediate, nil)
+    }
+
     /// True once `close` or `abort` was called or the peer went away.
     public var isClosed: Bool { state.withLock { !$0.phase.isOpen } }
 
@@ -410,13 +424,13 @@ public final class Connection: Sendable, DeferredWriter {
     }
 
     /// How many frames arrived from the peer so far (the listener sheds the slowest connections first).
-    package var framesReceived: Int { state.withLock { $0.framesReceived } }
+    package var framesReceived: Int { state.withLock { $0.codec.payloadsReceived } }
 
     /// How far the connection got in its handshake, for the listener's shedding: whether a whole frame
     /// arrived, and when it last made progress (it was accepted, or a whole frame arrived). Bytes that
     /// make no whole frame do not count, so a peer cannot look busy by trickling them.
     var handshakeProgress: (framed: Bool, at: ContinuousClock.Instant) {
-        state.withLock { ($0.framesReceived > 0, $0.lastProgress) }
+        state.withLock { ($0.codec.payloadsReceived > 0, $0.lastProgress) }
     }
 
     /// The number of bytes waiting to be written.
@@ -732,71 +746,39 @@ public final class Connection: Sendable, DeferredWriter {
         }
     }
 
-    /// Splits `bytes` into frames, filters and queues them; false when reading must stop.
+    /// Runs `bytes` through the codec chain, then filters and queues the payloads; false when reading
+    /// must stop.
     private func take(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var frames = OneOrMore<[UInt8]>()
-        var failure: WireError?
-        var streamFailure: TransportError?
         var replyClaim: WriteClaim?
-        var lastWords: [UInt8] = []
-        let filter = state.withLock { state -> FrameFilter? in
-            let first = state.bytesReceived == 0
-            state.bytesReceived &+= bytes.count
-            if first, state.streamFilter == nil, credentials == nil, bytes.count >= 3, bytes[0] == 0x16, bytes[1] == 0x03 {
-                // A TLS ClientHello on a plain TCP link: say so rather than "frame too large".
-                streamFailure = TransportError(
-                    .tls, "connection \(id): the peer speaks TLS, and this node has no TLS configured "
-                        + "(--tls-cert, --tls-key, --tls-ca); it runs with a secret or --insecure")
-                lastWords = Self.noTLSRefusal
-                return nil
-            }
-            if let streamFilter = state.streamFilter {
-                do throws(TransportError) {
-                    let (plain, answer) = try streamFilter.inbound(bytes)
-                    // Put in line under this lock, so that no send encrypted after it (a TLS record
-                    // numbered later) can reach the socket before it.
-                    if !answer.isEmpty, state.fd >= 0, state.phase != .aborting, state.phase != .closed {
-                        if state.writing || state.awaitingWritable {
-                            state.outbound.append(contentsOf: answer)
-                        } else {
-                            state.writing = true
-                            state.held = answer.count
-                            replyClaim = WriteClaim(fd: state.fd, bytes: answer)
-                        }
-                    }
-                    plain.withUnsafeBytes { state.decoder.feed($0) }
-                } catch {
-                    streamFailure = error
-                    lastWords = state.tls?.takeLastWords() ?? []
-                    return nil
+        let (step, filter) = state.withLock { state -> (CodecChain.Step, FrameFilter?) in
+            let step = state.codec.receive(bytes, connection: id)
+            // Put in line under this lock, so that no send encrypted after it (a TLS record numbered
+            // later) can reach the socket before it.
+            if !step.reply.isEmpty, state.fd >= 0, state.phase != .aborting, state.phase != .closed {
+                if state.writing || state.awaitingWritable {
+                    state.outbound.append(contentsOf: step.reply)
+                } else {
+                    state.writing = true
+                    state.held = step.reply.count
+                    replyClaim = WriteClaim(fd: state.fd, bytes: step.reply)
                 }
-            } else {
-                state.decoder.feed(bytes)
             }
-            do throws(WireError) {
-                while let frame = try state.decoder.next() {
-                    frames.append(frame.payload)
-                    state.framesReceived += 1
-                }
-                if !frames.isEmpty, state.phase == .handshaking { state.lastProgress = .now }
-            } catch {
-                failure = error
-            }
-            return state.filter
+            if !step.payloads.isEmpty, state.phase == .handshaking { state.lastProgress = .now }
+            return (step, state.filter)
         }
-        if let streamFailure {
+        if case .stream(let error, let lastWords) = step.end {
             // The filter's last word (a TLS alert, a plain refusal) goes out before the close.
             if !lastWords.isEmpty, let claim = try? stage(lastWords, bypassLimit: true, raw: true) {
                 write(claim)
-                close(reason: streamFailure)
+                close(reason: error)
             } else {
-                abort(streamFailure)
+                abort(error)
             }
             return false
         }
         if let replyClaim { write(replyClaim) }
         var delivered = OneOrMore<(InboundItem, Int)>()
-        for payload in frames {
+        for payload in step.payloads {
             guard let filter else {
                 delivered.append((.frame(payload), payload.count))
                 continue
@@ -804,22 +786,14 @@ public final class Connection: Sendable, DeferredWriter {
             if !apply(filter, to: payload, into: &delivered) { return false }
         }
         let keepReading = queue(delivered)
-        if let failure {
-            refuse(failure)
+        if case .framing(let error, let notice) = step.end {
+            // A best-effort error frame, then the close.
+            if let claim = try? stage(notice, bypassLimit: true) { write(claim) }
+            close(reason: error)
             return false
         }
         return keepReading
     }
-
-    /// A framed `reject` for a peer that opened with TLS on a plain link: in plain bytes, so its TLS
-    /// layer can tell that this side has no TLS.
-    private static let noTLSRefusal: [UInt8] = {
-        let notice = WireMessage.reject(Rejection(
-            code: "tlsNotConfigured", reason: "this node has no TLS configured; it runs with a secret or --insecure")).encoded
-        var framed: [UInt8] = []
-        try? FrameEncoder(maxFrameSize: Int.max).append(payload: notice, to: &framed)
-        return framed
-    }()
 
     /// Queues items for the consumer and hands one to a waiting consumer; false when the queue is
     /// full (reading paused). On the loop thread.
@@ -851,28 +825,11 @@ public final class Connection: Sendable, DeferredWriter {
         return !paused
     }
 
-    /// Answers a frame that breaks the framing rules with a best-effort error frame, then closes.
-    private func refuse(_ failure: WireError) {
-        let code: TransportError.Code = failure.code == .oversize ? .frameTooLarge : .protocolViolation
-        let error = TransportError(code, "connection \(id): \(failure.message)")
-        let notice = WireMessage.error(
-            RemoteError(id: nil, code: failure.code.rawValue, message: BoundedText.clip(failure.message))).encoded
-        var framed: [UInt8] = []
-        try? FrameEncoder(maxFrameSize: Int.max).append(payload: notice, to: &framed)
-        if let claim = try? stage(framed, bypassLimit: true) { write(claim) }
-        close(reason: error)
-    }
-
     /// The peer closed its side: the partial frame left (if any) is the close reason.
     private func peerClosed() {
         let failure = state.withLock { state -> TransportError? in
             guard state.phase.isOpen else { return nil }
-            do throws(WireError) {
-                try state.decoder.finish()
-                return nil
-            } catch {
-                return TransportError(.connectionReset, "connection \(id): \(error.message)")
-            }
+            return state.codec.finish(connection: id)
         }
         shut(.peerGone, failure)
     }
@@ -958,8 +915,7 @@ public final class Connection: Sendable, DeferredWriter {
             // already queued stay readable; the queue is bounded, and the listener drops a closed
             // connection nobody took.
             state.filter = nil
-            state.streamFilter = nil
-            state.decoder = FrameDecoder(maxFrameSize: state.decoder.maxFrameSize)
+            state.codec.release()
             state.establishedCallbacks = []
             let waiter = state.waiter
             state.waiter = nil

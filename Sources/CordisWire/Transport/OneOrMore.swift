@@ -1,16 +1,16 @@
 /// A list that keeps its first element inline and only allocates from the second on: a read of
 /// the socket usually yields one frame, and the per-read lists of frames and of items to queue
 /// then cost no allocation.
-struct OneOrMore<Element>: Sequence {
+package struct OneOrMore<Element>: Sequence {
     private var first: Element?
     private var rest: [Element] = []
 
     /// An empty list.
-    init() {}
+    package init() {}
 
-    var isEmpty: Bool { first == nil }
+    package var isEmpty: Bool { first == nil }
 
-    mutating func append(_ element: Element) {
+    package mutating func append(_ element: Element) {
         if first == nil {
             first = element
         } else {
@@ -18,16 +18,16 @@ struct OneOrMore<Element>: Sequence {
         }
     }
 
-    func makeIterator() -> Iterator {
+    package func makeIterator() -> Iterator {
         Iterator(first: first, rest: rest.makeIterator())
     }
 
     /// The elements in the order they were appended.
-    struct Iterator: IteratorProtocol {
+    package struct Iterator: IteratorProtocol {
         fileprivate var first: Element?
         fileprivate var rest: IndexingIterator<[Element]>
 
-        mutating func next() -> Element? {
+        package mutating func next() -> Element? {
             if let element = first {
                 first = nil
                 return element
@@ -36,3 +36,5 @@ struct OneOrMore<Element>: Sequence {
         }
     }
 }
+
+extension OneOrMore: Sendable where Element: Sendable {}

@@ -14,4 +14,12 @@ package protocol StreamFilter: AnyObject, Sendable {
     func inbound(_ bytes: UnsafeRawBufferPointer) throws(TransportError) -> (plain: [UInt8], reply: [UInt8])
     /// Framed bytes to send: returns the bytes to write to the socket.
     func outbound(_ framed: [UInt8]) throws(TransportError) -> [UInt8]
+    /// What to send, as it is, before the connection closes once `inbound` threw (a TLS alert, a
+    /// plain refusal); possibly nothing. Taken once.
+    func takeLastWords() -> [UInt8]
+}
+
+extension StreamFilter {
+    /// No last words: a filter that has nothing to say before the close.
+    package func takeLastWords() -> [UInt8] { [] }
 }
