@@ -35,6 +35,20 @@ struct NodeActivityTests {
         await loop.shutdown()
     }
 
+    @Test("work started after finish returned is cancelled before it runs")
+    func workAfterFinishIsCancelled() async throws {
+        let activity = NodeActivity()
+        await activity.finish()
+        let outcomes = Outcomes()
+        activity.start { outcomes.ended.append(Task.isCancelled ? "cancelled" : "ran") }
+        #expect(activity.pending == 1)
+        // Let it run on its own: a second `finish` would cancel it whatever `start` did.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while activity.pending > 0, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(outcomes.ended == ["cancelled"])
+        #expect(activity.pending == 0)
+    }
+
     @Test("A node's stop cancels the work it started and returns once that work has ended")
     func stopEndsTheNodesWork() async throws {
         let folder = try TestFolder()

@@ -34,6 +34,14 @@ final class EtcdMode {
     /// True while the exports are withdrawn because the lease has certainly expired (no keepalive
     /// answered for a whole TTL): the others may already count this life as gone.
     var exportsWithdrawn: Bool { rule.exportsWithdrawn }
+
+    /// The lease's state as `/metrics` names it: `expired` (exports withdrawn), `degraded` (keepalives
+    /// unanswered), `registering` (no lease yet) or `held`.
+    var leaseState: String {
+        if exportsWithdrawn { return "expired" }
+        if degraded != nil { return "degraded" }
+        return lease == 0 ? "registering" : "held"
+    }
     /// The service keys put under the lease, one per exported provider life.
     var keys: ServiceKeys
     /// Links being opened on demand, by member.

@@ -61,15 +61,6 @@ public final class MetricsEndpoint: Sendable {
     }
 }
 
-extension Node {
-    /// Serves this node's `/metrics` on the TCP `address` (see `MetricsEndpoint`).
-    ///
-    /// - Throws: `TransportError` when the address cannot be bound.
-    public func serveMetrics(on address: Address) throws -> MetricsEndpoint {
-        try MetricsEndpoint(node: self, address: address)
-    }
-}
-
 /// The metrics endpoint's HTTP answers (`HTTPResponse`, shared with the console's web server).
 enum MetricsHTTP {
     /// The content type of the Prometheus text format 0.0.4.

@@ -1,101 +1,29 @@
 import Cordis
 import CordisWire
-import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// The node's metrics in the Prometheus text exposition format (0.0.4), as `/metrics` serves them.
+/// The node's metrics, as `/metrics` serves them (rendered by `NodeScrape`).
 extension Node {
+    /// Serves this node's `/metrics` on the TCP `address` (see `MetricsEndpoint`).
+    ///
+    /// - Throws: `TransportError` when the address cannot be bound.
+    public func serveMetrics(on address: Address) throws -> MetricsEndpoint {
+        try MetricsEndpoint(node: self, address: address)
+    }
+
     /// Every family, read on `CordisActor` at the moment of the scrape: fibers by state (every state
     /// present), entries, members by health, links, remote calls by direction and outcome with their
     /// durations, withdrawals with theirs, messages by direction and kind, the etcd lease's state (etcd
     /// mode), and the process's resident memory and open descriptors.
     func metricsText() -> String {
-        var text = MetricsText()
-        text.family("cordis_node_info", "gauge", "Always 1; the node's name, incarnation and version as labels.")
-        text.sample("cordis_node_info", [("node", name), ("incarnation", liveIncarnation), ("version", CordisVersion.current)], 1)
-
-        var fibers = Dictionary(uniqueKeysWithValues: FiberState.allCases.map { ($0.rawValue, 0) })
-        for fiber in context.fibers where fiber.id != context.fiber.id { fibers[fiber.state.rawValue, default: 0] += 1 }
-        text.family("cordis_fibers", "gauge", "Fibers of this node by state, proxies of remote providers included.")
-        for state in FiberState.allCases { text.sample("cordis_fibers", [("state", state.rawValue)], fibers[state.rawValue] ?? 0) }
-
+        var fibers: [FiberState: Int] = [:]
+        for fiber in context.fibers where fiber.id != context.fiber.id { fibers[fiber.state, default: 0] += 1 }
         let entries = loader.status
-        text.family("cordis_entries", "gauge", "Entries of this node's plugin tree.")
-        text.sample("cordis_entries", [], entries.count)
-        text.family("cordis_entries_with_error", "gauge", "Entries whose plugin is unknown, whose config was refused, or whose fiber failed.")
-        text.sample("cordis_entries_with_error", [], entries.filter { $0.error != nil }.count)
-
-        let health = memberHealth().values
-        text.family("cordis_members", "gauge", "Members this node knows, itself included, by health: up, down, or degraded (this node, in etcd mode).")
-        for state in MemberHealth.allCases {
-            text.sample("cordis_members", [("health", state.rawValue)], health.filter { $0 == state }.count)
-        }
-
-        text.family("cordis_links", "gauge", "Links open to other members (one per member in use).")
-        text.sample("cordis_links", [], state.membership.linkedNames.count)
-        text.family("cordis_console_links", "gauge", "Links open to consoles.")
-        text.sample("cordis_console_links", [], peers.all.count { $0.role == .console })
-
-        let metrics = control.metrics
-        text.family("cordis_calls_total", "counter", "Remote calls served by this node's providers and made by its proxies, by outcome (ok or the call error code).")
-        for direction in NodeMetrics.directions {
-            for (outcome, count) in (metrics.calls[direction] ?? [:]).sorted(by: { $0.key < $1.key }) {
-                text.sample("cordis_calls_total", [("direction", direction), ("outcome", outcome)], count)
-            }
-        }
-        text.family("cordis_call_duration_seconds", "histogram", "How long remote calls took, from arrival to answer (served) or from sending to the answer (made).")
-        for direction in NodeMetrics.directions {
-            (metrics.callDurations[direction] ?? MetricsHistogram(bounds: NodeMetrics.callBuckets))
-                .write("cordis_call_duration_seconds", [("direction", direction)], into: &text)
-        }
-
-        text.family("cordis_withdrawals_total", "counter", "Orderly withdrawals of this node's exported providers, by outcome: acknowledged (or links lost) or timeout.")
-        for (outcome, count) in metrics.withdrawals.sorted(by: { $0.key < $1.key }) {
-            text.sample("cordis_withdrawals_total", [("outcome", outcome)], count)
-        }
-        text.family("cordis_withdrawals_in_progress", "gauge", "Withdrawals waiting for remote consumers to let go.")
-        text.sample("cordis_withdrawals_in_progress", [], metrics.withdrawing.count)
-        text.family("cordis_withdrawal_duration_seconds", "histogram", "How long withdrawals took, from the notice to the release of the provider's teardown.")
-        metrics.withdrawalDuration.write("cordis_withdrawal_duration_seconds", [], into: &text)
-
-        let counts = traffic.snapshot
-        text.family("cordis_messages_total", "counter", "Messages sent and received on every link (and with etcd) since the node started, by kind.")
-        for (direction, table) in [("sent", counts.sent), ("received", counts.received)] {
-            for kind in TrafficCounter.Kind.allCases {
-                text.sample("cordis_messages_total", [("direction", direction), ("kind", kind.rawValue)], table[kind] ?? 0)
-            }
-        }
-
-        if let etcd {
-            let state: String
-            if etcd.exportsWithdrawn {
-                state = "expired"
-            } else if etcd.degraded != nil {
-                state = "degraded"
-            } else {
-                state = etcd.lease == 0 ? "registering" : "held"
-            }
-            text.family("cordis_etcd_lease_state", "gauge", "1 for the state of this node's etcd lease: registering, held, degraded (unanswered keepalives) or expired (exports withdrawn).")
-            for candidate in ["registering", "held", "degraded", "expired"] {
-                text.sample("cordis_etcd_lease_state", [("state", candidate)], candidate == state ? 1 : 0)
-            }
-        }
-
-        let process = ProcessFigures.read()
-        if let resident = process.residentBytes {
-            text.family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.")
-            text.sample("process_resident_memory_bytes", [], resident)
-        }
-        if let open = process.openDescriptors {
-            text.family("process_open_fds", "gauge", "Number of open file descriptors.")
-            text.sample("process_open_fds", [], open)
-        }
-        if let limit = process.descriptorLimit {
-            text.family("process_max_fds", "gauge", "Maximum number of open file descriptors.")
-            text.sample("process_max_fds", [], limit)
-        }
-        return text.text
+        return NodeScrape(
+            name: name, incarnation: liveIncarnation, fibers: fibers, entries: entries.count,
+            entriesWithError: entries.count { $0.error != nil }, health: Array(memberHealth().values),
+            links: state.membership.linkedNames.count, consoleLinks: peers.all.count { $0.role == .console },
+            metrics: control.metrics, traffic: traffic.snapshot, leaseState: etcd?.leaseState,
+            process: ProcessFigures.read()
+        ).text
     }
 }
