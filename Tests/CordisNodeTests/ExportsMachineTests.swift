@@ -1,3 +1,4 @@
+import Cordis
 @testable import CordisNode
 import CordisProcessTesting
 import CordisWire
@@ -259,5 +260,35 @@ struct ExportsMachineTests {
         #expect(Set(deadlinesEnded.keys) == Set(withdrawn.keys), "seed \(seed): deadlines ended \(deadlinesEnded)")
         #expect(deadlinesEnded.values.allSatisfy { $0.count == 1 }, "seed \(seed): deadlines ended \(deadlinesEnded)")
         #expect(problems.isEmpty, "seed \(seed): \(problems)")
+    }
+
+    @Test("Only an ordinary, available, remote-capable provider outside a private realm is shared, and only while sharing")
+    func sharingRule() {
+        #expect(Exports.shares(isFallback: false, isAvailable: true, remoteCapable: true, realm: .root, sharing: true))
+        #expect(Exports.shares(isFallback: false, isAvailable: true, remoteCapable: true, realm: .label("eu"), sharing: true))
+        #expect(!Exports.shares(isFallback: true, isAvailable: true, remoteCapable: true, realm: .root, sharing: true))
+        #expect(!Exports.shares(isFallback: false, isAvailable: false, remoteCapable: true, realm: .root, sharing: true))
+        #expect(!Exports.shares(isFallback: false, isAvailable: true, remoteCapable: false, realm: .root, sharing: true))
+        #expect(!Exports.shares(isFallback: false, isAvailable: true, remoteCapable: true, realm: .private(3), sharing: true))
+        #expect(!Exports.shares(isFallback: false, isAvailable: true, remoteCapable: true, realm: .root, sharing: false))
+        #expect(Exports.announcedRealm(.root) == .some(nil))
+        #expect(Exports.announcedRealm(.label("eu")) == .some("eu"))
+        #expect(Exports.announcedRealm(.private(3)) == nil)
+    }
+
+    @Test("The lives still serving while withdrawn are those of the service and realm whose withdrawal is under way")
+    func withdrawingLives() {
+        var exports = Exports(withdrawTimeout: Self.timeout)
+        _ = exports.receive(.peerLinked("b"))
+        var eu = Self.clock(life: 3)
+        eu.realm = "eu"
+        _ = exports.receive(.available([Self.clock(life: 1), Self.clock(life: 2), eu]))
+        #expect(exports.withdrawingLives(of: "clock", in: nil) == [])
+        _ = exports.receive(.available([Self.clock(life: 2)]))
+        #expect(exports.withdrawingLives(of: "clock", in: nil) == [1])
+        #expect(exports.withdrawingLives(of: "clock", in: "eu") == [3])
+        #expect(exports.withdrawingLives(of: "counter", in: nil) == [])
+        _ = exports.receive(.acknowledged(Self.clock(life: 1).provider, by: "b"))
+        #expect(exports.withdrawingLives(of: "clock", in: nil) == [])
     }
 }

@@ -28,6 +28,37 @@ enum MemberHealth: String, Sendable, Hashable, CaseIterable {
         var change: String
     }
 
+    /// What this node knows of one other member at a reading.
+    struct Sighting: Sendable, Hashable {
+        /// The member's name.
+        var name: String
+        /// How long the link in use to it has been silent; nil when it has no link.
+        var silence: Duration?
+        /// Whether the etcd directory lists it (etcd mode).
+        var registered: Bool
+    }
+
+    /// Every member's health at one reading: this node `up` (or `degraded` with `degradedReason`), each
+    /// other member `suspected` when its link has been silent for more than half `heartbeatTimeout`;
+    /// otherwise, in the mesh, `up` while linked and `down` when not; in etcd mode, `up` while linked or
+    /// registered, and not listed at all when neither. Forgotten members are not listed.
+    static func reading(
+        of node: String, degraded: Bool, members: [Sighting], forgotten: Set<String>, heartbeatTimeout: Duration,
+        etcdMode: Bool
+    ) -> [String: MemberHealth] {
+        var health: [String: MemberHealth] = [node: degraded ? .degraded : .up]
+        for member in members where member.name != node && !forgotten.contains(member.name) {
+            let silent = member.silence.map { $0 > heartbeatTimeout / 2 } ?? false
+            if etcdMode {
+                guard member.silence != nil || member.registered else { continue }
+                health[member.name] = silent ? .suspected : .up
+            } else {
+                health[member.name] = member.silence == nil ? .down : silent ? .suspected : .up
+            }
+        }
+        return health
+    }
+
     /// What changed between two readings of every member's health, by member name: a member seen for
     /// the first time or again is `up` (or `down`, or `degraded`), one that went from `degraded` to
     /// `up` is `recovered`, one no longer listed `left`.
@@ -47,21 +78,17 @@ enum MemberHealth: String, Sendable, Hashable, CaseIterable {
 }
 
 extension Node {
-    /// Each member this node knows and has not forgotten, itself included, with its health.
+    /// Each member this node knows and has not forgotten, itself included, with its health
+    /// (`MemberHealth.reading`).
     func memberHealth() -> [String: MemberHealth] {
-        var health: [String: MemberHealth] = [name: degradedReason == nil ? .up : .degraded]
         let now = ContinuousClock.now
-        for member in members where member.name != name && !state.forgottenNames.contains(member.name) {
-            let session = link(to: member.name)
-            // Half the heartbeat timeout without a frame on a link that is still up.
-            let silent = session.map { now - $0.link.lastHeard > configuration.heartbeatTimeout / 2 } ?? false
-            if etcd != nil {
-                guard session != nil || state.discovery.member(named: member.name) != nil else { continue }
-                health[member.name] = silent ? .suspected : .up
-            } else {
-                health[member.name] = session == nil ? .down : silent ? .suspected : .up
-            }
+        let sightings = members.map { member in
+            MemberHealth.Sighting(
+                name: member.name, silence: link(to: member.name).map { now - $0.link.lastHeard },
+                registered: state.discovery.member(named: member.name) != nil)
         }
-        return health
+        return MemberHealth.reading(
+            of: name, degraded: degradedReason != nil, members: sightings, forgotten: state.forgottenNames,
+            heartbeatTimeout: configuration.heartbeatTimeout, etcdMode: etcd != nil)
     }
 }

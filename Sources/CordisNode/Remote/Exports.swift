@@ -1,3 +1,4 @@
+import Cordis
 import CordisWire
 
 /// The local providers this node shares, per provider life, and the withdrawals in progress: one value
@@ -93,6 +94,32 @@ struct Exports {
 
     /// The export of a life, if any.
     func export(life: Int) -> Export? { exports[life] }
+
+    /// The lives of `service` in `realm` whose withdrawal is under way: their providers still serve
+    /// calls (their remote consumers' disposers may call them), in the order the lives began.
+    func withdrawingLives(of service: String, in realm: String?) -> [Int] {
+        exports.filter { $0.value.withdrawal != nil && $0.value.announcement.service == service && $0.value.announcement.realm == realm }
+            .keys.sorted()
+    }
+
+    /// How a provider's realm travels in announcements when the provider is shared: `.some(nil)` for the
+    /// root realm, `.some(label)` for a shared realm, and nil for a private realm, which never leaves
+    /// the node.
+    static func announcedRealm(_ realm: Realm) -> String?? {
+        switch realm {
+        case .root: .some(nil)
+        case .label(let label): .some(label)
+        case .private: .none
+        }
+    }
+
+    /// Whether a provider is shared with the cluster now: an ordinary provider (not a fallback, which
+    /// proxies are), available (its fiber active and its `check` passed), of a service the node can
+    /// serve remotely (`remoteCapable`), outside a private realm, while the node shares its exports at all
+    /// (`sharing`: not while its etcd lease has certainly expired).
+    static func shares(isFallback: Bool, isAvailable: Bool, remoteCapable: Bool, realm: Realm, sharing: Bool) -> Bool {
+        sharing && !isFallback && isAvailable && remoteCapable && announcedRealm(realm) != nil
+    }
 
     /// Takes one event; returns the directives, in order.
     mutating func receive(_ event: Event) -> [Directive] {

@@ -20,7 +20,7 @@ extension Node {
     /// slot's current provider, so the registry reports it for that slot alone, and the cost of a change
     /// does not grow with the number of providers.
     func refreshExports(in slot: ServiceSlot) {
-        guard running, remoteServices.service(named: slot.name) != nil, let realm = announcedRealm(slot.realm) else { return }
+        guard running, remoteServices.service(named: slot.name) != nil, let realm = Exports.announcedRealm(slot.realm) else { return }
         let available = context.providerRecords(in: slot).compactMap(exportable)
         exportsChanged(.slotChanged(service: slot.name, realm: realm, available: available))
     }
@@ -29,11 +29,14 @@ extension Node {
     /// has certainly expired.
     var sharesExports: Bool { etcd?.exportsWithdrawn != true }
 
-    /// The announcement of `record` when it should be shared now (ordinary, available, remote-capable,
-    /// not private, and the node's etcd lease not certainly expired); a record seen for the first time is remembered (its fiber holds withdrawals).
+    /// The announcement of `record` when `Exports.shares` says it is shared now; a record seen for the
+    /// first time is remembered (its fiber holds withdrawals).
     private func exportable(_ record: ProviderRecord) -> ServiceAnnouncement? {
-        guard sharesExports, !record.isFallback, record.isAvailable, let service = remoteServices.service(named: record.slot.name),
-              let realm = announcedRealm(record.slot.realm)
+        let service = remoteServices.service(named: record.slot.name)
+        guard Exports.shares(
+                  isFallback: record.isFallback, isAvailable: record.isAvailable, remoteCapable: service != nil,
+                  realm: record.slot.realm, sharing: sharesExports),
+              let service, let realm = Exports.announcedRealm(record.slot.realm)
         else { return nil }
         if state.exports.export(life: record.id) == nil, !state.exports.isStopping {
             remote.records[record.id] = record
@@ -42,16 +45,6 @@ extension Node {
         return ServiceAnnouncement(
             service: service.name, realm: realm, interface: service.interface, interfaceVersion: service.version,
             node: name, fiber: record.fiber.id, life: record.id)
-    }
-
-    /// How a realm travels in announcements: nil for the root realm, the label of a shared one; a
-    /// private realm never leaves the node (`.none`).
-    private func announcedRealm(_ realm: Realm) -> String?? {
-        switch realm {
-        case .root: return .some(nil)
-        case .label(let label): return .some(label)
-        case .private: return .none
-        }
     }
 
     /// Tells `NodeState` what changed in the exports and carries out what it decided.
@@ -199,11 +192,7 @@ extension Node {
     /// The provider of `service` in `realm` whose withdrawal is under way (its remote consumers are
     /// still letting go of it), if any.
     private func withdrawingProvider(of service: String, in realm: String?) -> ProviderRecord? {
-        remote.records.values.first { record in
-            record.slot.name == service && state.exports.exports.values.contains {
-                $0.announcement.life == record.id && $0.announcement.realm == realm && $0.withdrawal != nil
-            }
-        }
+        state.exports.withdrawingLives(of: service, in: realm).lazy.compactMap { self.remote.records[$0] }.first
     }
 
     /// Sends a call to a member's provider, while the member has the life the proxy was made for.

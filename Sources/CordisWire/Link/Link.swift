@@ -66,13 +66,20 @@ public final class Link: Sendable {
         to address: Address, on loop: EventLoop, configuration: HandshakeConfiguration,
         limits: ConnectionLimits = ConnectionLimits(), options: LinkOptions = LinkOptions()
     ) async throws -> Link {
-        let connection = try await loop.connect(
-            to: address, limits: limits, tls: address.isUnix ? nil : configuration.tls)
-        do {
-            return try await establish(connection, side: .initiator, configuration: configuration, options: options)
-        } catch {
-            connection.close()
-            throw error
+        // The handshake starts where the dial completes (on the loop thread when the connect had to
+        // wait), so the first message leaves at once, however long this task waits for a thread: a
+        // listener under a flood sheds the connections that have not spoken first.
+        try await withCheckedThrowingContinuation { continuation in
+            loop.dial(to: address, limits: limits, tls: address.isUnix ? nil : configuration.tls) { dialled in
+                switch dialled {
+                case .success(let connection):
+                    startHandshake(connection, side: .initiator, configuration: configuration, options: options) {
+                        continuation.resume(with: $0)
+                    }
+                case .failure(let error):
+                    continuation.resume(throwing: error)
+                }
+            }
         }
     }
 

@@ -19,59 +19,86 @@ extension EventLoop {
     public func connect(
         to address: Address, limits: ConnectionLimits = ConnectionLimits(), tls: TLSContext? = nil
     ) async throws -> Connection {
+        try await withCheckedThrowingContinuation { continuation in
+            dial(to: address, limits: limits, tls: tls) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// Dials `address` and calls `completion` once with the connection or the error (those of
+    /// `connect(to:limits:tls:)`): on the loop thread the moment a TCP connect that had to wait completes,
+    /// otherwise on the caller's thread before this returns. What the completion sends goes out at once,
+    /// whether or not the task that dialled has a thread to run on.
+    package func dial(
+        to address: Address, limits: ConnectionLimits = ConnectionLimits(), tls: TLSContext? = nil,
+        completion: @escaping @Sendable (Result<Connection, any Error>) -> Void
+    ) {
         switch address {
         case .unix(let path):
             let fd = ccordis_stream_socket(AF_UNIX)
-            guard fd >= 0 else { throw TransportError.system(.systemError, "cannot create a Unix socket") }
+            guard fd >= 0 else { return completion(.failure(TransportError.system(.systemError, "cannot create a Unix socket"))) }
             guard ccordis_unix_connect(fd, path) == 0 else {
                 let number = errno
                 close(fd)
-                switch number {
+                let error = switch number {
                 case ECONNREFUSED, ENOENT:
-                    throw TransportError(.connectionRefused, "nobody listens on \(address)", errno: number)
+                    TransportError(.connectionRefused, "nobody listens on \(address)", errno: number)
                 case EAGAIN:
-                    throw TransportError(.connectionRefused, "the listener on \(address) is not accepting (backlog full)", errno: number)
+                    TransportError(.connectionRefused, "the listener on \(address) is not accepting (backlog full)", errno: number)
                 case ENAMETOOLONG:
-                    throw TransportError(.invalidAddress, "Unix socket path \(path) is too long")
+                    TransportError(.invalidAddress, "Unix socket path \(path) is too long")
                 default:
-                    throw TransportError(.addressUnavailable, "cannot connect to \(address)", errno: number)
+                    TransportError(.addressUnavailable, "cannot connect to \(address)", errno: number)
                 }
+                return completion(.failure(error))
             }
-            return try Connection(fd: fd, loop: self, limits: limits)
+            completion(Result { try Connection(fd: fd, loop: self, limits: limits) })
         case .tcp(let host, let port):
-            let numeric = try Self.numericHost(host)
+            let numeric: String
+            do {
+                numeric = try Self.numericHost(host)
+            } catch {
+                return completion(.failure(error))
+            }
             let fd = ccordis_stream_socket(ccordis_numeric_family(numeric))
-            guard fd >= 0 else { throw TransportError.system(.systemError, "cannot create a TCP socket") }
+            guard fd >= 0 else { return completion(.failure(TransportError.system(.systemError, "cannot create a TCP socket"))) }
             let status = ccordis_inet_connect(fd, numeric, port)
             if status < 0 {
                 let number = errno
                 close(fd)
                 if number == ECONNREFUSED {
-                    throw TransportError(.connectionRefused, "nobody listens on \(address)", errno: number)
+                    return completion(.failure(TransportError(.connectionRefused, "nobody listens on \(address)", errno: number)))
                 }
-                throw TransportError(.addressUnavailable, "cannot connect to \(address)", errno: number)
+                return completion(.failure(TransportError(.addressUnavailable, "cannot connect to \(address)", errno: number)))
             }
-            if status == 1 {
-                do {
-                    try await PendingDial(fd: fd, loop: self, target: address).wait(timeout: limits.connectTimeout)
-                } catch {
+            guard status == 1 else {
+                return completion(Result { try connected(fd, to: address, limits: limits, tls: tls) })
+            }
+            PendingDial(fd: fd, loop: self, target: address).start(timeout: limits.connectTimeout) { [self] outcome in
+                switch outcome {
+                case .success:
+                    completion(Result { try connected(fd, to: address, limits: limits, tls: tls) })
+                case .failure(let error):
                     close(fd)
-                    throw error
+                    completion(.failure(error))
                 }
             }
-            guard let tls else { return try Connection(fd: fd, loop: self, limits: limits) }
-            let filter: TLSStreamFilter
-            do {
-                filter = try TLSStreamFilter(context: tls, side: .client)
-            } catch {
-                close(fd)
-                throw TransportError(.tls, "cannot start TLS to \(address): \(error.message)")
-            }
-            let connection = try Connection(fd: fd, loop: self, limits: limits, streamFilter: filter)
-            if let claim = try connection.stage(filter.firstFlight(), bypassLimit: true, raw: true) {
-                connection.write(claim)
-            }
-            return connection
         }
+    }
+
+    /// The connection on the connected TCP socket `fd`; with `tls`, the TLS client's first flight is sent.
+    private func connected(_ fd: Int32, to address: Address, limits: ConnectionLimits, tls: TLSContext?) throws -> Connection {
+        guard let tls else { return try Connection(fd: fd, loop: self, limits: limits) }
+        let filter: TLSStreamFilter
+        do {
+            filter = try TLSStreamFilter(context: tls, side: .client)
+        } catch {
+            close(fd)
+            throw TransportError(.tls, "cannot start TLS to \(address): \(error.message)")
+        }
+        let connection = try Connection(fd: fd, loop: self, limits: limits, streamFilter: filter)
+        if let claim = try connection.stage(filter.firstFlight(), bypassLimit: true, raw: true) {
+            connection.write(claim)
+        }
+        return connection
     }
 }

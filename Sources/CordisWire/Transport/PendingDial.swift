@@ -6,10 +6,10 @@ import Glibc
 #endif
 
 /// A TCP connect in progress: waits on the loop for the socket to become writable, then reports the
-/// outcome once (success, failure, or the connect timeout).
+/// outcome once (success, failure, or the connect timeout), on the loop thread.
 final class PendingDial: Sendable {
     private struct State {
-        var continuation: CheckedContinuation<Void, any Error>?
+        var completion: (@Sendable (Result<Void, any Error>) -> Void)?
         var timer: UInt64?
         var done = false
     }
@@ -31,31 +31,38 @@ final class PendingDial: Sendable {
     /// keeps ownership of the descriptor either way.
     func wait(timeout: Duration) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            state.withLock { $0.continuation = continuation }
-            do {
-                try loop.register(token: token, fd: fd, events: CCORDIS_EVENT_WRITE, handler: self)
-            } catch {
-                finish(.failure(error))
-                return
-            }
-            let timer = loop.schedule(after: timeout) { [self] in
-                finish(.failure(TransportError(.connectTimeout, "connecting to \(target) took longer than \(timeout)")))
-            }
-            state.withLock { $0.timer = timer }
+            start(timeout: timeout) { continuation.resume(with: $0) }
         }
     }
 
+    /// Watches the socket until it is connected, then calls `completion` once, on the loop thread, with
+    /// the outcome (success, failure, or the connect timeout). The caller keeps ownership of the
+    /// descriptor either way.
+    func start(timeout: Duration, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        state.withLock { $0.completion = completion }
+        do {
+            try loop.register(token: token, fd: fd, events: CCORDIS_EVENT_WRITE, handler: self)
+        } catch {
+            finish(.failure(error))
+            return
+        }
+        let timer = loop.schedule(after: timeout) { [self] in
+            finish(.failure(TransportError(.connectTimeout, "connecting to \(target) took longer than \(timeout)")))
+        }
+        state.withLock { $0.timer = timer }
+    }
+
     private func finish(_ outcome: Result<Void, any Error>) {
-        let taken = state.withLock { state -> (CheckedContinuation<Void, any Error>?, UInt64?)? in
+        let taken = state.withLock { state -> ((@Sendable (Result<Void, any Error>) -> Void)?, UInt64?)? in
             guard !state.done else { return nil }
             state.done = true
-            defer { state.continuation = nil }
-            return (state.continuation, state.timer)
+            defer { state.completion = nil }
+            return (state.completion, state.timer)
         }
-        guard let (continuation, timer) = taken else { return }
+        guard let (completion, timer) = taken else { return }
         loop.deregister(token: token, fd: fd)
         if let timer { loop.cancelTimer(timer) }
-        continuation?.resume(with: outcome)
+        completion?(outcome)
     }
 }
 

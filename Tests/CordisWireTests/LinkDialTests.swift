@@ -1,0 +1,56 @@
+import CordisWire
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A task executor on one dispatch queue, which a test can keep busy.
+private final class QueueExecutor: TaskExecutor {
+    let queue = DispatchQueue(label: "link-dial-test")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
+@Suite("Link: dialling")
+struct LinkDialTests {
+    @Test("A dialled link's first handshake message leaves when the socket connects, not when the dialling task gets a thread again")
+    func helloLeavesFromTheLoop() async throws {
+        let loop = try EventLoop(name: "dial")
+        let server = try RawServer()
+        defer { server.close() }
+        let executor = QueueExecutor()
+        let identity = PeerIdentity(role: .console, name: "console", incarnation: "i1")
+        let dialling = Task(executorPreference: executor) {
+            try await Link.connect(
+                to: .tcp(host: "127.0.0.1", port: server.port), on: loop,
+                configuration: HandshakeConfiguration(identity: identity, secrets: nil),
+                options: LinkOptions(handshakeTimeout: .seconds(5)))
+        }
+        // Queued behind the task's first job: the task's thread is busy for 3 s from the moment it
+        // waits for the connect, as under a load that starves the task pool.
+        executor.queue.async { Thread.sleep(forTimeInterval: 3) }
+        let peer = server.accept()
+        // The server reads the hello's length prefix well before the task's thread is free again.
+        var flags = fcntl(peer, F_GETFL)
+        flags |= O_NONBLOCK
+        _ = fcntl(peer, F_SETFL, flags)
+        var received = 0
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now + .seconds(2)
+        while received < 4, ContinuousClock.now < deadline {
+            let count = Glibc.read(peer, &buffer, buffer.count)
+            if count > 0 { received += count } else { await Task.yield() }
+        }
+        #expect(received >= 4, "no hello within 2 s of the connect")
+        Glibc.close(peer)
+        _ = await dialling.result
+        await loop.shutdown()
+    }
+}
