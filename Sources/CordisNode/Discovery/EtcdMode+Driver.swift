@@ -101,27 +101,25 @@ extension EtcdMode {
         EtcdDirectory.Registration(name: node.name, incarnation: node.liveIncarnation, addresses: node.advertisedAddresses)
     }
 
+    /// Runs `body` on the node's etcd mode as a task this mode keeps (cancelled at stop). The task holds
+    /// the node weakly and keeps it alive while `body` runs, as a call on the node would: the mode reaches
+    /// the node through an `unowned` reference, which must not outlive it.
+    private func follow(_ body: @escaping @CordisActor (EtcdMode) async -> Void) {
+        tasks.append(Task { [weak node] in
+            guard let node, let etcd = node.etcd else { return }
+            await body(etcd)
+            withExtendedLifetime(node) {}
+        })
+    }
+
     /// Starts the keepalive, the watch and the idle sweep.
     func beginDiscovery() {
         let keeper = self.keeper
         // The renewals run off the actor (`LeaseKeeper.run` is `@concurrent`); their outcomes come here.
-        // The others hold the node weakly, and keep it while they run (as a call on the node would).
         tasks.append(Task { await keeper.run() })
-        tasks.append(Task { [weak node] in
-            guard let node else { return }
-            await node.etcd?.followLease(keeper.outcomes)
-            withExtendedLifetime(node) {}
-        })
-        tasks.append(Task { [weak node] in
-            guard let node else { return }
-            await node.etcd?.followDirectory()
-            withExtendedLifetime(node) {}
-        })
-        tasks.append(Task { [weak node] in
-            guard let node else { return }
-            await node.etcd?.closeIdleLinks()
-            withExtendedLifetime(node) {}
-        })
+        follow { await $0.followLease(keeper.outcomes) }
+        follow { await $0.followDirectory() }
+        follow { await $0.closeIdleLinks() }
         publishExports()
     }
 

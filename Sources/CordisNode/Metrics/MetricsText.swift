@@ -18,6 +18,12 @@ struct MetricsText: Sendable {
         text += " " + Self.format(value) + "\n"
     }
 
+    /// A gauge family with one unlabelled sample.
+    mutating func gauge(_ name: String, _ help: String, _ value: Int) {
+        family(name, "gauge", help)
+        sample(name, [], value)
+    }
+
     /// One sample with an integer value.
     mutating func sample(_ name: String, _ labels: [(String, String)] = [], _ value: Int) {
         sample(name, labels, Double(value))

@@ -37,20 +37,16 @@ struct NodeScrape {
         text.family("cordis_fibers", "gauge", "Fibers of this node by state, proxies of remote providers included.")
         for state in FiberState.allCases { text.sample("cordis_fibers", [("state", state.rawValue)], fibers[state] ?? 0) }
 
-        text.family("cordis_entries", "gauge", "Entries of this node's plugin tree.")
-        text.sample("cordis_entries", [], entries)
-        text.family("cordis_entries_with_error", "gauge", "Entries whose plugin is unknown, whose config was refused, or whose fiber failed.")
-        text.sample("cordis_entries_with_error", [], entriesWithError)
+        text.gauge("cordis_entries", "Entries of this node's plugin tree.", entries)
+        text.gauge("cordis_entries_with_error", "Entries whose plugin is unknown, whose config was refused, or whose fiber failed.", entriesWithError)
 
-        text.family("cordis_members", "gauge", "Members this node knows, itself included, by health: up, down, or degraded (this node, in etcd mode).")
+        text.family("cordis_members", "gauge", "Members this node knows, itself included, by health: up, suspected (silent past half the heartbeat timeout), down, or degraded (this node, in etcd mode).")
         for state in MemberHealth.allCases {
             text.sample("cordis_members", [("health", state.rawValue)], health.filter { $0 == state }.count)
         }
 
-        text.family("cordis_links", "gauge", "Links open to other members (one per member in use).")
-        text.sample("cordis_links", [], links)
-        text.family("cordis_console_links", "gauge", "Links open to consoles.")
-        text.sample("cordis_console_links", [], consoleLinks)
+        text.gauge("cordis_links", "Links open to other members (one per member in use).", links)
+        text.gauge("cordis_console_links", "Links open to consoles.", consoleLinks)
 
         text.family("cordis_calls_total", "counter", "Remote calls served by this node's providers and made by its proxies, by outcome (ok or the call error code).")
         for direction in NodeMetrics.directions {
@@ -68,8 +64,7 @@ struct NodeScrape {
         for (outcome, count) in metrics.withdrawals.sorted(by: { $0.key < $1.key }) {
             text.sample("cordis_withdrawals_total", [("outcome", outcome)], count)
         }
-        text.family("cordis_withdrawals_in_progress", "gauge", "Withdrawals waiting for remote consumers to let go.")
-        text.sample("cordis_withdrawals_in_progress", [], metrics.withdrawing.count)
+        text.gauge("cordis_withdrawals_in_progress", "Withdrawals waiting for remote consumers to let go.", metrics.withdrawing.count)
         text.family("cordis_withdrawal_duration_seconds", "histogram", "How long withdrawals took, from the notice to the release of the provider's teardown.")
         metrics.withdrawalDuration.write("cordis_withdrawal_duration_seconds", [], into: &text)
 
@@ -88,16 +83,13 @@ struct NodeScrape {
         }
 
         if let resident = process.residentBytes {
-            text.family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.")
-            text.sample("process_resident_memory_bytes", [], resident)
+            text.gauge("process_resident_memory_bytes", "Resident memory size in bytes.", resident)
         }
         if let open = process.openDescriptors {
-            text.family("process_open_fds", "gauge", "Number of open file descriptors.")
-            text.sample("process_open_fds", [], open)
+            text.gauge("process_open_fds", "Number of open file descriptors.", open)
         }
         if let limit = process.descriptorLimit {
-            text.family("process_max_fds", "gauge", "Maximum number of open file descriptors.")
-            text.sample("process_max_fds", [], limit)
+            text.gauge("process_max_fds", "Maximum number of open file descriptors.", limit)
         }
         return text.text
     }
