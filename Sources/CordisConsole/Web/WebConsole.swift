@@ -39,6 +39,8 @@ actor WebConsole {
     private var nextStream = 0
 
     private var status: JSONValue = .null
+    /// When `status` was answered: an unreachable member's `lastSeen` in it counts from then.
+    private var statusAnsweredAt = ContinuousClock.now
     private var members: JSONValue = .null
     private var catalog = JSONObject()
     private var catalogNodes: [String] = []
@@ -274,6 +276,7 @@ actor WebConsole {
         switch outcome {
         case .success(let (status, members)):
             self.status = status
+            statusAnsweredAt = .now
             self.members = members
             problem = nil
             let reachable = (members["members"]?.arrayValue ?? []).filter { $0["reachable"]?.boolValue == true }
@@ -384,9 +387,25 @@ actor WebConsole {
 
     private var stateJSON: JSONValue {
         .object([
-            "node": .string(address), "status": status, "members": members, "catalog": .object(catalog), "interfaces": .object(interfaces),
+            "node": .string(address), "status": statusNow, "members": members, "catalog": .object(catalog), "interfaces": .object(interfaces),
             "problem": problem.map(JSONValue.string) ?? .null,
         ])
+    }
+
+    /// `status` as of now: each unreachable member's `lastSeen` counted on from when the node answered,
+    /// so a page that opens later (or hears the state again later) is told how long ago it is now.
+    private var statusNow: JSONValue {
+        let elapsed = (ContinuousClock.now - statusAnsweredAt).components
+        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        guard seconds > 0, var object = status.objectValue, let nodes = object["nodes"]?.arrayValue else { return status }
+        object["nodes"] = .array(nodes.map { node in
+            guard var member = node.objectValue, member["reachable"]?.boolValue == false,
+                  let seen = member["lastSeen"]?.doubleValue
+            else { return node }
+            member["lastSeen"] = .double(seen + seconds)
+            return .object(member)
+        })
+        return .object(object)
     }
 
     private var graphJSON: JSONValue {
