@@ -27,6 +27,8 @@ struct NodeStateSequenceTests {
         var draining: Set<Int> = []
         /// Provider lives of this node whose withdrawal is under way.
         var withdrawing: Set<Int> = []
+        /// The members each withdrawal under way was sent to, by provider life.
+        var told: [Int: Set<String>] = [:]
         /// Provider lives whose withdrawal deadline is armed (neither cancelled nor passed yet).
         var deadlines: Set<Int> = []
         /// Proxy disposals under way (the test reports their end at random later steps), by id.
@@ -155,14 +157,23 @@ struct NodeStateSequenceTests {
                     draining.insert(session)
                 case .link(.refuse(let session, _)):
                     open[session] = nil
-                case .exports(.withdraw(let provider, _)):
+                case .exports(.withdraw(let provider, let peers)):
                     if !withdrawing.insert(provider.life).inserted {
                         problems.append("\(context): life \(provider.life) withdrawn twice")
                     }
-                case .exports(.release(let provider, _)):
+                    told[provider.life] = Set(peers)
+                case .exports(.release(let provider, let outcome)):
                     if withdrawing.remove(provider.life) == nil {
                         problems.append("\(context): life \(provider.life) released without a withdrawal under way")
                     }
+                    // Released before its deadline only once every member told has acknowledged or was lost.
+                    if case .finished(let acknowledged, let lost) = outcome,
+                       Set(acknowledged).union(lost) != told[provider.life] ?? [] || !Set(acknowledged).isDisjoint(with: lost) {
+                        problems.append(
+                            "\(context): life \(provider.life) released with \(acknowledged) acknowledged and \(lost) lost "
+                                + "of \(told[provider.life]?.sorted() ?? [])")
+                    }
+                    told[provider.life] = nil
                     if deadlines.contains(provider.life) {
                         problems.append("\(context): life \(provider.life) released with its deadline still armed")
                     }
@@ -257,7 +268,7 @@ struct NodeStateSequenceTests {
         }
     }
 
-    @Test("Mesh and etcd mode, random steps: one link per member, no proxy of a dead life, every withdrawal released once with its deadline cancelled or passed once, every withdrawal acknowledged once, no call left waiting", arguments: [false, true])
+    @Test("Mesh and etcd mode, random steps: one link per member, no proxy of a dead life, every withdrawal released once (before its deadline only when every member told acknowledged or was lost) with its deadline cancelled or passed once, every withdrawal acknowledged once, no call left waiting", arguments: [false, true])
     func randomSequences(etcd: Bool) {
         for seed in Self.seeds {
             var world = World(seed: seed, etcd: etcd)
