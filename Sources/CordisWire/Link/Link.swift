@@ -18,24 +18,24 @@ public final class Link: Sendable {
         case finished
     }
 
+    /// The receiving half and the handshake's course, under one lock: the phase, and the outcome told
+    /// once (a handshake cannot establish after its deadline or its connection's close decided it).
     private struct Receiving {
         var phase: Phase
         var lastHeard = ContinuousClock.now
         /// Where answers go on the loop thread (see `deliverAnswers(to:)`).
         var answers: PendingCalls?
+        /// The handshake's outcome once known: what the link established, or why it failed.
+        var outcome: Result<HandshakeResult, any Error>?
+        /// Told the outcome once (`startHandshake`'s completion, which `establish` awaits).
+        var completion: (@Sendable (Result<HandshakeResult, any Error>) -> Void)?
+        /// The handshake's deadline, until the outcome is known.
+        var timer: UInt64?
     }
 
     private struct Sending {
         var codec: SessionCodec?
         var closed = false
-    }
-
-    /// The handshake's outcome (what the link established, once) and the completion told it
-    /// (`startHandshake`'s, which `establish` awaits).
-    private struct Establishing {
-        var outcome: Result<HandshakeResult, any Error>?
-        var completion: (@Sendable (Result<HandshakeResult, any Error>) -> Void)?
-        var timer: UInt64?
     }
 
     /// The connection underneath (addresses, peer credentials, close reason).
@@ -46,7 +46,6 @@ public final class Link: Sendable {
     public let options: LinkOptions
     private let receiving: Mutex<Receiving>
     private let sending = Mutex(Sending())
-    private let establishing = Mutex(Establishing())
 
     private init(connection: Connection, handshake: Handshake, options: LinkOptions) {
         self.connection = connection
@@ -117,14 +116,14 @@ public final class Link: Sendable {
         }
         let opening = handshake.start()
         let link = Link(connection: connection, handshake: handshake, options: options)
-        link.establishing.withLock { state in
+        link.receiving.withLock { state in
             state.completion = { outcome in completion(outcome.map { _ in link }) }
         }
         link.beginHandshake(opening: opening)
     }
 
     /// Arms the handshake's deadline and hands the connection's frames to the handshake; what follows
-    /// runs on the loop thread, and `finishHandshake` tells the outcome.
+    /// runs on the loop thread, where the outcome is decided once (`decide`) and told.
     private func beginHandshake(opening: [WireMessage]) {
         connection.setMaxFrameSize(min(Handshake.maxFrameSize, options.maxFrameSize))
         let timeout = options.handshakeTimeout
@@ -132,7 +131,7 @@ public final class Link: Sendable {
             let error = TransportError(.handshakeTimeout, "connection \(connection.id): no handshake within \(timeout)")
             if finishHandshake(.failure(error)) { connection.close(reason: error) }
         }
-        establishing.withLock { $0.timer = timer }
+        receiving.withLock { $0.timer = timer }
         connection.whenClosed { [self] reason in
             let error = reason ?? TransportError(.closed, "connection \(connection.id) closed during the handshake")
             finishHandshake(.failure(error))
@@ -147,25 +146,34 @@ public final class Link: Sendable {
         }
     }
 
-    /// Records the handshake's outcome once and calls the completion; false when it was already known.
+    /// Who is told a handshake's outcome, and the deadline to cancel, taken once the outcome is decided.
+    private typealias Told = (completion: (@Sendable (Result<HandshakeResult, any Error>) -> Void)?, timer: UInt64?)
+
+    /// Decides the handshake's outcome under the receiving lock: nil when it was already decided, else
+    /// who to tell. A failure finishes the phase too.
+    private static func decide(_ outcome: Result<HandshakeResult, any Error>, in state: inout Receiving) -> Told? {
+        guard state.outcome == nil else { return nil }
+        state.outcome = outcome
+        if case .failure = outcome { state.phase = .finished }
+        defer {
+            state.completion = nil
+            state.timer = nil
+        }
+        return (state.completion, state.timer)
+    }
+
+    /// Cancels the deadline and tells the outcome, outside any lock.
+    private func tell(_ told: Told?, _ outcome: Result<HandshakeResult, any Error>) {
+        guard let told else { return }
+        if let timer = told.timer { connection.loop.cancelTimer(timer) }
+        told.completion?(outcome)
+    }
+
+    /// Records a failed handshake once and tells it; false when the outcome was already known.
     @discardableResult
     private func finishHandshake(_ outcome: Result<HandshakeResult, any Error>) -> Bool {
-        typealias Taken = ((@Sendable (Result<HandshakeResult, any Error>) -> Void)?, UInt64?)
-        let taken = establishing.withLock { state -> Taken? in
-            guard state.outcome == nil else { return nil }
-            state.outcome = outcome
-            defer {
-                state.completion = nil
-                state.timer = nil
-            }
-            return (state.completion, state.timer)
-        }
-        guard let (completion, timer) = taken else { return false }
-        if let timer { connection.loop.cancelTimer(timer) }
-        if case .failure = outcome {
-            receiving.withLock { $0.phase = .finished }
-        }
-        completion?(outcome)
+        guard let told = receiving.withLock({ Self.decide(outcome, in: &$0) }) else { return false }
+        tell(told, outcome)
         return true
     }
 
@@ -175,7 +183,7 @@ public final class Link: Sendable {
     /// capabilities), the protocol version, whether frames are authenticated.
     public var handshake: HandshakeResult {
         // Known before `establish` returns the link, so never the placeholder for a caller.
-        establishing.withLock { state in (try? state.outcome?.get()) ?? nil } ?? HandshakeResult.placeholder
+        receiving.withLock { state in (try? state.outcome?.get()) ?? nil } ?? HandshakeResult.placeholder
     }
 
     /// The peer's identity as established by the handshake.
@@ -314,7 +322,7 @@ public final class Link: Sendable {
     private enum Action {
         case verdict(FrameVerdict)
         case handshakeProceeds([WireMessage])
-        case handshakeEstablished([WireMessage], HandshakeResult, SessionCodec)
+        case handshakeEstablished([WireMessage], HandshakeResult, SessionCodec, Told?)
         case handshakeFailed([WireMessage], WireError)
         case answer(WireMessage)
         case offer(WireMessage, to: PendingCalls)
@@ -345,8 +353,9 @@ public final class Link: Sendable {
                     // Frames sent are bounded by the smaller of the two limits: the peer's, when it said it.
                     let codec = result.sessionCodec(
                         maxFrameSize: min(options.maxFrameSize, result.peer.maxFrameSize ?? Frame.defaultMaxSize))
+                    // Decided here, with the phase: a deadline or a close that comes after finds it known.
                     state.phase = .established(codec)
-                    return .handshakeEstablished(send, result, codec)
+                    return .handshakeEstablished(send, result, codec, Self.decide(.success(result), in: &state))
                 case .failed(let send, let error):
                     state.phase = .finished
                     return .handshakeFailed(send, error)
@@ -385,12 +394,12 @@ public final class Link: Sendable {
         case .handshakeProceeds(let send):
             sendPlain(send)
             return .consume
-        case .handshakeEstablished(let send, let result, let codec):
+        case .handshakeEstablished(let send, let result, let codec, let told):
             sendPlain(send)
             sending.withLock { $0.codec = codec }
             connection.setMaxFrameSize(options.maxFrameSize)
             connection.markEstablished()
-            finishHandshake(.success(result))
+            tell(told, .success(result))
             return .consume
         case .handshakeFailed(let send, let error):
             finishHandshake(.failure(error))
