@@ -33,9 +33,11 @@ struct LinkDialTests {
                 configuration: HandshakeConfiguration(identity: identity, secrets: nil),
                 options: LinkOptions(handshakeTimeout: .seconds(5)))
         }
-        // Queued behind the task's first job: the task's thread is busy for 3 s from the moment it
-        // waits for the connect, as under a load that starves the task pool.
-        executor.queue.async { Thread.sleep(forTimeInterval: 3) }
+        // Queued behind the task's first job: the task's thread is held from the moment it waits for the
+        // connect until the server has read (or given up on) the hello, as under a load that starves
+        // the task pool. The hold is bounded in case the test fails before releasing it.
+        let held = DispatchSemaphore(value: 0)
+        executor.queue.async { _ = held.wait(timeout: .now() + 30) }
         let peer = server.accept()
         // The server reads the hello's length prefix well before the task's thread is free again.
         var flags = fcntl(peer, F_GETFL)
@@ -49,6 +51,7 @@ struct LinkDialTests {
             if count > 0 { received += count } else { await Task.yield() }
         }
         #expect(received >= 4, "no hello within 2 s of the connect")
+        held.signal()
         Glibc.close(peer)
         _ = await dialling.result
         await loop.shutdown()

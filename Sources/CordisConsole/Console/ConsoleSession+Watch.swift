@@ -122,8 +122,7 @@ extension ConsoleSession {
                 redraw()
             case .tick:
                 // An unreachable member's last seen keeps counting between fetches.
-                let elapsed = (ContinuousClock.now - fetchedAt).components
-                screen.sinceFetch = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+                screen.sinceFetch = ControlTimeout.seconds(.now - fetchedAt)
                 if let due = attemptAt {
                     if !connecting, ContinuousClock.now >= due { attempt() }
                     showCountdown()

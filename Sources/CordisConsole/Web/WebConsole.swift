@@ -324,8 +324,7 @@ actor WebConsole {
         Task {
             let start = ContinuousClock.now
             let outcome = await graph.svg(text)
-            let took = (ContinuousClock.now - start).components
-            laidOut(outcome, seconds: Double(took.seconds) + Double(took.attoseconds) / 1e18)
+            laidOut(outcome, seconds: ControlTimeout.seconds(.now - start))
         }
     }
 
@@ -395,8 +394,7 @@ actor WebConsole {
     /// `status` as of now: each unreachable member's `lastSeen` counted on from when the node answered,
     /// so a page that opens later (or hears the state again later) is told how long ago it is now.
     private var statusNow: JSONValue {
-        let elapsed = (ContinuousClock.now - statusAnsweredAt).components
-        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        let seconds = ControlTimeout.seconds(.now - statusAnsweredAt)
         guard seconds > 0, var object = status.objectValue, let nodes = object["nodes"]?.arrayValue else { return status }
         object["nodes"] = .array(nodes.map { node in
             guard var member = node.objectValue, member["reachable"]?.boolValue == false,

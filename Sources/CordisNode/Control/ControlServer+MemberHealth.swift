@@ -17,9 +17,7 @@ extension ControlServer {
             switch change.change {
             case "down": reason = lastSeen(change.member).map { "last heard from \(Int($0.rounded(.down))) s ago" }
             case "suspected": reason = node.link(to: change.member).map { session in
-                let silence = (ContinuousClock.now - session.link.lastHeard).components
-                let seconds = Double(silence.seconds) + Double(silence.attoseconds) / 1e18
-                return "silent for \((seconds * 10).rounded() / 10) s"
+                "silent for \((NodeMetrics.seconds(since: session.link.lastHeard) * 10).rounded() / 10) s"
             }
             case "degraded": reason = node.degradedReason
             case "left": reason = node.state.forgottenNames.contains(change.member) ? "forgotten" : nil

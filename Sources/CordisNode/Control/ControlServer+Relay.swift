@@ -170,8 +170,7 @@ extension ControlServer {
     func lastSeen(_ member: String) -> Double? {
         let heard = [node.link(to: member)?.link.lastHeard, lastHeard[member]].compactMap { $0 }.max()
         guard let heard else { return nil }
-        let elapsed = (ContinuousClock.now - heard).components
-        return max(0, Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+        return max(0, NodeMetrics.seconds(since: heard))
     }
 
     /// A member that refused the operator: its name and nothing it would not show that operator

@@ -14,8 +14,7 @@ extension ControlServer {
             }
             return .object(object)
         }
-        let elapsed = (ContinuousClock.now - node.traffic.since).components
-        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        let seconds = NodeMetrics.seconds(since: node.traffic.since)
         return .object([
             "node": .string(node.name),
             "seconds": .number(.double(seconds)),

@@ -1,10 +1,3 @@
-import CCordisShim
-import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A plain TCP byte stream on an `EventLoop`, without frames or a handshake: what an HTTP client needs
 /// to speak to a coordination service (etcd's JSON gateway).
 ///
@@ -25,32 +18,15 @@ package final class ByteStream: Sendable {
 
     /// Connects to `host` (a numeric address or a name the system resolves) on `port`.
     ///
-    /// - Throws: `TransportError` (`connectionRefused`, `connectTimeout`, `invalidAddress`, `systemError`).
+    /// - Throws: `TransportError` (`connectionRefused`, `connectTimeout`, `addressUnavailable`, `invalidAddress`,
+    ///   `systemError`), as `EventLoop.connect(to:limits:tls:)`.
     package static func connect(
         host: String, port: UInt16, on loop: EventLoop, timeout: Duration, maxBufferedBytes: Int = 1 << 20
     ) async throws -> ByteStream {
-        let numeric = try EventLoop.numericHost(host)
-        let fd = ccordis_stream_socket(ccordis_numeric_family(numeric))
-        guard fd >= 0 else { throw TransportError.system(.systemError, "cannot create a TCP socket") }
-        let target = Address.tcp(host: host, port: port)
-        let status = ccordis_inet_connect(fd, numeric, port)
-        if status < 0 {
-            let number = errno
-            Glibc.close(fd)
-            throw TransportError(.connectionRefused, "nobody listens on \(target)", errno: number)
-        }
-        if status == 1 {
-            do {
-                try await PendingDial(fd: fd, loop: loop, target: target).wait(timeout: timeout)
-            } catch {
-                Glibc.close(fd)
-                throw error
-            }
-        }
         let limits = ConnectionLimits(
             inboundQueueFrames: Int.max, inboundQueueBytes: maxBufferedBytes, outboundBufferBytes: maxBufferedBytes,
-            handshakeTimeout: nil, handshakeQueueFrames: Int.max, handshakeQueueBytes: maxBufferedBytes)
-        let connection = try Connection(fd: fd, loop: loop, limits: limits, framing: .raw)
+            handshakeTimeout: nil, connectTimeout: timeout, handshakeQueueFrames: Int.max, handshakeQueueBytes: maxBufferedBytes)
+        let connection = try await loop.connect(to: .tcp(host: host, port: port), limits: limits, framing: .raw)
         connection.markEstablished()
         return ByteStream(connection: connection, maxBufferedBytes: maxBufferedBytes)
     }
@@ -68,11 +44,7 @@ package final class ByteStream: Sendable {
     ///
     /// - Throws: the `TransportError` that ended the stream, or `CancellationError`.
     package func read() async throws -> [UInt8]? {
-        switch try await connection.nextItem() {
-        case .frame(let bytes)?: bytes
-        case .message(let message)?: message.encoded
-        case nil: nil
-        }
+        try await connection.nextFrame()
     }
 
     /// The bytes waiting to be written.

@@ -41,7 +41,7 @@ public final class Connection: Sendable, DeferredWriter {
     }
 
     /// How a connection cuts its inbound bytes.
-    enum Framing {
+    package enum Framing: Sendable {
         /// Length-prefixed frames: the Cordis wire.
         case frames
         /// Each read as it came: a plain byte stream (`ByteStream`).

@@ -19,8 +19,15 @@ extension EventLoop {
     public func connect(
         to address: Address, limits: ConnectionLimits = ConnectionLimits(), tls: TLSContext? = nil
     ) async throws -> Connection {
+        try await connect(to: address, limits: limits, tls: tls, framing: .frames)
+    }
+
+    /// `connect(to:limits:tls:)` with the connection's `framing` (`.raw` for a plain byte stream).
+    func connect(
+        to address: Address, limits: ConnectionLimits, tls: TLSContext? = nil, framing: Connection.Framing
+    ) async throws -> Connection {
         try await withCheckedThrowingContinuation { continuation in
-            dial(to: address, limits: limits, tls: tls) { continuation.resume(with: $0) }
+            dial(to: address, limits: limits, tls: tls, framing: framing) { continuation.resume(with: $0) }
         }
     }
 
@@ -30,7 +37,7 @@ extension EventLoop {
     /// whether or not the task that dialled has a thread to run on.
     package func dial(
         to address: Address, limits: ConnectionLimits = ConnectionLimits(), tls: TLSContext? = nil,
-        completion: @escaping @Sendable (Result<Connection, any Error>) -> Void
+        framing: Connection.Framing = .frames, completion: @escaping @Sendable (Result<Connection, any Error>) -> Void
     ) {
         switch address {
         case .unix(let path):
@@ -51,7 +58,7 @@ extension EventLoop {
                 }
                 return completion(.failure(error))
             }
-            completion(Result { try Connection(fd: fd, loop: self, limits: limits) })
+            completion(Result { try Connection(fd: fd, loop: self, limits: limits, framing: framing) })
         case .tcp(let host, let port):
             let numeric: String
             do {
@@ -71,12 +78,12 @@ extension EventLoop {
                 return completion(.failure(TransportError(.addressUnavailable, "cannot connect to \(address)", errno: number)))
             }
             guard status == 1 else {
-                return completion(Result { try connected(fd, to: address, limits: limits, tls: tls) })
+                return completion(Result { try connected(fd, to: address, limits: limits, tls: tls, framing: framing) })
             }
             PendingDial(fd: fd, loop: self, target: address).start(timeout: limits.connectTimeout) { [self] outcome in
                 switch outcome {
                 case .success:
-                    completion(Result { try connected(fd, to: address, limits: limits, tls: tls) })
+                    completion(Result { try connected(fd, to: address, limits: limits, tls: tls, framing: framing) })
                 case .failure(let error):
                     close(fd)
                     completion(.failure(error))
@@ -86,8 +93,10 @@ extension EventLoop {
     }
 
     /// The connection on the connected TCP socket `fd`; with `tls`, the TLS client's first flight is sent.
-    private func connected(_ fd: Int32, to address: Address, limits: ConnectionLimits, tls: TLSContext?) throws -> Connection {
-        guard let tls else { return try Connection(fd: fd, loop: self, limits: limits) }
+    private func connected(
+        _ fd: Int32, to address: Address, limits: ConnectionLimits, tls: TLSContext?, framing: Connection.Framing
+    ) throws -> Connection {
+        guard let tls else { return try Connection(fd: fd, loop: self, limits: limits, framing: framing) }
         let filter: TLSStreamFilter
         do {
             filter = try TLSStreamFilter(context: tls, side: .client)

@@ -27,14 +27,6 @@ final class PendingDial: Sendable {
         self.token = loop.allocateToken()
     }
 
-    /// Waits until the socket is connected; throws when it fails or `timeout` passes. The caller
-    /// keeps ownership of the descriptor either way.
-    func wait(timeout: Duration) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            start(timeout: timeout) { continuation.resume(with: $0) }
-        }
-    }
-
     /// Watches the socket until it is connected, then calls `completion` once, on the loop thread, with
     /// the outcome (success, failure, or the connect timeout). The caller keeps ownership of the
     /// descriptor either way.
