@@ -82,7 +82,7 @@ struct AdmissionTests {
         #expect(state.receive(.established(session: 1, holder: .console(identity: "x", role: nil))) == [])
         #expect(state.receive(.established(session: 2, holder: .console(identity: "x", role: nil)))
             == [.notAdmitted(session: 2, reason: "x already holds 1 console links, the most one identity may")])
-        _ = state.receive(.ended(session: 1))
+        _ = state.receive(.link(.linkClosed(session: 1)))
         #expect(state.receive(.established(session: 3, holder: .console(identity: "x", role: nil))) == [])
         // A member link refused by Membership (a name conflict) frees its slot at once.
         _ = state.receive(.established(session: 4, holder: .member("a")))

@@ -101,7 +101,7 @@ struct ClusterDuplicateCloseTests {
         // a takes x as its duplicate while b has not taken y: b waits for its other link.
         a.adopt(x)
         try #require(await ClusterInProcessTests.eventually("b to wait for its other link to a", on: [a, b]) {
-            b.awaitsReplacement(of: "a")
+            b.state.linkChoice(for: "a") == .awaitReplacement
         })
         let caller = Task { try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "waited"]) }
         try #require(await ClusterInProcessTests.eventually("the call to wait", on: [a, b]) { b.peers.replacementWaiters(of: "a") == 1 })
@@ -116,7 +116,7 @@ struct ClusterDuplicateCloseTests {
             let started = ContinuousClock.now
             await #expect(throws: RemoteCallError.self) { try await caller.value }
             #expect(ContinuousClock.now - started < .seconds(15))
-            #expect(!b.awaitsReplacement(of: "a"))
+            #expect(b.state.linkChoice(for: "a") != .awaitReplacement)
         }
         #expect(!b.peers.awaitsAnyReplacement)
         await b.stop()

@@ -35,6 +35,8 @@ struct NodeStateSequenceTests {
         var disposing: [Int: Proxies.Key] = [:]
         /// Acknowledgements owed to members and not sent yet.
         var outstanding = 0
+        /// The time idle sweeps report: it moves on by a few seconds per sweep.
+        var clock = ContinuousClock.now
         var problems: [String] = []
 
         static let members = ["a", "b", "d", "e"]
@@ -69,6 +71,11 @@ struct NodeStateSequenceTests {
             if case .proxyDisposed(let id) = event { disposing[id] = nil }
             let directives = state.receive(event)
             let context = "step \(number) (\(event))"
+            if case .idleSweep(_, let busy) = event {
+                for case .closeIdle(_, let member) in directives where busy.contains(member) {
+                    problems.append("\(context): closed \(member)'s link as idle while it has work in flight")
+                }
+            }
             var disposalEnded = false
             if case .proxyDisposed = event { disposalEnded = true }
             follow(directives, owed: owed, liveBefore: liveBefore, disposalEnded: disposalEnded, context: context)
@@ -95,8 +102,8 @@ struct NodeStateSequenceTests {
                 draining.remove(session)
                 return .link(.linkClosed(session: session))
             case 5:
-                guard let session = pick(sessions) else { return .started }
-                return .link(.heartbeatMissed(session: session))
+                guard let session = pick(sessions), let peer = open[session] else { return .started }
+                return .silent(session: session, peer: peer.name)
             case 6, 7:
                 guard let session = pick(sessions), let peer = open[session] else { return .started }
                 let node = Int.random(in: 0..<8, using: &random) == 0 ? pick(Self.members)! : peer.name
@@ -129,6 +136,11 @@ struct NodeStateSequenceTests {
                 guard let (member, closed) = pick(waiting) else { return .started }
                 return .link(.replacementOverdue(member: member, closed: closed))
             case 14:
+                if Bool.random(using: &random) {
+                    clock += .seconds(Int.random(in: 0...8, using: &random))
+                    let busy = Set(Self.members.filter { _ in Int.random(in: 0..<4, using: &random) == 0 })
+                    return .idleSweep(at: clock, busy: busy)
+                }
                 guard let session = pick(sessions) else { return .started }
                 return .closingIdle(session: session)
             default:
@@ -153,8 +165,13 @@ struct NodeStateSequenceTests {
             outstanding += owed
             for directive in directives {
                 switch directive {
-                case .link(.drain(let session, _)), .link(.closeDuplicate(let session, _)):
+                case .drain(let session, _, _, _, _):
                     draining.insert(session)
+                case .closeIdle(let session, let member):
+                    // Only etcd mode closes idle links, and only a member's link in use.
+                    if !etcd || state.membership.session(of: member) != session {
+                        problems.append("\(context): closed link \(session) as \(member)'s idle link")
+                    }
                 case .link(.refuse(let session, _)):
                     open[session] = nil
                 case .exports(.withdraw(let provider, let peers)):
@@ -185,7 +202,7 @@ struct NodeStateSequenceTests {
                     if deadlines.remove(life) == nil {
                         problems.append("\(context): life \(life)'s deadline cancelled while not armed")
                     }
-                case .proxies(.create(let key, _)):
+                case .proxies(.create(let key, _, _)):
                     if !live.insert(key).inserted { problems.append("\(context): a second proxy of \(key)") }
                 case .proxies(.dispose(let key, let id, _)):
                     if live.remove(key) == nil { problems.append("\(context): disposed \(key), which did not exist") }

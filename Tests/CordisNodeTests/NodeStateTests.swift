@@ -39,7 +39,7 @@ struct NodeStateTests {
     }
 
     static func proxyKeys(_ directives: [NodeState.Directive]) -> [Proxies.Key] {
-        directives.compactMap { if case .proxies(.create(let key, _)) = $0 { key } else { nil } }
+        directives.compactMap { if case .proxies(.create(let key, _, _)) = $0 { key } else { nil } }
     }
 
     @Test("A member linked: the link is adopted, the discovery learns it, the exports are announced to it, then waiting calls go on")
@@ -158,8 +158,10 @@ struct NodeStateTests {
             var state = Self.mesh("b")
             _ = state.receive(Self.handshake(1, "a", "a1"))
             let directives = state.receive(Self.from(1, goodbye))
-            #expect(directives.contains(.link(.drain(session: 1, member: "a"))), "\(goodbye)")
+            #expect(directives.contains(.drain(
+                session: 1, member: "a", goodbye: nil, closingWhenIdle: true, deadline: .seconds(35))), "\(goodbye)")
             #expect(directives.contains(.link(.awaitReplacement(member: "a", closed: 1))), "\(goodbye)")
+            #expect(directives.contains(.schedule(.link(.replacementOverdue(member: "a", closed: 1)), after: .seconds(5))), "\(goodbye)")
             #expect(!directives.contains { if case .memberLost = $0 { true } else { false } }, "\(goodbye)")
         }
         var state = Self.mesh("a")
@@ -236,5 +238,126 @@ struct NodeStateTests {
         let retracted = state.receive(.directory(.directoryChanged([.delete(key: service.key, revision: 3)], revision: 3)))
         #expect(retracted.contains { if case .proxies(.dispose(_, _, .retracted)) = $0 { true } else { false } })
         #expect(state.proxies.live.isEmpty)
+    }
+
+    @Test("In etcd mode a sweep closes, as idle, each member's link in use that carried no call for the idle timeout and has no work in flight; the mesh closes none")
+    func idleSweep() {
+        var state = Self.etcd()
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        _ = state.receive(Self.handshake(2, "c", "c1"))
+        let start = ContinuousClock.now
+        state.linkUsed(by: "b", at: start)
+        // c is first seen at this sweep: it counts as used then.
+        #expect(state.receive(.idleSweep(at: start + .seconds(1), busy: [])) == [])
+        // b is past the timeout; c too, but it has work in flight.
+        #expect(state.receive(.idleSweep(at: start + .seconds(12), busy: ["c"])) == [.closeIdle(session: 1, member: "b")])
+        // Its close is in order: b's life goes on.
+        #expect(state.receive(.link(.linkClosed(session: 1))).first == .memberLost(member: "b", incarnation: "b1", link: 1, inOrder: true))
+        // c's work is done; b links again, and its last use went with its old link: a whole timeout again.
+        _ = state.receive(Self.handshake(3, "b", "b1"))
+        #expect(state.receive(.idleSweep(at: start + .seconds(13), busy: [])) == [.closeIdle(session: 2, member: "c")])
+        #expect(state.receive(.idleSweep(at: start + .seconds(22), busy: [])) == [])
+        #expect(state.receive(.idleSweep(at: start + .seconds(24), busy: [])) == [.closeIdle(session: 3, member: "b")])
+        var mesh = Self.mesh()
+        _ = mesh.receive(Self.handshake(1, "b", "b1"))
+        #expect(mesh.receive(.idleSweep(at: start, busy: [])) == [])
+        #expect(mesh.receive(.idleSweep(at: start + .seconds(3600), busy: [])) == [])
+    }
+
+    @Test("A link that stands for no member (a console's, a drained duplicate) that misses heartbeats is closed, and nothing else follows")
+    func heartbeatOnALinkOfNoMember() {
+        var state = Self.mesh()
+        _ = state.receive(.established(session: 4, holder: .console(identity: "uid:0", role: nil)))
+        #expect(state.receive(.silent(session: 4, peer: "console-1")) == [.link(.close(session: 4, reason: "no heartbeat from console-1"))])
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        let lost = state.receive(.silent(session: 1, peer: "b"))
+        #expect(lost.first == .link(.close(session: 1, reason: "no heartbeat from b")))
+        #expect(lost.contains(.memberLost(member: "b", incarnation: "b1", link: 1, inOrder: false)))
+    }
+
+    @Test("On a Unix socket a member is admitted only when its socket is served by this node's user or root; a console by anyone the socket admits")
+    func nodeRoleByUID() {
+        var state = NodeState(
+            name: "a", discovery: MeshGossip(name: "a", ownAddresses: [], seeds: []), interfaces: Self.interfaces, ownUID: 1000,
+            withdrawTimeout: Self.withdrawTimeout)
+        #expect(state.receive(.established(session: 1, holder: .member("b"), peerUID: 1001)) == [
+            .notAdmitted(session: 1, reason: "its Unix socket is served by uid 1001, neither this node's user nor root"),
+        ])
+        #expect(state.receive(.established(session: 2, holder: .member("b"), peerUID: 1000)) == [])
+        #expect(state.receive(.established(session: 3, holder: .member("c"), peerUID: 0)) == [])
+        #expect(state.receive(.established(session: 4, holder: .member("d"))) == [])
+        #expect(state.receive(.established(session: 5, holder: .console(identity: "uid:1001", role: nil), peerUID: 1001)) == [])
+        #expect(state.admission.holders.keys.sorted() == [2, 3, 4, 5])
+    }
+
+    @Test("A standby takes over when the link in use closes: the old link's calls fail, the members and announcements go again on the new one, nothing is withdrawn")
+    func standbyPromoted() {
+        var state = Self.mesh("b")
+        _ = state.receive(.exports(.available([Self.clock(on: "b", life: 7)])))
+        _ = state.receive(Self.handshake(1, "a", "a1"))
+        #expect(state.receive(Self.handshake(2, "a", "a1")) == [.link(.keepStandby(session: 2, member: "a"))])
+        #expect(state.receive(.link(.linkClosed(session: 1))) == [
+            .retired(session: 1),
+            .link(.promote(session: 2, member: "a")),
+            .discovery(.sendMembers(to: "a")),
+            .exports(.announce(Self.clock(on: "b", life: 7), to: ["a"])),
+            .replacementSettled(member: "a"),
+        ])
+        #expect(state.linkChoice(for: "a") == .use(2))
+    }
+
+    @Test("A duplicate of a live life is drained by the side that sorts first, its goodbye said, for at most a call's timeout and a handshake's")
+    func duplicateDrained() {
+        var state = NodeState(
+            name: "a", discovery: MeshGossip(name: "a", ownAddresses: [], seeds: []), interfaces: Self.interfaces,
+            withdrawTimeout: Self.withdrawTimeout, callTimeout: .seconds(7), handshakeTimeout: .seconds(2))
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        #expect(state.receive(Self.handshake(2, "b", "b1")) == [.drain(
+            session: 2, member: "b", goodbye: "duplicate: a link to b already exists", closingWhenIdle: false, deadline: .seconds(9))])
+    }
+
+    @Test("Which link a call takes: the link in use; while a duplicate's replacement comes, that one; with none, a new one in etcd mode and none in the mesh")
+    func linkChoice() {
+        var mesh = Self.mesh("b")
+        #expect(mesh.linkChoice(for: "a") == .unreachable)
+        _ = mesh.receive(Self.handshake(1, "a", "a1"))
+        #expect(mesh.linkChoice(for: "a") == .use(1))
+        _ = mesh.receive(Self.from(1, .goodbye(reason: "x", duplicate: true)))
+        #expect(mesh.linkChoice(for: "a") == .awaitReplacement)
+        _ = mesh.receive(.link(.replacementOverdue(member: "a", closed: 1)))
+        #expect(mesh.linkChoice(for: "a") == .unreachable)
+        #expect(Self.etcd().linkChoice(for: "b") == .open)
+    }
+
+    @Test("The members as the cluster sees them: what the discovery knows wins over what a link said; members known by a link only are listed too")
+    func memberLists() {
+        var state = NodeState(
+            name: "a", discovery: MeshGossip(name: "a", ownAddresses: [], seeds: []), interfaces: Self.interfaces,
+            withdrawTimeout: Self.withdrawTimeout)
+        _ = state.receive(.link(.handshakeCompleted(session: 1, side: .initiator, name: "b", incarnation: "b1", addresses: ["unix:/b1"])))
+        // c is known from b's list only.
+        _ = state.receive(Self.from(1, .members([
+            Member(name: "c", addresses: ["unix:/c"], incarnation: "c1"),
+        ])))
+        let own = Member(name: "a", addresses: ["unix:/a"], incarnation: "a1")
+        let listed = state.memberList(own: own)
+        #expect(listed.map(\.name) == ["a", "b", "c"])
+        #expect(listed.first == own)
+        #expect(state.memberAddresses["b"] == ["unix:/b1"])
+        #expect(state.memberAddresses["c"] == ["unix:/c"])
+        #expect(state.memberIncarnations == ["b": "b1", "c": "c1"])
+    }
+
+    @Test("A proxy the node could not create does not exist: its withdrawal is acknowledged at once, with nothing to dispose")
+    func proxyNotCreated() throws {
+        var state = Self.mesh()
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        let created = state.receive(Self.from(1, .announce(Self.clock(on: "b", life: 3))))
+        let key = try #require(Self.proxyKeys(created).first)
+        #expect(created == [.proxies(.create(key, Self.clock(on: "b", life: 3), rank: "b"))])
+        _ = state.receive(.proxies(.notCreated(key)))
+        #expect(state.proxies.live.isEmpty)
+        let provider = Self.clock(on: "b", life: 3).provider
+        #expect(state.receive(Self.from(1, .withdraw(provider))) == [.proxies(.acknowledge(.init(provider: provider, session: 1)))])
     }
 }

@@ -393,28 +393,17 @@ extension EtcdMode {
         return session
     }
 
-    /// Notes that a call used the link to `member` (it is not idle).
-    func linkUsed(_ member: String) {
-        _ = idle.receive(.used(member: member, at: .now))
-    }
-
-    /// Closes links that carried no call for the idle timeout (as `IdleLinks` decides), sending
-    /// `goodbye` with `idle` so neither side takes the close for a failure.
+    /// Sweeps for links that carried no call for the idle timeout, twice per timeout: `NodeState` closes
+    /// them (`closeIdle`, a `goodbye` with `idle`, so neither side takes the close for a failure). What
+    /// work each link has in flight only the node sees, so the sweep brings it.
     private func closeIdleLinks() async {
         while node.running, !Task.isCancelled {
             await node.loop.pause(for: idleTimeout / 2)
-            let linked = node.sessions
-            let busy = Set(linked.filter { member, session in
+            let busy = Set(node.sessions.filter { member, session in
                 session.calls.count > 0 || session.inbound.count > 0 || node.control.relaysPending(to: member)
                     || node.control.upstream[member] != nil
             }.keys)
-            let event = IdleLinks.Event.sweep(at: .now, linked: Set(linked.keys), busy: busy)
-            for case .close(let member) in idle.receive(event) {
-                guard let session = linked[member] else { continue }
-                node.logger.debug("closing the idle link to \(member)", fields: [("CORDIS_PEER", member)])
-                node.carryOut(node.state.receive(.closingIdle(session: session.id)))
-                session.link.close(reason: NodeState.idleReason)
-            }
+            node.carryOut(node.state.receive(.idleSweep(at: .now, busy: busy)))
         }
     }
 }

@@ -16,8 +16,9 @@ final class EtcdMode {
     let client: EtcdClient
     /// The lease's time to live.
     let leaseTTL: Duration
-    /// How long a link may carry no call before it is closed.
-    var idleTimeout: Duration { idle.timeout }
+    /// How long a link may carry no call before it is closed (`NodeState` decides which are idle; the
+    /// sweep comes twice per timeout).
+    let idleTimeout: Duration
     /// The node's incarnation as registered: the process's own at start, a new one after each
     /// registration that replaced a lost lease (the old life was declared over by the others meanwhile).
     var incarnation: String
@@ -48,8 +49,6 @@ final class EtcdMode {
     var opening: [String: Task<PeerSession?, Never>] = [:]
     /// Members being re-dialled after their link failed.
     var redialling: [String: Task<Void, Never>] = [:]
-    /// Which links are idle and close: when each member's link last carried a call.
-    var idle: IdleLinks
     /// The long-running work: the keeper's renewals and what they came to, the watch, the idle sweep.
     var tasks: [Task<Void, Never>] = []
 
@@ -60,7 +59,7 @@ final class EtcdMode {
         self.keys = ServiceKeys(node: node.name)
         self.client = client
         self.leaseTTL = leaseTTL
-        self.idle = IdleLinks(timeout: idleTimeout)
+        self.idleTimeout = idleTimeout
         self.rule = LeaseRule(ttl: leaseTTL, now: .now)
         self.keeper = LeaseKeeper(client: client, ttl: leaseTTL)
     }

@@ -19,7 +19,8 @@ import CordisWire
 ///   closed. A member's link is bounded by the connection's own outbound limit only.
 /// - **On a Unix socket only the node's own user and root are members** (`mayHoldNodeRole`): everyone
 ///   else the socket admits (its group, `--allow-uid`) connects as a console. Asked at the handshake,
-///   off the node's actor, for both the links it accepts and those it dials.
+///   off the node's actor, for the links it accepts, and by `admit` for every link (those it dials too:
+///   a member's socket served by another user is not admitted).
 ///
 /// It owns no sockets: the node closes a refused link with the reason given.
 struct Admission {
@@ -75,20 +76,26 @@ struct Admission {
 
     /// The bounds in force.
     let limits: Limits
+    /// The user the node runs as.
+    let ownUID: UInt32
     /// Who holds each established link, by session.
     private(set) var holders: [Int: Holder] = [:]
     /// Links held per console identity.
     private(set) var consoleLinks: [String: Int] = [:]
 
-    /// No links held yet.
-    init(limits: Limits) {
+    /// No links held yet, on a node run by `ownUID`.
+    init(limits: Limits, ownUID: UInt32 = 0) {
         self.limits = limits
+        self.ownUID = ownUID
     }
 
-    /// Decides whether `holder` may hold the link of `session`; an admitted one is counted until
-    /// `release(session:)`.
-    mutating func admit(session: Int, _ holder: Holder) -> Verdict {
+    /// Decides whether `holder` may hold the link of `session` (its peer's Unix socket served by
+    /// `peerUID`, nil on TCP); an admitted one is counted until `release(session:)`.
+    mutating func admit(session: Int, _ holder: Holder, peerUID: UInt32? = nil) -> Verdict {
         guard holders[session] == nil else { return .admit }
+        if case .member = holder, let peerUID, !Self.mayHoldNodeRole(uid: peerUID, ownUID: ownUID) {
+            return .refuse("its Unix socket is served by uid \(peerUID), neither this node's user nor root")
+        }
         guard holders.count < limits.total else {
             return .refuse("this node holds \(limits.total) links, its limit")
         }
@@ -179,6 +186,11 @@ extension Admission {
     /// or `--insecure`).
     static func mayHoldNodeRole(_ credentials: PeerCredentials?, ownUID: UInt32) -> Bool {
         guard let credentials else { return true }
-        return credentials.uid == ownUID || credentials.uid == 0
+        return mayHoldNodeRole(uid: credentials.uid, ownUID: ownUID)
+    }
+
+    /// Whether a peer whose Unix socket is served by `uid` may hold the node role on a node run by `ownUID`.
+    static func mayHoldNodeRole(uid: UInt32, ownUID: UInt32) -> Bool {
+        uid == ownUID || uid == 0
     }
 }

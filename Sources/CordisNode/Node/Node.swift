@@ -97,18 +97,27 @@ public final class Node {
         var limits = Admission.Limits(total: configuration.connectionBudget, perConsoleIdentity: configuration.consoleBudget.links)
         limits.requestsPerConsoleIdentity = configuration.consoleBudget.requests
         limits.followsPerConsoleIdentity = configuration.consoleBudget.follows
-        self.state = NodeState(
-            name: configuration.name, discovery: MeshGossip(name: configuration.name, ownAddresses: [], seeds: []),
-            interfaces: interfaces, limits: limits, withdrawTimeout: configuration.withdrawTimeout)
+        self.state = Self.state(
+            of: configuration, discovery: MeshGossip(name: configuration.name, ownAddresses: [], seeds: []),
+            interfaces: interfaces, limits: limits)
         if !configuration.etcdEndpoints.isEmpty {
-            state = NodeState(
-                name: configuration.name, discovery: EtcdDirectory(name: configuration.name), interfaces: interfaces,
-                limits: limits, withdrawTimeout: configuration.withdrawTimeout)
+            state = Self.state(of: configuration, discovery: EtcdDirectory(name: configuration.name), interfaces: interfaces, limits: limits)
             etcd = EtcdMode(
                 node: self, client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop, traffic: traffic),
                 incarnation: configuration.incarnation,
                 leaseTTL: configuration.leaseTTL, idleTimeout: configuration.idleLinkTimeout)
         }
+    }
+
+    /// The cluster state of a node with `configuration`, finding members through `discovery`.
+    private static func state(
+        of configuration: NodeConfiguration, discovery: any MemberDiscovery, interfaces: [String: Proxies.Interface],
+        limits: Admission.Limits
+    ) -> NodeState {
+        NodeState(
+            name: configuration.name, discovery: discovery, interfaces: interfaces, limits: limits, ownUID: geteuid(),
+            withdrawTimeout: configuration.withdrawTimeout, callTimeout: configuration.callTimeout,
+            handshakeTimeout: LinkOptions().handshakeTimeout, idleTimeout: configuration.idleLinkTimeout)
     }
 
     /// The real addresses of the listeners (with the port picked for port 0).
@@ -159,21 +168,20 @@ public final class Node {
                 linking.listeners.append(try loop.listen(on: address, options: options))
             }
         }
-        if configuration.secrets == nil, configuration.tls == nil, !configuration.allowsInsecureTCP,
-           let open = linking.listeners.first(where: { if case .tcp = $0.address { return true } else { return false } }) {
+        if let refusal = ListenerSecurity.refusal(
+            listeningOn: listeningAddresses, secured: configuration.secrets != nil || configuration.tls != nil,
+            insecureAllowed: configuration.allowsInsecureTCP)
+        {
             linking.discardListeners()
-            throw NodeStartError(
-                "refusing to listen on \(open.address) without a secret or TLS (socket-activated or not); "
-                    + "pass --tls-cert, --tls-key and --tls-ca, or --secret-file, or --insecure to allow it")
+            throw NodeStartError(refusal)
         }
         if etcd == nil {
-            state = NodeState(
-                name: name,
+            state = Self.state(
+                of: configuration,
                 discovery: MeshGossip(
                     name: name, ownAddresses: advertisedAddresses + listeningAddresses.map(\.description),
                     seeds: configuration.peers.map(\.description)),
-                interfaces: state.proxies.interfaces, limits: state.admission.limits,
-                withdrawTimeout: configuration.withdrawTimeout)
+                interfaces: state.proxies.interfaces, limits: state.admission.limits)
         } else {
             do {
                 try await etcd?.register(retryingFor: .seconds(30))
@@ -410,15 +418,6 @@ public final class Node {
     @discardableResult
     func adopt(_ link: Link) -> PeerSession? {
         let peer = link.peer
-        // A node dialled on a Unix socket is held to the rule its own listener applies to peers.
-        if peer.role == .node, !Admission.mayHoldNodeRole(link.connection.credentials, ownUID: geteuid()) {
-            throttle.log(
-                .warn, kind: "nodeRoleRefused",
-                "refused the link to \(peer.name): its Unix socket is served by uid \(link.peerUID ?? 0), neither this "
-                    + "node's user nor root", fields: [("CORDIS_PEER", peer.name)])
-            link.close(reason: "this peer is not admitted here")
-            return nil
-        }
         let session = peers.open { PeerSession(id: $0, link: link, node: self) }
         let holder: Admission.Holder
         if peer.role == .console {
@@ -427,7 +426,7 @@ public final class Node {
         } else {
             holder = .member(peer.name)
         }
-        carryOut(state.receive(.established(session: session.id, holder: holder)))
+        carryOut(state.receive(.established(session: session.id, holder: holder, peerUID: link.peerUID)))
         guard peers[session.id] != nil else { return nil }
         if peer.role == .console {
             // Anyone admitted may connect and close at will: the line is rate-limited like a refusal.
@@ -445,29 +444,15 @@ public final class Node {
     func sessionEnded(_ session: PeerSession) {
         guard peers[session.id] === session else { return }
         defer { peers.remove(session.id) }
-        guard session.identity.role == .node, let member = state.membership.member(of: session.id) else {
-            // A console, or a link drained as a duplicate: it ends only what it held itself.
-            if session.identity.role == .console {
-                control.sessionEnded(session)
-                HeapTrim.soon(on: loop)
-            } else {
-                control.linkClosed(session)
-            }
-            carryOut(state.receive(.ended(session: session.id)))
-            return
-        }
-        // Relays waiting on the link in use fail; a standby closing ends only what it held itself.
-        if member.link?.session == session.id { control.sessionEnded(session) } else { control.linkClosed(session) }
+        // What the link held itself ends; what it stood for, `NodeState` says.
+        control.linkClosed(session)
+        if session.role == .console { HeapTrim.soon(on: loop) }
         carryOut(state.receive(.link(.linkClosed(session: session.id))))
     }
 
     /// A session's link stopped answering heartbeats.
     func heartbeatMissed(_ session: PeerSession) {
-        guard session.identity.role == .node, state.membership.member(of: session.id) != nil else {
-            session.link.close(reason: "no heartbeat from \(session.identity.name)")
-            return
-        }
-        carryOut(state.receive(.link(.heartbeatMissed(session: session.id))))
+        carryOut(state.receive(.silent(session: session.id, peer: session.identity.name)))
     }
 
     /// Carries out what `NodeState` decided, in order.
@@ -487,6 +472,25 @@ public final class Node {
                 exportsTouched = true
                 carryOut(exports)
             case .proxies(let proxies): carryOut(proxies)
+            case .retired(let id): if let session = peers[id] { retire(session) }
+            case .drain(let id, let member, let goodbye, let closingWhenIdle, let deadline):
+                guard let session = peers[id] else { continue }
+                if goodbye != nil {
+                    logger.debug("closing a duplicate link to \(member)", fields: [("CORDIS_PEER", member)])
+                } else {
+                    logger.debug("\(member) closes a link as a duplicate: draining it", fields: [("CORDIS_PEER", member)])
+                }
+                session.drain(closingWhenIdle: closingWhenIdle, goodbye: goodbye, deadline: deadline)
+            case .schedule(let event, let delay):
+                _ = loop.schedule(after: delay) { [weak self] in
+                    Task { @CordisActor in
+                        guard let self, self.running else { return }
+                        self.carryOut(self.state.receive(event))
+                    }
+                }
+            case .closeIdle(let id, let member):
+                logger.debug("closing the idle link to \(member)", fields: [("CORDIS_PEER", member)])
+                peers[id]?.link.close(reason: NodeState.idleReason)
             case .replacementSettled(let member): endReplacementWait(of: member)
             case .notAdmitted(let id, let reason):
                 guard let session = peers.remove(id) else { continue }
@@ -520,7 +524,7 @@ public final class Node {
             control.memberLinked(session)
             logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
             session.run()
-            etcd?.linkUsed(member)
+            state.linkUsed(by: member, at: .now)
         case .keepStandby(let id, let member):
             logger.debug("keeping a second link to \(member) until \(member) closes one", fields: [("CORDIS_PEER", member)])
             peers[id]?.run()
@@ -531,42 +535,21 @@ public final class Node {
             control.followed = control.followed.filter { $0.key.member != member }
             control.memberLinked(session)
             session.run()
-            // The peer may have closed the first link as the duplicate without reading what was sent
-            // on it: the members and the announcements go again on this one (the peer keeps one
-            // provider per life, however often it is announced).
-            session.send(.members(members))
         case .refuse(let id, let reason):
             guard let session = peers.remove(id) else { return }
             logger.warn(
                 "refused a link from \(session.identity.name): \(reason)", fields: [("CORDIS_PEER", session.identity.name)])
             session.link.close(reason: "\(WireError.Code.nameTaken.rawValue): \(reason)")
-        case .closeDuplicate(let id, let member):
-            guard let session = peers[id] else { return }
-            logger.debug("closing a duplicate link to \(member)", fields: [("CORDIS_PEER", member)])
-            // The member may have sent calls on it before it learns it is the duplicate: they are
-            // answered here until it closes the link (their timeout, and the handshake's, at most).
-            session.drain(
-                closingWhenIdle: false, goodbye: "\(NodeState.duplicatePrefix) a link to \(member) already exists",
-                deadline: configuration.callTimeout + linkOptions.handshakeTimeout)
-        case .drain(let id, let member):
-            guard let session = peers[id] else { return }
-            logger.debug("\(member) closes a link as a duplicate: draining it", fields: [("CORDIS_PEER", member)])
-            session.drain(closingWhenIdle: true, goodbye: nil, deadline: configuration.callTimeout + linkOptions.handshakeTimeout)
-        case .awaitReplacement(let member, let closed):
-            // The drained link takes no new calls; none go to the member while the replacement comes, and
-            // event subscriptions to the member follow the link that takes over.
+        case .awaitReplacement(let member, _):
+            // The drained link takes no new calls; none go to the member while the replacement comes (its
+            // deadline is a `schedule` directive), and event subscriptions to the member follow the link
+            // that takes over.
             control.followed = control.followed.filter { $0.key.member != member }
             logger.debug("\(member) closed the link in use as a duplicate: waiting for the other link", fields: [("CORDIS_PEER", member)])
-            _ = loop.schedule(after: linkOptions.handshakeTimeout) { [weak self] in
-                Task { @CordisActor in
-                    guard let self, self.running else { return }
-                    self.carryOut(self.state.receive(.link(.replacementOverdue(member: member, closed: closed))))
-                }
-            }
         case .close(let id, let reason):
             peers[id]?.link.close(reason: reason)
-        case .withdrawAll:
-            // `NodeState` turns a member's loss into `memberLost`, then tells the other machines.
+        case .withdrawAll, .drain, .closeDuplicate:
+            // `NodeState` turns a member's loss into `memberLost` and the drains into `drain`.
             break
         }
     }
@@ -609,22 +592,18 @@ public final class Node {
         }
     }
 
-    /// Whether calls to `member` wait for a link: its link in use was closed as a duplicate and the
-    /// other one is not up yet (at most the handshake timeout).
-    func awaitsReplacement(of member: String) -> Bool {
-        running && state.membership.members[member]?.awaitingReplacement != nil
-    }
-
-    /// The session of the link in use to `member`. While its link in use was closed as a duplicate and
-    /// the other is not up yet, waits for that one (at most the handshake timeout). With none, in etcd
-    /// mode, opens one: dials the addresses etcd lists for it, at most one dial per member at a time.
-    /// Nil when it cannot be reached.
+    /// The session of the link `NodeState` chooses for a call to `member`: the link in use; while it was
+    /// closed as a duplicate and the other is not up yet, that one (waited for at most the handshake
+    /// timeout); with none, in etcd mode, a new one (dialling the addresses etcd lists for it, at most one
+    /// dial per member at a time). Nil when it cannot be reached.
     func openLink(to member: String) async -> PeerSession? {
-        if let session = link(to: member) { return session }
-        // The link in use was closed as a duplicate and the other is on its way: wait for it.
-        if awaitsReplacement(of: member) { return await replacementLink(of: member) }
-        guard let etcd, running else { return nil }
-        return await etcd.openLink(to: member)
+        guard running else { return nil }
+        switch state.linkChoice(for: member) {
+        case .use(let id): return peers[id]
+        case .awaitReplacement: return await replacementLink(of: member)
+        case .open: return await etcd?.openLink(to: member)
+        case .unreachable: return nil
+        }
     }
 
     /// Waits for the link that replaces `member`'s link closed as a duplicate; nil when none came.
@@ -641,17 +620,19 @@ public final class Node {
     /// A member's link in use is gone: its calls fail and its relays end (what else follows, `NodeState`
     /// decided).
     private func memberLost(_ member: String, incarnation: String, link session: PeerSession?, inOrder: Bool) {
-        if let session {
-            session.failCalls()
-            control.sessionEnded(session)
-        }
-        _ = etcd?.idle.receive(.unlinked(member: member))
+        if let session { retire(session) }
         handshake.setLive(member, nil)
         if inOrder {
             logger.debug("idle link to \(member) closed", fields: [("CORDIS_PEER", member)])
         } else {
             logger.info("link to \(member) lost", fields: [("CORDIS_PEER", member)])
         }
+    }
+
+    /// The link of `session` stood for its member until now: its calls fail and the relays to the member end.
+    private func retire(_ session: PeerSession) {
+        session.failCalls()
+        control.sessionEnded(session)
     }
 
     /// The incarnation this node presents: its registered one in etcd mode, the process's own otherwise.
@@ -662,27 +643,14 @@ public final class Node {
 
     /// Every member this node knows, itself included.
     var members: [Member] {
-        var others = state.discovery.known
-        for record in state.membership.members.values where others[record.name] == nil {
-            others[record.name] = Member(name: record.name, addresses: record.addresses, incarnation: record.incarnation)
-        }
-        let own = Member(name: name, addresses: advertisedAddresses, incarnation: liveIncarnation)
-        return [own] + others.values.filter { $0.name != name }.sorted { $0.name < $1.name }
+        state.memberList(own: Member(name: name, addresses: advertisedAddresses, incarnation: liveIncarnation))
     }
 
     /// The addresses of the members, by name.
-    var memberAddresses: [String: [String]] {
-        var addresses = state.membership.members.mapValues(\.addresses)
-        for (member, known) in state.discovery.known { addresses[member] = known.addresses }
-        return addresses
-    }
+    var memberAddresses: [String: [String]] { state.memberAddresses }
 
     /// The incarnation of the members, by name (once known).
-    var memberIncarnations: [String: String] {
-        var incarnations = state.membership.members.compactMapValues { $0.incarnation.isEmpty ? nil : $0.incarnation }
-        for (member, known) in state.discovery.known where !known.incarnation.isEmpty { incarnations[member] = known.incarnation }
-        return incarnations
-    }
+    var memberIncarnations: [String: String] { state.memberIncarnations }
 
     /// Drops `member` from the view and stops dialling it; returns the addresses it had.
     func forgetMember(_ member: String) -> [String] {

@@ -43,14 +43,20 @@ struct NodeState {
     enum Event: Equatable, Sendable {
         /// The node is up.
         case started
-        /// A handshake completed on the link of `session`: may `holder` hold it?
-        case established(session: Int, holder: Admission.Holder)
-        /// A link that stands for no member (a console's, a drained duplicate) ended.
-        case ended(session: Int)
-        /// A link event (a handshake completed, a link closed, heartbeats missed, a replacement overdue).
+        /// A handshake completed on the link of `session`: may `holder` hold it? `peerUID` is the user
+        /// serving the peer's Unix socket (nil on TCP).
+        case established(session: Int, holder: Admission.Holder, peerUID: UInt32? = nil)
+        /// A link event (a handshake completed, a link closed, whichever it was, heartbeats missed, a
+        /// replacement overdue).
         case link(Membership.Event)
+        /// The link of `session`, to `peer`, missed its heartbeats: a member's is lost; any other (a
+        /// console's, a drained duplicate) closes and decides nothing more.
+        case silent(session: Int, peer: String)
         /// This side closes the link of `session` as idle (etcd mode): its end is in order.
         case closingIdle(session: Int)
+        /// The periodic sweep of idle links (etcd mode) at `now`: the members whose link has work in
+        /// flight (calls either way, a console's relay, an upstream subscription) are `busy`.
+        case idleSweep(at: ContinuousClock.Instant, busy: Set<String>)
         /// A message arrived on a link.
         case received(WireMessage, session: Int, role: Role, draining: Bool)
         /// What etcd listed or changed (etcd mode).
@@ -63,15 +69,30 @@ struct NodeState {
         case forgotten(name: String)
         /// The proxy disposal `id` finished (its consumers unloaded).
         case proxyDisposed(Int)
+        /// What the node reports of a proxy directive (it could not create one).
+        case proxies(Proxies.Event)
     }
 
     /// What the node must do.
     enum Directive: Equatable, Sendable {
-        /// A link directive of `Membership`, other than the loss of a member (`memberLost`).
+        /// A link directive of `Membership`, other than the loss of a member (`memberLost`) and the drains
+        /// (`drain`).
         case link(Membership.Directive)
         /// The member's link in use (`link`, when one was in use until now) is gone: its calls fail, its
         /// relays end; `inOrder` when it closed as idle (both sides said so) rather than failed.
         case memberLost(member: String, incarnation: String, link: Int?, inOrder: Bool)
+        /// The link of `session` no longer stands for its member, which another link now stands for: the
+        /// calls and relays it carried fail (the member is not lost).
+        case retired(session: Int)
+        /// Drain the link of `session`, a duplicate of `member`'s: send nothing new on it, answer what the
+        /// member still sends on it; say `goodbye` first when given (this side closes it as the duplicate);
+        /// close it once idle when `closingWhenIdle` (the member closed it), else when the member does; at
+        /// the latest after `deadline` (a call's timeout and a handshake's).
+        case drain(session: Int, member: String, goodbye: String?, closingWhenIdle: Bool, deadline: Duration)
+        /// Report `event` after `delay` (a replacement link overdue).
+        case schedule(Event, after: Duration)
+        /// Close the link of `session`, `member`'s link in use, as idle (etcd mode): `goodbye` says `idle`.
+        case closeIdle(session: Int, member: String)
         /// A directive of the discovery (dial, stop dialling, send members, a member gone from etcd, re-dial).
         case discovery(DiscoveryDirective)
         /// Send, hold, arm or cancel a deadline, or release, as `Exports` decided.
@@ -113,18 +134,30 @@ struct NodeState {
     private(set) var admission: Admission
     /// Members an operator forgot, until they link again.
     private(set) var forgottenNames: Set<String> = []
+    /// Which links are idle and close (etcd mode only: the mesh keeps its links).
+    private(set) var idle: IdleLinks?
+    /// How long a drained duplicate link is answered at most: a call's timeout and a handshake's.
+    let drainDeadline: Duration
+    /// How long calls wait for the replacement of a link in use closed as a duplicate: a handshake's timeout.
+    let replacementWait: Duration
 
     /// A node named `name` that finds members through `discovery`, can proxy `interfaces`, holds links
-    /// within `limits` and gives each withdrawal `withdrawTimeout` for the acknowledgements.
+    /// within `limits` (a node run by `ownUID`), gives each withdrawal `withdrawTimeout` for the
+    /// acknowledgements, answers calls for `callTimeout`, gives a handshake `handshakeTimeout` and, with
+    /// etcd's directory as its discovery, closes a link that carried no call for `idleTimeout`.
     init(
         name: String, discovery: any MemberDiscovery, interfaces: [String: Proxies.Interface],
-        limits: Admission.Limits = Admission.Limits(total: 1024), withdrawTimeout: Duration
+        limits: Admission.Limits = Admission.Limits(total: 1024), ownUID: UInt32 = 0, withdrawTimeout: Duration,
+        callTimeout: Duration = .seconds(30), handshakeTimeout: Duration = .seconds(5), idleTimeout: Duration = .seconds(10)
     ) {
         self.membership = Membership(name: name)
         self.discovery = discovery
         self.exports = Exports(withdrawTimeout: withdrawTimeout)
         self.proxies = Proxies(interfaces: interfaces)
-        self.admission = Admission(limits: limits)
+        self.admission = Admission(limits: limits, ownUID: ownUID)
+        self.idle = discovery is EtcdDirectory ? IdleLinks(timeout: idleTimeout) : nil
+        self.drainDeadline = callTimeout + handshakeTimeout
+        self.replacementWait = handshakeTimeout
     }
 
     /// The node's name.
@@ -136,12 +169,14 @@ struct NodeState {
         switch event {
         case .started:
             tell(discovery: .started, into: &directives)
-        case .established(let session, let holder):
-            if case .refuse(let reason) = admission.admit(session: session, holder) {
+        case .established(let session, let holder, let peerUID):
+            if case .refuse(let reason) = admission.admit(session: session, holder, peerUID: peerUID) {
                 directives.append(.notAdmitted(session: session, reason: reason))
             }
-        case .ended(let session):
-            admission.release(session: session)
+        case .silent(let session, _) where membership.member(of: session) != nil:
+            return receive(.link(.heartbeatMissed(session: session)))
+        case .silent(let session, let peer):
+            directives.append(.link(.close(session: session, reason: "no heartbeat from \(peer)")))
         case .link(let linkEvent):
             let session: Int? = switch linkEvent {
             case .linkClosed(let session), .heartbeatMissed(let session), .closedAsDuplicate(let session),
@@ -158,6 +193,13 @@ struct NodeState {
             }
         case .closingIdle(let session):
             idleClosed.insert(session)
+        case .idleSweep(let now, let busy):
+            let linked = Set(membership.linkedNames)
+            for case .close(let member) in idle?.receive(.sweep(at: now, linked: linked, busy: busy)) ?? [] {
+                guard let session = membership.session(of: member) else { continue }
+                idleClosed.insert(session)
+                directives.append(.closeIdle(session: session, member: member))
+            }
         case .received(let message, let session, let role, let draining):
             receive(message, on: session, role: role, draining: draining, into: &directives)
         case .directory(let discoveryEvent):
@@ -168,12 +210,20 @@ struct NodeState {
             tell(discovery: .dialled(address: address, member: member), into: &directives)
         case .proxyDisposed(let id):
             tell(proxies: .disposed(id), into: &directives)
+        case .proxies(let proxiesEvent):
+            tell(proxies: proxiesEvent, into: &directives)
         case .forgotten(let member):
             forgottenNames.insert(member)
             follow(membership.receive(.forgotten(name: member)), endingLink: nil, into: &directives)
             tell(discovery: .forgotten(name: member), into: &directives)
         }
         return directives
+    }
+
+    /// A call used the link to `member` at `now` (it is not idle); read only in etcd mode.
+    mutating func linkUsed(by member: String, at now: @autoclosure () -> ContinuousClock.Instant) {
+        guard idle != nil else { return }
+        _ = idle?.receive(.used(member: member, at: now()))
     }
 
     // MARK: - Joining the machines
@@ -201,11 +251,18 @@ struct NodeState {
                 directives += exports.receive(.peerLinked(member)).map(Directive.exports)
                 directives.append(.replacementSettled(member: member))
             case .promote(_, let member):
+                // The link that stood for the member until now (if the event ended it) fails what it carried.
+                if let link { directives.append(.retired(session: link)) }
                 directives.append(.link(directive))
+                // The member may have closed the first link as the duplicate without reading what was sent
+                // on it: the members and the announcements go again on this one (the member keeps one
+                // provider per life, however often it is announced).
+                directives.append(.discovery(.sendMembers(to: member)))
                 directives += exports.receive(.peerLinked(member)).map(Directive.exports)
                 directives.append(.replacementSettled(member: member))
             case .withdrawAll(let member, let incarnation):
                 let inOrder = link.map { idleClosed.remove($0) != nil } ?? false
+                _ = idle?.receive(.unlinked(member: member))
                 directives.append(.memberLost(member: member, incarnation: incarnation, link: link, inOrder: inOrder))
                 tell(discovery: .unlinked(member: member, incarnation: incarnation, inOrder: inOrder), into: &directives)
                 directives += exports.receive(.peerLost(member)).map(Directive.exports)
@@ -213,7 +270,17 @@ struct NodeState {
             case .refuse(let session, _):
                 admission.release(session: session)
                 directives.append(.link(directive))
-            case .keepStandby, .awaitReplacement, .drain, .closeDuplicate, .close:
+            case .awaitReplacement(let member, let closed):
+                directives.append(.link(directive))
+                directives.append(.schedule(.link(.replacementOverdue(member: member, closed: closed)), after: replacementWait))
+            case .drain(let session, let member):
+                directives.append(.drain(
+                    session: session, member: member, goodbye: nil, closingWhenIdle: true, deadline: drainDeadline))
+            case .closeDuplicate(let session, let member):
+                directives.append(.drain(
+                    session: session, member: member, goodbye: "\(Self.duplicatePrefix) a link to \(member) already exists",
+                    closingWhenIdle: false, deadline: drainDeadline))
+            case .keepStandby, .close:
                 directives.append(.link(directive))
             }
         }

@@ -219,13 +219,11 @@ struct NodeSettings: Sendable {
                 "TLS needs all three of --tls-cert, --tls-key and --tls-ca; \(missing.joined(separator: " and ")) "
                     + (missing.count == 1 ? "is" : "are") + " missing")
         }
-        if options.secretFiles.isEmpty, !options.insecure, missing.count == tls.count,
-            let tcp = options.listen.first(where: { !$0.isUnix })
+        if let refusal = ListenerSecurity.refusal(
+            listeningOn: options.listen, secured: !options.secretFiles.isEmpty || missing.isEmpty,
+            insecureAllowed: options.insecure)
         {
-            throw NodeOptionsError(
-                .conflict,
-                "refusing to listen on \(tcp) without a secret or TLS; pass --tls-cert, --tls-key and --tls-ca, "
-                    + "or --secret-file, or --insecure to allow it")
+            throw NodeOptionsError(.conflict, refusal)
         }
         if options.advertise.isEmpty, let wildcard = options.listen.first(where: \.isWildcard) {
             throw NodeOptionsError(

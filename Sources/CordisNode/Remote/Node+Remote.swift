@@ -123,14 +123,15 @@ extension Node {
     /// (`Proxies` acknowledges a withdrawal then); an acknowledgement goes on the session it names.
     func carryOut(_ directive: Proxies.Directive) {
         switch directive {
-        case .create(let key, let announcement):
-            createProxy(key, for: announcement)
+        case .create(let key, let announcement, let rank):
+            createProxy(key, for: announcement, rank: rank)
         case .mismatch(let key, let reason):
             logger.warn("interface mismatch: \(reason)", fields: [("CORDIS_PEER", key.node)])
         case .dispose(let key, let id, let why):
+            // Every proxy `Proxies` disposes was created (one that could not be is `notCreated`); the
+            // disposal still ends if its fiber is gone, so no acknowledgement waits for ever.
             guard let fiber = remote.proxies.removeValue(forKey: key) else {
-                carryOut(state.receive(.proxyDisposed(id)))
-                return
+                return carryOut(state.receive(.proxyDisposed(id)))
             }
             if why == .retracted {
                 // Whoever writes to etcd can list and delete providers at will: rate-limited.
@@ -151,20 +152,22 @@ extension Node {
         }
     }
 
-    private func createProxy(_ key: Proxies.Key, for announcement: ServiceAnnouncement) {
-        guard let service = remoteServices.service(named: announcement.service) else { return }
+    private func createProxy(_ key: Proxies.Key, for announcement: ServiceAnnouncement, rank: String) {
+        guard let service = remoteServices.service(named: announcement.service) else {
+            return carryOut(state.receive(.proxies(.notCreated(key))))
+        }
         let realm: Realm = announcement.realm.map { .label($0) } ?? .root
         let endpoint = NodeEndpoint(
             node: self, peer: key.node, incarnation: key.incarnation, service: announcement.service,
             realm: announcement.realm)
         let proxy = service.makeProxy(endpoint)
-        let rank = announcement.node
         do {
             remote.proxies[key] = try context.isolate(announcement.service, in: realm).plugin(name: "remote:\(announcement.service)") { scope in
                 try scope.ctx.provide(name: announcement.service, value: proxy, fallbackRank: rank)
             }
         } catch {
             logger.error("cannot create a proxy for \(announcement.service) on \(announcement.node): \(error)")
+            carryOut(state.receive(.proxies(.notCreated(key))))
         }
     }
 
@@ -185,7 +188,7 @@ extension Node {
             session.send(RemoteCallError(.withdrawn, "\(name) does not provide \(call.service)").reply(to: call.id))
             return
         }
-        if session.role == .node { etcd?.linkUsed(session.identity.name) }
+        if session.role == .node { state.linkUsed(by: session.identity.name, at: .now) }
         session.serve(call, timeout: configuration.callTimeout, running: service.dispatch, on: record.value)
     }
 
@@ -205,7 +208,7 @@ extension Node {
         guard let session = linked, incarnation == nil || session.identity.incarnation == incarnation else {
             throw RemoteCallError(.withdrawn, "\(service) on \(peer) is gone")
         }
-        etcd?.linkUsed(peer)
+        state.linkUsed(by: peer, at: .now)
         return try await control.metrics.made { try await session.call(service: service, realm: realm, method: method, arguments: arguments) }
     }
 }

@@ -16,6 +16,9 @@ import CordisWire
 ///   and none being disposed, is acknowledged at once.
 /// - **A member life's end drops its proxies** with no acknowledgement (no one waits for it), and so does
 ///   a provider etcd no longer lists.
+/// - **A proxy provides its service as a fallback ranked by its member's name**, so every node that sees
+///   the same members resolves a service to the same member, and a local provider always wins.
+/// - **A proxy the node could not create does not exist**: withdrawing it later is acknowledged at once.
 ///
 /// It owns no fibers, sockets or clocks: the node keeps the proxy fiber of each key, carries out the
 /// directives and reports each disposal's end.
@@ -82,12 +85,15 @@ struct Proxies {
         case lifeEnded(member: String, incarnation: String)
         /// The disposal `id` (of a `dispose` directive) finished: the proxy's consumers unloaded.
         case disposed(Int)
+        /// The node could not create the proxy of `key` (a `create` directive).
+        case notCreated(Key)
     }
 
     /// What the node must do.
     enum Directive: Equatable, Sendable {
-        /// Create the proxy fiber of `key`, providing `announcement`'s service as a fallback.
-        case create(Key, ServiceAnnouncement)
+        /// Create the proxy fiber of `key`, providing `announcement`'s service as a fallback of `rank`
+        /// (the member's name); report `notCreated` if it cannot be.
+        case create(Key, ServiceAnnouncement, rank: String)
         /// The announcement speaks another interface: no proxy; log the reason.
         case mismatch(Key, reason: String)
         /// Dispose the proxy fiber of `key` (its consumers unload to `pending`), then report
@@ -163,7 +169,7 @@ struct Proxies {
                 return [.mismatch(key, reason: reason)]
             }
             live.insert(key)
-            return [.create(key, announcement)]
+            return [.create(key, announcement, rank: announcement.node)]
         case .withdrawn(let provider, let incarnation, let session):
             let key = Key(provider, incarnation: incarnation)
             let owed = Acknowledgement(provider: provider, session: session)
@@ -189,6 +195,9 @@ struct Proxies {
             guard let disposal = disposals.removeValue(forKey: id) else { return [] }
             if disposalOf[disposal.key] == id { disposalOf[disposal.key] = nil }
             return disposal.owed.map(Directive.acknowledge)
+        case .notCreated(let key):
+            live.remove(key)
+            return []
         }
     }
 

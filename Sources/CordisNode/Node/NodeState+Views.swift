@@ -1,0 +1,49 @@
+import CordisWire
+
+/// What the node reads of its state: the members as the cluster sees them, and which link a call takes.
+extension NodeState {
+    /// Every member this node knows, `own` (this node's entry) first, the others by name. What the
+    /// discovery knows of a member wins over what its last link said (the discovery hears of a new life
+    /// first); members known only by a link are listed too.
+    func memberList(own: Member) -> [Member] {
+        var others = discovery.known
+        for record in membership.members.values where others[record.name] == nil {
+            others[record.name] = Member(name: record.name, addresses: record.addresses, incarnation: record.incarnation)
+        }
+        return [own] + others.values.filter { $0.name != name }.sorted { $0.name < $1.name }
+    }
+
+    /// The addresses of the members, by name (the discovery's over the links').
+    var memberAddresses: [String: [String]] {
+        var addresses = membership.members.mapValues(\.addresses)
+        for (member, known) in discovery.known { addresses[member] = known.addresses }
+        return addresses
+    }
+
+    /// The incarnation of the members, by name, once known (the discovery's over the links').
+    var memberIncarnations: [String: String] {
+        var incarnations = membership.members.compactMapValues { $0.incarnation.isEmpty ? nil : $0.incarnation }
+        for (member, known) in discovery.known where !known.incarnation.isEmpty { incarnations[member] = known.incarnation }
+        return incarnations
+    }
+
+    /// Which link a call to a member takes.
+    enum LinkChoice: Equatable, Sendable {
+        /// The member's link in use, by session.
+        case use(Int)
+        /// Its link in use was closed as a duplicate and the other one is on its way: wait for it (at
+        /// most the replacement wait).
+        case awaitReplacement
+        /// No link: open one (etcd mode opens links as calls need them).
+        case open
+        /// No link, and none is opened (the mesh keeps its links, dialled by the discovery): the call fails.
+        case unreachable
+    }
+
+    /// Which link a call to `member` takes now.
+    func linkChoice(for member: String) -> LinkChoice {
+        if let session = membership.session(of: member) { return .use(session) }
+        if membership.members[member]?.awaitingReplacement != nil { return .awaitReplacement }
+        return idle != nil ? .open : .unreachable
+    }
+}
