@@ -72,4 +72,30 @@ struct NodeRoleAdmissionTests {
             #expect(try await peer.ask(ControlRequest(id: 2, command: .status)).errorCode == nil)
         }
     }
+
+    @Test("a node that dials a member whose Unix socket another user serves refuses the link, telling the member why, and never links it")
+    func dialledStrangerIsNotAMember() async throws {
+        try await TestCluster.run { cluster in
+            chmod(cluster.folder.path(""), 0o755)
+            // b runs as the stranger, in a folder of its own.
+            let home = cluster.folder.path("b-home")
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+            try #"{"version": 1, "entries": []}"#.write(toFile: home + "/b.json", atomically: true, encoding: .utf8)
+            for path in [home, home + "/b.json"] { chown(path, Self.stranger, Self.stranger) }
+            let bAddress = "unix:\(home)/b.sock"
+            let b = try await ClusterMember.launch(
+                "b", folder: cluster.folder,
+                arguments: [
+                    "--reuid", "\(Self.stranger)", "--regid", "\(Self.stranger)", "--clear-groups",
+                    NodeProcess.nodeExecutable.path, "--name", "b", "--entries", home + "/b.json", "--listen", bAddress,
+                ] + ClusterMember.timing,
+                executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
+            cluster.track(b)
+            let a = try await cluster.start("a", entries: Self.entries, extra: ["--peer", bAddress])
+            let reason = "its Unix socket is served by uid \(Self.stranger), neither this node's user nor root"
+            #expect(await a.waitForLine(containing: "refused a link from b: \(reason)"))
+            #expect(await b.waitForLine(containing: "a said goodbye: notAdmitted: \(reason)"))
+            #expect(!a.process.text.contains("linked to b"))
+        }
+    }
 }
