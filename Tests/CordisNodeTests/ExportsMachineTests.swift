@@ -19,7 +19,9 @@ struct ExportsMachineTests {
     func announce() {
         var exports = Exports(withdrawTimeout: Self.timeout)
         #expect(exports.receive(.peerLinked("b")) == [])
-        #expect(exports.receive(.available([Self.clock(life: 1)])) == [.announce(Self.clock(life: 1), to: ["b"])])
+        #expect(exports.receive(.available([Self.clock(life: 1)])) == [
+            .hold(Self.clock(life: 1).provider), .announce(Self.clock(life: 1), to: ["b"]),
+        ])
         #expect(exports.receive(.available([Self.clock(life: 1)])) == [])
         #expect(exports.receive(.peerLinked("c")) == [.announce(Self.clock(life: 1), to: ["c"])])
     }
@@ -63,7 +65,7 @@ struct ExportsMachineTests {
             service: "clock", realm: "blue", interface: "ClockAPI", interfaceVersion: "v1", node: "a", fiber: 8, life: 4)
         #expect(exports.receive(.slotChanged(service: "clock", realm: "blue", available: [blueAgain, Self.clock(life: 5)])) == [
             .withdraw(blue.provider, peers: ["b"]), .armDeadline(life: 2, after: Self.timeout),
-            .announce(blueAgain, to: ["b"]),
+            .hold(blueAgain.provider), .announce(blueAgain, to: ["b"]),
         ])
         #expect(exports.export(life: 5) == nil && exports.export(life: 3) != nil)
     }
@@ -101,11 +103,11 @@ struct ExportsMachineTests {
         ])
     }
 
-    @Test("A life with no peers leaves at once; a deadline releases a withdrawal with the silent peers named")
+    @Test("A life's teardown is held from the moment it is shared, peers or not; with no peers it is released as it leaves; a deadline releases a withdrawal with the silent peers named")
     func noPeersAndDeadline() {
         var exports = Exports(withdrawTimeout: Self.timeout)
-        _ = exports.receive(.available([Self.clock(life: 1)]))
-        #expect(exports.receive(.available([])) == [])
+        #expect(exports.receive(.available([Self.clock(life: 1)])) == [.hold(Self.clock(life: 1).provider)])
+        #expect(exports.receive(.available([])) == [.release(Self.clock(life: 1).provider, .noPeers)])
         #expect(exports.export(life: 1) == nil)
         _ = exports.receive(.peerLinked("b"))
         _ = exports.receive(.available([Self.clock(life: 2)]))
@@ -184,12 +186,15 @@ struct ExportsMachineTests {
         #expect(!exports.isWithdrawing)
     }
 
-    @Test("Random sequences: every withdrawal is released exactly once, nothing is released unwithdrawn, every armed deadline is cancelled or fires exactly once", arguments: 0 ..< 200)
+    @Test("Random sequences: every life shared is held once and released exactly once, after its withdrawal or at once with no peers; every armed deadline is cancelled or fires exactly once", arguments: 0 ..< 200)
     func randomSequences(seed: UInt64) {
         var random = SeededGenerator(seed: seed)
         var exports = Exports(withdrawTimeout: Self.timeout)
+        var held: [Int: Int] = [:]
         var withdrawn: [Int: Int] = [:]
         var released: [Int: Int] = [:]
+        // Lives released with no peers to tell (never withdrawn).
+        var releasedUntold: Set<Int> = []
         // Deadlines armed and not yet cancelled or fired, and every deadline that ended, with how.
         var armed: Set<Int> = []
         var deadlinesEnded: [Int: [String]] = [:]
@@ -207,9 +212,17 @@ struct ExportsMachineTests {
                 case .cancelDeadline(let life):
                     if armed.remove(life) == nil { problems.append("life \(life) cancelled, not armed") }
                     deadlinesEnded[life, default: []].append("cancelled")
-                case .release(let provider, _):
+                case .hold(let provider):
+                    held[provider.life, default: 0] += 1
+                    if released[provider.life] != nil { problems.append("life \(provider.life) held after its release") }
+                case .release(let provider, let outcome):
                     released[provider.life, default: 0] += 1
+                    if held[provider.life] == nil { problems.append("life \(provider.life) released, never held") }
                     if armed.contains(provider.life) { problems.append("life \(provider.life) released with its deadline armed") }
+                    if outcome == .noPeers {
+                        releasedUntold.insert(provider.life)
+                        if withdrawn[provider.life] != nil { problems.append("life \(provider.life) withdrawn, then released as told to nobody") }
+                    }
                 case .announce: break
                 }
             }
@@ -248,13 +261,16 @@ struct ExportsMachineTests {
             }
             if let event { apply(exports.receive(event)) }
             for (life, count) in released {
-                #expect(count == 1 && withdrawn[life] == 1, "seed \(seed): life \(life) withdrawn \(withdrawn[life] ?? 0), released \(count)")
+                let told = releasedUntold.contains(life) ? 0 : 1
+                #expect(count == 1 && withdrawn[life, default: 0] == told, "seed \(seed): life \(life) withdrawn \(withdrawn[life] ?? 0), released \(count)")
             }
         }
         apply(exports.receive(.stopping))
         for life in armed.sorted() { deadlinePasses(life) }
         #expect(!exports.isWithdrawing, "seed \(seed)")
-        #expect(withdrawn == released, "seed \(seed): withdrawn \(withdrawn), released \(released)")
+        #expect(Set(withdrawn.keys) == Set(released.keys).subtracting(releasedUntold), "seed \(seed): withdrawn \(withdrawn), released \(released)")
+        // Every life shared was held once, and released once.
+        #expect(held.values.allSatisfy { $0 == 1 } && held.keys.sorted() == released.keys.sorted(), "seed \(seed): held \(held), released \(released)")
         // Every armed deadline was cancelled or fired, exactly once.
         #expect(armed.isEmpty, "seed \(seed): deadlines left armed \(armed.sorted())")
         #expect(Set(deadlinesEnded.keys) == Set(withdrawn.keys), "seed \(seed): deadlines ended \(deadlinesEnded)")

@@ -27,6 +27,8 @@ struct NodeStateSequenceTests {
         var draining: Set<Int> = []
         /// Provider lives of this node whose withdrawal is under way.
         var withdrawing: Set<Int> = []
+        /// Provider lives of this node whose teardown is held (shared, or being withdrawn).
+        var held: Set<Int> = []
         /// The members each withdrawal under way was sent to, by provider life.
         var told: [Int: Set<String>] = [:]
         /// Provider lives whose withdrawal deadline is armed (neither cancelled nor passed yet).
@@ -179,9 +181,15 @@ struct NodeStateSequenceTests {
                         problems.append("\(context): life \(provider.life) withdrawn twice")
                     }
                     told[provider.life] = Set(peers)
+                case .exports(.hold(let provider)):
+                    if !held.insert(provider.life).inserted { problems.append("\(context): life \(provider.life) held twice") }
                 case .exports(.release(let provider, let outcome)):
-                    if withdrawing.remove(provider.life) == nil {
-                        problems.append("\(context): life \(provider.life) released without a withdrawal under way")
+                    if held.remove(provider.life) == nil {
+                        problems.append("\(context): life \(provider.life) released while not held")
+                    }
+                    // A life told to nobody is released as it leaves; any other once its withdrawal ends.
+                    if (withdrawing.remove(provider.life) == nil) != (outcome == .noPeers) {
+                        problems.append("\(context): life \(provider.life) released \(outcome) with a withdrawal under way or none")
                     }
                     // Released before its deadline only once every member told has acknowledged or was lost.
                     if case .finished(let acknowledged, let lost) = outcome,
@@ -265,8 +273,8 @@ struct NodeStateSequenceTests {
             }
         }
 
-        /// Ends every disposal still under way, then every withdrawal still under way at its deadline: each
-        /// is released once, and no acknowledgement is left owed.
+        /// Ends every disposal still under way, then stops the node and ends every withdrawal still under way
+        /// at its deadline: each is released once, no acknowledgement is left owed and no teardown held.
         mutating func finish() {
             for id in disposing.keys.sorted() {
                 disposing[id] = nil
@@ -275,6 +283,7 @@ struct NodeStateSequenceTests {
                     context: "disposal \(id) ends")
             }
             if outstanding != 0 { problems.append("\(outstanding) acknowledgements never sent") }
+            follow(state.receive(.exports(.stopping)), owed: 0, liveBefore: state.proxies.live, context: "stopping")
             for life in withdrawing.sorted() {
                 deadlines.remove(life)
                 let directives = state.receive(.exports(.deadlinePassed(life: life)))
@@ -282,10 +291,11 @@ struct NodeStateSequenceTests {
             }
             if !withdrawing.isEmpty { problems.append("withdrawals never released: \(withdrawing.sorted())") }
             if !deadlines.isEmpty { problems.append("deadlines left armed: \(deadlines.sorted())") }
+            if !held.isEmpty { problems.append("teardowns held after the stop: \(held.sorted())") }
         }
     }
 
-    @Test("Mesh and etcd mode, random steps: one link per member, no proxy of a dead life, every withdrawal released once (before its deadline only when every member told acknowledged or was lost) with its deadline cancelled or passed once, every withdrawal acknowledged once, no call left waiting", arguments: [false, true])
+    @Test("Mesh and etcd mode, random steps: one link per member, no proxy of a dead life, every life shared held until its withdrawal is released, once (before its deadline only when every member told acknowledged or was lost) with its deadline cancelled or passed once, every withdrawal acknowledged once, no call left waiting", arguments: [false, true])
     func randomSequences(etcd: Bool) {
         for seed in Self.seeds {
             var world = World(seed: seed, etcd: etcd)

@@ -62,7 +62,9 @@ final class NodeMetrics {
     }
 
     /// The withdrawal of provider life `life` ended with `outcome`: the provider's teardown was released.
+    /// A life that left while no member was linked was withdrawn from nobody: it counts for nothing.
     func withdrawalEnded(life: Int, outcome: Exports.Outcome) {
+        guard outcome != .noPeers else { return }
         let timedOut = if case .timedOut = outcome { true } else { false }
         withdrawals[timedOut ? "timeout" : "acknowledged", default: 0] += 1
         if let started = withdrawing.removeValue(forKey: life) {

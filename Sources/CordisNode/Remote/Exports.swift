@@ -11,6 +11,11 @@ import CordisWire
 /// replaced is not a loss). At shutdown every export is withdrawn at once, so slow peers cost one
 /// deadline, not one each.
 ///
+/// A provider life's teardown is held from the moment it is shared (`hold`) until its withdrawal ends
+/// (`release`): however late the node hears that the provider leaves, the provider's fiber cannot finish
+/// unloading before its remote consumers let go of it. A life withdrawn while no member is linked is
+/// released at once (`noPeers`).
+///
 /// Each withdrawal has a deadline, armed when it starts: a withdrawal that ends before it (acknowledged,
 /// or its peers lost) cancels it; one that ends by it cancels nothing, and a deadline that passes after
 /// its withdrawal ended changes nothing.
@@ -39,6 +44,8 @@ struct Exports {
         case finished(acknowledged: [String], lost: [String])
         /// The deadline passed with these peers still silent.
         case timedOut(awaiting: [String], acknowledged: [String])
+        /// No member was linked when the life left: nobody to wait for.
+        case noPeers
     }
 
     /// What changed.
@@ -62,9 +69,12 @@ struct Exports {
 
     /// What the node must do.
     enum Directive: Equatable, Sendable {
+        /// Hold the teardown of the provider from now (it is shared: its withdrawal may have to wait for
+        /// the peers) until `release`.
+        case hold(ServiceProvider)
         /// Send the announcement to these peers.
         case announce(ServiceAnnouncement, to: [String])
-        /// Send `withdraw` to these peers and hold the provider's teardown.
+        /// Send `withdraw` to these peers (the provider's teardown is held since `hold`).
         case withdraw(ServiceProvider, peers: [String])
         /// Feed `deadlinePassed(life:)` back once `after` has passed, unless cancelled first.
         case armDeadline(life: Int, after: Duration)
@@ -181,6 +191,7 @@ struct Exports {
         guard !isStopping else { return }
         for announcement in announcements where exports[announcement.life] == nil {
             exports[announcement.life] = Export(announcement: announcement)
+            directives.append(.hold(announcement.provider))
             if !peers.isEmpty { directives.append(.announce(announcement, to: peers.sorted())) }
         }
     }
@@ -205,6 +216,7 @@ struct Exports {
         guard let export = exports[life] else { return }
         guard !peers.isEmpty else {
             exports[life] = nil
+            directives.append(.release(export.announcement.provider, .noPeers))
             return
         }
         exports[life]?.withdrawal = Withdrawal(awaiting: peers)

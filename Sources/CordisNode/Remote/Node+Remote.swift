@@ -55,12 +55,13 @@ extension Node {
     /// Carries out what `Exports` decided.
     func carryOut(_ directive: Exports.Directive) {
         switch directive {
+        case .hold(let provider):
+            remote.holds[provider.life] = remote.records[provider.life]?.fiber.holdWithdrawal("remote consumers of \(provider.service)")
         case .announce(let announcement, let peers):
             for peer in peers { link(to: peer)?.send(.announce(announcement)) }
         case .withdraw(let provider, let peers):
             let life = provider.life
             control.metrics.withdrawalStarted(life: life)
-            remote.holds[life] = remote.records[life]?.fiber.holdWithdrawal("remote consumers of \(provider.service)")
             let tell: @CordisActor () -> Void = { [weak self] in
                 for peer in peers { self?.link(to: peer)?.send(.withdraw(provider)) }
             }
@@ -90,6 +91,8 @@ extension Node {
                     "withdrawal of \(provider.service) finished: \(text)", fields: [("CORDIS_FIBER", "\(provider.fiber)")])
             case .timedOut(let awaiting, _):
                 logger.warn("withdrawal of \(provider.service) went ahead without acknowledgements from \(awaiting)")
+            case .noPeers:
+                break
             }
             control.metrics.withdrawalEnded(life: life, outcome: outcome)
             remote.holds.removeValue(forKey: life)?.release()

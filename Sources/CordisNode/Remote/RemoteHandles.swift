@@ -4,9 +4,10 @@ import Cordis
 /// key: fibers, holds, timers and waiting callers. Handles only: what is exported, withdrawn or proxied
 /// is `NodeState`'s to say.
 struct RemoteHandles {
-    /// The provider record of each exported life (its fiber's teardown is held while it is withdrawn).
+    /// The provider record of each exported life.
     var records: [Int: ProviderRecord] = [:]
-    /// The hold on the teardown of each provider life being withdrawn.
+    /// The hold on the teardown of each provider life shared or being withdrawn (`Exports`' `hold` to
+    /// its `release`).
     var holds: [Int: WithdrawalHold] = [:]
     /// The withdrawal deadlines `Exports` armed, on the loop's timers.
     var deadlines = ArmedDeadlines()
