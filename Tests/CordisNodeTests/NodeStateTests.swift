@@ -32,10 +32,8 @@ struct NodeStateTests {
             service: "clock", realm: nil, interface: interface, interfaceVersion: version, node: node, fiber: life, life: life)
     }
 
-    static func from(_ session: Int, _ message: WireMessage, role: NodeState.Role = .node, draining: Bool = false)
-        -> NodeState.Event
-    {
-        .received(message, session: session, role: role, draining: draining)
+    static func from(_ session: Int, _ message: WireMessage, role: NodeState.Role = .node) -> NodeState.Event {
+        .received(message, session: session, role: role)
     }
 
     static func proxyKeys(_ directives: [NodeState.Directive]) -> [Proxies.Key] {
@@ -129,19 +127,22 @@ struct NodeStateTests {
         var state = Self.mesh()
         _ = state.receive(Self.handshake(1, "b", "b1"))
         let foreign = Self.clock(on: "c", life: 1)
-        #expect(state.route(.announce(foreign), session: 1, role: .node, draining: false)
+        #expect(state.route(.announce(foreign), session: 1, role: .node)
             == .drop(reason: "it announces a provider on c"))
-        #expect(state.route(.withdraw(foreign.provider), session: 1, role: .node, draining: false)
+        #expect(state.route(.withdraw(foreign.provider), session: 1, role: .node)
             == .drop(reason: "it withdraws a provider on c"))
-        #expect(state.route(.withdrawAck(foreign.provider), session: 1, role: .node, draining: false)
+        #expect(state.route(.withdrawAck(foreign.provider), session: 1, role: .node)
             == .drop(reason: "it acknowledges a provider on c"))
-        #expect(state.route(.announce(Self.clock(on: "b", life: 1)), session: 1, role: .console, draining: false)
+        #expect(state.route(.announce(Self.clock(on: "b", life: 1)), session: 1, role: .console)
             == .drop(reason: "a console sends requests, calls and cancels only"))
-        #expect(state.route(.cancel(id: 1), session: 9, role: .console, draining: false) == .serve)
-        #expect(state.route(.announce(Self.clock(on: "b", life: 1)), session: 2, role: .node, draining: false)
+        #expect(state.route(.cancel(id: 1), session: 9, role: .console) == .serve)
+        #expect(state.route(.announce(Self.clock(on: "b", life: 1)), session: 2, role: .node)
             == .drop(reason: "the link is no longer in use"))
-        #expect(state.route(.cancel(id: 1), session: 3, role: .node, draining: true) == .serve)
-        #expect(state.route(.announce(Self.clock(on: "b", life: 1)), session: 3, role: .node, draining: true) == .ignore)
+        // A second link of b's life: a, sorting first, drains it.
+        _ = state.receive(Self.handshake(3, "b", "b1"))
+        #expect(state.drained == [3])
+        #expect(state.route(.cancel(id: 1), session: 3, role: .node) == .serve)
+        #expect(state.route(.announce(Self.clock(on: "b", life: 1)), session: 3, role: .node) == .ignore)
         // What a drop decides leaves the state as it was.
         #expect(state.receive(Self.from(1, .announce(foreign))) == [
             .drop(.announce(foreign), session: 1, reason: "it announces a provider on c"),
@@ -327,6 +328,14 @@ struct NodeStateTests {
         _ = mesh.receive(.link(.replacementOverdue(member: "a", closed: 1)))
         #expect(mesh.linkChoice(for: "a") == .unreachable)
         #expect(Self.etcd().linkChoice(for: "b") == .open)
+        // A proxy's call takes only a link to the life the proxy was made for; with no link, one is opened
+        // (etcd mode) and asked about again.
+        var etcd = Self.etcd("b")
+        _ = etcd.receive(Self.handshake(1, "a", "a2"))
+        #expect(etcd.linkChoice(for: "a", life: "a2") == .use(1))
+        #expect(etcd.linkChoice(for: "a", life: "a1") == .gone)
+        _ = etcd.receive(.link(.linkClosed(session: 1)))
+        #expect(etcd.linkChoice(for: "a", life: "a1") == .open)
     }
 
     @Test("The members as the cluster sees them: what the discovery knows wins over what a link said; members known by a link only are listed too")
@@ -359,5 +368,23 @@ struct NodeStateTests {
         #expect(state.proxies.live.isEmpty)
         let provider = Self.clock(on: "b", life: 3).provider
         #expect(state.receive(Self.from(1, .withdraw(provider))) == [.proxies(.acknowledge(.init(provider: provider, session: 1)))])
+    }
+
+    @Test("Registered again as a new incarnation (etcd mode): every link to a member closes, those standing for one in order; drained duplicates close too; consoles stay")
+    func reregisteredClosesMemberLinks() {
+        var state = Self.etcd()
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        _ = state.receive(Self.handshake(2, "b", "b1"))
+        _ = state.receive(Self.handshake(3, "c", "c1"))
+        _ = state.receive(.established(session: 4, holder: .console(identity: "uid:0", role: nil)))
+        #expect(state.drained == [2])
+        let reason = "a registered again as a new incarnation"
+        #expect(state.receive(.reregistered(reason: reason)) == [
+            .link(.close(session: 1, reason: reason)), .link(.close(session: 3, reason: reason)),
+            .link(.close(session: 2, reason: reason)),
+        ])
+        #expect(state.receive(.link(.linkClosed(session: 1))).first == .memberLost(member: "b", incarnation: "b1", link: 1, inOrder: true))
+        #expect(state.receive(.link(.linkClosed(session: 2))) == [])
+        #expect(state.drained.isEmpty)
     }
 }

@@ -212,11 +212,7 @@ extension EtcdMode {
     /// life; this side does not take it for a failure of the peer's). Links to the new life are opened
     /// as calls need them.
     private func closeLinksOfEarlierLife() {
-        for session in node.peers.all where session.role == .node {
-            // A drained duplicate closes too; its end decides nothing.
-            if !session.isDraining { node.carryOut(node.state.receive(.closingIdle(session: session.id))) }
-            session.link.close(reason: "\(node.name) registered again as a new incarnation")
-        }
+        node.carryOut(node.state.receive(.reregistered(reason: "\(node.name) registered again as a new incarnation")))
     }
 
     /// The lease has certainly expired: the exports are withdrawn from the linked peers in order (their

@@ -602,7 +602,7 @@ public final class Node {
         case .use(let id): return peers[id]
         case .awaitReplacement: return await replacementLink(of: member)
         case .open: return await etcd?.openLink(to: member)
-        case .unreachable: return nil
+        case .gone, .unreachable: return nil
         }
     }
 
@@ -664,12 +664,12 @@ public final class Node {
     /// Hands a message to where `NodeState` routes it: served here, dropped, or decided by `NodeState`.
     func handle(_ message: WireMessage, from session: PeerSession) {
         let role: NodeState.Role = session.role == .console ? .console : .node
-        switch state.route(message, session: session.id, role: role, draining: session.isDraining) {
+        switch state.route(message, session: session.id, role: role) {
         case .serve: serve(message, from: session)
         case .drop(let reason): session.drop(message, because: reason)
         case .ignore: break
         case .decide:
-            carryOut(state.receive(.received(message, session: session.id, role: role, draining: session.isDraining)))
+            carryOut(state.receive(.received(message, session: session.id, role: role)))
         }
     }
 

@@ -31,6 +31,8 @@ extension NodeState {
     enum LinkChoice: Equatable, Sendable {
         /// The member's link in use, by session.
         case use(Int)
+        /// The member's link in use is to another life than the call's: the provider it was for is gone.
+        case gone
         /// Its link in use was closed as a duplicate and the other one is on its way: wait for it (at
         /// most the replacement wait).
         case awaitReplacement
@@ -40,10 +42,15 @@ extension NodeState {
         case unreachable
     }
 
-    /// Which link a call to `member` takes now.
-    func linkChoice(for member: String) -> LinkChoice {
-        if let session = membership.session(of: member) { return .use(session) }
-        if membership.members[member]?.awaitingReplacement != nil { return .awaitReplacement }
+    /// Which link a call to `member` takes now; a call to a provider of the member's life `life` (a
+    /// proxy's) never takes a link to another life. A link opened or waited for is asked about again.
+    func linkChoice(for member: String, life: String? = nil) -> LinkChoice {
+        let record = membership.members[member]
+        if let record, let session = record.link?.session {
+            if let life, record.incarnation != life { return .gone }
+            return .use(session)
+        }
+        if record?.awaitingReplacement != nil { return .awaitReplacement }
         return idle != nil ? .open : .unreachable
     }
 }

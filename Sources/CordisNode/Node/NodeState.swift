@@ -54,11 +54,15 @@ struct NodeState {
         case silent(session: Int, peer: String)
         /// This side closes the link of `session` as idle (etcd mode): its end is in order.
         case closingIdle(session: Int)
+        /// etcd mode registered this node again, as a new incarnation (its lease was lost): every link to
+        /// a member closes with `reason`, those that stand for a member in order (the peers take the close
+        /// for the end of the old life, this side not for a failure of theirs).
+        case reregistered(reason: String)
         /// The periodic sweep of idle links (etcd mode) at `now`: the members whose link has work in
         /// flight (calls either way, a console's relay, an upstream subscription) are `busy`.
         case idleSweep(at: ContinuousClock.Instant, busy: Set<String>)
         /// A message arrived on a link.
-        case received(WireMessage, session: Int, role: Role, draining: Bool)
+        case received(WireMessage, session: Int, role: Role)
         /// What etcd listed or changed (etcd mode).
         case directory(DiscoveryEvent)
         /// The local providers changed, a withdrawal's deadline passed, or the node is stopping.
@@ -130,6 +134,9 @@ struct NodeState {
     private(set) var proxies: Proxies
     /// Sessions whose link closed in order as idle (either side said so), until their end is taken.
     private(set) var idleClosed: Set<Int> = []
+    /// Links drained as duplicates (`drain`), until they close: they stand for no member, and are served
+    /// only for what was sent on them before.
+    private(set) var drained: Set<Int> = []
     /// Who holds the established links, and who may hold one more.
     private(set) var admission: Admission
     /// Members an operator forgot, until they link again.
@@ -189,10 +196,19 @@ struct NodeState {
             follow(membership.receive(linkEvent), endingLink: inUse, into: &directives)
             if case .linkClosed(let session) = linkEvent {
                 idleClosed.remove(session)
+                drained.remove(session)
                 admission.release(session: session)
             }
         case .closingIdle(let session):
             idleClosed.insert(session)
+        case .reregistered(let reason):
+            for session in membership.linkOwners.keys.sorted() {
+                idleClosed.insert(session)
+                directives.append(.link(.close(session: session, reason: reason)))
+            }
+            for session in drained.sorted() {
+                directives.append(.link(.close(session: session, reason: reason)))
+            }
         case .idleSweep(let now, let busy):
             let linked = Set(membership.linkedNames)
             for case .close(let member) in idle?.receive(.sweep(at: now, linked: linked, busy: busy)) ?? [] {
@@ -200,8 +216,8 @@ struct NodeState {
                 idleClosed.insert(session)
                 directives.append(.closeIdle(session: session, member: member))
             }
-        case .received(let message, let session, let role, let draining):
-            receive(message, on: session, role: role, draining: draining, into: &directives)
+        case .received(let message, let session, let role):
+            receive(message, on: session, role: role, into: &directives)
         case .directory(let discoveryEvent):
             tell(discovery: discoveryEvent, into: &directives)
         case .exports(let exportsEvent):
@@ -274,9 +290,11 @@ struct NodeState {
                 directives.append(.link(directive))
                 directives.append(.schedule(.link(.replacementOverdue(member: member, closed: closed)), after: replacementWait))
             case .drain(let session, let member):
+                drained.insert(session)
                 directives.append(.drain(
                     session: session, member: member, goodbye: nil, closingWhenIdle: true, deadline: drainDeadline))
             case .closeDuplicate(let session, let member):
+                drained.insert(session)
                 directives.append(.drain(
                     session: session, member: member, goodbye: "\(Self.duplicatePrefix) a link to \(member) already exists",
                     closingWhenIdle: false, deadline: drainDeadline))
@@ -336,7 +354,7 @@ struct NodeState {
     /// drained duplicate link is served for the calls and requests sent on it and the answers to this
     /// node's; a member announces and withdraws only its own providers and acknowledges only this node's.
     /// Asked for every message (calls included), so it changes nothing and allocates nothing.
-    func route(_ message: WireMessage, session: Int, role: Role, draining: Bool) -> Route {
+    func route(_ message: WireMessage, session: Int, role: Role) -> Route {
         if role == .console {
             switch message {
             case .request, .call, .cancel: return .serve
@@ -344,7 +362,7 @@ struct NodeState {
             default: return .drop(reason: "a console sends requests, calls and cancels only")
             }
         }
-        if draining {
+        if !drained.isEmpty, drained.contains(session) {
             // What the member sent before it learnt the link is a duplicate is served; the rest went, or goes
             // again, on the link that stands for the member.
             switch message {
@@ -370,9 +388,9 @@ struct NodeState {
     }
 
     private mutating func receive(
-        _ message: WireMessage, on session: Int, role: Role, draining: Bool, into directives: inout [Directive]
+        _ message: WireMessage, on session: Int, role: Role, into directives: inout [Directive]
     ) {
-        switch route(message, session: session, role: role, draining: draining) {
+        switch route(message, session: session, role: role) {
         case .serve: directives.append(.serve(message, session: session))
         case .drop(let reason): directives.append(.drop(message, session: session, reason: reason))
         case .ignore: break

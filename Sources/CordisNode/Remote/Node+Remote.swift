@@ -206,9 +206,16 @@ extension Node {
         peer: String, incarnation: String? = nil, service: String, realm: String?, method: String, arguments: JSONObject
     ) async throws -> JSONDocument {
         // The link in use is taken without a call that may suspend: only a missing link is opened or
-        // waited for.
-        let linked: PeerSession? = if let session = link(to: peer) { session } else { await openLink(to: peer) }
-        guard let session = linked, incarnation == nil || session.identity.incarnation == incarnation else {
+        // waited for, and then the choice is made again.
+        var choice = state.linkChoice(for: peer, life: incarnation)
+        switch choice {
+        case .awaitReplacement, .open:
+            _ = await openLink(to: peer)
+            choice = state.linkChoice(for: peer, life: incarnation)
+        case .use, .gone, .unreachable:
+            break
+        }
+        guard case .use(let id) = choice, let session = peers[id] else {
             throw RemoteCallError(.withdrawn, "\(service) on \(peer) is gone")
         }
         state.linkUsed(by: peer, at: .now)
