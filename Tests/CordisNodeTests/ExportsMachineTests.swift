@@ -205,7 +205,14 @@ struct ExportsMachineTests {
         func apply(_ directives: [Exports.Directive]) {
             for directive in directives {
                 switch directive {
-                case .withdraw(let provider, _): withdrawn[provider.life, default: 0] += 1
+                case .withdraw(let provider, let told):
+                    // Sent again to a peer still owing its acknowledgement (linked again), or a withdrawal beginning.
+                    if released[provider.life] == nil, withdrawn[provider.life] != nil {
+                        let awaiting = exports.export(life: provider.life)?.withdrawal?.awaiting ?? []
+                        if !Set(told).isSubset(of: awaiting) { problems.append("life \(provider.life) sent again to \(told), awaiting \(awaiting)") }
+                    } else {
+                        withdrawn[provider.life, default: 0] += 1
+                    }
                 case .armDeadline(let life, let delay):
                     if delay != Self.timeout { problems.append("life \(life) armed for \(delay)") }
                     if !armed.insert(life).inserted { problems.append("life \(life) armed twice") }

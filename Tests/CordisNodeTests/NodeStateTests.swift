@@ -387,4 +387,40 @@ struct NodeStateTests {
         #expect(state.receive(.link(.linkClosed(session: 2))) == [])
         #expect(state.drained.isEmpty)
     }
+
+    @Test("A dialler waits while the member at its address is linked, whoever dialled: an address the member advertises, or one a dial reached it at")
+    func diallerWaitsForTheLinkInUse() {
+        var state = NodeState(
+            name: "a", discovery: MeshGossip(name: "a", ownAddresses: [], seeds: ["unix:/seed"]), interfaces: Self.interfaces,
+            withdrawTimeout: Self.withdrawTimeout)
+        _ = state.receive(.started)
+        #expect(state.linkInUse(at: "unix:/seed") == nil)
+        _ = state.receive(.dialled(address: "unix:/seed", member: "c"))
+        _ = state.receive(.link(.handshakeCompleted(
+            session: 1, side: .responder, name: "c", incarnation: "c1", addresses: ["unix:/c.sock"])))
+        #expect(state.linkInUse(at: "unix:/seed") == 1)
+        #expect(state.linkInUse(at: "unix:/c.sock") == 1)
+        #expect(state.linkInUse(at: "unix:/other.sock") == nil)
+        _ = state.receive(.link(.linkClosed(session: 1)))
+        #expect(state.linkInUse(at: "unix:/c.sock") == nil)
+    }
+
+    @Test("A withdrawal that began while a member's link was being replaced (closed as a duplicate, the other not up) is sent again on the link that takes over: the member is told, and acknowledges")
+    func withdrawalToldOnTheReplacement() {
+        var state = Self.mesh("b")
+        _ = state.receive(Self.handshake(1, "a", "a1"))
+        _ = state.receive(.exports(.available([Self.clock(on: "b", life: 7)])))
+        // a closes the link in use as the duplicate; its other link is not up yet.
+        _ = state.receive(Self.from(1, .goodbye(reason: "a link to b already exists", duplicate: true)))
+        #expect(state.linkChoice(for: "a") == .awaitReplacement)
+        let provider = Self.clock(on: "b", life: 7).provider
+        // The withdrawal goes to a, which has no link to send it on now.
+        #expect(state.receive(.exports(.available([]))).contains(.exports(.withdraw(provider, peers: ["a"]))))
+        #expect(state.linkChoice(for: "a") == .awaitReplacement)
+        // The replacement comes: the withdrawal goes on it.
+        let promoted = state.receive(Self.handshake(2, "a", "a1"))
+        #expect(promoted.contains(.link(.promote(session: 2, member: "a"))))
+        #expect(promoted.contains(.exports(.withdraw(provider, peers: ["a"]))))
+        #expect(state.receive(Self.from(2, .withdrawAck(provider))).contains(.exports(.release(provider, .finished(acknowledged: ["a"], lost: [])))))
+    }
 }

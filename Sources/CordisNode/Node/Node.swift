@@ -371,12 +371,12 @@ public final class Node {
     }
 
     private func keepDialling(_ address: Address) async {
-        var delay = configuration.reconnectBackoff.first
+        var backoff = ReconnectBackoff(first: configuration.reconnectBackoff.first, maximum: configuration.reconnectBackoff.maximum)
         let key = address.description
         while running, !Task.isCancelled {
-            if let owner = state.discovery.owner(of: key), let session = link(to: owner) {
+            if let id = state.linkInUse(at: key), let session = peers[id] {
                 await session.ended()
-                delay = configuration.reconnectBackoff.first
+                backoff.reset()
                 continue
             }
             do {
@@ -388,15 +388,14 @@ public final class Node {
                 }
                 carryOut(state.receive(.dialled(address: key, member: link.peer.name)))
                 adopt(link)
-                delay = configuration.reconnectBackoff.first
+                backoff.reset()
             } catch {
                 if let refusal = Self.tlsRefusal(error) {
                     throttle.log(.warn, kind: "tlsRefused", "TLS link to \(address) refused: \(refusal)")
                 } else {
                     logger.debug("dialling \(address) failed: \(error)")
                 }
-                await loop.pause(for: delay * Double.random(in: 0.5...1.0))
-                delay = min(delay * 2, configuration.reconnectBackoff.maximum)
+                await loop.pause(for: backoff.next(random: Double.random(in: 0...1)))
             }
         }
     }

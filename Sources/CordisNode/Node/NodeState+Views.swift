@@ -27,6 +27,12 @@ extension NodeState {
         return incarnations
     }
 
+    /// The link in use to the member that advertises `address` (or was reached there): a dialler of the
+    /// address waits for that link to end before it dials again, whoever dialled it.
+    func linkInUse(at address: String) -> Int? {
+        discovery.owner(of: address).flatMap { membership.session(of: $0) }
+    }
+
     /// Which link a call to a member takes.
     enum LinkChoice: Equatable, Sendable {
         /// The member's link in use, by session.
@@ -44,6 +50,8 @@ extension NodeState {
 
     /// Which link a call to `member` takes now; a call to a provider of the member's life `life` (a
     /// proxy's) never takes a link to another life. A link opened or waited for is asked about again.
+    // Inlined, so the node's call path reads the fields it needs instead of copying the whole state.
+    @inline(__always)
     func linkChoice(for member: String, life: String? = nil) -> LinkChoice {
         let record = membership.members[member]
         if let record, let session = record.link?.session {

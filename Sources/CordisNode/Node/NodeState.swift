@@ -6,14 +6,24 @@ import CordisWire
 ///
 /// It composes the machines, each with its own rules stated at its top: `Membership` (which link stands
 /// for a member), the `MemberDiscovery` (the embedded mesh's `MeshGossip` or etcd's `EtcdDirectory`: how
-/// members are found and when a life is over), `Exports` (what this node shares, and its withdrawals) and
-/// `Proxies` (what the others share, here). What joins them is decided here, once:
+/// members are found and when a life is over), `Exports` (what this node shares, and its withdrawals: a
+/// shared provider's teardown is held from the start, until its withdrawal ends), `Proxies` (what the
+/// others share, here), `Admission` (who may hold a link) and, in etcd mode, `IdleLinks` (which links
+/// close as idle). What joins them is decided here, once:
 /// - **A member linked** (a new life in use): the discovery learns it, then the exports are announced to
-///   it, then calls that waited for the member's replacement link go on. A standby promoted announces the
-///   exports again and withdraws nothing.
+///   it, then calls that waited for the member's replacement link go on. A standby promoted retires the
+///   link it replaces (its calls and relays fail), gets the members and the exports again and withdraws
+///   nothing.
 /// - **A member's link ended**: the member is lost (its calls fail); the discovery says whether its life is
 ///   over (then its proxies go); withdrawals stop waiting for it. A link both sides closed as idle (etcd
-///   mode) ended in order, not as a failure.
+///   mode) ended in order, not as a failure; so do the member links closed when etcd mode registers this
+///   node again as a new incarnation (`reregistered`).
+/// - **A silent link** (heartbeats missed) of a member loses the member; any other closes, deciding nothing.
+/// - **Duplicates are drained**, never cut (`drain`): for at most a call's timeout and a handshake's; a
+///   member whose link in use was closed as a duplicate waits a handshake's timeout for the other link
+///   (`schedule`), and calls to it wait with it (`linkChoice`).
+/// - **Idle links** (etcd mode): a sweep closes each member's link in use that carried no call for the
+///   idle timeout and has no work in flight (`closeIdle`); a lost member's last use is forgotten.
 /// - **Who may send what**: a console sends requests, calls and cancels only; a drained duplicate link is
 ///   served for what was sent before it was drained; a member announces and withdraws only its own
 ///   providers and acknowledges only this node's; a link that stands for no member sends nothing that counts.
@@ -237,6 +247,8 @@ struct NodeState {
     }
 
     /// A call used the link to `member` at `now` (it is not idle); read only in etcd mode.
+    // Inlined, so the node's call path reads the fields it needs instead of copying the whole state.
+    @inline(__always)
     mutating func linkUsed(by member: String, at now: @autoclosure () -> ContinuousClock.Instant) {
         guard idle != nil else { return }
         _ = idle?.receive(.used(member: member, at: now()))
@@ -354,6 +366,8 @@ struct NodeState {
     /// drained duplicate link is served for the calls and requests sent on it and the answers to this
     /// node's; a member announces and withdraws only its own providers and acknowledges only this node's.
     /// Asked for every message (calls included), so it changes nothing and allocates nothing.
+    // Inlined, so the node's call path reads the fields it needs instead of copying the whole state.
+    @inline(__always)
     func route(_ message: WireMessage, session: Int, role: Role) -> Route {
         if role == .console {
             switch message {

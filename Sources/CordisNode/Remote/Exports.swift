@@ -55,7 +55,8 @@ struct Exports {
         /// The provider lives of one service in one realm that should be shared now (every other export of
         /// that service and realm is withdrawn; other services' exports are untouched).
         case slotChanged(service: String, realm: String?, available: [ServiceAnnouncement])
-        /// A member was linked (a new life, not a replaced link).
+        /// A member was linked: a new life, or a link that replaces the one in use (a standby promoted, or
+        /// the other link of a duplicate): withdrawals it has not acknowledged are sent again.
         case peerLinked(String)
         /// A member's life is over.
         case peerLost(String)
@@ -74,7 +75,8 @@ struct Exports {
         case hold(ServiceProvider)
         /// Send the announcement to these peers.
         case announce(ServiceAnnouncement, to: [String])
-        /// Send `withdraw` to these peers (the provider's teardown is held since `hold`).
+        /// Send `withdraw` to these peers (the provider's teardown is held since `hold`): a withdrawal
+        /// beginning, or sent again to a peer whose link was replaced before it acknowledged.
         case withdraw(ServiceProvider, peers: [String])
         /// Feed `deadlinePassed(life:)` back once `after` has passed, unless cancelled first.
         case armDeadline(life: Int, after: Duration)
@@ -144,8 +146,16 @@ struct Exports {
         case .peerLinked(let peer):
             peers.insert(peer)
             for life in exports.keys.sorted() {
-                guard let export = exports[life], export.withdrawal == nil else { continue }
-                directives.append(.announce(export.announcement, to: [peer]))
+                guard let export = exports[life] else { continue }
+                guard let withdrawal = export.withdrawal else {
+                    directives.append(.announce(export.announcement, to: [peer]))
+                    continue
+                }
+                // A withdrawal the peer still owes an acknowledgement (sent while its link was being
+                // replaced, or on the link that just closed) goes again on the link that takes over.
+                if withdrawal.awaiting.contains(peer) {
+                    directives.append(.withdraw(export.announcement.provider, peers: [peer]))
+                }
             }
         case .peerLost(let peer):
             peers.remove(peer)
