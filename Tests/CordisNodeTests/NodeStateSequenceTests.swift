@@ -139,13 +139,9 @@ struct NodeStateSequenceTests {
                 return .link(.replacementOverdue(member: member, closed: closed))
             case 14:
                 if etcd, Int.random(in: 0..<8, using: &random) == 0 { return .reregistered(reason: "a new incarnation") }
-                if Bool.random(using: &random) {
-                    clock += .seconds(Int.random(in: 0...8, using: &random))
-                    let busy = Set(Self.members.filter { _ in Int.random(in: 0..<4, using: &random) == 0 })
-                    return .idleSweep(at: clock, busy: busy)
-                }
-                guard let session = pick(sessions) else { return .started }
-                return .closingIdle(session: session)
+                clock += .seconds(Int.random(in: 0...8, using: &random))
+                let busy = Set(Self.members.filter { _ in Int.random(in: 0..<4, using: &random) == 0 })
+                return .idleSweep(at: clock, busy: busy)
             default:
                 let name = pick(Self.members)!
                 guard state.membership.members[name]?.isLinked != true else { return .started }

@@ -3,9 +3,10 @@ import CordisDiscovery
 import CordisWire
 
 /// What a node in etcd mode keeps beside its `EtcdDirectory` (the node's discovery): the etcd client, its lease and whether it
-/// is degraded, the service keys it keeps, the links being opened on demand, and which links are idle.
-/// It drives etcd mode too (`EtcdMode+Driver.swift`): registration under the lease, following the lease
-/// and the directory, publishing the exports as keys, links on demand and idle closing, re-dialling.
+/// is degraded, the service keys it keeps and the links being opened on demand (which links are idle is
+/// `NodeState`'s to say). It drives etcd mode too (`EtcdMode+Driver.swift`): registration under the lease,
+/// following the lease and the directory, publishing the exports as keys, links on demand, the idle
+/// sweep, re-dialling.
 /// Owned by the node (`Node.etcd`), on `CordisActor`.
 @CordisActor
 final class EtcdMode {

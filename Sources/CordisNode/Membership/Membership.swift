@@ -16,8 +16,8 @@ import CordisWire
 ///   calls on it are answered (`drain`), so no call fails because two links met. When the two nodes
 ///   dial each other at once, the side that sorts second may have taken into use the link the other
 ///   closes before its own link is up: told the link was closed as a duplicate and holding no standby,
-///   it waits for the replacement (`awaitReplacement`: the node arms a timer, the handshake timeout,
-///   and reports `replacementOverdue` when it fires). The replacement then takes over like a standby
+///   it waits for the replacement (`awaitReplacement`: `NodeState` has a timer armed, the handshake
+///   timeout, that reports `replacementOverdue` when it fires). The replacement then takes over like a standby
 ///   (a `promote`: members and announcements sent again, nothing withdrawn); only if none came in time
 ///   are the member's services withdrawn, as for any lost link.
 /// - **A new incarnation** of a member replaces the old life only once the old life has no link (its
@@ -89,8 +89,9 @@ struct Membership {
         /// run it, send it `members` and the announcements again; nothing is withdrawn.
         case promote(session: Int, member: String)
         /// The link in use, session `closed`, was closed as a duplicate and no other link is up yet:
-        /// the member has no link for now (new calls to it fail) but nothing is withdrawn; arm a timer
-        /// of the handshake timeout that reports `replacementOverdue(member:closed:)`.
+        /// the member has no link for now (new calls to it wait for the other one) but nothing is
+        /// withdrawn; `replacementOverdue(member:closed:)` ends the wait (a timer of the handshake timeout,
+        /// which `NodeState` has armed).
         case awaitReplacement(member: String, closed: Int)
         /// The member closes this link as a duplicate: it no longer stands for the member; send nothing
         /// new on it, take the answers of the calls already sent on it, then close it.

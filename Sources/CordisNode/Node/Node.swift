@@ -220,7 +220,8 @@ public final class Node {
 
     /// Stops in order: every export is withdrawn at once (remote consumers acknowledge, or the
     /// withdrawal deadline passes), every entry's fiber is disposed, peers get `goodbye`, links and
-    /// listeners close, the event loop stops.
+    /// listeners close, the event loop stops. A started node must be stopped: until then the teardown of
+    /// every provider it shares is held for its withdrawal.
     public func stop() async {
         guard running else { return }
         exportsChanged(.stopping)
@@ -250,6 +251,9 @@ public final class Node {
         linking.cancelTasks()
         control.memberHealthWatch?.cancel()
         activity.abandon()
+        // Nothing is withdrawn, but no provider's teardown stays held by a node that is gone.
+        for hold in remote.holds.values { hold.release() }
+        remote.holds.removeAll()
     }
 
     /// The operators file in force (replaced on SIGHUP by `reloadOperators()`).
@@ -387,8 +391,12 @@ public final class Node {
                     return
                 }
                 carryOut(state.receive(.dialled(address: key, member: link.peer.name)))
-                adopt(link)
-                backoff.reset()
+                if adopt(link) != nil {
+                    backoff.reset()
+                } else {
+                    // Refused here (not admitted, a name conflict): dialled again no sooner than a failure.
+                    await loop.pause(for: backoff.next(random: Double.random(in: 0...1)))
+                }
             } catch {
                 if let refusal = Self.tlsRefusal(error) {
                     throttle.log(.warn, kind: "tlsRefused", "TLS link to \(address) refused: \(refusal)")

@@ -50,9 +50,8 @@ extension NodeState {
 
     /// Which link a call to `member` takes now; a call to a provider of the member's life `life` (a
     /// proxy's) never takes a link to another life. A link opened or waited for is asked about again.
-    // Inlined, so the node's call path reads the fields it needs instead of copying the whole state.
-    @inline(__always)
-    func linkChoice(for member: String, life: String? = nil) -> LinkChoice {
+    /// `mutating` though it changes nothing, as `route`: the node asks it for every call it makes.
+    mutating func linkChoice(for member: String, life: String? = nil) -> LinkChoice {
         let record = membership.members[member]
         if let record, let session = record.link?.session {
             if let life, record.incarnation != life { return .gone }

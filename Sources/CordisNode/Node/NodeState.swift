@@ -11,14 +11,17 @@ import CordisWire
 /// others share, here), `Admission` (who may hold a link) and, in etcd mode, `IdleLinks` (which links
 /// close as idle). What joins them is decided here, once:
 /// - **A member linked** (a new life in use): the discovery learns it, then the exports are announced to
-///   it, then calls that waited for the member's replacement link go on. A standby promoted retires the
-///   link it replaces (its calls and relays fail), gets the members and the exports again and withdraws
-///   nothing.
+///   it, then calls that waited for the member's replacement link go on. A link that takes over (a
+///   standby, or the other link of a duplicate) gets the members and the exports again, and the
+///   withdrawals the member has not acknowledged, and withdraws nothing; the link in use it replaces, when
+///   that one closed or went silent, is retired (its calls and relays fail); one the member closed as a
+///   duplicate is drained instead (what was sent on it is answered).
 /// - **A member's link ended**: the member is lost (its calls fail); the discovery says whether its life is
 ///   over (then its proxies go); withdrawals stop waiting for it. A link both sides closed as idle (etcd
 ///   mode) ended in order, not as a failure; so do the member links closed when etcd mode registers this
 ///   node again as a new incarnation (`reregistered`).
-/// - **A silent link** (heartbeats missed) of a member loses the member; any other closes, deciding nothing.
+/// - **A silent link** (heartbeats missed) that stands for a member ends like a close (a standby takes
+///   over, else the member is lost); any other (a console's, a drained duplicate) closes, deciding nothing.
 /// - **Duplicates are drained**, never cut (`drain`): for at most a call's timeout and a handshake's; a
 ///   member whose link in use was closed as a duplicate waits a handshake's timeout for the other link
 ///   (`schedule`), and calls to it wait with it (`linkChoice`).
@@ -31,11 +34,12 @@ import CordisWire
 ///   `idle` ends it in order; `leaving` drops the member from the view.
 /// - **Forgotten members** stay out of the view (`members`, the cluster's status) until one links again.
 ///
-/// Time arrives inside events (a deadline passed, a replacement overdue); it owns no clock, task or
-/// socket, so every rule is tested in process with scripted and seeded random sequences.
-///
 /// - **Who may hold a link** is `Admission`'s: every link counts against the node's budget, a console
-///   identity holds a bounded share, and the last slots are kept for members and admins.
+///   identity holds a bounded share, the last slots are kept for members and admins, and on a Unix socket
+///   only this node's user and root are members.
+///
+/// Time arrives inside events (a deadline passed, a replacement overdue, an idle sweep); it owns no clock,
+/// task or socket, so every rule is tested in process with scripted and seeded random sequences.
 ///
 /// Where new rules go: a control command or event that changes the cluster's view is an `Event` case
 /// here and its effect a `Directive`; further budgets per identity (subscriptions, queued control work)
@@ -62,8 +66,6 @@ struct NodeState {
         /// The link of `session`, to `peer`, missed its heartbeats: a member's is lost; any other (a
         /// console's, a drained duplicate) closes and decides nothing more.
         case silent(session: Int, peer: String)
-        /// This side closes the link of `session` as idle (etcd mode): its end is in order.
-        case closingIdle(session: Int)
         /// etcd mode registered this node again, as a new incarnation (its lease was lost): every link to
         /// a member closes with `reason`, those that stand for a member in order (the peers take the close
         /// for the end of the old life, this side not for a failure of theirs).
@@ -89,8 +91,8 @@ struct NodeState {
 
     /// What the node must do.
     enum Directive: Equatable, Sendable {
-        /// A link directive of `Membership`, other than the loss of a member (`memberLost`) and the drains
-        /// (`drain`).
+        /// A link directive of `Membership` (other than the loss of a member, `memberLost`, and the drains,
+        /// `drain`), or a `close` of `NodeState`'s own (a silent link of no member, re-registration).
         case link(Membership.Directive)
         /// The member's link in use (`link`, when one was in use until now) is gone: its calls fail, its
         /// relays end; `inOrder` when it closed as idle (both sides said so) rather than failed.
@@ -209,8 +211,6 @@ struct NodeState {
                 drained.remove(session)
                 admission.release(session: session)
             }
-        case .closingIdle(let session):
-            idleClosed.insert(session)
         case .reregistered(let reason):
             for session in membership.linkOwners.keys.sorted() {
                 idleClosed.insert(session)
@@ -247,8 +247,6 @@ struct NodeState {
     }
 
     /// A call used the link to `member` at `now` (it is not idle); read only in etcd mode.
-    // Inlined, so the node's call path reads the fields it needs instead of copying the whole state.
-    @inline(__always)
     mutating func linkUsed(by member: String, at now: @autoclosure () -> ContinuousClock.Instant) {
         guard idle != nil else { return }
         _ = idle?.receive(.used(member: member, at: now()))
@@ -366,9 +364,9 @@ struct NodeState {
     /// drained duplicate link is served for the calls and requests sent on it and the answers to this
     /// node's; a member announces and withdraws only its own providers and acknowledges only this node's.
     /// Asked for every message (calls included), so it changes nothing and allocates nothing.
-    // Inlined, so the node's call path reads the fields it needs instead of copying the whole state.
-    @inline(__always)
-    func route(_ message: WireMessage, session: Int, role: Role) -> Route {
+    /// `mutating` though it changes nothing: the node calls it for every message on the state it stores,
+    /// and a non-mutating call there copies the whole state (every table retained and released) first.
+    mutating func route(_ message: WireMessage, session: Int, role: Role) -> Route {
         if role == .console {
             switch message {
             case .request, .call, .cancel: return .serve

@@ -169,7 +169,11 @@ extension Node {
                 try scope.ctx.provide(name: announcement.service, value: proxy, fallbackRank: rank)
             }
         } catch {
-            logger.error("cannot create a proxy for \(announcement.service) on \(announcement.node): \(error)")
+            // Tried again at each announcement of the provider: rate-limited.
+            throttle.log(
+                .error, kind: "proxyNotCreated",
+                "cannot create a proxy for \(announcement.service) on \(announcement.node): \(error)",
+                fields: [("CORDIS_PEER", announcement.node)])
             carryOut(state.receive(.proxies(.notCreated(key))))
         }
     }
@@ -206,14 +210,12 @@ extension Node {
         peer: String, incarnation: String? = nil, service: String, realm: String?, method: String, arguments: JSONObject
     ) async throws -> JSONDocument {
         // The link in use is taken without a call that may suspend: only a missing link is opened or
-        // waited for, and then the choice is made again.
+        // waited for, and then the choice is made again. A link opened just as the member closed it as a
+        // duplicate (both dialled at once) leaves the call waiting for the other link: a second round.
         var choice = state.linkChoice(for: peer, life: incarnation)
-        switch choice {
-        case .awaitReplacement, .open:
+        for _ in 0..<2 where choice == .awaitReplacement || choice == .open {
             _ = await openLink(to: peer)
             choice = state.linkChoice(for: peer, life: incarnation)
-        case .use, .gone, .unreachable:
-            break
         }
         guard case .use(let id) = choice, let session = peers[id] else {
             throw RemoteCallError(.withdrawn, "\(service) on \(peer) is gone")
