@@ -51,21 +51,13 @@ public final class Connection: Sendable, DeferredWriter {
     struct State {
         var fd: Int32
         var phase = Phase.handshaking
-        /// Bytes waiting to be written, in order, behind those a writer holds.
-        var outbound: [UInt8] = []
-        /// A thread is writing outside the lock; the bytes it holds come before `outbound`.
-        var writing = false
-        var held = 0
-        /// The socket was full: the loop writes `outbound` when it becomes writable.
-        var awaitingWritable = false
-        /// The loop must close the socket once the writer in progress is done.
-        var closeAfterWrite = false
+        /// The bytes to write, in order, and who writes them.
+        var writes = WriteQueue()
         var watched = true
         var interest: UInt32
-        var inbound: [(item: InboundItem, bytes: Int)] = []
-        var inboundHead = 0
-        var inboundBytes = 0
-        var readPaused = false
+        /// The items read and not yet consumed; it pauses reading at its bounds (the pre-handshake
+        /// ones until established).
+        var inbound: InboundQueue
         /// The consumer waiting for the next item: resumed only by whoever takes it out of this
         /// state under the lock (so exactly once, and an unsafe continuation suffices).
         var waiter: ConsumerWait?
@@ -77,48 +69,24 @@ public final class Connection: Sendable, DeferredWriter {
         var closeError: TransportError?
         var deadlineTimer: UInt64?
         var drainTimer: UInt64?
-        var closeWaiters: [CheckedContinuation<TransportError?, Never>] = []
+        /// Told the close reason once the socket is closed (`whenClosed`, and `closed()`'s waiters).
         var closeCallbacks: [@Sendable (TransportError?) -> Void] = []
         /// When the connection last made progress in its handshake: accepted, or a whole frame arrived.
         var lastProgress = ContinuousClock.now
-        /// `send(2)` calls made on the socket (for tests).
-        var sendCalls = 0
         var establishedCallbacks: [@Sendable () -> Void] = []
-        /// The inbound queue bounds in force: the pre-handshake ones until established.
-        var queueFrames: Int
-        var queueBytes: Int
         /// True once `setMaxFrameSize` chose the frame limit (establishing then leaves it alone).
         var frameSizeChosen = false
 
-        init(
-            fd: Int32, interest: UInt32, codec: CodecChain, queueFrames: Int, queueBytes: Int
-        ) {
+        init(fd: Int32, interest: UInt32, codec: CodecChain, inbound: InboundQueue) {
             self.fd = fd
             self.interest = interest
             self.codec = codec
-            self.queueFrames = queueFrames
-            self.queueBytes = queueBytes
+            self.inbound = inbound
             self.tls = codec.streamFilter as? TLSStreamFilter
         }
 
-        var pendingOutbound: Int { held + outbound.count }
-        var queuedFrames: Int { inbound.count - inboundHead }
-
-        mutating func popItem() -> InboundItem? {
-            guard inboundHead < inbound.count else { return nil }
-            let (item, bytes) = inbound[inboundHead]
-            inbound[inboundHead] = (.frame([]), 0)
-            inboundHead += 1
-            inboundBytes -= bytes
-            if inboundHead == inbound.count {
-                inbound.removeAll(keepingCapacity: true)
-                inboundHead = 0
-            } else if inboundHead >= 64 && inboundHead * 2 >= inbound.count {
-                inbound.removeSubrange(0..<inboundHead)
-                inboundHead = 0
-            }
-            return item
-        }
+        /// True while the socket is there and sends may still go out (not closed, not aborting).
+        var canWrite: Bool { fd >= 0 && phase != .aborting && phase != .closed }
     }
 
     /// A write claimed under the lock, to run outside it.
@@ -167,8 +135,9 @@ public final class Connection: Sendable, DeferredWriter {
         self.state = Mutex(State(
             fd: fd, interest: interest,
             codec: CodecChain(framing: cutting, streamFilter: streamFilter, sniffsTLS: framing == .frames && !isUnix),
-            queueFrames: min(limits.handshakeQueueFrames, limits.inboundQueueFrames),
-            queueBytes: min(limits.handshakeQueueBytes, limits.inboundQueueBytes)))
+            inbound: InboundQueue(
+                maxItems: min(limits.handshakeQueueFrames, limits.inboundQueueFrames),
+                maxBytes: min(limits.handshakeQueueBytes, limits.inboundQueueBytes))))
         do {
             try loop.register(token: id, fd: fd, events: interest, handler: self)
         } catch {
@@ -248,19 +217,17 @@ public final class Connection: Sendable, DeferredWriter {
                     return .failure(error)
                 }
             }
-            if state.writing || state.awaitingWritable {
-                if !bypassLimit && state.pendingOutbound + bytes.count > limits.outboundBufferBytes {
-                    return .failure(TransportError(
-                        .outboundBufferFull,
-                        "connection \(id): the peer is not reading; \(state.pendingOutbound + bytes.count) bytes waiting "
-                            + "exceed the outbound limit of \(limits.outboundBufferBytes) bytes"))
-                }
-                state.outbound.append(contentsOf: bytes)
+            switch state.writes.stage(bytes, limit: bypassLimit ? nil : limits.outboundBufferBytes) {
+            case .claimed(let bytes):
+                return .success(WriteClaim(fd: state.fd, bytes: bytes))
+            case .queued:
                 return .success(nil)
+            case .overLimit(let pending):
+                return .failure(TransportError(
+                    .outboundBufferFull,
+                    "connection \(id): the peer is not reading; \(pending) bytes waiting "
+                        + "exceed the outbound limit of \(limits.outboundBufferBytes) bytes"))
             }
-            state.writing = true
-            state.held = bytes.count
-            return .success(WriteClaim(fd: state.fd, bytes: bytes))
         }
         switch outcome {
         case .success(let claim):
@@ -299,11 +266,9 @@ public final class Connection: Sendable, DeferredWriter {
             guard state.fd >= 0 else { return [] }
             state.filter = filter
             guard filter != nil, state.waiter == nil else { return [] }
-            var pending: [[UInt8]] = []
-            while let item = state.popItem() {
-                if case .frame(let payload) = item { pending.append(payload) }
+            return state.inbound.popAll().compactMap { item in
+                if case .frame(let payload) = item { payload } else { nil }
             }
-            return pending
         }
         guard let filter, !pending.isEmpty else { return }
         var delivered = OneOrMore<(InboundItem, Int)>()
@@ -347,10 +312,8 @@ public final class Connection: Sendable, DeferredWriter {
         let (timer, callbacks, resume) = state.withLock { state -> (UInt64?, [@Sendable () -> Void], Bool) in
             guard state.phase == .handshaking else { return (nil, [], false) }
             state.phase = .established
-            state.queueFrames = limits.inboundQueueFrames
-            state.queueBytes = limits.inboundQueueBytes
+            let resume = state.inbound.setBounds(maxItems: limits.inboundQueueFrames, maxBytes: limits.inboundQueueBytes)
             if !state.frameSizeChosen { state.codec.maxFrameSize = limits.maxFrameSize }
-            let resume = resumeReadingIfDrained(&state)
             let callbacks = state.establishedCallbacks
             state.establishedCallbacks = []
             defer { state.deadlineTimer = nil }
@@ -406,7 +369,7 @@ public final class Connection: Sendable, DeferredWriter {
         await withCheckedContinuation { continuation in
             let done = state.withLock { state -> TransportError?? in
                 if state.phase == .closed { return .some(state.closeError) }
-                state.closeWaiters.append(continuation)
+                state.closeCallbacks.append { continuation.resume(returning: $0) }
                 return nil
             }
             if let done { continuation.resume(returning: done) }
@@ -434,13 +397,13 @@ public final class Connection: Sendable, DeferredWriter {
     }
 
     /// The number of bytes waiting to be written.
-    package var bufferedOutboundBytes: Int { state.withLock { $0.pendingOutbound } }
+    package var bufferedOutboundBytes: Int { state.withLock { $0.writes.pending } }
 
     /// How many `send(2)` calls the connection made (for tests of write batching).
-    package var sendCalls: Int { state.withLock { $0.sendCalls } }
+    package var sendCalls: Int { state.withLock { $0.writes.sendCalls } }
 
     /// True while the connection does not read its socket because the inbound queue is full.
-    package var isReadingPaused: Bool { state.withLock { $0.readPaused } }
+    package var isReadingPaused: Bool { state.withLock { $0.inbound.isPaused } }
 
     /// True while a consumer waits for the next inbound item.
     package var hasWaitingConsumer: Bool { state.withLock { $0.waiter != nil } }
@@ -478,8 +441,8 @@ public final class Connection: Sendable, DeferredWriter {
     private func wait(for continuation: ConsumerWait) {
         var resume = false
         let outcome = state.withLock { state -> Result<InboundItem??, any Error> in
-            if let item = state.popItem() {
-                resume = resumeReadingIfDrained(&state)
+            if let item = state.inbound.pop() {
+                resume = state.inbound.resumeIfDrained()
                 return .success(.some(item))
             }
             if !state.phase.isOpen {
@@ -516,8 +479,8 @@ public final class Connection: Sendable, DeferredWriter {
     private func takeReady() throws -> Ready? {
         var resume = false
         let outcome = state.withLock { state -> Result<Ready?, TransportError> in
-            if let item = state.popItem() {
-                resume = resumeReadingIfDrained(&state)
+            if let item = state.inbound.pop() {
+                resume = state.inbound.resumeIfDrained()
                 return .success(Ready(item: item))
             }
             if !state.phase.isOpen {
@@ -528,16 +491,6 @@ public final class Connection: Sendable, DeferredWriter {
         }
         if resume { refreshInterest() }
         return try outcome.get()
-    }
-
-    /// Clears the read pause once the queue drained to half its bounds; true when the epoll interest
-    /// must then be brought up to date (on the loop, see `refreshInterest`).
-    private func resumeReadingIfDrained(_ state: inout State) -> Bool {
-        guard state.readPaused, state.queuedFrames <= state.queueFrames / 2,
-            state.inboundBytes <= state.queueBytes / 2
-        else { return false }
-        state.readPaused = false
-        return true
     }
 
     // MARK: Writing
@@ -552,14 +505,7 @@ public final class Connection: Sendable, DeferredWriter {
     /// behind them, and the loop writes it all at once (`writeDeferred()`).
     package func write(_ claim: WriteClaim) {
         if loop.deferWrite(of: self) {
-            state.withLock { state in
-                if state.outbound.isEmpty {
-                    state.outbound = claim.bytes
-                } else {
-                    state.outbound.insert(contentsOf: claim.bytes, at: 0)
-                }
-                state.held = 0
-            }
+            state.withLock { $0.writes.deferClaim(claim.bytes) }
             return
         }
         writeNow(claim)
@@ -570,12 +516,7 @@ public final class Connection: Sendable, DeferredWriter {
     /// ends the usual way (a close waiting for it goes ahead).
     func writeDeferred() {
         let claim = state.withLock { state -> WriteClaim? in
-            guard state.writing else { return nil }
-            var bytes: [UInt8] = []
-            swap(&bytes, &state.outbound)
-            if state.fd < 0 || state.phase == .aborting || state.phase == .closed { bytes = [] }
-            state.held = bytes.count
-            return WriteClaim(fd: state.fd, bytes: bytes)
+            state.writes.takeDeferred(dropping: !state.canWrite).map { WriteClaim(fd: state.fd, bytes: $0) }
         }
         if let claim { writeNow(claim) }
     }
@@ -603,44 +544,24 @@ public final class Connection: Sendable, DeferredWriter {
                 failure = number
                 break
             }
-            enum Next { case more([UInt8]), wait, done(closeNow: Bool, flushOnLoop: Bool) }
-            let next = state.withLock { state -> Next in
-                state.sendCalls += calls
-                if failure == nil && start < bytes.count && state.phase != .aborting {
-                    // The socket is full: the rest goes first in line; the loop writes it later.
-                    state.outbound.insert(contentsOf: bytes[start...], at: 0)
-                    state.held = 0
-                    state.writing = false
-                    state.awaitingWritable = true
-                    return .wait
-                }
-                if failure == nil && !state.outbound.isEmpty && state.phase != .aborting {
-                    var more: [UInt8] = []
-                    swap(&more, &state.outbound)
-                    state.held = more.count
-                    return .more(more)
-                }
-                state.writing = false
-                state.held = 0
-                let closeNow = state.closeAfterWrite
-                state.closeAfterWrite = false
+            let (next, flushOnLoop) = state.withLock { state -> (WriteQueue.AfterWrite, Bool) in
+                let next = state.writes.wrote(
+                    bytes, upTo: start, calls: calls, failed: failure != nil, aborting: state.phase == .aborting)
                 // An orderly close half-closes once everything is written: the loop does it.
-                let flushOnLoop: Bool
-                if case .draining(halfClosed: false) = state.phase { flushOnLoop = true } else { flushOnLoop = false }
-                return .done(closeNow: closeNow, flushOnLoop: flushOnLoop)
+                return (next, state.phase == .draining(halfClosed: false))
             }
             switch next {
             case .more(let more):
                 bytes = more
                 continue
-            case .wait:
+            case .awaitWritable:
                 refreshInterest()
                 return
-            case .done(let closeNow, let flushOnLoop):
+            case .done(let closeSocket):
                 if let failure {
                     abort(TransportError(.connectionReset, "cannot write to connection \(id)", errno: failure))
                 }
-                if closeNow { onLoop { [self] in finishClose() } }
+                if closeSocket { onLoop { [self] in finishClose() } }
                 if flushOnLoop { onLoop { [self] in writable() } }
                 return
             }
@@ -652,14 +573,14 @@ public final class Connection: Sendable, DeferredWriter {
     private func writable() {
         enum Step { case none, write(WriteClaim), halfClose(Int32) }
         let step = state.withLock { state -> Step in
-            guard state.fd >= 0, state.phase != .aborting, state.phase != .closed, !state.writing else { return .none }
-            state.awaitingWritable = false
-            if !state.outbound.isEmpty {
-                var bytes: [UInt8] = []
-                swap(&bytes, &state.outbound)
-                state.writing = true
-                state.held = bytes.count
+            guard state.canWrite else { return .none }
+            switch state.writes.socketWritable() {
+            case .busy:
+                return .none
+            case .write(let bytes):
                 return .write(WriteClaim(fd: state.fd, bytes: bytes))
+            case .idle:
+                break
             }
             updateInterest(&state)
             if case .draining(halfClosed: false) = state.phase {
@@ -694,8 +615,8 @@ public final class Connection: Sendable, DeferredWriter {
     private func updateInterest(_ state: inout State) {
         guard state.fd >= 0 else { return }
         var desired: UInt32 = 0
-        if state.phase != .aborting && !state.readPaused { desired |= CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP }
-        if state.awaitingWritable { desired |= CCORDIS_EVENT_WRITE }
+        if state.phase != .aborting && !state.inbound.isPaused { desired |= CCORDIS_EVENT_READ | CCORDIS_EVENT_READ_HANGUP }
+        if state.writes.awaitsWritable { desired |= CCORDIS_EVENT_WRITE }
         if desired == 0 {
             // Unwatched entirely, so a hang-up cannot spin the loop while reading is paused.
             if state.watched {
@@ -722,7 +643,7 @@ public final class Connection: Sendable, DeferredWriter {
     private func readable(scratch: UnsafeMutableRawBufferPointer) {
         for _ in 0..<4 {
             let (fd, discarding) = state.withLock { state -> (Int32, Bool) in
-                guard state.phase != .aborting, state.phase != .closed, !state.readPaused else { return (-1, false) }
+                guard state.phase != .aborting, state.phase != .closed, !state.inbound.isPaused else { return (-1, false) }
                 return (state.fd, !state.phase.isOpen)
             }
             guard fd >= 0 else { return }
@@ -754,14 +675,8 @@ public final class Connection: Sendable, DeferredWriter {
             let step = state.codec.receive(bytes, connection: id)
             // Put in line under this lock, so that no send encrypted after it (a TLS record numbered
             // later) can reach the socket before it.
-            if !step.reply.isEmpty, state.fd >= 0, state.phase != .aborting, state.phase != .closed {
-                if state.writing || state.awaitingWritable {
-                    state.outbound.append(contentsOf: step.reply)
-                } else {
-                    state.writing = true
-                    state.held = step.reply.count
-                    replyClaim = WriteClaim(fd: state.fd, bytes: step.reply)
-                }
+            if !step.reply.isEmpty, state.canWrite, case .claimed(let bytes) = state.writes.stage(step.reply, limit: nil) {
+                replyClaim = WriteClaim(fd: state.fd, bytes: bytes)
             }
             if !step.payloads.isEmpty, state.phase == .handshaking { state.lastProgress = .now }
             return (step, state.filter)
@@ -800,29 +715,17 @@ public final class Connection: Sendable, DeferredWriter {
     @discardableResult
     private func queue(_ items: OneOrMore<(InboundItem, Int)>) -> Bool {
         guard !items.isEmpty else { return true }
-        let (waiter, item, paused) = state.withLock {
+        let (waiter, item, reading) = state.withLock {
             state -> (ConsumerWait?, InboundItem?, Bool) in
-            guard state.phase.isOpen else { return (nil, nil, true) }
-            for (item, bytes) in items {
-                state.inbound.append((item, bytes))
-                state.inboundBytes += bytes
-            }
-            var handed: InboundItem?
+            guard state.phase.isOpen else { return (nil, nil, false) }
             let waiter = state.waiter
-            if waiter != nil {
-                state.waiter = nil
-                handed = state.popItem()
-            }
-            if state.queuedFrames >= state.queueFrames || state.inboundBytes >= state.queueBytes {
-                state.readPaused = true
-            } else {
-                _ = resumeReadingIfDrained(&state)
-            }
+            state.waiter = nil
+            let (handed, reading) = state.inbound.append(items, handing: waiter != nil)
             updateInterest(&state)
-            return (waiter, handed, state.readPaused)
+            return (waiter, handed, reading)
         }
         if let waiter { waiter.resume(returning: .success(item)) }
-        return !paused
+        return reading
     }
 
     /// The peer closed its side: the partial frame left (if any) is the close reason.
@@ -876,7 +779,7 @@ public final class Connection: Sendable, DeferredWriter {
         let waiter = state.withLock { state -> ConsumerWait? in
             guard case .draining = state.phase else { return nil }
             state.drainTimer = loop.schedule(after: limits.drainTimeout) { [self] in shut(.peerGone, nil) }
-            state.readPaused = false
+            state.inbound.unpause()
             updateInterest(&state)
             defer { state.waiter = nil }
             return state.waiter
@@ -891,25 +794,17 @@ public final class Connection: Sendable, DeferredWriter {
 
     /// On the loop thread: closes the socket (after a write under way) and tells everyone waiting.
     private func finishClose() {
-        typealias Taken = (
-            Int32, [UInt64], ConsumerWait?, [CheckedContinuation<TransportError?, Never>],
-            [@Sendable (TransportError?) -> Void], TransportError?
-        )
+        typealias Taken = (Int32, [UInt64], ConsumerWait?, [@Sendable (TransportError?) -> Void], TransportError?)
         let taken = state.withLock { state -> Taken? in
             guard state.fd >= 0 else { return nil }
-            if state.writing {
-                // A sender is in `send(2)` on this descriptor: it calls back when done.
-                state.closeAfterWrite = true
-                return nil
-            }
+            // A sender in `send(2)` on this descriptor calls back when done.
+            guard state.writes.close() else { return nil }
             let fd = state.fd
             state.fd = -1
             state.phase = .closed
             let timers = [state.deadlineTimer, state.drainTimer].compactMap { $0 }
             state.deadlineTimer = nil
             state.drainTimer = nil
-            state.outbound = []
-            state.awaitingWritable = false
             // Release what the connection holds whatever its consumer is doing: the filter (which
             // may hold the link that holds this connection) and the partial frame being read. Items
             // already queued stay readable; the queue is bounded, and the listener drops a closed
@@ -919,19 +814,16 @@ public final class Connection: Sendable, DeferredWriter {
             state.establishedCallbacks = []
             let waiter = state.waiter
             state.waiter = nil
-            let waiters = state.closeWaiters
             let callbacks = state.closeCallbacks
-            state.closeWaiters = []
             state.closeCallbacks = []
-            return (fd, timers, waiter, waiters, callbacks, state.closeError)
+            return (fd, timers, waiter, callbacks, state.closeError)
         }
-        guard let (fd, timers, waiter, waiters, callbacks, reason) = taken else { return }
+        guard let (fd, timers, waiter, callbacks, reason) = taken else { return }
         loop.deregister(token: id, fd: fd)
         // The peer hears the end now even if a child forked meanwhile holds a copy of the socket.
         _ = ccordis_close_socket(fd)
         for timer in timers { loop.cancelTimer(timer) }
         if let waiter { resumeAtEnd(waiter) }
-        for continuation in waiters { continuation.resume(returning: reason) }
         for callback in callbacks { callback(reason) }
         let text = reason.map { "connection \(id) closed: \($0.message)" } ?? "connection \(id) closed"
         loop.report(TransportEvent(.connectionClosed, text, connectionID: id, credentials: credentials, error: reason))
@@ -940,7 +832,7 @@ public final class Connection: Sendable, DeferredWriter {
     /// Hands a waiting consumer a queued item, or the end of the sequence.
     private func resumeAtEnd(_ waiter: ConsumerWait) {
         let outcome = state.withLock { state -> Result<InboundItem?, any Error> in
-            if let item = state.popItem() { return .success(item) }
+            if let item = state.inbound.pop() { return .success(item) }
             if let error = state.closeError { return .failure(error) }
             return .success(nil)
         }
