@@ -39,6 +39,15 @@ struct NodeStateSequenceTests {
         var outstanding = 0
         /// The time idle sweeps report: it moves on by a few seconds per sweep.
         var clock = ContinuousClock.now
+        /// etcd mode: the provider lives whose service key etcd holds.
+        var keysInEtcd: Set<Int> = []
+        /// etcd mode: the deletes of service keys on their way (the test answers them at random later
+        /// steps), life by attempt.
+        var deletes: [Int: Int] = [:]
+        /// etcd mode: lives whose last delete etcd did not answer (their key may still be there).
+        var unanswered: Set<Int> = []
+        /// etcd mode: lives whose failed delete is to be tried again.
+        var retries: Set<Int> = []
         var problems: [String] = []
 
         static let members = ["a", "b", "d", "e"]
@@ -90,6 +99,7 @@ struct NodeStateSequenceTests {
             if !disposing.isEmpty, Int.random(in: 0..<5, using: &random) == 0 {
                 return .proxyDisposed(pick(disposing.keys.sorted())!)
             }
+            if etcd, let keys = nextKeysEvent() { return .keys(keys) }
             switch Int.random(in: 0..<16, using: &random) {
             case 0, 1, 2:
                 nextSession += 1
@@ -149,6 +159,41 @@ struct NodeStateSequenceTests {
             }
         }
 
+        /// etcd mode, now and then: etcd answers a delete (or does not), a retry is due, the keys are brought in
+        /// line, a put fails, or the lease ends.
+        mutating func nextKeysEvent() -> ServiceKeys.Event? {
+            if let attempt = pick(deletes.keys.sorted()), Int.random(in: 0..<4, using: &random) == 0 {
+                let life = deletes.removeValue(forKey: attempt)!
+                let succeeded = Int.random(in: 0..<4, using: &random) != 0
+                if succeeded {
+                    keysInEtcd.remove(life)
+                    unanswered.remove(life)
+                } else {
+                    unanswered.insert(life)
+                }
+                return .deleted(life: life, attempt: attempt, succeeded: succeeded)
+            }
+            if let life = pick(retries.sorted()), Int.random(in: 0..<5, using: &random) == 0 {
+                retries.remove(life)
+                return .retryDelete(life: life)
+            }
+            switch Int.random(in: 0..<40, using: &random) {
+            case 0..<4:
+                return .reconcile
+            case 4:
+                // A put of a key this node counts as put fails.
+                guard let life = pick(keysInEtcd.filter { state.keys?.put[$0] != nil }.sorted()) else { return nil }
+                keysInEtcd.remove(life)
+                return .putFailed(life: life, key: EtcdDirectory.serviceKey(node: "c", life: life))
+            case 5:
+                keysInEtcd.removeAll()
+                unanswered.removeAll()
+                return .leaseEnded
+            default:
+                return nil
+            }
+        }
+
         func received(_ message: WireMessage, on session: Int) -> NodeState.Event {
             .received(message, session: session, role: .node)
         }
@@ -163,6 +208,14 @@ struct NodeStateSequenceTests {
             var acknowledgements = 0
             outstanding += owed
             for directive in directives {
+                // Whoever the exports tell has a link in use now (the driver sends on it), or waits for the
+                // replacement of one (the exports tell it again when it takes over): nobody is skipped.
+                if case .exports(let exportsDirective) = directive, let peers = exportsDirective.peers {
+                    for peer in peers where state.membership.session(of: peer) == nil
+                        && state.membership.members[peer]?.awaitingReplacement == nil {
+                        problems.append("\(context): \(peer) is told \(exportsDirective) with no link in use")
+                    }
+                }
                 switch directive {
                 case .drain(let session, _, _, _, _):
                     draining.insert(session)
@@ -174,15 +227,35 @@ struct NodeStateSequenceTests {
                 case .link(.refuse(let session, _)):
                     open[session] = nil
                 case .exports(.withdraw(let provider, let peers)):
-                    if !withdrawing.insert(provider.life).inserted {
+                    let begins = directives.contains(.exports(.armDeadline(life: provider.life, after: NodeStateTests.withdrawTimeout)))
+                    if !withdrawing.contains(provider.life) && !begins {
+                        problems.append("\(context): life \(provider.life) withdrawn with no withdrawal under way")
+                    } else if let already = told[provider.life] {
                         // Sent again on a replaced link: only to members told already, and still awaited.
                         let awaiting = state.exports.export(life: provider.life)?.withdrawal?.awaiting ?? []
-                        if !Set(peers).isSubset(of: told[provider.life] ?? []) || !Set(peers).isSubset(of: awaiting) {
+                        if !Set(peers).isSubset(of: already) || !Set(peers).isSubset(of: awaiting) {
                             problems.append("\(context): life \(provider.life) withdrawn again from \(peers)")
                         }
                     } else {
                         told[provider.life] = Set(peers)
+                        // etcd mode: the key goes first, unless etcd did not answer its delete, or the deadline
+                        // passed first (the release follows at once).
+                        let releasedNow = directives.contains { directive in
+                            if case .exports(.release(let released, _)) = directive { released.life == provider.life } else { false }
+                        }
+                        if keysInEtcd.contains(provider.life), !unanswered.contains(provider.life), !releasedNow {
+                            problems.append("\(context): life \(provider.life)'s withdrawal told while its key is in etcd")
+                        }
                     }
+                case .keys(.put(let life, _, _)):
+                    if deletes.values.contains(life) {
+                        problems.append("\(context): life \(life)'s key put while a delete of it is on its way")
+                    }
+                    keysInEtcd.insert(life)
+                case .keys(.delete(let life, _, let attempt)):
+                    deletes[attempt] = life
+                case .schedule(.keys(.retryDelete(let life)), _):
+                    retries.insert(life)
                 case .exports(.hold(let provider)):
                     if !held.insert(provider.life).inserted { problems.append("\(context): life \(provider.life) held twice") }
                 case .exports(.release(let provider, let outcome)):
@@ -193,9 +266,13 @@ struct NodeStateSequenceTests {
                     if (withdrawing.remove(provider.life) == nil) != (outcome == .noPeers) {
                         problems.append("\(context): life \(provider.life) released \(outcome) with a withdrawal under way or none")
                     }
-                    // Released before its deadline only once every member told has acknowledged or was lost.
+                    // Released before its deadline only once every member told has acknowledged or was lost, and
+                    // acknowledged only by members told (etcd mode tells once the key is gone: members lost
+                    // before that were never told).
+                    let toldLife = told[provider.life] ?? []
                     if case .finished(let acknowledged, let lost) = outcome,
-                       Set(acknowledged).union(lost) != told[provider.life] ?? [] || !Set(acknowledged).isDisjoint(with: lost) {
+                       !toldLife.isSubset(of: Set(acknowledged).union(lost)) || !Set(acknowledged).isSubset(of: toldLife)
+                        || !Set(acknowledged).isDisjoint(with: lost) {
                         problems.append(
                             "\(context): life \(provider.life) released with \(acknowledged) acknowledged and \(lost) lost "
                                 + "of \(told[provider.life]?.sorted() ?? [])")
@@ -205,7 +282,8 @@ struct NodeStateSequenceTests {
                         problems.append("\(context): life \(provider.life) released with its deadline still armed")
                     }
                 case .exports(.armDeadline(let life, let delay)):
-                    if !withdrawing.contains(life) || !deadlines.insert(life).inserted || delay != NodeStateTests.withdrawTimeout {
+                    // Armed as the withdrawal begins (its members may be told later, in etcd mode).
+                    if !withdrawing.insert(life).inserted || !deadlines.insert(life).inserted || delay != NodeStateTests.withdrawTimeout {
                         problems.append("\(context): life \(life)'s deadline armed twice, outside a withdrawal or for \(delay)")
                     }
                 case .exports(.cancelDeadline(let life)):
@@ -244,6 +322,13 @@ struct NodeStateSequenceTests {
         }
 
         mutating func check(_ directives: [NodeState.Directive], awaitingBefore: [String: Int], context: String) {
+            // etcd mode: a key etcd holds is one this node counts as put, or one it is deleting (on its way, or
+            // to be tried again): none is left behind.
+            if let keys = state.keys {
+                for life in keysInEtcd.sorted() where keys.put[life] == nil && keys.deleting[life] == nil {
+                    problems.append("\(context): life \(life)'s key is left in etcd")
+                }
+            }
             // The links drained are those `NodeState` said to drain, until they closed.
             if draining != state.drained {
                 problems.append("\(context): drained \(state.drained.sorted()), where \(draining.sorted()) were drained")
@@ -296,6 +381,7 @@ struct NodeStateSequenceTests {
                 follow(directives, owed: 0, liveBefore: state.proxies.live, context: "deadline of \(life)")
             }
             if !withdrawing.isEmpty { problems.append("withdrawals never released: \(withdrawing.sorted())") }
+            if !state.heldWithdrawals.isEmpty { problems.append("withdrawals never told: \(state.heldWithdrawals.keys.sorted())") }
             if !deadlines.isEmpty { problems.append("deadlines left armed: \(deadlines.sorted())") }
             if !held.isEmpty { problems.append("teardowns held after the stop: \(held.sorted())") }
         }
@@ -311,6 +397,16 @@ struct NodeStateSequenceTests {
             world.finish()
             #expect(world.problems.isEmpty, "seed \(seed): \(world.problems.prefix(3))")
             if !world.problems.isEmpty { return }
+        }
+    }
+}
+
+extension Exports.Directive {
+    /// The members the directive sends to, if it sends.
+    fileprivate var peers: [String]? {
+        switch self {
+        case .announce(_, let peers), .withdraw(_, let peers): peers
+        default: nil
         }
     }
 }

@@ -410,6 +410,56 @@ struct NodeStateTests {
         #expect(state.drained.isEmpty)
     }
 
+    @Test("etcd mode: a withdrawal is told once its key is deleted; an acknowledgement before that counts for nothing; a deadline that passes first tells the members still awaited, then releases")
+    func withdrawalToldAfterItsKey() {
+        var state = Self.etcd()
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        let life1 = Self.clock(on: "a", life: 1)
+        let life2 = Self.clock(on: "a", life: 2)
+        _ = state.receive(.exports(.available([life1, life2])))
+        #expect(state.receive(.keys(.reconcile)) == [
+            .keys(.put(life: 1, key: EtcdDirectory.serviceKey(node: "a", life: 1), life1)),
+            .keys(.put(life: 2, key: EtcdDirectory.serviceKey(node: "a", life: 2), life2)),
+        ])
+        // Life 1 leaves: its key is deleted first; b is not told yet.
+        let leaving = state.receive(.exports(.available([life2])))
+        #expect(leaving == [
+            .keys(.delete(life: 1, key: EtcdDirectory.serviceKey(node: "a", life: 1), attempt: 1)),
+            .exports(.armDeadline(life: 1, after: Self.withdrawTimeout)),
+        ])
+        #expect(state.receive(Self.from(1, .withdrawAck(life1.provider))) == [], "an acknowledgement of a withdrawal nobody was told")
+        #expect(state.receive(.keys(.deleted(life: 1, attempt: 1, succeeded: true))) == [.exports(.withdraw(life1.provider, peers: ["b"]))])
+        #expect(state.receive(Self.from(1, .withdrawAck(life1.provider))) == [
+            .exports(.cancelDeadline(life: 1)), .exports(.release(life1.provider, .finished(acknowledged: ["b"], lost: []))),
+        ])
+        // Life 2 leaves, and its deadline passes before etcd answers: b is told, then the teardown goes on.
+        _ = state.receive(.exports(.available([])))
+        #expect(state.receive(.exports(.deadlinePassed(life: 2))) == [
+            .exports(.withdraw(life2.provider, peers: ["b"])),
+            .exports(.release(life2.provider, .timedOut(awaiting: ["b"], acknowledged: []))),
+        ])
+        #expect(state.heldWithdrawals.isEmpty)
+        // The delete's answer comes later: nothing more is told.
+        #expect(state.receive(.keys(.deleted(life: 2, attempt: 2, succeeded: true))) == [])
+    }
+
+    @Test("etcd mode: a delete etcd does not answer tells the withdrawal anyway and is tried again, as a scheduled event")
+    func failedDeleteTriedAgain() {
+        var state = Self.etcd()
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        let life1 = Self.clock(on: "a", life: 1)
+        _ = state.receive(.exports(.available([life1])))
+        _ = state.receive(.keys(.reconcile))
+        _ = state.receive(.exports(.available([])))
+        #expect(state.receive(.keys(.deleted(life: 1, attempt: 1, succeeded: false))) == [
+            .exports(.withdraw(life1.provider, peers: ["b"])),
+            .schedule(.keys(.retryDelete(life: 1)), after: ServiceKeys.firstRetry),
+        ])
+        #expect(state.receive(.keys(.retryDelete(life: 1))) == [
+            .keys(.delete(life: 1, key: EtcdDirectory.serviceKey(node: "a", life: 1), attempt: 2)),
+        ])
+    }
+
     @Test("A dialler waits while the member at its address is linked, whoever dialled: an address the member advertises, or one a dial reached it at")
     func diallerWaitsForTheLinkInUse() {
         var state = NodeState(

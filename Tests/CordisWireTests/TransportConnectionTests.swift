@@ -282,6 +282,30 @@ struct TransportConnectionTests {
         _ = stalled
     }
 
+    /// A stream filter whose sending side has failed (a TLS session that cannot encrypt any more).
+    private final class BrokenOutbound: StreamFilter {
+        func inbound(_ bytes: UnsafeRawBufferPointer) throws(TransportError) -> (plain: [UInt8], reply: [UInt8]) {
+            (Array(bytes), [])
+        }
+
+        func outbound(_ framed: [UInt8]) throws(TransportError) -> [UInt8] {
+            throw TransportError(.tls, "TLS: the session cannot encrypt")
+        }
+    }
+
+    @Test("A send the stream filter cannot encode fails and closes the connection: nothing later can follow it")
+    func failedStreamFilterCloses() async throws {
+        let link = try await pair()
+        defer { Task { await link.loop.shutdown() } }
+        link.client.setStreamFilter(BrokenOutbound())
+        #expect(throws: TransportError.self) { try link.client.enqueue(bytes("hello")) }
+        let reason = try await withDeadline("the client closes") { await link.client.closed() }
+        #expect(reason?.code == .tls)
+        #expect(reason?.message.contains("cannot encrypt") == true)
+        let end = try await withDeadline("the server sees the end") { try await nextFrame(link.server) }
+        #expect(end == nil)
+    }
+
     @Test("An oversize frame gets an error frame, then both sides see the link close")
     func oversizeFrameIsAnsweredThenClosed() async throws {
         let events = EventRecorder()

@@ -63,7 +63,7 @@ extension EtcdMode {
             }
         }
         self.lease = lease
-        keys.leaseEnded()
+        node.carryOut(node.state.receive(.keys(.leaseEnded)))
         return rule.receive(.registered(at: .now))
     }
 
@@ -218,7 +218,7 @@ extension EtcdMode {
     /// The lease has certainly expired: the exports are withdrawn from the linked peers in order (their
     /// keys went with the lease, so none is deleted from an etcd that does not answer).
     private func withdrawExportsForLostLease() {
-        keys.leaseEnded()
+        node.carryOut(node.state.receive(.keys(.leaseEnded)))
         node.logger.warn("the etcd lease has expired: withdrawing this node's services from its linked peers")
         node.refreshExports()
     }
@@ -318,40 +318,42 @@ extension EtcdMode {
 
     // MARK: - Publishing exports
 
-    /// Carries out what `ServiceKeys` makes of the exports: the puts under the lease and the deletes.
+    /// Brings the service keys in line with the exports, while the node runs and holds a lease.
     func publishExports() {
         guard node.running, lease != 0 else { return }
-        let lease = self.lease
-        let client = self.client
-        for directive in keys.reconcile(node.state.exports) {
-            switch directive {
-            case .put(let life, let key, let announcement):
-                let value = EtcdDirectory.serviceValue(announcement, incarnation: node.liveIncarnation)
-                node.activity.start { [weak node] in
-                    do {
-                        try await client.put(key, value, lease: lease)
-                    } catch {
-                        node?.logger.warn("cannot publish \(announcement.service) in etcd: \(error)")
-                        node?.etcd?.keys.putFailed(life: life, key: key)
-                    }
-                }
-            case .delete(let key):
-                node.activity.start { _ = try? await client.delete(key) }
-            }
-        }
+        node.carryOut(node.state.receive(.keys(.reconcile)))
     }
 
-    /// Deletes the key of a provider life being withdrawn, then runs `then` (sending `withdraw`): a
-    /// consumer elsewhere never finds a key for a provider that is already going.
-    func unpublish(life: Int, then body: @escaping @CordisActor () -> Void) {
-        guard let key = keys.withdrawing(life: life) else {
-            body()
-            return
-        }
+    /// Puts or deletes a service key, as `ServiceKeys` decided, and reports how etcd answered.
+    func carryOut(_ directive: ServiceKeys.Directive) {
         let client = self.client
-        node.activity.start {
-            _ = try? await client.delete(key)
-            body()
+        switch directive {
+        case .put(let life, let key, let announcement):
+            let lease = self.lease
+            let value = EtcdDirectory.serviceValue(announcement, incarnation: node.liveIncarnation)
+            node.activity.start { [weak node] in
+                do {
+                    try await client.put(key, value, lease: lease)
+                } catch {
+                    node?.logger.warn("cannot publish \(announcement.service) in etcd: \(error)")
+                    node?.carryOut(node?.state.receive(.keys(.putFailed(life: life, key: key))) ?? [])
+                }
+            }
+        case .delete(let life, let key, let attempt):
+            node.activity.start { [weak node] in
+                let succeeded: Bool
+                do {
+                    _ = try await client.delete(key)
+                    succeeded = true
+                } catch {
+                    node?.throttle.log(.warn, kind: "serviceKeyNotDeleted", "cannot delete \(key) from etcd, trying again: \(error)")
+                    succeeded = false
+                }
+                node?.carryOut(node?.state.receive(.keys(.deleted(life: life, attempt: attempt, succeeded: succeeded))) ?? [])
+            }
+        case .retry, .tell:
+            // `NodeState` turns these into a scheduled event and a withdrawal.
+            break
         }
     }
 

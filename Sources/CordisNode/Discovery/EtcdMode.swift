@@ -3,8 +3,8 @@ import CordisDiscovery
 import CordisWire
 
 /// What a node in etcd mode keeps beside its `EtcdDirectory` (the node's discovery): the etcd client, its lease and whether it
-/// is degraded, the service keys it keeps and the links being opened on demand (which links are idle is
-/// `NodeState`'s to say). It drives etcd mode too (`EtcdMode+Driver.swift`): registration under the lease,
+/// is degraded, and the links being opened on demand (which links are idle, and which service keys are
+/// put or deleted, is `NodeState`'s to say). It drives etcd mode too (`EtcdMode+Driver.swift`): registration under the lease,
 /// following the lease and the directory, publishing the exports as keys, links on demand, the idle
 /// sweep, re-dialling.
 /// Owned by the node (`Node.etcd`), on `CordisActor`.
@@ -44,8 +44,6 @@ final class EtcdMode {
         if degraded != nil { return "degraded" }
         return lease == 0 ? "registering" : "held"
     }
-    /// The service keys put under the lease, one per exported provider life.
-    var keys: ServiceKeys
     /// Links being opened on demand, by member.
     var opening: [String: Task<PeerSession?, Never>] = [:]
     /// Members being re-dialled after their link failed.
@@ -57,7 +55,6 @@ final class EtcdMode {
     init(node: Node, client: EtcdClient, incarnation: String, leaseTTL: Duration, idleTimeout: Duration) {
         self.node = node
         self.incarnation = incarnation
-        self.keys = ServiceKeys(node: node.name)
         self.client = client
         self.leaseTTL = leaseTTL
         self.idleTimeout = idleTimeout

@@ -166,17 +166,15 @@ final class PeerSession {
         await withCheckedContinuation { endWaiters.append($0) }
     }
 
-    /// Sends a message. A message too large for a frame is not sent and the link stays up (the error is
-    /// returned); a link that cannot take it otherwise is closed (its session then ends).
+    /// Sends a message. A message too large for a frame is not sent and the link stays up; a link that
+    /// cannot take it otherwise (closed, a peer that does not read, a failed TLS session) is closed by
+    /// the transport, and its session then ends. Returns the error, if any.
     @discardableResult
     func send(_ message: WireMessage) -> TransportError? {
         do {
             try link.enqueue(message)
             return nil
         } catch {
-            if error.code != .tooLarge {
-                link.close(reason: "cannot send to \(identity.name): \(error)")
-            }
             return error
         }
     }

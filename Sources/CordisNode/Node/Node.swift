@@ -478,6 +478,7 @@ public final class Node {
             case .exports(let exports):
                 exportsTouched = true
                 carryOut(exports)
+            case .keys(let keys): etcd?.carryOut(keys)
             case .proxies(let proxies): carryOut(proxies)
             case .retired(let id): if let session = peers[id] { retire(session) }
             case .drain(let id, let member, let goodbye, let closingWhenIdle, let deadline):

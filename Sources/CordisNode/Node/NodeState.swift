@@ -79,6 +79,8 @@ struct NodeState {
         case directory(DiscoveryEvent)
         /// The local providers changed, a withdrawal's deadline passed, or the node is stopping.
         case exports(Exports.Event)
+        /// What etcd answered of the service keys, or a reason to bring them in line (etcd mode).
+        case keys(ServiceKeys.Event)
         /// A dial of `address` reached `member`.
         case dialled(address: String, member: String)
         /// An operator forgot a member.
@@ -111,8 +113,11 @@ struct NodeState {
         case closeIdle(session: Int, member: String)
         /// A directive of the discovery (dial, stop dialling, send members, a member gone from etcd, re-dial).
         case discovery(DiscoveryDirective)
-        /// Send, hold, arm or cancel a deadline, or release, as `Exports` decided.
+        /// Send, hold, arm or cancel a deadline, or release, as `Exports` decided. In etcd mode a withdrawal
+        /// is sent once its key is deleted (`keys`), or when its deadline passes first.
         case exports(Exports.Directive)
+        /// Put or delete a service key in etcd, as `ServiceKeys` decided (etcd mode).
+        case keys(ServiceKeys.Directive)
         /// Create or dispose a proxy, or acknowledge a withdrawal, as `Proxies` decided (an acknowledgement
         /// names the session to send it on: the link the withdrawal came by while it still stands for the
         /// member, else the member's link in use).
@@ -155,6 +160,10 @@ struct NodeState {
     private(set) var forgottenNames: Set<String> = []
     /// Which links are idle and close (etcd mode only: the mesh keeps its links).
     private(set) var idle: IdleLinks?
+    /// The service keys in etcd (etcd mode only).
+    private(set) var keys: ServiceKeys?
+    /// Withdrawals begun whose peers are told once the life's key is deleted (etcd mode), by life.
+    private(set) var heldWithdrawals: [Int: ServiceProvider] = [:]
     /// How long a drained duplicate link is answered at most: a call's timeout and a handshake's.
     let drainDeadline: Duration
     /// How long calls wait for the replacement of a link in use closed as a duplicate: a handshake's timeout.
@@ -175,6 +184,7 @@ struct NodeState {
         self.proxies = Proxies(interfaces: interfaces)
         self.admission = Admission(limits: limits, ownUID: ownUID)
         self.idle = discovery is EtcdDirectory ? IdleLinks(timeout: idleTimeout) : nil
+        self.keys = discovery is EtcdDirectory ? ServiceKeys(node: name) : nil
         self.drainDeadline = callTimeout + handshakeTimeout
         self.replacementWait = handshakeTimeout
     }
@@ -231,7 +241,9 @@ struct NodeState {
         case .directory(let discoveryEvent):
             tell(discovery: discoveryEvent, into: &directives)
         case .exports(let exportsEvent):
-            directives += exports.receive(exportsEvent).map(Directive.exports)
+            tell(exports: exportsEvent, into: &directives)
+        case .keys(let keysEvent):
+            follow(keys?.receive(keysEvent, exports: exports) ?? [], into: &directives)
         case .dialled(let address, let member):
             tell(discovery: .dialled(address: address, member: member), into: &directives)
         case .proxyDisposed(let id):
@@ -274,7 +286,7 @@ struct NodeState {
                 tell(discovery: .linked(
                     member: member, incarnation: record?.incarnation ?? "", addresses: record?.addresses ?? []),
                      into: &directives)
-                directives += exports.receive(.peerLinked(member)).map(Directive.exports)
+                tell(exports: .peerLinked(member), into: &directives)
                 directives.append(.replacementSettled(member: member))
             case .promote(_, let member):
                 // The link that stood for the member until now (if the event ended it) fails what it carried.
@@ -284,14 +296,14 @@ struct NodeState {
                 // on it: the members and the announcements go again on this one (the member keeps one
                 // provider per life, however often it is announced).
                 directives.append(.discovery(.sendMembers(to: member)))
-                directives += exports.receive(.peerLinked(member)).map(Directive.exports)
+                tell(exports: .peerLinked(member), into: &directives)
                 directives.append(.replacementSettled(member: member))
             case .withdrawAll(let member, let incarnation):
                 let inOrder = link.map { idleClosed.remove($0) != nil } ?? false
                 _ = idle?.receive(.unlinked(member: member))
                 directives.append(.memberLost(member: member, incarnation: incarnation, link: link, inOrder: inOrder))
                 tell(discovery: .unlinked(member: member, incarnation: incarnation, inOrder: inOrder), into: &directives)
-                directives += exports.receive(.peerLost(member)).map(Directive.exports)
+                tell(exports: .peerLost(member), into: &directives)
                 directives.append(.replacementSettled(member: member))
             case .refuse(let session, _):
                 admission.release(session: session)
@@ -310,6 +322,53 @@ struct NodeState {
                     closingWhenIdle: false, deadline: drainDeadline))
             case .keepStandby, .close:
                 directives.append(.link(directive))
+            }
+        }
+    }
+
+    /// Feeds `Exports`. In etcd mode a withdrawal's peers are told once the life's key is deleted: its
+    /// `withdraw` (and any sent again meanwhile) is held until `ServiceKeys` says `tell`; a withdrawal whose
+    /// deadline passes first is told then, to the peers it still waits for, before its teardown goes on.
+    private mutating func tell(exports event: Exports.Event, into directives: inout [Directive]) {
+        for directive in exports.receive(event) {
+            switch directive {
+            case .withdraw(let provider, _) where heldWithdrawals[provider.life] != nil:
+                // Sent again to a peer whose link was replaced: the held withdrawal tells it.
+                continue
+            case .withdraw(let provider, _) where keys != nil:
+                guard case .deleteFirst(let delete)? = keys?.withdrawing(life: provider.life) else {
+                    directives.append(.exports(directive))
+                    continue
+                }
+                heldWithdrawals[provider.life] = provider
+                if let delete { directives.append(.keys(delete)) }
+            case .release(let provider, .timedOut(let awaiting, _)) where heldWithdrawals[provider.life] != nil:
+                heldWithdrawals[provider.life] = nil
+                if !awaiting.isEmpty { directives.append(.exports(.withdraw(provider, peers: awaiting))) }
+                directives.append(.exports(directive))
+            case .release(let provider, _):
+                heldWithdrawals[provider.life] = nil
+                directives.append(.exports(directive))
+            default:
+                directives.append(.exports(directive))
+            }
+        }
+    }
+
+    /// Carries out what `ServiceKeys` decided: a retry comes back as an event; a withdrawal whose key is
+    /// gone is told to the peers it still waits for.
+    private mutating func follow(_ keyDirectives: [ServiceKeys.Directive], into directives: inout [Directive]) {
+        for directive in keyDirectives {
+            switch directive {
+            case .put, .delete:
+                directives.append(.keys(directive))
+            case .retry(let life, let delay):
+                directives.append(.schedule(.keys(.retryDelete(life: life)), after: delay))
+            case .tell(let life):
+                guard let provider = heldWithdrawals.removeValue(forKey: life),
+                      let awaiting = exports.export(life: life)?.withdrawal?.awaiting, !awaiting.isEmpty
+                else { continue }
+                directives.append(.exports(.withdraw(provider, peers: awaiting.sorted())))
             }
         }
     }
@@ -428,7 +487,10 @@ struct NodeState {
             tell(proxies: .withdrawn(provider, incarnation: member.incarnation, session: session), into: &directives)
             tell(discovery: .linkWithdrew(member: member.name, life: provider.life), into: &directives)
         case .withdrawAck(let provider):
-            directives += exports.receive(.acknowledged(provider, by: member.name)).map(Directive.exports)
+            // A withdrawal held until its key is deleted was told to nobody yet: this acknowledges an earlier
+            // withdrawal of the same life, and counts for nothing.
+            guard heldWithdrawals[provider.life] == nil else { break }
+            tell(exports: .acknowledged(provider, by: member.name), into: &directives)
         case .goodbye(let reason, let leaving, let duplicate):
             // Only etcd mode closes idle links; such a close is in order, not a failure.
             if reason == Self.idleReason, discovery is EtcdDirectory { idleClosed.insert(session) }

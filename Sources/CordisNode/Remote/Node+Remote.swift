@@ -60,14 +60,11 @@ extension Node {
         case .announce(let announcement, let peers):
             for peer in peers { link(to: peer)?.send(.announce(announcement)) }
         case .withdraw(let provider, let peers):
-            let life = provider.life
-            control.metrics.withdrawalStarted(life: life)
-            let tell: @CordisActor () -> Void = { [weak self] in
-                for peer in peers { self?.link(to: peer)?.send(.withdraw(provider)) }
-            }
-            // etcd mode: the key goes first, then the linked consumers are told.
-            if let etcd { etcd.unpublish(life: life, then: tell) } else { tell() }
+            // In etcd mode `NodeState` says this once the key is deleted (see `ServiceKeys`).
+            for peer in peers { link(to: peer)?.send(.withdraw(provider)) }
         case .armDeadline(let life, let delay):
+            // Armed as the withdrawal begins (its peers may be told later, once its etcd key is gone).
+            control.metrics.withdrawalStarted(life: life)
             let loop = self.loop
             let replaced = remote.deadlines.arm(life: life) { number in
                 loop.schedule(after: delay) { [weak self] in

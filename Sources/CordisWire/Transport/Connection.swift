@@ -165,7 +165,8 @@ public final class Connection: Sendable, DeferredWriter {
     /// Sends one frame holding `payload`.
     ///
     /// - Throws: `TransportError` `closed` when the connection is closed or closing,
-    ///   `outboundBufferFull` when the peer does not read (the connection is closed), `tooLarge`
+    ///   `outboundBufferFull` when the peer does not read, `tls` when the stream filter cannot encode
+    ///   the bytes (both close the connection), `tooLarge`
     ///   when the payload is over `maxFrameSize` or the whole outbound buffer (only this frame fails:
     ///   the connection stays up).
     package func send(_ payload: [UInt8]) async throws {
@@ -233,7 +234,9 @@ public final class Connection: Sendable, DeferredWriter {
         case .success(let claim):
             return claim
         case .failure(let error):
-            if error.code == .outboundBufferFull { abort(error) }
+            // A peer that does not read, or a stream filter that failed (its session can carry nothing
+            // more), ends the connection; a frame too large fails alone.
+            if error.code != .tooLarge && error.code != .closed { abort(error) }
             throw error
         }
     }
