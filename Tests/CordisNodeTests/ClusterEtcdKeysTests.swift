@@ -1,0 +1,38 @@
+import CordisProcessTesting
+import Foundation
+import Testing
+
+/// The service keys of a real `cordis-node` in etcd mode, against a real etcd that stops answering for a
+/// while (SIGSTOP).
+@Suite("Cluster: service keys in etcd", .enabled(if: EtcdServer.isInstalled), .serialized)
+struct ClusterEtcdKeysTests {
+    @Test("a service key whose delete etcd did not answer is deleted once etcd answers again, with the lease kept")
+    func failedDeleteGoesAgain() async throws {
+        try await ClusterEtcdTests.run { cluster, etcd in
+            // A lease long enough to outlive the pause: only the delete is in question.
+            let b = try await cluster.start("b", entries: ClusterEtcdTests.clock, extra: [
+                "--discovery", etcd.discovery, "--lease-ttl", "20",
+            ])
+            let prefix = "cordis/services/b/"
+            let keys = { await etcd.control(["get", "--prefix", prefix, "--keys-only"])?.split(separator: "\n").filter { !$0.isEmpty } }
+            let clock = ContinuousClock()
+            var listed = await keys() ?? []
+            let published = clock.now + .seconds(20)
+            while listed.isEmpty, clock.now < published { listed = await keys() ?? [] }
+            try #require(listed.count == 1, "b's clock was never published: \(etcd.logs())")
+            let server = try #require(etcd.process("e0"))
+            try #require(await server.suspend())
+            // etcd stopped: the clock leaves b, and the delete of its key goes unanswered.
+            let console = try await cluster.control(b)
+            _ = try await console.request(.disable, args: ["entry": "clock"])
+            let failed = await b.waitForLine(containing: "cannot delete \(listed[0]) from etcd, trying again", timeout: .seconds(20))
+            server.signal(SIGCONT)
+            #expect(failed, "\(b.process.text.suffix(2000))")
+            var left = listed
+            let deleted = clock.now + .seconds(40)
+            while !left.isEmpty, clock.now < deleted { left = await keys() ?? listed }
+            #expect(left.isEmpty, "b's key is still in etcd: \(left)\n\(b.process.text.suffix(2000))")
+            #expect(!b.process.text.contains("degraded"), "\(b.process.text.suffix(2000))")
+        }
+    }
+}
