@@ -302,6 +302,10 @@ struct ExportsMachineTests {
         #expect(Exports.announcedRealm(.root) == .some(nil))
         #expect(Exports.announcedRealm(.label("eu")) == .some("eu"))
         #expect(Exports.announcedRealm(.private(3)) == nil)
+        // A slot where no provider may be shared: none of it is ever reconciled.
+        #expect(Exports.sharesAny(remoteCapable: true, realm: .label("eu")))
+        #expect(!Exports.sharesAny(remoteCapable: false, realm: .root))
+        #expect(!Exports.sharesAny(remoteCapable: true, realm: .private(3)))
     }
 
     @Test("The lives still serving while withdrawn are those of the service and realm whose withdrawal is under way")

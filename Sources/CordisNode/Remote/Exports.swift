@@ -130,7 +130,13 @@ struct Exports {
     /// serve remotely (`remoteCapable`), outside a private realm, while the node shares its exports at all
     /// (`sharing`: not while its etcd lease has certainly expired).
     static func shares(isFallback: Bool, isAvailable: Bool, remoteCapable: Bool, realm: Realm, sharing: Bool) -> Bool {
-        sharing && !isFallback && isAvailable && remoteCapable && announcedRealm(realm) != nil
+        sharing && !isFallback && isAvailable && sharesAny(remoteCapable: remoteCapable, realm: realm)
+    }
+
+    /// Whether any provider of a service (`remoteCapable`: one the node can serve remotely) in `realm` may
+    /// be shared: a slot where none may is never reconciled (nothing of it was ever exported).
+    static func sharesAny(remoteCapable: Bool, realm: Realm) -> Bool {
+        remoteCapable && announcedRealm(realm) != nil
     }
 
     /// Takes one event; returns the directives, in order.

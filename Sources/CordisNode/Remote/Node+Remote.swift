@@ -20,7 +20,9 @@ extension Node {
     /// slot's current provider, so the registry reports it for that slot alone, and the cost of a change
     /// does not grow with the number of providers.
     func refreshExports(in slot: ServiceSlot) {
-        guard running, remoteServices.service(named: slot.name) != nil, let realm = Exports.announcedRealm(slot.realm) else { return }
+        guard running, Exports.sharesAny(remoteCapable: remoteServices.service(named: slot.name) != nil, realm: slot.realm),
+              let realm = Exports.announcedRealm(slot.realm)
+        else { return }
         let available = context.providerRecords(in: slot).compactMap(exportable)
         exportsChanged(.slotChanged(service: slot.name, realm: realm, available: available))
     }
