@@ -460,6 +460,26 @@ struct NodeStateTests {
         ])
     }
 
+    @Test("etcd mode: a withdrawal told already goes again at once on a member's replaced link, even while its key's delete is being tried again")
+    func toldWithdrawalSentAgainAtOnce() {
+        var state = Self.etcd("b")
+        _ = state.receive(Self.handshake(1, "a", "a1"))
+        let life7 = Self.clock(on: "b", life: 7)
+        _ = state.receive(.exports(.available([life7])))
+        _ = state.receive(.keys(.reconcile))
+        _ = state.receive(.exports(.available([])))
+        // etcd does not answer the delete: a is told, and the delete is tried again (on its way now).
+        #expect(state.receive(.keys(.deleted(life: 7, attempt: 1, succeeded: false))).first == .exports(.withdraw(life7.provider, peers: ["a"])))
+        _ = state.receive(.keys(.retryDelete(life: 7)))
+        // a closes the link in use as the duplicate; the other link takes over and is told again, at once.
+        _ = state.receive(Self.from(1, .goodbye(reason: "a link to b already exists", duplicate: true)))
+        let promoted = state.receive(Self.handshake(2, "a", "a1"))
+        #expect(promoted.contains(.exports(.withdraw(life7.provider, peers: ["a"]))))
+        #expect(state.heldWithdrawals.isEmpty)
+        #expect(state.receive(Self.from(2, .withdrawAck(life7.provider))).contains(
+            .exports(.release(life7.provider, .finished(acknowledged: ["a"], lost: [])))))
+    }
+
     @Test("A dialler waits while the member at its address is linked, whoever dialled: an address the member advertises, or one a dial reached it at")
     func diallerWaitsForTheLinkInUse() {
         var state = NodeState(

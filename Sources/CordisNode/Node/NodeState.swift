@@ -326,16 +326,17 @@ struct NodeState {
         }
     }
 
-    /// Feeds `Exports`. In etcd mode a withdrawal's peers are told once the life's key is deleted: its
-    /// `withdraw` (and any sent again meanwhile) is held until `ServiceKeys` says `tell`; a withdrawal whose
-    /// deadline passes first is told then, to the peers it still waits for, before its teardown goes on.
+    /// Feeds `Exports`. In etcd mode a withdrawal's peers are told once the life's key is deleted: the
+    /// `withdraw` that begins it (and any sent again meanwhile) is held until `ServiceKeys` says `tell`; a
+    /// withdrawal whose deadline passes first is told then, to the peers it still waits for, before its
+    /// teardown goes on. A withdrawal told already is sent again at once to a member whose link was replaced.
     private mutating func tell(exports event: Exports.Event, into directives: inout [Directive]) {
         for directive in exports.receive(event) {
             switch directive {
             case .withdraw(let provider, _) where heldWithdrawals[provider.life] != nil:
                 // Sent again to a peer whose link was replaced: the held withdrawal tells it.
                 continue
-            case .withdraw(let provider, _) where keys != nil:
+            case .withdraw(let provider, _) where keys != nil && event.beginsWithdrawals:
                 guard case .deleteFirst(let delete)? = keys?.withdrawing(life: provider.life) else {
                     directives.append(.exports(directive))
                     continue

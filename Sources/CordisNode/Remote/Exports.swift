@@ -76,7 +76,8 @@ struct Exports {
         /// Send the announcement to these peers.
         case announce(ServiceAnnouncement, to: [String])
         /// Send `withdraw` to these peers (the provider's teardown is held since `hold`): a withdrawal
-        /// beginning, or sent again to a peer whose link was replaced before it acknowledged.
+        /// beginning (on an event that `beginsWithdrawals`), or sent again to a peer whose link was replaced
+        /// before it acknowledged (on `peerLinked`).
         case withdraw(ServiceProvider, peers: [String])
         /// Feed `deadlinePassed(life:)` back once `after` has passed, unless cancelled first.
         case armDeadline(life: Int, after: Duration)
@@ -247,5 +248,16 @@ struct Exports {
         directives.append(.release(
             export.announcement.provider,
             .finished(acknowledged: withdrawal.acknowledged.sorted(), lost: withdrawal.lost.sorted())))
+    }
+}
+
+extension Exports.Event {
+    /// Whether the event may begin withdrawals (the providers changed, or the node stops); the others only
+    /// send again, or end, withdrawals under way.
+    var beginsWithdrawals: Bool {
+        switch self {
+        case .available, .slotChanged, .stopping: true
+        case .peerLinked, .peerLost, .acknowledged, .deadlinePassed: false
+        }
     }
 }
