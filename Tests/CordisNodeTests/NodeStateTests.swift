@@ -105,6 +105,31 @@ struct NodeStateTests {
         #expect(state.receive(Self.from(4, .withdraw(announced.provider))) == [.proxies(.acknowledge(owed))])
     }
 
+    @Test("A proxy made again while its earlier one still unloads: a withdrawal is acknowledged only once neither proxy's consumers unload any more, whichever disposal ends first")
+    func acknowledgedAfterEveryDisposal() throws {
+        for secondEndsFirst in [true, false] {
+            var state = Self.mesh()
+            _ = state.receive(Self.handshake(4, "b", "b1"))
+            let announced = Self.clock(on: "b", life: 3)
+            let owed = Proxies.Acknowledgement(provider: announced.provider, session: 4)
+            _ = state.receive(Self.from(4, .announce(announced)))
+            guard case .proxies(.dispose(_, let first, _))? = state.receive(Self.from(4, .withdraw(announced.provider))).first else {
+                Issue.record("no disposal")
+                return
+            }
+            // Announced again (the same provider life) while the first proxy's consumers unload: a second proxy.
+            #expect(Self.proxyKeys(state.receive(Self.from(4, .announce(announced)))).count == 1)
+            guard case .proxies(.dispose(_, let second, _))? = state.receive(Self.from(4, .withdraw(announced.provider))).first else {
+                Issue.record("no second disposal")
+                return
+            }
+            let (early, late) = secondEndsFirst ? (second, first) : (first, second)
+            #expect(state.receive(.proxyDisposed(early)) == [], "the other proxy's consumers still unload")
+            #expect(state.receive(Self.from(4, .withdraw(announced.provider))) == [], "repeated: it waits too")
+            #expect(state.receive(.proxyDisposed(late)) == Array(repeating: .proxies(.acknowledge(owed)), count: 3))
+        }
+    }
+
     @Test("The acknowledgement of a withdrawal whose link went while the consumers unloaded goes on the member's new link")
     func acknowledgementFollowsTheLinkInUse() throws {
         var state = Self.mesh()

@@ -13,7 +13,9 @@ import CordisWire
 /// - **Consumers unload, then the withdrawal is acknowledged**: a withdrawal over a link disposes the
 ///   proxy, and its acknowledgement goes once the node reports that disposal finished (`disposed`); a
 ///   withdrawal repeated meanwhile is acknowledged then too; a withdrawal of a life with no proxy here,
-///   and none being disposed, is acknowledged at once.
+///   and none being disposed, is acknowledged at once. A proxy made again (announced again) while an
+///   earlier proxy of the same provider life unloads is disposed on its own, but nothing owed for that
+///   provider life is acknowledged while either still unloads.
 /// - **A member life's end drops its proxies** with no acknowledgement (no one waits for it), and so does
 ///   a provider etcd no longer lists.
 /// - **A proxy provides its service as a fallback ranked by its member's name**, so every node that sees
@@ -138,7 +140,7 @@ struct Proxies {
     private(set) var mismatched: [Key: String] = [:]
     /// The disposals under way, by id.
     private(set) var disposals: [Int: Disposal] = [:]
-    /// The latest disposal under way of each key.
+    /// The latest disposal under way of each key (the one acknowledgements owed for the key wait for).
     private var disposalOf: [Key: Int] = [:]
     private var nextDisposal = 0
 
@@ -193,7 +195,14 @@ struct Proxies {
             return ended.sorted { $0.life < $1.life }.map { dispose($0, why: .lifeEnded) }
         case .disposed(let id):
             guard let disposal = disposals.removeValue(forKey: id) else { return [] }
-            if disposalOf[disposal.key] == id { disposalOf[disposal.key] = nil }
+            // A proxy of the same provider life made again while this one unloaded is unloading too: what
+            // this disposal owed waits for that one (the provider goes only once no consumer here holds it).
+            if let other = disposals.filter({ $0.value.key == disposal.key }).keys.max() {
+                disposals[other]?.owed += disposal.owed
+                disposalOf[disposal.key] = other
+                return []
+            }
+            disposalOf[disposal.key] = nil
             return disposal.owed.map(Directive.acknowledge)
         case .notCreated(let key):
             live.remove(key)
