@@ -89,6 +89,24 @@ struct MembershipMachineTests {
         #expect(view.receive(Self.handshake(2, .responder, "b", "b2")) == [.adopt(session: 2, member: "b", restarted: true)])
     }
 
+    @Test("A life the discovery says is over closes every link of it, standbys included, and is lost at once; another life, or one with no link, closes nothing")
+    func lifeEnded() {
+        var view = Membership(name: "b")
+        _ = view.receive(Self.handshake(1, .initiator, "a", "a1"))
+        _ = view.receive(Self.handshake(2, .responder, "a", "a1"))
+        #expect(view.receive(.lifeEnded(member: "a", incarnation: "a0", reason: "gone")) == [], "an earlier life")
+        #expect(view.receive(.lifeEnded(member: "a", incarnation: "a1", reason: "a's etcd lease ended")) == [
+            .close(session: 2, reason: "a's etcd lease ended"), .close(session: 1, reason: "a's etcd lease ended"),
+            .withdrawAll(member: "a", incarnation: "a1"),
+        ])
+        #expect(view.session(of: "a") == nil)
+        // The closes come back as link ends: nothing more, no standby is promoted.
+        #expect(view.receive(.linkClosed(session: 1)) == [])
+        #expect(view.receive(.linkClosed(session: 2)) == [])
+        #expect(view.receive(.lifeEnded(member: "a", incarnation: "a1", reason: "again")) == [])
+        #expect(view.receive(Self.handshake(3, .responder, "a", "a2")) == [.adopt(session: 3, member: "a", restarted: true)])
+    }
+
     // MARK: - Randomised interleavings
 
     /// Two members a and b: links dialled either way, their two ends' events delivered in any order,
@@ -260,7 +278,7 @@ extension Membership.Event {
         case .handshakeCompleted(let session, _, _, _, _), .linkClosed(let session), .heartbeatMissed(let session),
              .departed(let session), .closedAsDuplicate(let session), .replacementOverdue(_, let session):
             return session
-        case .forgotten:
+        case .forgotten, .lifeEnded:
             return 0
         }
     }

@@ -268,6 +268,26 @@ struct NodeStateTests {
         #expect(state.proxies.live.isEmpty)
     }
 
+    @Test("etcd mode: a member life etcd no longer lists closes every link of it, standby included, and the member is lost at once")
+    func memberGoneClosesEveryLink() {
+        // c keeps a second link of b's life as a standby (b, whose name sorts first, closes duplicates).
+        var state = Self.etcd("c")
+        let member = EtcdDirectoryMachineTests.member("b", "b1")
+        _ = state.receive(.directory(.directoryListed([member], revision: 2)))
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        _ = state.receive(Self.handshake(2, "b", "b1", side: .initiator))
+        #expect(state.membership.members["b"]?.standbys.map(\.session) == [2])
+        let gone = state.receive(.directory(.directoryChanged([.delete(key: member.key, revision: 3)], revision: 3)))
+        let reason = "b's etcd lease ended"
+        #expect(gone.contains(.link(.close(session: 1, reason: reason))))
+        #expect(gone.contains(.link(.close(session: 2, reason: reason))))
+        #expect(gone.contains(.memberLost(member: "b", incarnation: "b1", link: 1, inOrder: false)))
+        #expect(state.membership.session(of: "b") == nil)
+        // The closed links end later: no standby takes over, nothing more is lost.
+        #expect(state.receive(.link(.linkClosed(session: 1))).isEmpty)
+        #expect(state.receive(.link(.linkClosed(session: 2))).isEmpty)
+    }
+
     @Test("In etcd mode a sweep closes, as idle, each member's link in use that carried no call for the idle timeout and has no work in flight; the mesh closes none")
     func idleSweep() {
         var state = Self.etcd()

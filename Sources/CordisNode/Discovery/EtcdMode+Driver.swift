@@ -293,13 +293,10 @@ extension EtcdMode {
     /// How many watched changes the directory takes before the actor's other work runs.
     static let directorySlice = 64
 
-    /// A member life left etcd (its key deleted or replaced): its link closes.
+    /// A member life left etcd (its key deleted or replaced): logged (its links close as `NodeState` says).
     func memberLeftDirectory(_ member: String, incarnation: String) {
         // Rate-limited: a mass delete in etcd must not flood the log.
         node.throttle.log(.info, kind: "etcdMemberLeft", "\(member) left etcd (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
-        if let session = node.link(to: member), session.identity.incarnation == incarnation {
-            session.link.close(reason: "\(member)'s etcd lease ended")
-        }
     }
 
     /// Dials `member` again once `delay` has passed (as `EtcdDirectory` decided: its link failed, or the

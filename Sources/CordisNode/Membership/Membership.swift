@@ -76,6 +76,9 @@ struct Membership {
         case closedAsDuplicate(session: Int)
         /// The wait for the replacement of link `closed`, armed by `awaitReplacement`, is over.
         case replacementOverdue(member: String, closed: Int)
+        /// The discovery says the member's life `incarnation` is over (etcd no longer lists it): every
+        /// link of that life closes with `reason`, standbys included, and the member is lost now.
+        case lifeEnded(member: String, incarnation: String, reason: String)
     }
 
     /// What the node must do.
@@ -172,6 +175,24 @@ struct Membership {
             // The member closes the link after its goodbye; one that keeps it open is closed here.
             directives.append(.close(session: session, reason: "\(owner) left the cluster"))
             directives.append(.withdrawAll(member: owner, incarnation: record.incarnation))
+        case .lifeEnded(let member, let incarnation, let reason):
+            guard var record = members[member], record.incarnation == incarnation else { break }
+            for standby in record.standbys {
+                linkOwners[standby.session] = nil
+                directives.append(.close(session: standby.session, reason: reason))
+            }
+            record.standbys = []
+            if let link = record.link {
+                members[member] = record
+                directives.append(.close(session: link.session, reason: reason))
+                lose(link.session, into: &directives)
+            } else if record.awaitingReplacement != nil {
+                record.awaitingReplacement = nil
+                members[member] = record
+                directives.append(.withdrawAll(member: member, incarnation: incarnation))
+            } else {
+                members[member] = record
+            }
         case .forgotten(let member):
             // A member waiting for its replacement link stays until the wait is over.
             if let record = members[member], !record.isLinked, record.awaitingReplacement == nil { members[member] = nil }

@@ -212,6 +212,7 @@ struct NodeState {
                  .departed(let session), .handshakeCompleted(let session, _, _, _, _):
                 session
             case .replacementOverdue(_, let closed): closed
+            case .lifeEnded(let member, _, _): membership.session(of: member)
             case .forgotten: nil
             }
             let inUse = linkInUse(session)
@@ -384,7 +385,14 @@ struct NodeState {
                 tell(proxies: .announced(listing.announcement, incarnation: listing.incarnation), into: &directives)
             case .retract(let listing):
                 tell(proxies: .retracted(listing.announcement, incarnation: listing.incarnation), into: &directives)
-            case .dial, .stopDialling, .sendMembers, .memberGone, .redial, .restoreOwnKey, .ignoredUnknownKeys:
+            case .memberGone(let member, let incarnation):
+                // etcd no longer lists the life: every link of it closes, and the member is lost now.
+                directives.append(.discovery(directive))
+                let inUse = membership.session(of: member)
+                let reason = "\(member)'s etcd lease ended"
+                follow(membership.receive(.lifeEnded(member: member, incarnation: incarnation, reason: reason)), endingLink: inUse,
+                       into: &directives)
+            case .dial, .stopDialling, .sendMembers, .redial, .restoreOwnKey, .ignoredUnknownKeys:
                 directives.append(.discovery(directive))
             }
         }
