@@ -135,8 +135,8 @@ final class PeerSession {
         lastBeat = now
         if silence > timeout {
             node.logger.info("no heartbeat from \(identity.name) for \(timeout)", fields: [("CORDIS_PEER", identity.name)])
+            // `NodeState` closes the link (and says what its silence means for the member).
             node.heartbeatMissed(self)
-            link.close(reason: "no heartbeat from \(identity.name) for \(timeout)")
             return
         }
         sequence += 1
