@@ -25,12 +25,8 @@ final class PeerSession {
     private var serving: [Int: Serving] = [:]
     private var reader: Task<Void, Never>?
     private var heartbeat: UInt64?
-    /// When the last heartbeat ran, the last frame from the peer it saw, and how long the peer has
-    /// been silent while this node ran (a gap between two beats counts at most two intervals: longer,
-    /// this node itself did not run, stopped or starved, and sent no pings to answer).
-    private var lastBeat = ContinuousClock.now
-    private var lastHeardSeen = ContinuousClock.now
-    private var silence = Duration.zero
+    /// How long the peer has been silent while this node ran, from the first beat on.
+    private var silence: HeartbeatSilence?
     private var sequence = 0
     /// Whether the link is over (its session ended: nothing the node keeps for it may be added again).
     private(set) var isOver = false
@@ -68,13 +64,15 @@ final class PeerSession {
     func run() {
         guard !isRunning, !isOver else { return }
         isRunning = true
-        lastBeat = ContinuousClock.now
-        lastHeardSeen = link.lastHeard
         // Silence counts while this node could have pinged: the time between the handshake and this
-        // start (the actor busy, a loaded machine) counts at most as one gap between two beats, as in
-        // `beat()`. Counted whole, a link that waited longer than the heartbeat timeout to be taken
-        // into use was closed at its first beat, before its peer was asked anything.
-        silence = min(lastBeat - lastHeardSeen, longestGap)
+        // start (the actor busy, a loaded machine) counts at most as one gap between two beats. Counted
+        // whole, a link that waited longer than the heartbeat timeout to be taken into use was closed at
+        // its first beat, before its peer was asked anything.
+        if let node {
+            silence = HeartbeatSilence(
+                now: .now, heard: link.lastHeard, interval: node.configuration.heartbeatInterval,
+                timeout: node.configuration.heartbeatTimeout)
+        }
         let session = WeakSession(self)
         reader = Task(executorPreference: node?.loop) {
             await Self.read(session)
@@ -116,24 +114,10 @@ final class PeerSession {
         }
     }
 
-    /// The most silence one gap between two beats adds: two intervals. A longer gap is this node not
-    /// running (stopped, starved, its actor busy), with no pings sent for the peer to answer.
-    private var longestGap: Duration { (node?.configuration.heartbeatInterval ?? .zero) * 2 }
-
     private func beat() {
         guard !isOver, let node else { return }
         let timeout = node.configuration.heartbeatTimeout
-        let now = ContinuousClock.now
-        let heard = link.lastHeard
-        if heard > lastHeardSeen {
-            // Heard since the last beat: silent only since then.
-            lastHeardSeen = heard
-            silence = min(now - heard, longestGap)
-        } else {
-            silence += min(now - lastBeat, longestGap)
-        }
-        lastBeat = now
-        if silence > timeout {
+        if silence?.beat(now: .now, heard: link.lastHeard) == true {
             node.logger.info("no heartbeat from \(identity.name) for \(timeout)", fields: [("CORDIS_PEER", identity.name)])
             // `NodeState` closes the link (and says what its silence means for the member).
             node.heartbeatMissed(self)
