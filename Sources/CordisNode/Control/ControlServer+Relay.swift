@@ -21,9 +21,9 @@ extension ControlServer {
     /// - Throws: `ControlError` `unreachable` when there is no link to the member or it does not answer
     ///   within `timeout`; the member's own error otherwise.
     func ask(_ member: String, _ request: ControlRequest, timeout: Duration) async throws -> JSONValue {
-        // A relay opens the link it needs when links open on demand (closed again when idle).
-        if node.link(to: member) == nil, node.memberAddresses[member] != nil { _ = await node.openLink(to: member) }
-        guard let session = node.link(to: member) else {
+        // The link in use; else what `NodeState.linkChoice` says: the link opened on demand (etcd mode, closed
+        // again when idle), or the replacement of one closed as a duplicate.
+        guard let session = await node.openLink(to: member) else {
             let known = node.memberAddresses[member] != nil
             throw ControlError(
                 known ? "unreachable" : "unknown-member",
