@@ -306,6 +306,29 @@ struct TransportConnectionTests {
         #expect(end == nil)
     }
 
+    @Test("A send refused because the connection is closing after an error leaves the close orderly: what waits still reaches the peer")
+    func sendWhileClosingKeepsTheClose() async throws {
+        let link = try await pair()
+        defer { Task { await link.loop.shutdown() } }
+        // The client does not read yet: most of these wait in the server's outbound buffer.
+        let frames = 64
+        for index in 0..<frames { try link.server.enqueue([UInt8](repeating: UInt8(index), count: 64 * 1024)) }
+        #expect(link.server.bufferedOutboundBytes > 0)
+        link.server.close(reason: TransportError(.protocolViolation, "the peer broke a rule"))
+        // A send after the close (a goodbye, say) is refused with the close's reason, and changes nothing.
+        #expect(throws: TransportError.self) { try link.server.enqueue(bytes("late")) }
+        let received = try await withDeadline("every frame, then the end") {
+            var count = 0
+            var iterator = link.client.frames.makeAsyncIterator()
+            while let frame = try await iterator.next() {
+                #expect(frame.count == 64 * 1024 && frame.allSatisfy { $0 == UInt8(count) })
+                count += 1
+            }
+            return count
+        }
+        #expect(received == frames)
+    }
+
     @Test("An oversize frame gets an error frame, then both sides see the link close")
     func oversizeFrameIsAnsweredThenClosed() async throws {
         let events = EventRecorder()

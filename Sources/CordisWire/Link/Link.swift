@@ -214,7 +214,8 @@ public final class Link: Sendable {
 
     /// Sends `message` (sealed with the sequence number and MAC on an authenticated link).
     ///
-    /// - Throws: `TransportError`: `closed`, `outboundBufferFull` or `tls` (the link is then closed),
+    /// - Throws: `TransportError`: `closed` (or the reason the link is closing), `outboundBufferFull` or `tls`
+    ///   (the link is then closed),
     ///   `tooLarge` when the message is over the frame limit: only this message fails, nothing is sent
     ///   and the link stays up. (An oversized frame *received* closes the link instead: its length
     ///   prefix is all that was read, so the stream cannot be resynchronised.)

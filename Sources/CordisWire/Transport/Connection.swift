@@ -164,7 +164,8 @@ public final class Connection: Sendable, DeferredWriter {
 
     /// Sends one frame holding `payload`.
     ///
-    /// - Throws: `TransportError` `closed` when the connection is closed or closing,
+    /// - Throws: `TransportError`: the close reason (`closed` for an orderly close) when the connection is
+    ///   closed or closing (it then goes on closing as it was),
     ///   `outboundBufferFull` when the peer does not read, `tls` when the stream filter cannot encode
     ///   the bytes (both close the connection), `tooLarge`
     ///   when the payload is over `maxFrameSize` or the whole outbound buffer (only this frame fails:
@@ -206,37 +207,41 @@ public final class Connection: Sendable, DeferredWriter {
                 .tooLarge,
                 "connection \(id): \(framed.count) bytes are more than the outbound limit of \(limits.outboundBufferBytes) bytes")
         }
-        let outcome = state.withLock { state -> Result<WriteClaim?, TransportError> in
+        // Errors this send raises end the connection (`ends`): a peer that does not read, or a stream filter
+        // that failed (its session can carry nothing more). A connection closed or closing refuses the send
+        // with its close reason and changes nothing: its orderly close still delivers what waits.
+        enum Staged { case staged(WriteClaim?), refused(TransportError), ends(TransportError) }
+        let outcome = state.withLock { state -> Staged in
             guard state.phase.isOpen || bypassLimit, state.fd >= 0, state.phase != .aborting else {
-                return .failure(state.closeError ?? TransportError(.closed, "connection \(id) is closed"))
+                return .refused(state.closeError ?? TransportError(.closed, "connection \(id) is closed"))
             }
             var bytes = framed
             if !raw {
                 do throws(TransportError) {
                     bytes = try state.codec.outbound(framed)
                 } catch {
-                    return .failure(error)
+                    return .ends(error)
                 }
             }
             switch state.writes.stage(bytes, limit: bypassLimit ? nil : limits.outboundBufferBytes) {
             case .claimed(let bytes):
-                return .success(WriteClaim(fd: state.fd, bytes: bytes))
+                return .staged(WriteClaim(fd: state.fd, bytes: bytes))
             case .queued:
-                return .success(nil)
+                return .staged(nil)
             case .overLimit(let pending):
-                return .failure(TransportError(
+                return .ends(TransportError(
                     .outboundBufferFull,
                     "connection \(id): the peer is not reading; \(pending) bytes waiting "
                         + "exceed the outbound limit of \(limits.outboundBufferBytes) bytes"))
             }
         }
         switch outcome {
-        case .success(let claim):
+        case .staged(let claim):
             return claim
-        case .failure(let error):
-            // A peer that does not read, or a stream filter that failed (its session can carry nothing
-            // more), ends the connection; a frame too large fails alone.
-            if error.code != .tooLarge && error.code != .closed { abort(error) }
+        case .refused(let error):
+            throw error
+        case .ends(let error):
+            abort(error)
             throw error
         }
     }
