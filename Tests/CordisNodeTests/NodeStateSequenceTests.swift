@@ -39,15 +39,19 @@ struct NodeStateSequenceTests {
         var outstanding = 0
         /// The time idle sweeps report: it moves on by a few seconds per sweep.
         var clock = ContinuousClock.now
-        /// etcd mode: the provider lives whose service key etcd holds.
+        /// etcd mode: the provider lives whose service key etcd holds, under the lease in force.
         var keysInEtcd: Set<Int> = []
-        /// etcd mode: the deletes of service keys on their way (the test answers them at random later
-        /// steps), life by attempt.
-        var deletes: [Int: Int] = [:]
-        /// etcd mode: lives whose last delete etcd did not answer (their key may still be there).
+        /// etcd mode: the puts and deletes of service keys on their way (the test answers them at random
+        /// later steps), by attempt, with the lease they were made under.
+        var requests: [Int: (life: Int, puts: Bool, lease: Int)] = [:]
+        /// etcd mode: the lease in force (a new one after `leaseEnded`).
+        var lease = 0
+        /// etcd mode: lives whose last request etcd did not answer (carried out or not).
         var unanswered: Set<Int> = []
-        /// etcd mode: lives whose failed delete is to be tried again.
+        /// etcd mode: lives whose request is to be tried again.
         var retries: Set<Int> = []
+        /// etcd mode: whether the node thinks its lease lost (withdrawals are then told at once).
+        var leaseThoughtLost = false
         var problems: [String] = []
 
         static let members = ["a", "b", "d", "e"]
@@ -159,33 +163,37 @@ struct NodeStateSequenceTests {
             }
         }
 
-        /// etcd mode, now and then: etcd answers a delete (or does not), a retry is due, the keys are brought in
-        /// line, a put fails, or the lease ends.
+        /// etcd mode, now and then: etcd answers a put or a delete (or does not, having carried it out or
+        /// not), a retry is due, the keys are brought in line, or the lease is thought lost, kept, or ended.
         mutating func nextKeysEvent() -> ServiceKeys.Event? {
-            if let attempt = pick(deletes.keys.sorted()), Int.random(in: 0..<4, using: &random) == 0 {
-                let life = deletes.removeValue(forKey: attempt)!
-                let succeeded = Int.random(in: 0..<4, using: &random) != 0
-                if succeeded {
-                    keysInEtcd.remove(life)
-                    unanswered.remove(life)
-                } else {
-                    unanswered.insert(life)
+            if let attempt = pick(requests.keys.sorted()), Int.random(in: 0..<4, using: &random) == 0 {
+                let request = requests.removeValue(forKey: attempt)!
+                // A put under a lease that ended fails, and puts nothing.
+                let current = request.lease == lease
+                let succeeded = (current || !request.puts) && Int.random(in: 0..<4, using: &random) != 0
+                if current, succeeded || Bool.random(using: &random) {
+                    if request.puts { keysInEtcd.insert(request.life) } else { keysInEtcd.remove(request.life) }
                 }
-                return .deleted(life: life, attempt: attempt, succeeded: succeeded)
+                if succeeded { unanswered.remove(request.life) } else { unanswered.insert(request.life) }
+                return .answered(life: request.life, attempt: attempt, succeeded: succeeded)
             }
             if let life = pick(retries.sorted()), Int.random(in: 0..<5, using: &random) == 0 {
                 retries.remove(life)
-                return .retryDelete(life: life)
+                return .retry(life: life)
             }
             switch Int.random(in: 0..<40, using: &random) {
             case 0..<4:
-                return .reconcile
+                // The driver reconciles only while it does not think the lease lost.
+                return leaseThoughtLost ? nil : .reconcile
             case 4:
-                // A put of a key this node counts as put fails.
-                guard let life = pick(keysInEtcd.filter { state.keys?.put[$0] != nil }.sorted()) else { return nil }
-                keysInEtcd.remove(life)
-                return .putFailed(life: life, key: EtcdDirectory.serviceKey(node: "c", life: life))
+                leaseThoughtLost = true
+                return .leaseLost
             case 5:
+                leaseThoughtLost = false
+                return .leaseKept
+            case 6:
+                lease += 1
+                leaseThoughtLost = false
                 keysInEtcd.removeAll()
                 unanswered.removeAll()
                 return .leaseEnded
@@ -238,23 +246,27 @@ struct NodeStateSequenceTests {
                         }
                     } else {
                         told[provider.life] = Set(peers)
-                        // etcd mode: the key goes first, unless etcd did not answer its delete, or the deadline
-                        // passed first (the release follows at once).
+                        // etcd mode: the key goes first (nor may a put of it be on its way), unless etcd did not
+                        // answer its delete, the deadline passed first (the release follows at once), or the lease
+                        // is thought lost.
                         let releasedNow = directives.contains { directive in
                             if case .exports(.release(let released, _)) = directive { released.life == provider.life } else { false }
                         }
-                        if keysInEtcd.contains(provider.life), !unanswered.contains(provider.life), !releasedNow {
-                            problems.append("\(context): life \(provider.life)'s withdrawal told while its key is in etcd")
+                        let putComing = requests.values.contains { $0.life == provider.life && $0.puts && $0.lease == lease }
+                        if keysInEtcd.contains(provider.life) || putComing, !unanswered.contains(provider.life), !releasedNow,
+                           !leaseThoughtLost {
+                            problems.append("\(context): life \(provider.life)'s withdrawal told while its key is in etcd or on its way")
                         }
                     }
-                case .keys(.put(let life, _, _)):
-                    if deletes.values.contains(life) {
-                        problems.append("\(context): life \(life)'s key put while a delete of it is on its way")
+                case .keys(.put(let life, _, _, let attempt)), .keys(.delete(let life, _, let attempt)):
+                    // One request per key at a time: two on their way could land in either order.
+                    if requests.values.contains(where: { $0.life == life }) {
+                        problems.append("\(context): a second request for life \(life)'s key while one is on its way")
                     }
-                    keysInEtcd.insert(life)
-                case .keys(.delete(let life, _, let attempt)):
-                    deletes[attempt] = life
-                case .schedule(.keys(.retryDelete(let life)), _):
+                    var puts = false
+                    if case .keys(.put) = directive { puts = true }
+                    requests[attempt] = (life, puts, lease)
+                case .schedule(.keys(.retry(let life)), _):
                     retries.insert(life)
                 case .exports(.hold(let provider)):
                     if !held.insert(provider.life).inserted { problems.append("\(context): life \(provider.life) held twice") }
@@ -322,10 +334,10 @@ struct NodeStateSequenceTests {
         }
 
         mutating func check(_ directives: [NodeState.Directive], awaitingBefore: [String: Int], context: String) {
-            // etcd mode: a key etcd holds is one this node counts as put, or one it is deleting (on its way, or
-            // to be tried again): none is left behind.
+            // etcd mode: a key etcd holds is one this node knows of (wanted, there, or on its way to be deleted):
+            // none is left behind.
             if let keys = state.keys {
-                for life in keysInEtcd.sorted() where keys.put[life] == nil && keys.deleting[life] == nil {
+                for life in keysInEtcd.sorted() where keys.entries[life] == nil {
                     problems.append("\(context): life \(life)'s key is left in etcd")
                 }
             }

@@ -455,7 +455,7 @@ struct NodeStateTests {
         #expect(state.drained.isEmpty)
     }
 
-    @Test("etcd mode: a withdrawal is told once its key is deleted; an acknowledgement before that counts for nothing; a deadline that passes first tells the members still awaited, then releases")
+    @Test("etcd mode: a withdrawal is told once its key is deleted; an acknowledgement before that counts for nothing, by life or by fiber; a deadline that passes first tells the members still awaited, then releases")
     func withdrawalToldAfterItsKey() {
         var state = Self.etcd()
         _ = state.receive(Self.handshake(1, "b", "b1"))
@@ -463,18 +463,23 @@ struct NodeStateTests {
         let life2 = Self.clock(on: "a", life: 2)
         _ = state.receive(.exports(.available([life1, life2])))
         #expect(state.receive(.keys(.reconcile)) == [
-            .keys(.put(life: 1, key: EtcdDirectory.serviceKey(node: "a", life: 1), life1)),
-            .keys(.put(life: 2, key: EtcdDirectory.serviceKey(node: "a", life: 2), life2)),
+            .keys(.put(life: 1, key: EtcdDirectory.serviceKey(node: "a", life: 1), life1, attempt: 1)),
+            .keys(.put(life: 2, key: EtcdDirectory.serviceKey(node: "a", life: 2), life2, attempt: 2)),
         ])
+        _ = state.receive(.keys(.answered(life: 1, attempt: 1, succeeded: true)))
+        _ = state.receive(.keys(.answered(life: 2, attempt: 2, succeeded: true)))
         // Life 1 leaves: its key is deleted first; b is not told yet.
         let leaving = state.receive(.exports(.available([life2])))
         #expect(leaving == [
-            .keys(.delete(life: 1, key: EtcdDirectory.serviceKey(node: "a", life: 1), attempt: 1)),
+            .keys(.delete(life: 1, key: EtcdDirectory.serviceKey(node: "a", life: 1), attempt: 3)),
             .exports(.armDeadline(life: 1, after: Self.withdrawTimeout)),
         ])
         #expect(state.receive(Self.from(1, .withdrawAck(life1.provider))) == [], "an acknowledgement of a withdrawal nobody was told")
-        #expect(state.receive(.keys(.deleted(life: 1, attempt: 1, succeeded: true))) == [.exports(.withdraw(life1.provider, peers: ["b"]))])
-        #expect(state.receive(Self.from(1, .withdrawAck(life1.provider))) == [
+        var byFiber = life1.provider
+        byFiber.life = 0
+        #expect(state.receive(Self.from(1, .withdrawAck(byFiber))) == [], "the same, from a peer that names the provider by fiber")
+        #expect(state.receive(.keys(.answered(life: 1, attempt: 3, succeeded: true))) == [.exports(.withdraw(life1.provider, peers: ["b"]))])
+        #expect(state.receive(Self.from(1, .withdrawAck(byFiber))) == [
             .exports(.cancelDeadline(life: 1)), .exports(.release(life1.provider, .finished(acknowledged: ["b"], lost: []))),
         ])
         // Life 2 leaves, and its deadline passes before etcd answers: b is told, then the teardown goes on.
@@ -485,7 +490,7 @@ struct NodeStateTests {
         ])
         #expect(state.heldWithdrawals.isEmpty)
         // The delete's answer comes later: nothing more is told.
-        #expect(state.receive(.keys(.deleted(life: 2, attempt: 2, succeeded: true))) == [])
+        #expect(state.receive(.keys(.answered(life: 2, attempt: 4, succeeded: true))) == [])
     }
 
     @Test("etcd mode: a delete etcd does not answer tells the withdrawal anyway and is tried again, as a scheduled event")
@@ -495,13 +500,14 @@ struct NodeStateTests {
         let life1 = Self.clock(on: "a", life: 1)
         _ = state.receive(.exports(.available([life1])))
         _ = state.receive(.keys(.reconcile))
+        _ = state.receive(.keys(.answered(life: 1, attempt: 1, succeeded: true)))
         _ = state.receive(.exports(.available([])))
-        #expect(state.receive(.keys(.deleted(life: 1, attempt: 1, succeeded: false))) == [
+        #expect(state.receive(.keys(.answered(life: 1, attempt: 2, succeeded: false))) == [
+            .schedule(.keys(.retry(life: 1)), after: ServiceKeys.firstRetry),
             .exports(.withdraw(life1.provider, peers: ["b"])),
-            .schedule(.keys(.retryDelete(life: 1)), after: ServiceKeys.firstRetry),
         ])
-        #expect(state.receive(.keys(.retryDelete(life: 1))) == [
-            .keys(.delete(life: 1, key: EtcdDirectory.serviceKey(node: "a", life: 1), attempt: 2)),
+        #expect(state.receive(.keys(.retry(life: 1))) == [
+            .keys(.delete(life: 1, key: EtcdDirectory.serviceKey(node: "a", life: 1), attempt: 3)),
         ])
     }
 
@@ -512,10 +518,11 @@ struct NodeStateTests {
         let life7 = Self.clock(on: "b", life: 7)
         _ = state.receive(.exports(.available([life7])))
         _ = state.receive(.keys(.reconcile))
+        _ = state.receive(.keys(.answered(life: 7, attempt: 1, succeeded: true)))
         _ = state.receive(.exports(.available([])))
         // etcd does not answer the delete: a is told, and the delete is tried again (on its way now).
-        #expect(state.receive(.keys(.deleted(life: 7, attempt: 1, succeeded: false))).first == .exports(.withdraw(life7.provider, peers: ["a"])))
-        _ = state.receive(.keys(.retryDelete(life: 7)))
+        #expect(state.receive(.keys(.answered(life: 7, attempt: 2, succeeded: false))).contains(.exports(.withdraw(life7.provider, peers: ["a"]))))
+        _ = state.receive(.keys(.retry(life: 7)))
         // a closes the link in use as the duplicate; the other link takes over and is told again, at once.
         _ = state.receive(Self.from(1, .goodbye(reason: "a link to b already exists", duplicate: true)))
         let promoted = state.receive(Self.handshake(2, "a", "a1"))

@@ -183,6 +183,7 @@ extension EtcdMode {
                 break
             case .recover:
                 node.logger.info("registered in etcd again (lease \(lease)); no longer degraded")
+                node.carryOut(node.state.receive(.keys(.leaseKept)))
             case .shareAgain(let afterWithdrawal):
                 shareExportsAgain(afterWithdrawal: afterWithdrawal)
             }
@@ -215,10 +216,12 @@ extension EtcdMode {
         node.carryOut(node.state.receive(.reregistered(reason: "\(node.name) registered again as a new incarnation")))
     }
 
-    /// The lease has certainly expired: the exports are withdrawn from the linked peers in order (their
-    /// keys went with the lease, so none is deleted from an etcd that does not answer).
+    /// etcd has not answered for a whole TTL, so the lease has expired as far as this node can tell: the
+    /// exports are withdrawn from the linked peers in order, told at once (not after a delete an etcd that
+    /// does not answer would hold up); their keys are deleted once etcd answers, should the lease live
+    /// after all.
     private func withdrawExportsForLostLease() {
-        node.carryOut(node.state.receive(.keys(.leaseEnded)))
+        node.carryOut(node.state.receive(.keys(.leaseLost)))
         node.logger.warn("the etcd lease has expired: withdrawing this node's services from its linked peers")
         node.refreshExports()
     }
@@ -315,9 +318,10 @@ extension EtcdMode {
 
     // MARK: - Publishing exports
 
-    /// Brings the service keys in line with the exports, while the node runs and holds a lease.
+    /// Brings the service keys in line with the exports, while the node runs and holds a lease it does not
+    /// think lost.
     func publishExports() {
-        guard node.running, lease != 0 else { return }
+        guard node.running, lease != 0, !exportsWithdrawn else { return }
         node.carryOut(node.state.receive(.keys(.reconcile)))
     }
 
@@ -325,16 +329,19 @@ extension EtcdMode {
     func carryOut(_ directive: ServiceKeys.Directive) {
         let client = self.client
         switch directive {
-        case .put(let life, let key, let announcement):
+        case .put(let life, let key, let announcement, let attempt):
             let lease = self.lease
             let value = EtcdDirectory.serviceValue(announcement, incarnation: node.liveIncarnation)
             node.activity.start { [weak node] in
+                let succeeded: Bool
                 do {
                     try await client.put(key, value, lease: lease)
+                    succeeded = true
                 } catch {
-                    node?.logger.warn("cannot publish \(announcement.service) in etcd: \(error)")
-                    node?.carryOut(node?.state.receive(.keys(.putFailed(life: life, key: key))) ?? [])
+                    node?.throttle.log(.warn, kind: "serviceKeyNotPut", "cannot publish \(announcement.service) in etcd, trying again: \(error)")
+                    succeeded = false
                 }
+                node?.carryOut(node?.state.receive(.keys(.answered(life: life, attempt: attempt, succeeded: succeeded))) ?? [])
             }
         case .delete(let life, let key, let attempt):
             node.activity.start { [weak node] in
@@ -346,7 +353,7 @@ extension EtcdMode {
                     node?.throttle.log(.warn, kind: "serviceKeyNotDeleted", "cannot delete \(key) from etcd, trying again: \(error)")
                     succeeded = false
                 }
-                node?.carryOut(node?.state.receive(.keys(.deleted(life: life, attempt: attempt, succeeded: succeeded))) ?? [])
+                node?.carryOut(node?.state.receive(.keys(.answered(life: life, attempt: attempt, succeeded: succeeded))) ?? [])
             }
         case .retry, .tell:
             // `NodeState` turns these into a scheduled event and a withdrawal.

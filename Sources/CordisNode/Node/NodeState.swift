@@ -338,12 +338,16 @@ struct NodeState {
                 // Sent again to a peer whose link was replaced: the held withdrawal tells it.
                 continue
             case .withdraw(let provider, _) where keys != nil && event.beginsWithdrawals:
-                guard case .deleteFirst(let delete)? = keys?.withdrawing(life: provider.life) else {
+                switch keys?.withdrawing(life: provider.life) {
+                case .deleteFirst(let requests):
+                    heldWithdrawals[provider.life] = provider
+                    follow(requests, into: &directives)
+                case .tellNow(let requests):
                     directives.append(.exports(directive))
-                    continue
+                    follow(requests, into: &directives)
+                case nil:
+                    directives.append(.exports(directive))
                 }
-                heldWithdrawals[provider.life] = provider
-                if let delete { directives.append(.keys(delete)) }
             case .release(let provider, .timedOut(let awaiting, _)) where heldWithdrawals[provider.life] != nil:
                 heldWithdrawals[provider.life] = nil
                 if !awaiting.isEmpty { directives.append(.exports(.withdraw(provider, peers: awaiting))) }
@@ -365,7 +369,7 @@ struct NodeState {
             case .put, .delete:
                 directives.append(.keys(directive))
             case .retry(let life, let delay):
-                directives.append(.schedule(.keys(.retryDelete(life: life)), after: delay))
+                directives.append(.schedule(.keys(.retry(life: life)), after: delay))
             case .tell(let life):
                 guard let provider = heldWithdrawals.removeValue(forKey: life),
                       let awaiting = exports.export(life: life)?.withdrawal?.awaiting, !awaiting.isEmpty
@@ -495,9 +499,14 @@ struct NodeState {
         case .withdraw(let provider):
             tell(proxies: .withdrawn(provider, incarnation: member.incarnation, session: session), into: &directives)
             tell(discovery: .linkWithdrew(member: member.name, life: provider.life), into: &directives)
-        case .withdrawAck(let provider):
-            // A withdrawal held until its key is deleted was told to nobody yet: this acknowledges an earlier
-            // withdrawal of the same life, and counts for nothing.
+        case .withdrawAck(var provider):
+            // A withdrawal held until its key is deleted was told to nobody yet: an acknowledgement naming it
+            // is a late one of an earlier withdrawal of the same life, and counts for nothing. (A peer that
+            // predates lives names the provider by fiber: it acknowledges a withdrawal told.)
+            if provider.life == 0 {
+                guard let life = exports.withdrawingLife(matching: provider, excluding: Set(heldWithdrawals.keys)) else { break }
+                provider.life = life
+            }
             guard heldWithdrawals[provider.life] == nil else { break }
             tell(exports: .acknowledged(provider, by: member.name), into: &directives)
         case .goodbye(let reason, let leaving, let duplicate):

@@ -213,16 +213,16 @@ struct Exports {
         }
     }
 
-    /// The life being withdrawn that an acknowledgement names. A peer that predates lives (life 0)
-    /// names the provider by service, realm and fiber.
-    private func withdrawingLife(matching provider: ServiceProvider) -> Int? {
+    /// The life being withdrawn that an acknowledgement names, other than those `excluded`. A peer that
+    /// predates lives (life 0) names the provider by service, realm and fiber.
+    func withdrawingLife(matching provider: ServiceProvider, excluding excluded: Set<Int> = []) -> Int? {
         if provider.life != 0 {
-            guard let export = exports[provider.life], export.withdrawal != nil,
+            guard !excluded.contains(provider.life), let export = exports[provider.life], export.withdrawal != nil,
                   export.announcement.provider == provider else { return nil }
             return provider.life
         }
-        return exports.first { _, export in
-            guard export.withdrawal != nil else { return false }
+        return exports.sorted { $0.key < $1.key }.first { life, export in
+            guard export.withdrawal != nil, !excluded.contains(life) else { return false }
             let announced = export.announcement
             return announced.service == provider.service && announced.realm == provider.realm
                 && announced.node == provider.node && announced.fiber == provider.fiber
