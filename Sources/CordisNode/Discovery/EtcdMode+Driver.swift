@@ -332,32 +332,34 @@ extension EtcdMode {
         case .put(let life, let key, let announcement, let attempt):
             let lease = self.lease
             let value = EtcdDirectory.serviceValue(announcement, incarnation: node.liveIncarnation)
-            node.activity.start { [weak node] in
-                let succeeded: Bool
-                do {
-                    try await client.put(key, value, lease: lease)
-                    succeeded = true
-                } catch {
-                    node?.throttle.log(.warn, kind: "serviceKeyNotPut", "cannot publish \(announcement.service) in etcd, trying again: \(error)")
-                    succeeded = false
-                }
-                node?.carryOut(node?.state.receive(.keys(.answered(life: life, attempt: attempt, succeeded: succeeded))) ?? [])
+            request(life: life, attempt: attempt, kind: "serviceKeyNotPut", failure: "cannot publish \(announcement.service) in etcd") {
+                try await client.put(key, value, lease: lease)
             }
         case .delete(let life, let key, let attempt):
-            node.activity.start { [weak node] in
-                let succeeded: Bool
-                do {
-                    _ = try await client.delete(key)
-                    succeeded = true
-                } catch {
-                    node?.throttle.log(.warn, kind: "serviceKeyNotDeleted", "cannot delete \(key) from etcd, trying again: \(error)")
-                    succeeded = false
-                }
-                node?.carryOut(node?.state.receive(.keys(.answered(life: life, attempt: attempt, succeeded: succeeded))) ?? [])
+            request(life: life, attempt: attempt, kind: "serviceKeyNotDeleted", failure: "cannot delete \(key) from etcd") {
+                _ = try await client.delete(key)
             }
         case .retry, .tell:
             // `NodeState` turns these into a scheduled event and a withdrawal.
             break
+        }
+    }
+
+    /// Runs one request for `life`'s key and reports whether etcd answered it; a failure is logged
+    /// (rate-limited), saying it goes again.
+    private func request(
+        life: Int, attempt: Int, kind: String, failure: String, _ body: @escaping @Sendable () async throws -> Void
+    ) {
+        node.activity.start { [weak node] in
+            let succeeded: Bool
+            do {
+                try await body()
+                succeeded = true
+            } catch {
+                node?.throttle.log(.warn, kind: kind, "\(failure), trying again: \(error)")
+                succeeded = false
+            }
+            node?.carryOut(node?.state.receive(.keys(.answered(life: life, attempt: attempt, succeeded: succeeded))) ?? [])
         }
     }
 
