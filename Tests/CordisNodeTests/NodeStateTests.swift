@@ -493,6 +493,42 @@ struct NodeStateTests {
         #expect(state.receive(.keys(.answered(life: 2, attempt: 4, succeeded: true))) == [])
     }
 
+    @Test("etcd mode: the lease thought lost tells a withdrawal waiting for its delete, and withdrawals from then on at once (their keys still deleted); a new registration leaves no key")
+    func leaseThoughtLost() {
+        var state = NodeState(
+            name: "a", discovery: EtcdDirectory(name: "a"), interfaces: Self.interfaces, withdrawTimeout: Self.withdrawTimeout,
+            leaseTTL: .seconds(2))
+        let start = ContinuousClock.now
+        _ = state.receive(.lease(.registered(at: start)))
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        let life1 = Self.clock(on: "a", life: 1)
+        let life2 = Self.clock(on: "a", life: 2)
+        _ = state.receive(.exports(.available([life1, life2])))
+        _ = state.receive(.keys(.reconcile))
+        _ = state.receive(.keys(.answered(life: 1, attempt: 1, succeeded: true)))
+        _ = state.receive(.keys(.answered(life: 2, attempt: 2, succeeded: true)))
+        _ = state.receive(.exports(.available([life2])))
+        #expect(state.heldWithdrawals.keys.sorted() == [1])
+        // etcd silent for less than the TTL: nothing changes.
+        #expect(state.receive(.lease(.unanswered(at: start + .seconds(1), reason: "timeout"))) == [])
+        // Past the TTL: the node degrades; the held withdrawal is told now, then the exports are withdrawn.
+        let lost = state.receive(.lease(.unanswered(at: start + .seconds(3), reason: "timeout")))
+        #expect(lost == [
+            .lease(.degrade("etcd has not answered for longer than the lease (timeout)")),
+            .exports(.withdraw(life1.provider, peers: ["b"])), .lease(.withdrawExports),
+        ])
+        #expect(state.heldWithdrawals.isEmpty)
+        // Withdrawn while the lease is thought lost: told at once, and its key still deleted.
+        let withdrawn = state.receive(.exports(.available([])))
+        #expect(withdrawn.contains(.exports(.withdraw(life2.provider, peers: ["b"]))))
+        #expect(withdrawn.contains(.keys(.delete(life: 2, key: EtcdDirectory.serviceKey(node: "a", life: 2), attempt: 4))))
+        // etcd answers again, the lease lived: recovered, and the exports are shared again after the withdrawal.
+        #expect(state.receive(.lease(.kept(at: start + .seconds(4)))) == [.lease(.recover), .lease(.shareAgain(afterWithdrawal: true))])
+        // A registration under a new lease: no key counts as put.
+        _ = state.receive(.lease(.registered(at: start + .seconds(5))))
+        #expect(state.keys?.put.isEmpty == true)
+    }
+
     @Test("etcd mode: a delete etcd does not answer tells the withdrawal anyway and is tried again, as a scheduled event")
     func failedDeleteTriedAgain() {
         var state = Self.etcd()

@@ -18,10 +18,9 @@ extension EtcdMode {
     ///
     /// - Throws: `NameTakenError` when a live member holds the name; `EtcdError` when etcd cannot be
     ///   reached.
-    /// - Returns: what the lease rule says once registered (when the node was degraded: recover, share
-    ///   the exports again).
-    @discardableResult
-    func register(retryingFor patience: Duration = .zero) async throws -> [LeaseRule.Directive] {
+    /// - Returns: what `NodeState` says once registered (when the node was degraded: recover, share the
+    ///   exports again), for the caller to carry out.
+    func register(retryingFor patience: Duration = .zero) async throws -> [NodeState.Directive] {
         var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: .seconds(1))
         let deadline = ContinuousClock.now + patience
         while true {
@@ -36,7 +35,7 @@ extension EtcdMode {
 
     /// One registration attempt: a new lease, then the member key created only if the name is free (or
     /// held by this very life, whose lease was lost or whose earlier attempt timed out).
-    private func registerOnce() async throws -> [LeaseRule.Directive] {
+    private func registerOnce() async throws -> [NodeState.Directive] {
         let lease = try await client.grant(ttl: ttlSeconds)
         let value = EtcdDirectory.memberValue(registration, version: CordisVersion.current)
         let key = EtcdDirectory.memberKey(node.name)
@@ -63,8 +62,7 @@ extension EtcdMode {
             }
         }
         self.lease = lease
-        node.carryOut(node.state.receive(.keys(.leaseEnded)))
-        return rule.receive(.registered(at: .now))
+        return node.state.receive(.lease(.registered(at: .now)))
     }
 
     /// Puts this node's member key back under its lease after someone deleted it, so the others keep it in
@@ -153,40 +151,37 @@ extension EtcdMode {
                     node.logger.info("etcd answered a lease renewal again, after \(unanswered) unanswered")
                     unanswered = 0
                 }
-                follow(rule.receive(outcome.event))
+                node.carryOut(node.state.receive(.lease(outcome.event)))
             case .leaseNotFound:
                 // An earlier lease's answer, come after the node registered under a new one: nothing.
                 guard outcome.lease == lease else { continue }
-                let directives = rule.receive(.leaseNotFound)
-                follow(directives.filter { $0 != .registerAgain })
-                if directives.contains(.registerAgain) { await registerAgainAsNewIncarnation() }
+                let directives = node.state.receive(.lease(.leaseNotFound))
+                node.carryOut(directives)
+                if directives.contains(.lease(.registerAgain)) { await registerAgainAsNewIncarnation() }
             case .unanswered(_, let reason):
                 unanswered += 1
                 if unanswered == 1 { node.logger.info("etcd did not answer a lease renewal: \(reason)") }
-                follow(rule.receive(outcome.event))
+                node.carryOut(node.state.receive(.lease(outcome.event)))
             case .registered:
-                follow(rule.receive(outcome.event))
+                node.carryOut(node.state.receive(.lease(outcome.event)))
             }
         }
     }
 
-    /// Carries out what the lease rule says.
-    private func follow(_ directives: [LeaseRule.Directive]) {
-        for directive in directives {
-            switch directive {
-            case .degrade(let reason):
-                node.logger.warn("degraded: \(reason)")
-            case .withdrawExports:
-                withdrawExportsForLostLease()
-            case .registerAgain:
-                // Awaited where the outcome came in (see `followLease`).
-                break
-            case .recover:
-                node.logger.info("registered in etcd again (lease \(lease)); no longer degraded")
-                node.carryOut(node.state.receive(.keys(.leaseKept)))
-            case .shareAgain(let afterWithdrawal):
-                shareExportsAgain(afterWithdrawal: afterWithdrawal)
-            }
+    /// Carries out what the lease rule says (`NodeState` told the service keys already).
+    func carryOut(_ directive: LeaseRule.Directive) {
+        switch directive {
+        case .degrade(let reason):
+            node.logger.warn("degraded: \(reason)")
+        case .withdrawExports:
+            withdrawExportsForLostLease()
+        case .registerAgain:
+            // Awaited where the outcome came in (see `followLease`).
+            break
+        case .recover:
+            node.logger.info("registered in etcd again (lease \(lease)); no longer degraded")
+        case .shareAgain(let afterWithdrawal):
+            shareExportsAgain(afterWithdrawal: afterWithdrawal)
         }
     }
 
@@ -200,7 +195,7 @@ extension EtcdMode {
             let directives = try await register()
             node.logger.info("registered in etcd again as a new incarnation \(incarnation)")
             closeLinksOfEarlierLife()
-            follow(directives)
+            node.carryOut(directives)
         } catch {
             incarnation = previous
             node.refreshHandshake()
@@ -221,7 +216,6 @@ extension EtcdMode {
     /// does not answer would hold up); their keys are deleted once etcd answers, should the lease live
     /// after all.
     private func withdrawExportsForLostLease() {
-        node.carryOut(node.state.receive(.keys(.leaseLost)))
         node.logger.warn("the etcd lease has expired: withdrawing this node's services from its linked peers")
         node.refreshExports()
     }

@@ -29,13 +29,12 @@ final class EtcdMode {
     }
     /// Renews the lease off the actor and reports what each renewal came to.
     let keeper: LeaseKeeper
-    /// What the node makes of its lease: degraded or not, exports withdrawn or not.
-    var rule: LeaseRule
-    /// Why the node is degraded (its lease lost or etcd unreachable past the TTL), nil when it is not.
-    var degraded: String? { rule.degraded }
-    /// True while the exports are withdrawn because the lease has certainly expired (no keepalive
-    /// answered for a whole TTL): the others may already count this life as gone.
-    var exportsWithdrawn: Bool { rule.exportsWithdrawn }
+    /// Why the node is degraded (its lease lost or etcd unreachable past the TTL), nil when it is not
+    /// (`NodeState`'s `LeaseRule` says).
+    var degraded: String? { node.state.lease?.degraded }
+    /// True while the exports are withdrawn because the lease has expired as far as the node can tell (no
+    /// keepalive answered for a whole TTL): the others may already count this life as gone.
+    var exportsWithdrawn: Bool { node.state.lease?.exportsWithdrawn == true }
 
     /// The lease's state as `/metrics` names it: `expired` (exports withdrawn), `degraded` (keepalives
     /// unanswered), `registering` (no lease yet) or `held`.
@@ -58,7 +57,6 @@ final class EtcdMode {
         self.client = client
         self.leaseTTL = leaseTTL
         self.idleTimeout = idleTimeout
-        self.rule = LeaseRule(ttl: leaseTTL, now: .now)
         self.keeper = LeaseKeeper(client: client, ttl: leaseTTL)
     }
 

@@ -39,14 +39,15 @@ struct LeaseRule: Equatable, Sendable {
 
     /// The lease's time to live.
     let ttl: Duration
-    /// When etcd last confirmed the lease (or the node registered).
-    private(set) var lastKept: ContinuousClock.Instant
+    /// When etcd last confirmed the lease (or the node registered); nil before the first registration.
+    private(set) var lastKept: ContinuousClock.Instant?
     /// Why the node is degraded, nil when it is not.
     private(set) var degraded: String?
     /// True while the exports are withdrawn because the lease has certainly expired.
     private(set) var exportsWithdrawn = false
 
-    init(ttl: Duration, now: ContinuousClock.Instant) {
+    /// A rule for a lease of `ttl`, confirmed at `now` (nil: not registered yet).
+    init(ttl: Duration, now: ContinuousClock.Instant? = nil) {
         self.ttl = ttl
         self.lastKept = now
     }
@@ -60,7 +61,7 @@ struct LeaseRule: Equatable, Sendable {
             degraded = nil
             return [.recover] + share()
         case .unanswered(let now, let reason):
-            guard now - lastKept > ttl else { return [] }
+            guard let lastKept, now - lastKept > ttl else { return [] }
             return lost("etcd has not answered for longer than the lease (\(reason))")
         case .leaseNotFound:
             return lost("the etcd lease was lost") + [.registerAgain]

@@ -117,7 +117,8 @@ public final class Node {
         NodeState(
             name: configuration.name, discovery: discovery, interfaces: interfaces, limits: limits, ownUID: geteuid(),
             withdrawTimeout: configuration.withdrawTimeout, callTimeout: configuration.callTimeout,
-            handshakeTimeout: LinkOptions().handshakeTimeout, idleTimeout: configuration.idleLinkTimeout)
+            handshakeTimeout: LinkOptions().handshakeTimeout, idleTimeout: configuration.idleLinkTimeout,
+            leaseTTL: configuration.leaseTTL)
     }
 
     /// The real addresses of the listeners (with the port picked for port 0).
@@ -184,7 +185,7 @@ public final class Node {
                 interfaces: state.proxies.interfaces, limits: state.admission.limits)
         } else {
             do {
-                try await etcd?.register(retryingFor: .seconds(30))
+                carryOut(try await etcd?.register(retryingFor: .seconds(30)) ?? [])
             } catch {
                 linking.discardListeners()
                 throw error
@@ -479,6 +480,7 @@ public final class Node {
                 exportsTouched = true
                 carryOut(exports)
             case .keys(let keys): etcd?.carryOut(keys)
+            case .lease(let lease): etcd?.carryOut(lease)
             case .proxies(let proxies): carryOut(proxies)
             case .retired(let id): if let session = peers[id] { retire(session) }
             case .drain(let id, let member, let goodbye, let closingWhenIdle, let deadline):

@@ -9,7 +9,8 @@ import CordisWire
 /// members are found and when a life is over), `Exports` (what this node shares, and its withdrawals: a
 /// shared provider's teardown is held from the start, until its withdrawal ends), `Proxies` (what the
 /// others share, here), `Admission` (who may hold a link) and, in etcd mode, `IdleLinks` (which links
-/// close as idle). What joins them is decided here, once:
+/// close as idle), `ServiceKeys` (the service keys under the lease) and `LeaseRule` (what the lease's
+/// renewals come to). What joins them is decided here, once:
 /// - **A member linked** (a new life in use): the discovery learns it, then the exports are announced to
 ///   it, then calls that waited for the member's replacement link go on. A link that takes over (a
 ///   standby, or the other link of a duplicate) gets the members and the exports again, and the
@@ -27,6 +28,9 @@ import CordisWire
 ///   (`schedule`), and calls to it wait with it (`linkChoice`).
 /// - **Idle links** (etcd mode): a sweep closes each member's link in use that carried no call for the
 ///   idle timeout and has no work in flight (`closeIdle`); a lost member's last use is forgotten.
+/// - **Service keys and the lease** (etcd mode): a withdrawal is told once its key is deleted (at its
+///   deadline if that comes first); a lease thought lost tells withdrawals at once; a registration under a
+///   new lease leaves no key; a member life etcd no longer lists closes every link of it.
 /// - **Who may send what**: a console sends requests, calls and cancels only; a drained duplicate link is
 ///   served for what was sent before it was drained; a member announces and withdraws only its own
 ///   providers and acknowledges only this node's; a link that stands for no member sends nothing that counts.
@@ -81,6 +85,8 @@ struct NodeState {
         case exports(Exports.Event)
         /// What etcd answered of the service keys, or a reason to bring them in line (etcd mode).
         case keys(ServiceKeys.Event)
+        /// What a renewal of the lease came to, or a registration under a new lease (etcd mode).
+        case lease(LeaseRule.Event)
         /// A dial of `address` reached `member`.
         case dialled(address: String, member: String)
         /// An operator forgot a member.
@@ -118,6 +124,9 @@ struct NodeState {
         case exports(Exports.Directive)
         /// Put or delete a service key in etcd, as `ServiceKeys` decided (etcd mode).
         case keys(ServiceKeys.Directive)
+        /// Degrade, withdraw or share the exports again, register again, recover, as `LeaseRule` decided
+        /// (etcd mode); what it means for the service keys is done already.
+        case lease(LeaseRule.Directive)
         /// Create or dispose a proxy, or acknowledge a withdrawal, as `Proxies` decided (an acknowledgement
         /// names the session to send it on: the link the withdrawal came by while it still stands for the
         /// member, else the member's link in use).
@@ -162,6 +171,8 @@ struct NodeState {
     private(set) var idle: IdleLinks?
     /// The service keys in etcd (etcd mode only).
     private(set) var keys: ServiceKeys?
+    /// What the node makes of its etcd lease: degraded or not, exports withdrawn or not (etcd mode only).
+    private(set) var lease: LeaseRule?
     /// Withdrawals begun whose peers are told once the life's key is deleted (etcd mode), by life.
     private(set) var heldWithdrawals: [Int: ServiceProvider] = [:]
     /// How long a drained duplicate link is answered at most: a call's timeout and a handshake's.
@@ -172,11 +183,13 @@ struct NodeState {
     /// A node named `name` that finds members through `discovery`, can proxy `interfaces`, holds links
     /// within `limits` (a node run by `ownUID`), gives each withdrawal `withdrawTimeout` for the
     /// acknowledgements, answers calls for `callTimeout`, gives a handshake `handshakeTimeout` and, with
-    /// etcd's directory as its discovery, closes a link that carried no call for `idleTimeout`.
+    /// etcd's directory as its discovery, closes a link that carried no call for `idleTimeout` and follows
+    /// its lease of `leaseTTL`.
     init(
         name: String, discovery: any MemberDiscovery, interfaces: [String: Proxies.Interface],
         limits: Admission.Limits = Admission.Limits(total: 1024), ownUID: UInt32 = 0, withdrawTimeout: Duration,
-        callTimeout: Duration = .seconds(30), handshakeTimeout: Duration = .seconds(5), idleTimeout: Duration = .seconds(10)
+        callTimeout: Duration = .seconds(30), handshakeTimeout: Duration = .seconds(5), idleTimeout: Duration = .seconds(10),
+        leaseTTL: Duration = .seconds(10)
     ) {
         self.membership = Membership(name: name)
         self.discovery = discovery
@@ -185,6 +198,7 @@ struct NodeState {
         self.admission = Admission(limits: limits, ownUID: ownUID)
         self.idle = discovery is EtcdDirectory ? IdleLinks(timeout: idleTimeout) : nil
         self.keys = discovery is EtcdDirectory ? ServiceKeys(node: name) : nil
+        self.lease = discovery is EtcdDirectory ? LeaseRule(ttl: leaseTTL) : nil
         self.drainDeadline = callTimeout + handshakeTimeout
         self.replacementWait = handshakeTimeout
     }
@@ -245,6 +259,8 @@ struct NodeState {
             tell(exports: exportsEvent, into: &directives)
         case .keys(let keysEvent):
             follow(keys?.receive(keysEvent, exports: exports) ?? [], into: &directives)
+        case .lease(let leaseEvent):
+            follow(lease: leaseEvent, into: &directives)
         case .dialled(let address, let member):
             tell(discovery: .dialled(address: address, member: member), into: &directives)
         case .proxyDisposed(let id):
@@ -358,6 +374,27 @@ struct NodeState {
             default:
                 directives.append(.exports(directive))
             }
+        }
+    }
+
+    /// Feeds `LeaseRule`, and tells the service keys what its outcome means for them: a registration
+    /// under a new lease leaves none of the earlier lease's keys; a lease thought lost tells withdrawals at
+    /// once (etcd does not answer their deletes); a recovery lets them wait for their deletes again.
+    private mutating func follow(lease event: LeaseRule.Event, into directives: inout [Directive]) {
+        guard var rule = lease else { return }
+        if case .registered = event { follow(keys?.receive(.leaseEnded, exports: exports) ?? [], into: &directives) }
+        let ruled = rule.receive(event)
+        lease = rule
+        for directive in ruled {
+            switch directive {
+            case .withdrawExports:
+                follow(keys?.receive(.leaseLost, exports: exports) ?? [], into: &directives)
+            case .recover:
+                follow(keys?.receive(.leaseKept, exports: exports) ?? [], into: &directives)
+            case .degrade, .registerAgain, .shareAgain:
+                break
+            }
+            directives.append(.lease(directive))
         }
     }
 
