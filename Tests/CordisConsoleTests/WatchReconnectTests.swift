@@ -47,9 +47,12 @@ struct WatchReconnectTests {
         let script = "\(console) --node \(cluster.address("a")) --timeout 2 watch; echo back-at-shell"
         try await WatchTmuxTests.tmux(socket, ["new-session", "-d", "-s", "watch", "-x", "160", "-y", "40", "sh", "-c", script + "; sleep 60"])
         defer { Task { _ = try? await WatchTmuxTests.tmux(socket, ["kill-server"]) } }
-        // The enable happened before watch started: it comes from the history.
-        var pane = try await WatchTmuxTests.awaitPane(socket, "the history") {
+        // The enable happened before watch started: it comes from the history. The cluster's status comes
+        // too (it names b, the member watch reconnects to once a is gone): a killed before it came would
+        // leave watch knowing no other member.
+        var pane = try await WatchTmuxTests.awaitPane(socket, "the history and the status") {
             $0.contains("cordis watch") && $0.contains("change by") && $0.contains("enable entry off")
+                && !$0.contains("fetching status")
         }
         a.signal(SIGKILL)
         pane = try await WatchTmuxTests.awaitPane(socket, "the lost link and the countdown") {

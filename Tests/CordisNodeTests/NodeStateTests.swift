@@ -422,6 +422,11 @@ struct NodeStateTests {
         #expect(state.memberAddresses["b"] == ["unix:/b2"])
         #expect(state.memberAddresses["c"] == ["unix:/c"])
         #expect(state.memberIncarnations == ["b": "b1", "c": "c1", "d": "d1"])
+        // The members known: linked now or before, or listed; not this node, not one forgotten or departed.
+        #expect(state.knownMembers == ["b", "c", "d"])
+        _ = state.receive(.forgotten(name: "c"))
+        _ = state.receive(Self.from(2, .goodbye(reason: "decommissioned", leaving: true)))
+        #expect(state.knownMembers == ["b"])
     }
 
     @Test("A proxy the node could not create does not exist: its withdrawal is acknowledged at once, with nothing to dispose")

@@ -170,11 +170,9 @@ extension ControlServer {
         return .object(["events": try JSONValueEncoder().encode(events.map(EventRecord.init))])
     }
 
-    /// Whether `member` is a member this node knows (linked, listed by the membership or discovery, or
-    /// seen before) and has not forgotten.
+    /// Whether `member` is a member this node knows and has not forgotten (`NodeState.knownMembers`).
     func isKnownMember(_ member: String) -> Bool {
-        guard !node.state.forgottenNames.contains(member) else { return false }
-        return node.link(to: member) != nil || node.memberAddresses[member] != nil || lastStatus[member] != nil
+        node.state.knownMembers.contains(member)
     }
 
     /// `unsubscribe`: stops the stream of subscription `id` (the `subscribe` request's id).

@@ -32,9 +32,7 @@ extension ControlServer {
         if node.link(to: member) != nil {
             throw ControlError("rejected", "\(member) is linked to \(node.name); stop it before forgetting it")
         }
-        let known = node.memberAddresses[member] != nil || lastStatus[member] != nil
-            || node.memberIncarnations[member] != nil
-        if !known, request.args["propagate"]?.boolValue != false {
+        if !node.state.knownMembers.contains(member), request.args["propagate"]?.boolValue != false {
             throw ControlError("rejected", "no member is named \(member)")
         }
         let addresses = node.forgetMember(member)

@@ -116,8 +116,7 @@ extension ControlServer {
         let own = try node.statusSnapshot()
         lastStatus[node.name] = own
         guard request.args["cluster"]?.boolValue == true else { return .object(["nodes": .array([own])]) }
-        let members = Set(node.memberAddresses.keys).union(node.state.membership.linkedNames).subtracting(node.state.forgottenNames)
-            .subtracting([node.name]).sorted()
+        let members = node.state.knownMembers.sorted()
         let timeout = relayTimeout(for: request)
         let question = ControlRequest(id: 0, command: .status, operator: requester?.relayed)
         // Every member is asked at once, each question a child of this request's task.

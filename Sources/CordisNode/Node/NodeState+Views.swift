@@ -20,6 +20,13 @@ extension NodeState {
         return addresses
     }
 
+    /// The members this node knows (linked now or before, or found by the discovery), other than itself
+    /// and those an operator forgot: the ones a cluster-wide status asks, events may be followed from, and
+    /// an operator may forget.
+    var knownMembers: Set<String> {
+        Set(membership.members.keys).union(discovery.known.keys).subtracting(forgottenNames).subtracting([name])
+    }
+
     /// The incarnation of the members, by name, once known (the discovery's over the links').
     var memberIncarnations: [String: String] {
         var incarnations = membership.members.compactMapValues { $0.incarnation.isEmpty ? nil : $0.incarnation }
