@@ -225,7 +225,7 @@ struct NodeStateSequenceTests {
                     }
                 }
                 switch directive {
-                case .drain(let session, _, _, _, _):
+                case .drain(let session, _, _, _):
                     draining.insert(session)
                 case .closeIdle(let session, let member):
                     // Only etcd mode closes idle links, and only a member's link in use.

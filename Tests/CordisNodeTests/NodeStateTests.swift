@@ -185,10 +185,12 @@ struct NodeStateTests {
             _ = state.receive(Self.handshake(1, "a", "a1"))
             let directives = state.receive(Self.from(1, goodbye))
             #expect(directives.contains(.drain(
-                session: 1, member: "a", goodbye: nil, closingWhenIdle: true, deadline: .seconds(35))), "\(goodbye)")
+                session: 1, member: "a", goodbye: nil, deadline: .seconds(35))), "\(goodbye)")
             #expect(directives.contains(.link(.awaitReplacement(member: "a", closed: 1))), "\(goodbye)")
             #expect(directives.contains(.schedule(.link(.replacementOverdue(member: "a", closed: 1)), after: .seconds(5))), "\(goodbye)")
             #expect(!directives.contains { if case .memberLost = $0 { true } else { false } }, "\(goodbye)")
+            // b closes the link a said is a duplicate once nothing on it is in flight.
+            #expect(state.receive(.drainedIdle(session: 1)) == [.link(.close(session: 1, reason: "the duplicate link is drained"))])
         }
         var state = Self.mesh("a")
         _ = state.receive(Self.handshake(1, "b", "b1"))
@@ -375,7 +377,11 @@ struct NodeStateTests {
             withdrawTimeout: Self.withdrawTimeout, callTimeout: .seconds(7), handshakeTimeout: .seconds(2))
         _ = state.receive(Self.handshake(1, "b", "b1"))
         #expect(state.receive(Self.handshake(2, "b", "b1")) == [.drain(
-            session: 2, member: "b", goodbye: "duplicate: a link to b already exists", closingWhenIdle: false, deadline: .seconds(9))])
+            session: 2, member: "b", goodbye: "duplicate: a link to b already exists", deadline: .seconds(9))])
+        // a said so: b closes it; idle here, a does not.
+        #expect(state.receive(.drainedIdle(session: 2)) == [])
+        #expect(state.receive(.link(.linkClosed(session: 2))) == [])
+        #expect(state.drained.isEmpty && state.closingWhenIdle.isEmpty)
     }
 
     @Test("Which link a call takes: the link in use; while a duplicate's replacement comes, that one; with none, a new one in etcd mode and none in the mesh")

@@ -36,8 +36,6 @@ final class PeerSession {
     private var dropped: Set<String> = []
     /// Whether the link is drained: it no longer stands for its member (see `drain`).
     private(set) var isDraining = false
-    /// Whether a drained link closes once nothing on it waits for an answer (else when the peer closes).
-    private var closesWhenIdle = false
     /// The timer that closes a drained link at its deadline.
     private var drainTimer: UInt64?
 
@@ -212,19 +210,17 @@ final class PeerSession {
 
     /// Drains the link, which no longer stands for its member (one of two links between the same lives
     /// was closed as the duplicate): nothing new is sent on it, and what the peer still sends on it is
-    /// answered, so no call fails because two links met. With `whenIdle` (the side told the link is a
-    /// duplicate) it closes as soon as no call sent on it waits for an answer and none from the peer is
-    /// being served; otherwise (the side that said so, first sending `goodbye`) it closes when the peer
-    /// does. Either way it closes at `deadline` at the latest.
-    func drain(closingWhenIdle whenIdle: Bool, goodbye: String?, deadline: Duration) {
+    /// answered, so no call fails because two links met. Once no call sent on it waits for an answer and
+    /// none from the peer is being served, the node hears of it (`NodeState` says whether it closes then);
+    /// it closes at `deadline` at the latest.
+    func drain(goodbye: String?, deadline: Duration) {
         guard !isOver, !isDraining, let node else { return }
         isDraining = true
-        closesWhenIdle = whenIdle
         if let goodbye { send(.goodbye(reason: goodbye, duplicate: true)) }
         run()
         // Answers end calls on the loop thread: the last one to end looks again whether the link is idle.
         calls.whenEmpty { [weak self] in
-            Task { @CordisActor in self?.closeIfDrained() }
+            Task { @CordisActor in self?.reportIfDrainedIdle() }
         }
         drainTimer = node.loop.schedule(after: deadline) { [weak self] in
             Task { @CordisActor in
@@ -232,15 +228,16 @@ final class PeerSession {
                 self.link.close(reason: "the duplicate link to \(self.identity.name) was not closed within \(deadline)")
             }
         }
-        closeIfDrained()
+        reportIfDrainedIdle()
     }
 
-    /// Closes a drained link that closes when idle, once nothing on it waits for an answer.
-    func closeIfDrained() {
-        guard isDraining, closesWhenIdle, !isOver, calls.count == 0, serving.isEmpty,
-              node?.control.relaysPending(to: identity.name) != true
+    /// Tells the node when the drained link has nothing in flight any more: no call sent on it waits for
+    /// an answer, none from the peer is being served, no relay to the peer is pending.
+    func reportIfDrainedIdle() {
+        guard isDraining, !isOver, calls.count == 0, serving.isEmpty, let node,
+              !node.control.relaysPending(to: identity.name)
         else { return }
-        link.close(reason: "the duplicate link is drained")
+        node.carryOut(node.state.receive(.drainedIdle(session: id)))
     }
 
     /// Fails every waiting call with `withdrawn`.
@@ -314,7 +311,7 @@ final class PeerSession {
         if let error = send(reply), error.code == .tooLarge {
             send(RemoteCallError(.tooLarge, "the result of call \(id) does not fit in a frame: \(error.message)").reply(to: id))
         }
-        closeIfDrained()
+        reportIfDrainedIdle()
     }
 
     /// The peer gave up call `id`: its serving task is cancelled and its slot freed; nothing is sent.
@@ -322,6 +319,6 @@ final class PeerSession {
         guard let entry = serving.removeValue(forKey: id) else { return }
         end(entry)
         inbound.finish(id)
-        closeIfDrained()
+        reportIfDrainedIdle()
     }
 }

@@ -483,14 +483,14 @@ public final class Node {
             case .lease(let lease): etcd?.carryOut(lease)
             case .proxies(let proxies): carryOut(proxies)
             case .retired(let id): if let session = peers[id] { retire(session) }
-            case .drain(let id, let member, let goodbye, let closingWhenIdle, let deadline):
+            case .drain(let id, let member, let goodbye, let deadline):
                 guard let session = peers[id] else { continue }
                 if goodbye != nil {
                     logger.debug("closing a duplicate link to \(member)", fields: [("CORDIS_PEER", member)])
                 } else {
                     logger.debug("\(member) closes a link as a duplicate: draining it", fields: [("CORDIS_PEER", member)])
                 }
-                session.drain(closingWhenIdle: closingWhenIdle, goodbye: goodbye, deadline: deadline)
+                session.drain(goodbye: goodbye, deadline: deadline)
             case .schedule(let event, let delay):
                 _ = loop.schedule(after: delay) { [weak self] in
                     Task { @CordisActor in
@@ -596,7 +596,7 @@ public final class Node {
         case .request(let request): control.serve(request, from: session)
         case .response(let response):
             control.completeRelay(response, from: session)
-            if session.isDraining { session.closeIfDrained() }
+            if session.isDraining { session.reportIfDrainedIdle() }
         case .event(let event): control.forwardEvent(event, from: session)
         default: break
         }

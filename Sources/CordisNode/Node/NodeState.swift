@@ -79,6 +79,9 @@ struct NodeState {
         case idleSweep(at: ContinuousClock.Instant, busy: Set<String>)
         /// A message arrived on a link.
         case received(WireMessage, session: Int, role: Role)
+        /// Nothing sent on the drained link of `session` waits for an answer any more, and nothing the member
+        /// sent on it is being served.
+        case drainedIdle(session: Int)
         /// What etcd listed or changed (etcd mode).
         case directory(DiscoveryEvent)
         /// The local providers changed, a withdrawal's deadline passed, or the node is stopping.
@@ -109,10 +112,10 @@ struct NodeState {
         /// calls and relays it carried fail (the member is not lost).
         case retired(session: Int)
         /// Drain the link of `session`, a duplicate of `member`'s: send nothing new on it, answer what the
-        /// member still sends on it; say `goodbye` first when given (this side closes it as the duplicate);
-        /// close it once idle when `closingWhenIdle` (the member closed it), else when the member does; at
-        /// the latest after `deadline` (a call's timeout and a handshake's).
-        case drain(session: Int, member: String, goodbye: String?, closingWhenIdle: Bool, deadline: Duration)
+        /// member still sends on it, report `drainedIdle` once nothing on it is in flight; say `goodbye`
+        /// first when given (this side closes it as the duplicate, and the member closes it; else this side
+        /// closes it once idle); close it at the latest after `deadline` (a call's timeout and a handshake's).
+        case drain(session: Int, member: String, goodbye: String?, deadline: Duration)
         /// Report `event` after `delay` (a replacement link overdue).
         case schedule(Event, after: Duration)
         /// Close the link of `session`, `member`'s link in use, as idle (etcd mode): `goodbye` says `idle`.
@@ -163,6 +166,8 @@ struct NodeState {
     /// Links drained as duplicates (`drain`), until they close: they stand for no member, and are served
     /// only for what was sent on them before.
     private(set) var drained: Set<Int> = []
+    /// The drained links this side closes once idle (the member said they are duplicates).
+    private(set) var closingWhenIdle: Set<Int> = []
     /// Who holds the established links, and who may hold one more.
     private(set) var admission: Admission
     /// Members an operator forgot, until they link again.
@@ -234,6 +239,7 @@ struct NodeState {
             if case .linkClosed(let session) = linkEvent {
                 idleClosed.remove(session)
                 drained.remove(session)
+                closingWhenIdle.remove(session)
                 admission.release(session: session)
             }
         case .reregistered(let reason):
@@ -253,6 +259,10 @@ struct NodeState {
             }
         case .received(let message, let session, let role):
             receive(message, on: session, role: role, into: &directives)
+        case .drainedIdle(let session) where closingWhenIdle.contains(session):
+            directives.append(.link(.close(session: session, reason: "the duplicate link is drained")))
+        case .drainedIdle:
+            break
         case .directory(let discoveryEvent):
             tell(discovery: discoveryEvent, into: &directives)
         case .exports(let exportsEvent):
@@ -330,13 +340,13 @@ struct NodeState {
                 directives.append(.schedule(.link(.replacementOverdue(member: member, closed: closed)), after: replacementWait))
             case .drain(let session, let member):
                 drained.insert(session)
-                directives.append(.drain(
-                    session: session, member: member, goodbye: nil, closingWhenIdle: true, deadline: drainDeadline))
+                closingWhenIdle.insert(session)
+                directives.append(.drain(session: session, member: member, goodbye: nil, deadline: drainDeadline))
             case .closeDuplicate(let session, let member):
                 drained.insert(session)
                 directives.append(.drain(
                     session: session, member: member, goodbye: "\(Self.duplicatePrefix) a link to \(member) already exists",
-                    closingWhenIdle: false, deadline: drainDeadline))
+                    deadline: drainDeadline))
             case .keepStandby, .close:
                 directives.append(.link(directive))
             }
