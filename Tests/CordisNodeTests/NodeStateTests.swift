@@ -540,6 +540,20 @@ struct NodeStateTests {
         #expect(state.keys?.put.isEmpty == true)
     }
 
+    @Test("etcd mode: a life withdrawn from nobody (no member linked) loses its key at once, even while the lease is thought lost")
+    func keyOfALifeWithdrawnFromNobody() {
+        var state = Self.etcd()
+        let life1 = Self.clock(on: "a", life: 1)
+        _ = state.receive(.exports(.available([life1])))
+        _ = state.receive(.keys(.reconcile))
+        _ = state.receive(.keys(.answered(life: 1, attempt: 1, succeeded: true)))
+        _ = state.receive(.keys(.leaseLost))
+        #expect(state.receive(.exports(.available([]))) == [
+            .keys(.delete(life: 1, key: EtcdDirectory.serviceKey(node: "a", life: 1), attempt: 2)),
+            .exports(.release(life1.provider, .noPeers)),
+        ])
+    }
+
     @Test("etcd mode: a delete etcd does not answer tells the withdrawal anyway and is tried again, as a scheduled event")
     func failedDeleteTriedAgain() {
         var state = Self.etcd()

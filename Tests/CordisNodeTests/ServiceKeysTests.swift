@@ -90,9 +90,9 @@ struct ServiceKeysTests {
         check(keys.reconcile(exports), [], "the retry is awaited")
         check(keys.receive(.retry(life: 1), exports: exports), [Self.put(1, 2)])
         check(keys.receive(.answered(life: 1, attempt: 2, succeeded: false), exports: exports), [.retry(life: 1, after: .seconds(1))])
-        // Withdrawn meanwhile: the key may be there, so it is deleted first.
-        check(keys.withdrawing(life: 1), .deleteFirst([]))
-        check(keys.receive(.retry(life: 1), exports: Self.exports([])), [Self.delete(1, 3)])
+        // Withdrawn meanwhile: the key may be there, so it is deleted first, now (not at the retry).
+        check(keys.withdrawing(life: 1), .deleteFirst([Self.delete(1, 3)]))
+        check(keys.receive(.retry(life: 1), exports: Self.exports([])), [], "the retry's timer changes nothing")
         // The delete goes unanswered too: the peers are told anyway, and the delete is tried again.
         check(keys.receive(.answered(life: 1, attempt: 3, succeeded: false), exports: Self.exports([])),
               [.retry(life: 1, after: .seconds(2)), .tell(life: 1)])
@@ -130,6 +130,17 @@ struct ServiceKeysTests {
         check(keys.receive(.retry(life: 2), exports: exports), [])
         check(keys.reconcile(exports), [Self.put(3, 6)], "put again under the new lease")
         check(keys.withdrawing(life: 3), .deleteFirst([]), "its put is on its way")
+    }
+
+    @Test("a put made under a lease that ended since counts for nothing, whatever etcd answered: the key is put again")
+    func putUnderAnEndedLease() {
+        var keys = ServiceKeys(node: "a")
+        let exports = Self.exports([1])
+        check(keys.reconcile(exports), [Self.put(1, 1)])
+        _ = keys.receive(.leaseEnded, exports: exports)
+        check(keys.receive(.answered(life: 1, attempt: 1, succeeded: true), exports: exports), [Self.put(1, 2)])
+        check(keys.receive(.answered(life: 1, attempt: 2, succeeded: true), exports: exports), [])
+        check(keys.put, [1: Self.key(1)])
     }
 
     @Test("a stopping node puts no key and deletes what it put")

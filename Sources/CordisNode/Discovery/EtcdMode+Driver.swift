@@ -136,7 +136,7 @@ extension EtcdMode {
     /// Takes what each renewal of the lease came to (`LeaseKeeper` renews it at a third of its TTL, off
     /// the actor). While etcd merely does not answer and the lease may still live (less than the TTL
     /// since the last answered keepalive), nothing changes: the links keep serving. Once a whole TTL
-    /// passed without an answer the lease has certainly expired: the node is degraded and withdraws its
+    /// passed without an answer the lease has expired as far as the node can tell: it is degraded and withdraws its
     /// exports from the linked peers (in order), since the others may already count it as gone. When
     /// etcd answers again, a lease it still knows is kept, one it no longer knows is replaced by a new
     /// registration as a new incarnation; either way the exports are announced and published again.
@@ -325,6 +325,11 @@ extension EtcdMode {
         switch directive {
         case .put(let life, let key, let announcement, let attempt):
             let lease = self.lease
+            guard lease != 0 else {
+                // No lease (the node stopped, or has not registered yet): a key put now would never expire.
+                node.carryOut(node.state.receive(.keys(.answered(life: life, attempt: attempt, succeeded: false))))
+                return
+            }
             let value = EtcdDirectory.serviceValue(announcement, incarnation: node.liveIncarnation)
             request(life: life, attempt: attempt, kind: "serviceKeyNotPut", failure: "cannot publish \(announcement.service) in etcd") {
                 try await client.put(key, value, lease: lease)

@@ -4,8 +4,9 @@
 /// The rule:
 /// - **While the lease may live** (less than one TTL since the last keepalive etcd answered), an
 ///   unanswered keepalive changes nothing: links keep serving.
-/// - **Once a whole TTL passed without an answer**, the lease has certainly expired: the node is
-///   degraded and withdraws its exports (once), since the others may already count it as gone.
+/// - **Once a whole TTL passed without an answer**, the lease has expired as far as the node can tell
+///   (etcd may still keep it, if it did not run meanwhile): the node is degraded and withdraws its exports
+///   (once), since the others may already count it as gone.
 /// - **etcd says the lease is gone**: the same, and the node registers again (as a new incarnation).
 /// - **A keepalive answered, or a registration made, while degraded**: no longer degraded, and the
 ///   exports are shared again (after the withdrawal, when there was one).

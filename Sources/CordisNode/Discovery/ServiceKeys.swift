@@ -69,6 +69,8 @@ struct ServiceKeys: Equatable, Sendable {
         var attempt: Int
         /// True for a put, false for a delete.
         var puts: Bool
+        /// The lease it was made under (`ServiceKeys.leases`): a put under an ended lease puts nothing.
+        var lease = 0
     }
 
     /// One provider life's key.
@@ -108,6 +110,8 @@ struct ServiceKeys: Equatable, Sendable {
     private(set) var leaseThoughtLost = false
     /// The number of the last request made.
     private var attempts = 0
+    /// How many leases ended (`leaseEnded`): the number of the lease requests are made under now.
+    private var leases = 0
 
     /// How long before the first retry of a request etcd did not answer; it doubles with each failure.
     static let firstRetry = Duration.milliseconds(500)
@@ -139,10 +143,11 @@ struct ServiceKeys: Equatable, Sendable {
     }
 
     /// The withdrawal of `life` begins: its key, if it may be there, is deleted before the peers are told
-    /// (at once while the lease is thought lost).
+    /// (at once while the lease is thought lost). A retry waiting is not waited for: the delete goes now.
     mutating func withdrawing(life: Int) -> Withdrawing {
         guard var entry = entries[life] else { return .tellNow([]) }
         entry.wanted = nil
+        entry.retryScheduled = false
         let mayBeThere = entry.presence != .absent || entry.inFlight?.puts == true
         entry.tellPending = mayBeThere && !leaseThoughtLost
         entries[life] = entry
@@ -160,7 +165,10 @@ struct ServiceKeys: Equatable, Sendable {
         case .answered(let life, let attempt, let succeeded):
             guard var entry = entries[life], let request = entry.inFlight, request.attempt == attempt else { return [] }
             entry.inFlight = nil
-            if succeeded {
+            if request.puts, request.lease != leases {
+                // Made under a lease that ended since: whatever it did went with that lease.
+                entry.presence = .absent
+            } else if succeeded {
                 entry.presence = request.puts ? .present : .absent
                 entry.failures = 0
             } else {
@@ -188,6 +196,7 @@ struct ServiceKeys: Equatable, Sendable {
             leaseThoughtLost = false
         case .leaseEnded:
             leaseThoughtLost = false
+            leases += 1
             tellPending(into: &directives)
             for life in entries.keys.sorted() {
                 guard var entry = entries[life] else { continue }
@@ -225,11 +234,11 @@ struct ServiceKeys: Equatable, Sendable {
         guard entry.inFlight == nil, !entry.retryScheduled else { return }
         if let wanted = entry.wanted, entry.presence != .present {
             attempts += 1
-            entry.inFlight = Request(attempt: attempts, puts: true)
+            entry.inFlight = Request(attempt: attempts, puts: true, lease: leases)
             directives.append(.put(life: life, key: entry.key, wanted, attempt: attempts))
         } else if entry.wanted == nil, entry.presence != .absent {
             attempts += 1
-            entry.inFlight = Request(attempt: attempts, puts: false)
+            entry.inFlight = Request(attempt: attempts, puts: false, lease: leases)
             directives.append(.delete(life: life, key: entry.key, attempt: attempts))
         } else if entry.tellPending, entry.wanted == nil {
             // Nothing was there to delete after all.

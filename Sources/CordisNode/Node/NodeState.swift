@@ -378,6 +378,14 @@ struct NodeState {
                 heldWithdrawals[provider.life] = nil
                 if !awaiting.isEmpty { directives.append(.exports(.withdraw(provider, peers: awaiting))) }
                 directives.append(.exports(directive))
+            case .release(let provider, .noPeers) where keys != nil:
+                // Withdrawn from nobody (no member linked): its key goes all the same, now (the keys are not
+                // brought in line while the exports are withdrawn, etcd lease thought lost).
+                switch keys?.withdrawing(life: provider.life) {
+                case .tellNow(let requests)?, .deleteFirst(let requests)?: follow(requests, into: &directives)
+                case nil: break
+                }
+                directives.append(.exports(directive))
             case .release(let provider, _):
                 heldWithdrawals[provider.life] = nil
                 directives.append(.exports(directive))
