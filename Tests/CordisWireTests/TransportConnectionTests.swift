@@ -329,6 +329,37 @@ struct TransportConnectionTests {
         #expect(received == frames)
     }
 
+    @Test("What the peer sent before it closed is delivered even when a send fails first because it closed")
+    func peersLastWordsSurviveAFailedSend() async throws {
+        // Two loops: the server's is held while the client, on its own, says its last word and closes.
+        let serverLoop = try EventLoop(name: "server-loop")
+        let clientLoop = try EventLoop(name: "client-loop")
+        defer { Task { await serverLoop.shutdown(); await clientLoop.shutdown() } }
+        let limits = ConnectionLimits().withoutHandshakeDeadline
+        let listener = try serverLoop.listen(
+            on: .unix(path: try temporaryFolder() + "/w.sock"), options: ListenerOptions(limits: limits))
+        let client = try await clientLoop.connect(to: listener.address, limits: limits)
+        let server = try await withDeadline("accept") { try await accept(listener) }
+        client.markEstablished()
+        server.markEstablished()
+        let held = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        serverLoop.execute {
+            holding.signal()
+            held.wait()
+        }
+        holding.wait()
+        try client.enqueue(bytes("goodbye"))
+        client.close()
+        _ = await client.closed()
+        // The server sends into the closed socket (from this thread): the send fails before its loop has
+        // read anything.
+        try server.enqueue(bytes("late"))
+        held.signal()
+        let first = try await withDeadline("the last word") { try await nextFrame(server) }
+        #expect(text(first) == "goodbye")
+    }
+
     @Test("An oversize frame gets an error frame, then both sides see the link close")
     func oversizeFrameIsAnsweredThenClosed() async throws {
         let events = EventRecorder()

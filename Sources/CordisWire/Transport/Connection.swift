@@ -567,7 +567,15 @@ public final class Connection: Sendable, DeferredWriter {
                 return
             case .done(let closeSocket):
                 if let failure {
-                    abort(TransportError(.connectionReset, "cannot write to connection \(id)", errno: failure))
+                    // The peer is gone (it closed, or reset). What it sent before (its goodbye) may still
+                    // wait in the socket: the loop reads it first, then the connection ends; aborting here
+                    // would stop the loop from reading it at all. Always a job of its own, never inside a
+                    // read under way (a reply written while reading), so what is read stays in order.
+                    let error = TransportError(.connectionReset, "cannot write to connection \(id)", errno: failure)
+                    loop.execute { [self] in
+                        withUnsafeTemporaryAllocation(byteCount: 64 * 1024, alignment: 16) { readable(scratch: $0) }
+                        abort(error)
+                    }
                 }
                 if closeSocket { onLoop { [self] in finishClose() } }
                 if flushOnLoop { onLoop { [self] in writable() } }
