@@ -101,10 +101,10 @@ struct ClusterDuplicateCloseTests {
         // a takes x as its duplicate while b has not taken y: b waits for its other link.
         a.adopt(x)
         try #require(await ClusterInProcessTests.eventually("b to wait for its other link to a", on: [a, b]) {
-            b.state.linkChoice(for: "a") == .awaitReplacement
+            b.state.linkChoice(for: "a") == .wait
         })
         let caller = Task { try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "waited"]) }
-        try #require(await ClusterInProcessTests.eventually("the call to wait", on: [a, b]) { b.peers.replacementWaiters(of: "a") == 1 })
+        try #require(await ClusterInProcessTests.eventually("the call to wait", on: [a, b]) { b.peers.linkWaiters(of: "a") == 1 })
         if replacementComes {
             let onY = try #require(b.adopt(y))
             #expect(try await caller.value.value == .string("waited"))
@@ -116,9 +116,9 @@ struct ClusterDuplicateCloseTests {
             let started = ContinuousClock.now
             await #expect(throws: RemoteCallError.self) { try await caller.value }
             #expect(ContinuousClock.now - started < .seconds(15))
-            #expect(b.state.linkChoice(for: "a") != .awaitReplacement)
+            #expect(b.state.linkChoice(for: "a") != .wait)
         }
-        #expect(!b.peers.awaitsAnyReplacement)
+        #expect(!b.peers.awaitsAnyLink)
         await b.stop()
         if replacementComes { await a.stop() }
     }

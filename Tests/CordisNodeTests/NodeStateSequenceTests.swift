@@ -52,6 +52,17 @@ struct NodeStateSequenceTests {
         var retries: Set<Int> = []
         /// etcd mode: whether the node thinks its lease lost (withdrawals are then told at once).
         var leaseThoughtLost = false
+        /// Dials on their way (the test answers them at random later steps), by attempt: the address.
+        var dialling: [Int: String] = [:]
+        /// What the node reports next, before anything else happens (a dialled link taken or closed, then
+        /// the dial's end: the shell does both in one turn of the actor).
+        var forced: [NodeState.Event] = []
+        /// The dials' timers (backoffs, re-dials), fired at random later steps.
+        var dialTimers: [NodeState.Event] = []
+        /// Calls waiting for a link, by member.
+        var linkWaiters: [String: Int] = [:]
+        /// The member each dial reached, by attempt, until the node takes or closes its link.
+        var reached: [Int: (name: String, incarnation: String)] = [:]
         var problems: [String] = []
 
         static let members = ["a", "b", "d", "e"]
@@ -60,7 +71,7 @@ struct NodeStateSequenceTests {
             self.etcd = etcd
             random = SeededGenerator(seed: seed)
             let discovery: any MemberDiscovery = etcd
-                ? EtcdDirectory(name: "c") : MeshGossip(name: "c", ownAddresses: [], seeds: [])
+                ? EtcdDirectory(name: "c") : MeshGossip(name: "c", ownAddresses: [], seeds: ["unix:/s1", "unix:/s2"])
             state = NodeState(
                 name: "c", discovery: discovery, interfaces: NodeStateTests.interfaces,
                 withdrawTimeout: NodeStateTests.withdrawTimeout)
@@ -84,8 +95,17 @@ struct NodeStateSequenceTests {
             // A deadline fed while armed is its timer firing.
             if case .exports(.deadlinePassed(let life)) = event { deadlines.remove(life) }
             if case .proxyDisposed(let id) = event { disposing[id] = nil }
+            let linkedBefore: Bool = if case .forgotten(let name, _) = event { state.membership.session(of: name) != nil } else { false }
             let directives = state.receive(event)
             let context = "step \(number) (\(event))"
+            if case .forgotten(let name, _) = event {
+                // A linked member is never forgotten; a forget refused changes nothing; one done leaves the
+                // member forgotten and unlinked.
+                let refused = directives.first?.isForgetRefusal == true
+                if linkedBefore, !refused { problems.append("\(context): forgot \(name), which is linked") }
+                if refused, directives.count != 1 { problems.append("\(context): a refused forget did more: \(directives)") }
+                if !refused, !state.forgottenNames.contains(name) { problems.append("\(context): \(name) is not forgotten") }
+            }
             if case .idleSweep(_, let busy) = event {
                 for case .closeIdle(_, let member) in directives where busy.contains(member) {
                     problems.append("\(context): closed \(member)'s link as idle while it has work in flight")
@@ -98,8 +118,10 @@ struct NodeStateSequenceTests {
         }
 
         mutating func nextEvent() -> NodeState.Event {
+            if !forced.isEmpty { return forced.removeFirst() }
             let sessions = open.keys.sorted()
             let life = Int.random(in: 1...4, using: &random)
+            if let dial = nextDialEvent() { return dial }
             if !disposing.isEmpty, Int.random(in: 0..<5, using: &random) == 0 {
                 return .proxyDisposed(pick(disposing.keys.sorted())!)
             }
@@ -111,7 +133,8 @@ struct NodeStateSequenceTests {
                 let incarnation = "\(name)\(Int.random(in: 1...2, using: &random))"
                 open[nextSession] = (name, incarnation)
                 let side: Handshake.Side = Bool.random(using: &random) ? .initiator : .responder
-                return .link(.handshakeCompleted(session: nextSession, side: side, name: name, incarnation: incarnation, addresses: []))
+                return .link(.handshakeCompleted(
+                    session: nextSession, side: side, name: name, incarnation: incarnation, addresses: ["unix:/\(name)"]))
             case 3, 4:
                 guard let session = pick(sessions) else { return .started }
                 open[session] = nil
@@ -157,9 +180,40 @@ struct NodeStateSequenceTests {
                 let busy = Set(Self.members.filter { _ in Int.random(in: 0..<4, using: &random) == 0 })
                 return .idleSweep(at: clock, busy: busy)
             default:
-                let name = pick(Self.members)!
-                guard state.membership.members[name]?.isLinked != true else { return .started }
-                return .forgotten(name: name)
+                // A linked member's forget is refused, and changes nothing.
+                return .forgotten(name: pick(Self.members)!, relayed: Bool.random(using: &random))
+            }
+        }
+
+        /// Now and then: a dial on its way fails or reaches a member (now and then another than the one
+        /// dialled, or this node itself), a dial's timer fires, or a call to a member needs a link (etcd
+        /// mode opens one, `linkWanted`; a call to a member whose link is on its way waits for it).
+        mutating func nextDialEvent() -> NodeState.Event? {
+            if let attempt = pick(dialling.keys.sorted()), Int.random(in: 0..<3, using: &random) == 0 {
+                let address = dialling.removeValue(forKey: attempt)!
+                if Int.random(in: 0..<3, using: &random) == 0 {
+                    return .dialEnded(attempt: attempt, session: nil, random: Double.random(in: 0...1, using: &random))
+                }
+                // Members listen at unix:/NAME; a seed or an old address may lead anywhere.
+                let owner = Self.members.first { address == "unix:/\($0)" }
+                let name = Int.random(in: 0..<5, using: &random) == 0 ? pick(Self.members + ["c"])! : owner ?? pick(Self.members)!
+                reached[attempt] = (name, "\(name)\(Int.random(in: 1...2, using: &random))")
+                return .dialled(attempt: attempt, address: address, member: name)
+            }
+            if !dialTimers.isEmpty, Int.random(in: 0..<4, using: &random) == 0 {
+                return dialTimers.remove(at: Int.random(in: 0..<dialTimers.count, using: &random))
+            }
+            guard Int.random(in: 0..<8, using: &random) == 0 else { return nil }
+            let member = pick(Self.members)!
+            switch state.linkChoice(for: member) {
+            case .open:
+                linkWaiters[member, default: 0] += 1
+                return .linkWanted(member: member)
+            case .wait:
+                linkWaiters[member, default: 0] += 1
+                return nil
+            case .use, .gone, .unreachable:
+                return nil
             }
         }
 
@@ -225,6 +279,36 @@ struct NodeStateSequenceTests {
                     }
                 }
                 switch directive {
+                case .dial(let attempt, let address):
+                    if dialling.values.contains(address) {
+                        problems.append("\(context): \(address) dialled while another dial of it is on its way")
+                    }
+                    dialling[attempt] = address
+                    if !etcd, let session = state.linkInUse(at: address) {
+                        problems.append("\(context): \(address) dialled while link \(session) to its member is in use")
+                    }
+                case .adoptDialled(let attempt):
+                    // The shell takes the link (its handshake's event), then reports the dial's end.
+                    guard let peer = reached.removeValue(forKey: attempt) else {
+                        problems.append("\(context): took the link of dial \(attempt), which reached nobody")
+                        continue
+                    }
+                    nextSession += 1
+                    open[nextSession] = peer
+                    forced.append(.link(.handshakeCompleted(
+                        session: nextSession, side: .initiator, name: peer.name, incarnation: peer.incarnation,
+                        addresses: ["unix:/\(peer.name)"])))
+                    forced.append(.dialEnded(attempt: attempt, session: nextSession, random: Double.random(in: 0...1, using: &random)))
+                case .discardDialled(let attempt, _):
+                    reached[attempt] = nil
+                    forced.append(.dialEnded(attempt: attempt, session: nil, random: Double.random(in: 0...1, using: &random)))
+                case .schedule(let timer, _) where timer.isDialTimer:
+                    dialTimers.append(timer)
+                case .linkSettled(let member):
+                    // Settled with a link in use, or with none on its way: never while one still comes.
+                    if linkWaiters.removeValue(forKey: member) != nil, state.linkChoice(for: member) == .wait {
+                        problems.append("\(context): calls to \(member) went on while a link to it is still on its way")
+                    }
                 case .drain(let session, _, _, _):
                     draining.insert(session)
                 case .closeIdle(let session, let member):
@@ -367,10 +451,15 @@ struct NodeStateSequenceTests {
                     }
                 }
             }
+            // No call waits for a link with none on its way (the replacement of a duplicate, a dial on
+            // demand): once a link is in use, or nothing is on its way any more, the waiters go on.
+            for member in linkWaiters.keys.sorted() where state.linkChoice(for: member) != .wait {
+                problems.append("\(context): \(linkWaiters[member]!) calls to \(member) wait with no link on its way (\(state.linkChoice(for: member)))")
+            }
             // No call waits for a replacement link once the wait is over: whenever a member stops waiting,
             // the calls waiting for it are settled in the same step.
             for (member, _) in awaitingBefore where state.membership.members[member]?.awaitingReplacement == nil {
-                if !directives.contains(.replacementSettled(member: member)) {
+                if !directives.contains(.linkSettled(member: member)) {
                     problems.append("\(context): \(member)'s wait for a replacement ended with calls left waiting")
                 }
             }
@@ -409,6 +498,16 @@ struct NodeStateSequenceTests {
             world.finish()
             #expect(world.problems.isEmpty, "seed \(seed): \(world.problems.prefix(3))")
             if !world.problems.isEmpty { return }
+        }
+    }
+}
+
+extension NodeState.Event {
+    /// Whether the event is a dial's timer (a backoff or a re-dial).
+    fileprivate var isDialTimer: Bool {
+        switch self {
+        case .dialDue, .redialDue: true
+        default: false
         }
     }
 }

@@ -49,7 +49,7 @@ struct NodeStateTests {
             .link(.adopt(session: 1, member: "b")),
             .discovery(.sendMembers(to: "b")),
             .exports(.announce(Self.clock(on: "a", life: 7), to: ["b"])),
-            .replacementSettled(member: "b"),
+            .linkSettled(member: "b"),
         ])
     }
 
@@ -231,19 +231,25 @@ struct NodeStateTests {
         #expect(state.discovery.known["b"] == nil)
     }
 
-    @Test("A forgotten member stays forgotten until it links again; its diallers stop, the seed that reached it too")
+    @Test("A forgotten member stays forgotten until it links again; its addresses stop being dialled, the seed that reached it too")
     func forgottenUntilLinked() {
         var state = NodeState(
             name: "a", discovery: MeshGossip(name: "a", ownAddresses: [], seeds: ["unix:/seed"]), interfaces: Self.interfaces,
             withdrawTimeout: Self.withdrawTimeout)
-        #expect(state.receive(.started) == [.discovery(.dial("unix:/seed"))])
-        _ = state.receive(.dialled(address: "unix:/seed", member: "c"))
+        #expect(state.receive(.started) == [.dial(attempt: 1, address: "unix:/seed")])
+        #expect(state.receive(.dialled(attempt: 1, address: "unix:/seed", member: "c")) == [.adoptDialled(attempt: 1)])
         _ = state.receive(.link(.handshakeCompleted(
             session: 1, side: .initiator, name: "c", incarnation: "c1", addresses: ["unix:/c.sock"])))
-        _ = state.receive(.link(.linkClosed(session: 1)))
-        #expect(state.receive(.forgotten(name: "c")) == [
-            .discovery(.stopDialling("unix:/c.sock")), .discovery(.stopDialling("unix:/seed")),
-        ])
+        _ = state.receive(.dialEnded(attempt: 1, session: 1, random: 1))
+        // Lost: both addresses are dialled again (the seed is c's, reached there).
+        #expect(state.receive(.link(.linkClosed(session: 1))).filter { if case .dial = $0 { true } else { false } }
+            == [.dial(attempt: 2, address: "unix:/c.sock"), .dial(attempt: 3, address: "unix:/seed")])
+        #expect(state.receive(.forgotten(name: "c")) == [.forgot(member: "c", addresses: ["unix:/c.sock", "unix:/seed"], tell: [])])
+        // The dials on their way end, and neither address is dialled again.
+        #expect(state.receive(.dialEnded(attempt: 2, session: nil, random: 1)).isEmpty)
+        #expect(state.receive(.dialled(attempt: 3, address: "unix:/seed", member: "c")) == [.discardDialled(attempt: 3, reason: "stopped dialling")])
+        #expect(state.receive(.dialEnded(attempt: 3, session: nil, random: 1)).isEmpty)
+        #expect(state.dials.kept.isEmpty)
         #expect(state.forgottenNames == ["c"])
         #expect(state.membership.members["c"] == nil)
         let linked = state.receive(.link(.handshakeCompleted(
@@ -251,6 +257,24 @@ struct NodeStateTests {
         // Forgotten before, it is not taken for a restart.
         #expect(linked.first == .link(.adopt(session: 2, member: "c")))
         #expect(state.forgottenNames.isEmpty)
+    }
+
+    @Test("Forget: refused for the node itself, a member linked, or a name unknown here (but not one passed on by another member); otherwise passed on to every member whose link is in use")
+    func forgetRules() {
+        var state = Self.mesh()
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        _ = state.receive(Self.handshake(2, "c", "c1"))
+        _ = state.receive(Self.from(1, .members([Member(name: "d", addresses: ["unix:/d"], incarnation: "d1")])))
+        #expect(state.receive(.forgotten(name: "a")) == [.forgetRefused(member: "a", reason: "a cannot forget itself")])
+        #expect(state.receive(.forgotten(name: "b"))
+            == [.forgetRefused(member: "b", reason: "b is linked to a; stop it before forgetting it")])
+        #expect(state.receive(.forgotten(name: "x")) == [.forgetRefused(member: "x", reason: "no member is named x")])
+        #expect(state.forgottenNames.isEmpty)
+        #expect(state.receive(.forgotten(name: "d")).last == .forgot(member: "d", addresses: ["unix:/d"], tell: [1, 2]))
+        #expect(state.knownMembers == ["b", "c"])
+        // Passed on by a member: forgotten even if unknown here, and not passed on again.
+        #expect(state.receive(.forgotten(name: "x", relayed: true)) == [.forgot(member: "x", addresses: [], tell: [])])
+        #expect(state.receive(.forgotten(name: "b", relayed: true)).first?.isForgetRefusal == true)
     }
 
     @Test("In etcd mode, proxies follow what etcd offers and retracts, with no acknowledgement owed")
@@ -365,7 +389,7 @@ struct NodeStateTests {
             .link(.promote(session: 2, member: "a")),
             .discovery(.sendMembers(to: "a")),
             .exports(.announce(Self.clock(on: "b", life: 7), to: ["a"])),
-            .replacementSettled(member: "a"),
+            .linkSettled(member: "a"),
         ])
         #expect(state.linkChoice(for: "a") == .use(2))
     }
@@ -391,7 +415,7 @@ struct NodeStateTests {
         _ = mesh.receive(Self.handshake(1, "a", "a1"))
         #expect(mesh.linkChoice(for: "a") == .use(1))
         _ = mesh.receive(Self.from(1, .goodbye(reason: "x", duplicate: true)))
-        #expect(mesh.linkChoice(for: "a") == .awaitReplacement)
+        #expect(mesh.linkChoice(for: "a") == .wait)
         _ = mesh.receive(.link(.replacementOverdue(member: "a", closed: 1)))
         #expect(mesh.linkChoice(for: "a") == .unreachable)
         var fresh = Self.etcd()
@@ -600,7 +624,7 @@ struct NodeStateTests {
             withdrawTimeout: Self.withdrawTimeout)
         _ = state.receive(.started)
         #expect(state.linkInUse(at: "unix:/seed") == nil)
-        _ = state.receive(.dialled(address: "unix:/seed", member: "c"))
+        _ = state.receive(.dialled(attempt: 1, address: "unix:/seed", member: "c"))
         _ = state.receive(.link(.handshakeCompleted(
             session: 1, side: .responder, name: "c", incarnation: "c1", addresses: ["unix:/c.sock"])))
         #expect(state.linkInUse(at: "unix:/seed") == 1)
@@ -617,15 +641,22 @@ struct NodeStateTests {
         _ = state.receive(.exports(.available([Self.clock(on: "b", life: 7)])))
         // a closes the link in use as the duplicate; its other link is not up yet.
         _ = state.receive(Self.from(1, .goodbye(reason: "a link to b already exists", duplicate: true)))
-        #expect(state.linkChoice(for: "a") == .awaitReplacement)
+        #expect(state.linkChoice(for: "a") == .wait)
         let provider = Self.clock(on: "b", life: 7).provider
         // The withdrawal goes to a, which has no link to send it on now.
         #expect(state.receive(.exports(.available([]))).contains(.exports(.withdraw(provider, peers: ["a"]))))
-        #expect(state.linkChoice(for: "a") == .awaitReplacement)
+        #expect(state.linkChoice(for: "a") == .wait)
         // The replacement comes: the withdrawal goes on it.
         let promoted = state.receive(Self.handshake(2, "a", "a1"))
         #expect(promoted.contains(.link(.promote(session: 2, member: "a"))))
         #expect(promoted.contains(.exports(.withdraw(provider, peers: ["a"]))))
         #expect(state.receive(Self.from(2, .withdrawAck(provider))).contains(.exports(.release(provider, .finished(acknowledged: ["a"], lost: [])))))
+    }
+}
+
+extension NodeState.Directive {
+    /// Whether the directive refuses a `forget`.
+    var isForgetRefusal: Bool {
+        if case .forgetRefused = self { true } else { false }
     }
 }

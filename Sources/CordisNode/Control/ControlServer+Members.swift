@@ -28,23 +28,17 @@ extension ControlServer {
     ///   is not known.
     func forget(_ request: ControlRequest, by requester: OperatorIdentity?) throws -> JSONValue {
         let member = try request.args.requiredString("member")
-        guard member != node.name else { throw ControlError("rejected", "\(node.name) cannot forget itself") }
-        if node.link(to: member) != nil {
-            throw ControlError("rejected", "\(member) is linked to \(node.name); stop it before forgetting it")
-        }
-        if !node.state.knownMembers.contains(member), request.args["propagate"]?.boolValue != false {
-            throw ControlError("rejected", "no member is named \(member)")
-        }
-        let addresses = node.forgetMember(member)
+        let directives = node.state.receive(.forgotten(name: member, relayed: request.args["propagate"]?.boolValue == false))
+        if case .forgetRefused(_, let reason)? = directives.first { throw ControlError("rejected", reason) }
+        node.carryOut(directives)
+        guard case .forgot(_, let addresses, let tell)? = directives.last else { return .null }
         lastStatus[member] = nil
         lastHeard[member] = nil
-        if request.args["propagate"]?.boolValue != false {
-            for session in node.sessions.values {
-                session.send(.request(ControlRequest(
-                    id: 0, command: .forget, args: ["member": .string(member), "propagate": false],
-                    operator: requester?.relayed)))
-            }
+        for id in tell {
+            node.session(id)?.send(.request(ControlRequest(
+                id: 0, command: .forget, args: ["member": .string(member), "propagate": false],
+                operator: requester?.relayed)))
         }
-        return .object(["forgotten": .string(member), "addresses": .array(addresses.sorted().map { .string($0) })])
+        return .object(["forgotten": .string(member), "addresses": .array(addresses.map { .string($0) })])
     }
 }

@@ -7,9 +7,9 @@ import Glibc
 #endif
 
 /// etcd mode: the node registers under a lease, publishes its exports as keys, follows the directory
-/// with a watch, and opens links only where calls flow (closing them when idle).
+/// with a watch, and opens links only where calls flow (closing them when idle; `NodeState` dials them).
 ///
-/// The long-running work (`tasks`, `redialling`, `opening`) holds the node weakly and reaches this
+/// The long-running work (`tasks`) holds the node weakly and reaches this
 /// driver through `node.etcd`, never the driver alone, so the node is there whenever the driver runs.
 extension EtcdMode {
     // MARK: - Registration
@@ -124,9 +124,7 @@ extension EtcdMode {
     /// Ends the discovery work and revokes the lease (every key of this node goes at once).
     func endDiscovery() async {
         for task in tasks { task.cancel() }
-        for task in redialling.values { task.cancel() }
         tasks.removeAll()
-        redialling.removeAll()
         if lease != 0 {
             try? await client.revoke(lease: lease)
             lease = 0
@@ -296,20 +294,6 @@ extension EtcdMode {
         node.throttle.log(.info, kind: "etcdMemberLeft", "\(member) left etcd (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
     }
 
-    /// Dials `member` again once `delay` has passed (as `EtcdDirectory` decided: its link failed, or the
-    /// last re-dial did), replacing a re-dial not carried out yet; a failure goes back to the directory.
-    func redial(_ member: String, after delay: Duration) {
-        guard node.running else { return }
-        redialling[member]?.cancel()
-        redialling[member] = Task { [weak node] in
-            await node?.loop.pause(for: delay)
-            guard let node, node.running, !Task.isCancelled else { return }
-            node.etcd?.redialling[member] = nil
-            guard await node.openLink(to: member) == nil, node.running else { return }
-            node.carryOut(node.state.receive(.directory(.redialFailed(member: member, random: Double.random(in: 0...1)))))
-        }
-    }
-
     // MARK: - Publishing exports
 
     /// Brings the service keys in line with the exports, while the node runs and holds a lease it does not
@@ -362,39 +346,7 @@ extension EtcdMode {
         }
     }
 
-    // MARK: - Links on demand
-
-    /// Opens a link to `member` (for `Node.openLink(to:)`, once no link is in use or on its way): dials
-    /// the addresses etcd lists for it, at most one dial per member at a time. Nil when it cannot be
-    /// reached.
-    func openLink(to member: String) async -> PeerSession? {
-        if let opening = opening[member] { return await opening.value }
-        let addresses = node.state.discovery.member(named: member)?.addresses ?? []
-        let task = Task { @CordisActor [weak node] () -> PeerSession? in
-            guard let node else { return nil }
-            for address in addresses {
-                guard let parsed = try? Address(parsing: address) else { continue }
-                do {
-                    let link = try await Link.connect(
-                        to: parsed, on: node.loop, configuration: node.handshakeConfiguration(), limits: node.limits,
-                        options: node.linkOptions)
-                    guard node.running, link.peer.name == member else {
-                        link.close(reason: "\(node.name) dialled \(member) and reached \(link.peer.name)")
-                        continue
-                    }
-                    node.adopt(link)
-                    if let session = node.link(to: member) { return session }
-                } catch {
-                    node.logger.debug("dialling \(member) at \(address) failed: \(error)")
-                }
-            }
-            return nil
-        }
-        opening[member] = task
-        let session = await task.value
-        opening[member] = nil
-        return session
-    }
+    // MARK: - Idle links
 
     /// Sweeps for links that carried no call for the idle timeout, twice per timeout: `NodeState` closes
     /// them (`closeIdle`, a `goodbye` with `idle`, so neither side takes the close for a failure). What

@@ -43,10 +43,6 @@ final class EtcdMode {
         if degraded != nil { return "degraded" }
         return lease == 0 ? "registering" : "held"
     }
-    /// Links being opened on demand, by member.
-    var opening: [String: Task<PeerSession?, Never>] = [:]
-    /// Members being re-dialled after their link failed.
-    var redialling: [String: Task<Void, Never>] = [:]
     /// The long-running work: the keeper's renewals and what they came to, the watch, the idle sweep.
     var tasks: [Task<Void, Never>] = []
 

@@ -118,7 +118,7 @@ public final class Node {
             name: configuration.name, discovery: discovery, interfaces: interfaces, limits: limits, ownUID: geteuid(),
             withdrawTimeout: configuration.withdrawTimeout, callTimeout: configuration.callTimeout,
             handshakeTimeout: LinkOptions().handshakeTimeout, idleTimeout: configuration.idleLinkTimeout,
-            leaseTTL: configuration.leaseTTL)
+            leaseTTL: configuration.leaseTTL, reconnectBackoff: configuration.reconnectBackoff)
     }
 
     /// The real addresses of the listeners (with the port picked for port 0).
@@ -231,7 +231,7 @@ public final class Node {
         await etcd?.endDiscovery()
         running = false
         refreshHandshake()
-        peers.endEveryReplacementWait()
+        peers.endEveryLinkWait()
         linking.closeListeners()
         for session in peers.all {
             session.link.close(reason: "node \(name) is stopping")
@@ -368,45 +368,48 @@ public final class Node {
         }
     }
 
-    /// Keeps a link to the member at `address`: dials it (with backoff and jitter on the loop's timers)
-    /// whenever the member it belongs to has no link, until `stopDialling` or the node stops.
-    private func startDialling(_ address: String) {
-        guard running, linking.diallers[address] == nil, let parsed = try? Address(parsing: address) else { return }
-        linking.diallers[address] = Task { [weak self] in await self?.keepDialling(parsed) }
-    }
-
-    private func keepDialling(_ address: Address) async {
-        var backoff = ReconnectBackoff(first: configuration.reconnectBackoff.first, maximum: configuration.reconnectBackoff.maximum)
-        let key = address.description
-        while running, !Task.isCancelled {
-            if let id = state.linkInUse(at: key), let session = peers[id] {
-                await session.ended()
-                backoff.reset()
-                continue
-            }
+    /// Dials `address` once, as attempt `attempt` of `NodeState`'s: reports the peer its handshake named
+    /// (`NodeState` then says whether to take the link), or the failure.
+    private func dial(_ address: String, attempt: Int) {
+        guard running, let parsed = try? Address(parsing: address) else { return }
+        linking.dials[attempt] = Task { [weak self] in
             do {
+                guard let self else { return }
                 let link = try await Link.connect(
-                    to: address, on: loop, configuration: handshakeConfiguration(), limits: limits, options: linkOptions)
-                guard running, !Task.isCancelled else {
-                    link.close(reason: "\(name) stopped dialling \(key)")
+                    to: parsed, on: self.loop, configuration: self.handshakeConfiguration(), limits: self.limits,
+                    options: self.linkOptions)
+                self.linking.dials[attempt] = nil
+                guard self.running, !Task.isCancelled else {
+                    link.close(reason: "\(self.name) stopped dialling \(address)")
                     return
                 }
-                carryOut(state.receive(.dialled(address: key, member: link.peer.name)))
-                if adopt(link) != nil {
-                    backoff.reset()
-                } else {
-                    // Refused here (not admitted, a name conflict): dialled again no sooner than a failure.
-                    await loop.pause(for: backoff.next(random: Double.random(in: 0...1)))
-                }
+                self.linking.dialled[attempt] = link
+                self.carryOut(self.state.receive(.dialled(attempt: attempt, address: address, member: link.peer.name)))
             } catch {
+                guard let self else { return }
+                self.linking.dials[attempt] = nil
                 if let refusal = Self.tlsRefusal(error) {
-                    throttle.log(.warn, kind: "tlsRefused", "TLS link to \(address) refused: \(refusal)")
+                    self.throttle.log(.warn, kind: "tlsRefused", "TLS link to \(address) refused: \(refusal)")
                 } else {
-                    logger.debug("dialling \(address) failed: \(error)")
+                    self.logger.debug("dialling \(address) failed: \(error)")
                 }
-                await loop.pause(for: backoff.next(random: Double.random(in: 0...1)))
+                guard self.running, !Task.isCancelled else { return }
+                self.carryOut(self.state.receive(.dialEnded(attempt: attempt, session: nil, random: Double.random(in: 0...1))))
             }
         }
+    }
+
+    /// Takes the link of dial attempt `attempt` (`adopt`), or closes it for `reason`, as `NodeState`
+    /// said; then reports how the dial ended.
+    private func settleDialled(_ attempt: Int, closing reason: String? = nil) {
+        guard let link = linking.dialled.removeValue(forKey: attempt) else { return }
+        var session: PeerSession?
+        if let reason {
+            link.close(reason: "\(name) \(reason)")
+        } else {
+            session = adopt(link)
+        }
+        carryOut(state.receive(.dialEnded(attempt: attempt, session: session?.id, random: Double.random(in: 0...1))))
     }
 
     /// Why a dial failed, when TLS is the reason (a certificate refused, one side without TLS), so it
@@ -501,7 +504,10 @@ public final class Node {
             case .closeIdle(let id, let member):
                 logger.debug("closing the idle link to \(member)", fields: [("CORDIS_PEER", member)])
                 peers[id]?.link.close(reason: NodeState.idleReason)
-            case .replacementSettled(let member): endReplacementWait(of: member)
+            case .linkSettled(let member): peers.endLinkWait(of: member, with: running ? link(to: member) : nil)
+            case .dial(let attempt, let address): dial(address, attempt: attempt)
+            case .adoptDialled(let attempt): settleDialled(attempt)
+            case .discardDialled(let attempt, let reason): settleDialled(attempt, closing: reason)
             case .notAdmitted(let id, let reason):
                 guard let session = peers.remove(id) else { continue }
                 throttle.log(
@@ -510,6 +516,9 @@ public final class Node {
                 session.link.close(reason: "\(WireError.Code.notAdmitted.rawValue): \(reason)")
             case .serve(let message, let id): if let session = session(id) { serve(message, from: session) }
             case .drop(let message, let id, let reason): session(id)?.drop(message, because: reason)
+            case .forgetRefused, .forgot:
+                // The control API's `forget` answers the operator and passes the request on.
+                break
             case .saidGoodbye(let id, let reason, let leaving):
                 guard let peer = session(id)?.identity.name else { continue }
                 logger.info("\(peer) said goodbye: \(reason ?? "")")
@@ -567,22 +576,16 @@ public final class Node {
     /// Carries out what the `MemberDiscovery` asked of the node (proxies went to `Proxies` already).
     private func carryOut(_ directive: DiscoveryDirective) {
         switch directive {
-        case .dial(let address):
-            startDialling(address)
-        case .stopDialling(let address):
-            linking.diallers.removeValue(forKey: address)?.cancel()
         case .sendMembers(let member):
             link(to: member)?.send(.members(members))
         case .memberGone(let member, let incarnation):
             etcd?.memberLeftDirectory(member, incarnation: incarnation)
-        case .redial(let member, let delay):
-            etcd?.redial(member, after: delay)
         case .restoreOwnKey:
             etcd?.restoreOwnMemberKey()
         case .ignoredUnknownKeys(let example):
             logger.info("etcd holds keys under cordis/ that no node uses (such as \(example.prefix(200))): ignored")
-        case .dropProxies, .offer, .retract:
-            // `NodeState` hands these to `Proxies`.
+        case .dropProxies, .offer, .retract, .dial, .stopDialling, .redial:
+            // `NodeState` hands these to `Proxies` and to its dials.
             break
         }
     }
@@ -602,29 +605,22 @@ public final class Node {
         }
     }
 
-    /// The session of the link `NodeState` chooses for a call to `member`: the link in use; while it was
-    /// closed as a duplicate and the other is not up yet, that one (waited for at most the handshake
-    /// timeout); with none, in etcd mode, a new one (dialling the addresses etcd lists for it, at most one
-    /// dial per member at a time). Nil when it cannot be reached.
+    /// The session of the link `NodeState` chooses for a call to `member`: the link in use; while one is
+    /// on its way (the replacement of a link closed as a duplicate, a dial on demand), that one once it
+    /// is up; with none, in etcd mode, a new one (`linkWanted`: `NodeState` dials the addresses etcd
+    /// lists, at most one dial per member at a time). Nil when it cannot be reached.
     func openLink(to member: String) async -> PeerSession? {
         guard running else { return nil }
         switch state.linkChoice(for: member) {
         case .use(let id): return peers[id]
-        case .awaitReplacement: return await replacementLink(of: member)
-        case .open: return await etcd?.openLink(to: member)
+        case .wait: return await withCheckedContinuation { peers.awaitLink(to: member, $0) }
+        case .open:
+            return await withCheckedContinuation { waiter in
+                peers.awaitLink(to: member, waiter)
+                carryOut(state.receive(.linkWanted(member: member)))
+            }
         case .gone, .unreachable: return nil
         }
-    }
-
-    /// Waits for the link that replaces `member`'s link closed as a duplicate; nil when none came.
-    func replacementLink(of member: String) async -> PeerSession? {
-        await withCheckedContinuation { peers.awaitReplacement(of: member, $0) }
-    }
-
-    /// The wait for `member`'s replacement link is over: the calls waiting go on with the link in use
-    /// now, or fail without one.
-    private func endReplacementWait(of member: String) {
-        peers.endReplacementWait(of: member, with: running ? link(to: member) : nil)
     }
 
     /// A member's link in use is gone: its calls fail and its relays end (what else follows, `NodeState`
@@ -661,13 +657,6 @@ public final class Node {
 
     /// The incarnation of the members, by name (once known).
     var memberIncarnations: [String: String] { state.memberIncarnations }
-
-    /// Drops `member` from the view and stops dialling it; returns the addresses it had.
-    func forgetMember(_ member: String) -> [String] {
-        let addresses = Set(memberAddresses[member] ?? []).union(state.discovery.addresses(of: member))
-        carryOut(state.receive(.forgotten(name: member)))
-        return addresses.sorted()
-    }
 
     // MARK: - Messages
 

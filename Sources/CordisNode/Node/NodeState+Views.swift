@@ -46,10 +46,10 @@ extension NodeState {
         case use(Int)
         /// The member's link in use is to another life than the call's: the provider it was for is gone.
         case gone
-        /// Its link in use was closed as a duplicate and the other one is on its way: wait for it (at
-        /// most the replacement wait).
-        case awaitReplacement
-        /// No link: open one (etcd mode opens links as calls need them).
+        /// No link in use, but one is on its way: the other link of one closed as a duplicate (waited for at
+        /// most the replacement wait), or a dial on demand (etcd mode). Wait for it.
+        case wait
+        /// No link and none on its way: open one (etcd mode opens links as calls need them, `linkWanted`).
         case open
         /// No link, and none is opened (the mesh keeps its links, dialled by the discovery): the call fails.
         case unreachable
@@ -64,7 +64,7 @@ extension NodeState {
             if let life, record.incarnation != life { return .gone }
             return .use(session)
         }
-        if record?.awaitingReplacement != nil { return .awaitReplacement }
+        if record?.awaitingReplacement != nil || dials.isOpening(member) { return .wait }
         return idle != nil ? .open : .unreachable
     }
 }

@@ -90,10 +90,22 @@ struct NodeState {
         case keys(ServiceKeys.Event)
         /// What a renewal of the lease came to, or a registration under a new lease (etcd mode).
         case lease(LeaseRule.Event)
-        /// A dial of `address` reached `member`.
-        case dialled(address: String, member: String)
-        /// An operator forgot a member.
-        case forgotten(name: String)
+        /// Dial attempt `attempt`, of `address`, reached `member` (its handshake is done): the node holds the
+        /// link until it is told to take it or close it.
+        case dialled(attempt: Int, address: String, member: String)
+        /// Dial attempt `attempt` ended: its link was taken as `session` (nil: the dial failed, or its link
+        /// was closed or refused); `random` in 0...1 for the jitter of a backoff.
+        case dialEnded(attempt: Int, session: Int?, random: Double)
+        /// The backoff after dial attempt `attempt` of the kept `address` is over.
+        case dialDue(address: String, attempt: Int)
+        /// The re-dial of `member` numbered `token` is due (etcd mode).
+        case redialDue(member: String, token: Int)
+        /// A call or relay needs a link to `member`, which has none and none on its way (etcd mode opens
+        /// one; `linkChoice` said `open`).
+        case linkWanted(member: String)
+        /// An operator asked to forget a member: on this node (`relayed`: another member passed the request
+        /// on), or here and on every member linked.
+        case forgotten(name: String, relayed: Bool = false)
         /// The proxy disposal `id` finished (its consumers unloaded).
         case proxyDisposed(Int)
         /// What the node reports of a proxy directive (it could not create one).
@@ -134,8 +146,23 @@ struct NodeState {
         /// names the session to send it on: the link the withdrawal came by while it still stands for the
         /// member, else the member's link in use).
         case proxies(Proxies.Directive)
-        /// Calls waiting for `member`'s replacement link go on with the link in use now (or fail).
-        case replacementSettled(member: String)
+        /// What waits for a link to `member` (calls, relays) goes on with the link in use now, or fails
+        /// without one: a link is in use, or none is on its way any more.
+        case linkSettled(member: String)
+        /// Dial `address` once, as attempt `attempt`: report `dialled` once its handshake names the peer,
+        /// or `dialEnded` when it fails.
+        case dial(attempt: Int, address: String)
+        /// Take the link of dial attempt `attempt` to the node's links (`established`, then the handshake's
+        /// `link` event), then report `dialEnded`.
+        case adoptDialled(attempt: Int)
+        /// Close the link of dial attempt `attempt` for `reason` without taking it, then report `dialEnded`.
+        case discardDialled(attempt: Int, reason: String)
+        /// The member is not forgotten, for `reason` (the node itself, a member linked, or one asked here and
+        /// unknown); nothing changed.
+        case forgetRefused(member: String, reason: String)
+        /// The member is forgotten; it had `addresses`. Pass the request on to the members on the links
+        /// `tell` (the links in use; none when the request was passed on to this node).
+        case forgot(member: String, addresses: [String], tell: [Int])
         /// Close the link of `session`, just established: its holder may not hold it, for `reason`.
         case notAdmitted(session: Int, reason: String)
         /// Serve a message the shell handles itself (a call, cancel, request, response or event) from the
@@ -178,6 +205,8 @@ struct NodeState {
     private(set) var keys: ServiceKeys?
     /// What the node makes of its etcd lease: degraded or not, exports withdrawn or not (etcd mode only).
     private(set) var lease: LeaseRule?
+    /// The dials: the addresses the mesh keeps dialled, the links etcd mode opens on demand.
+    private(set) var dials: Dials
     /// Withdrawals begun whose peers are told once the life's key is deleted (etcd mode), by life.
     private(set) var heldWithdrawals: [Int: ServiceProvider] = [:]
     /// How long a drained duplicate link is answered at most: a call's timeout and a handshake's.
@@ -189,12 +218,14 @@ struct NodeState {
     /// within `limits` (a node run by `ownUID`), gives each withdrawal `withdrawTimeout` for the
     /// acknowledgements, answers calls for `callTimeout`, gives a handshake `handshakeTimeout` and, with
     /// etcd's directory as its discovery, closes a link that carried no call for `idleTimeout` and follows
-    /// its lease of `leaseTTL`.
+    /// its lease of `leaseTTL`. A kept address is dialled again after a backoff from `reconnectBackoff.first`
+    /// to its maximum.
     init(
         name: String, discovery: any MemberDiscovery, interfaces: [String: Proxies.Interface],
         limits: Admission.Limits = Admission.Limits(total: 1024), ownUID: UInt32 = 0, withdrawTimeout: Duration,
         callTimeout: Duration = .seconds(30), handshakeTimeout: Duration = .seconds(5), idleTimeout: Duration = .seconds(10),
-        leaseTTL: Duration = .seconds(10)
+        leaseTTL: Duration = .seconds(10),
+        reconnectBackoff: (first: Duration, maximum: Duration) = (.milliseconds(50), .seconds(2))
     ) {
         self.membership = Membership(name: name)
         self.discovery = discovery
@@ -204,6 +235,7 @@ struct NodeState {
         self.idle = discovery is EtcdDirectory ? IdleLinks(timeout: idleTimeout) : nil
         self.keys = discovery is EtcdDirectory ? ServiceKeys(node: name) : nil
         self.lease = discovery is EtcdDirectory ? LeaseRule(ttl: leaseTTL) : nil
+        self.dials = Dials(backoff: reconnectBackoff)
         self.drainDeadline = callTimeout + handshakeTimeout
         self.replacementWait = handshakeTimeout
     }
@@ -271,16 +303,39 @@ struct NodeState {
             follow(keys?.receive(keysEvent, exports: exports) ?? [], into: &directives)
         case .lease(let leaseEvent):
             follow(lease: leaseEvent, into: &directives)
-        case .dialled(let address, let member):
+        case .dialled(let attempt, let address, let member):
             tell(discovery: .dialled(address: address, member: member), into: &directives)
+            follow(dials: .reached(attempt: attempt, member: member), into: &directives)
+        case .dialEnded(let attempt, let session, let random):
+            // Kept: the link stands for its member (in use or standby), or is drained as a duplicate.
+            let kept = session.map { membership.member(of: $0) != nil || drained.contains($0) } ?? false
+            let linked = dials.keptAddress(of: attempt).map { linkInUse(at: $0) != nil } ?? false
+            follow(dials: .ended(attempt: attempt, kept: kept, linked: linked, random: random), into: &directives)
+        case .dialDue(let address, let attempt):
+            follow(dials: .due(address: address, attempt: attempt, linked: linkInUse(at: address) != nil), into: &directives)
+        case .redialDue(let member, let token):
+            let linked = membership.session(of: member) != nil || membership.members[member]?.awaitingReplacement != nil
+            follow(dials: .redialDue(member: member, token: token, addresses: dialAddresses(of: member), linked: linked),
+                   into: &directives)
+        case .linkWanted(let member):
+            follow(dials: .open(member: member, addresses: dialAddresses(of: member), redial: false), into: &directives)
         case .proxyDisposed(let id):
             tell(proxies: .disposed(id), into: &directives)
         case .proxies(let proxiesEvent):
             tell(proxies: proxiesEvent, into: &directives)
-        case .forgotten(let member):
+        case .forgotten(let member, let relayed):
+            // Only an unlinked member is forgotten: a linked one would be dialled or announced again at once.
+            if let reason = member == name ? "\(name) cannot forget itself"
+                : membership.session(of: member) != nil ? "\(member) is linked to \(name); stop it before forgetting it"
+                : !relayed && !knownMembers.contains(member) ? "no member is named \(member)" : nil {
+                return [.forgetRefused(member: member, reason: reason)]
+            }
+            let addresses = Set(memberAddresses[member] ?? []).union(discovery.addresses(of: member)).sorted()
             forgottenNames.insert(member)
             follow(membership.receive(.forgotten(name: member)), endingLink: nil, into: &directives)
             tell(discovery: .forgotten(name: member), into: &directives)
+            let inUse = relayed ? [] : membership.members.values.compactMap { $0.link?.session }.sorted()
+            directives.append(.forgot(member: member, addresses: addresses, tell: inUse))
         }
         return directives
     }
@@ -314,7 +369,7 @@ struct NodeState {
                     member: member, incarnation: record?.incarnation ?? "", addresses: record?.addresses ?? []),
                      into: &directives)
                 tell(exports: .peerLinked(member), into: &directives)
-                directives.append(.replacementSettled(member: member))
+                settleLinkWaiters(of: member, into: &directives)
             case .promote(_, let member):
                 // The link that stood for the member until now (if the event ended it) fails what it carried.
                 if let link { directives.append(.retired(session: link)) }
@@ -324,14 +379,18 @@ struct NodeState {
                 // provider per life, however often it is announced).
                 directives.append(.discovery(.sendMembers(to: member)))
                 tell(exports: .peerLinked(member), into: &directives)
-                directives.append(.replacementSettled(member: member))
+                settleLinkWaiters(of: member, into: &directives)
             case .withdrawAll(let member, let incarnation):
                 let inOrder = link.map { idleClosed.remove($0) != nil } ?? false
                 _ = idle?.receive(.unlinked(member: member))
                 directives.append(.memberLost(member: member, incarnation: incarnation, link: link, inOrder: inOrder))
                 tell(discovery: .unlinked(member: member, incarnation: incarnation, inOrder: inOrder), into: &directives)
                 tell(exports: .peerLost(member), into: &directives)
-                directives.append(.replacementSettled(member: member))
+                settleLinkWaiters(of: member, into: &directives)
+                // The kept addresses that waited for a link at them to end are dialled again.
+                for address in dials.waiting where linkInUse(at: address) == nil {
+                    follow(dials: .unlinked(address: address), into: &directives)
+                }
             case .refuse(let session, _):
                 admission.release(session: session)
                 directives.append(.link(directive))
@@ -451,10 +510,54 @@ struct NodeState {
                 let reason = "\(member)'s etcd lease ended"
                 follow(membership.receive(.lifeEnded(member: member, incarnation: incarnation, reason: reason)), endingLink: inUse,
                        into: &directives)
-            case .dial, .stopDialling, .sendMembers, .redial, .restoreOwnKey, .ignoredUnknownKeys:
+            case .dial(let address):
+                // An address that does not parse is never dialled (a peer's list may hold anything).
+                guard (try? Address(parsing: address)) != nil else { continue }
+                follow(dials: .keep(address: address, linked: linkInUse(at: address) != nil), into: &directives)
+            case .stopDialling(let address):
+                follow(dials: .stop(address: address), into: &directives)
+            case .redial(let member, let delay):
+                follow(dials: .redial(member: member, after: delay), into: &directives)
+            case .sendMembers, .restoreOwnKey, .ignoredUnknownKeys:
                 directives.append(.discovery(directive))
             }
         }
+    }
+
+    /// Feeds `Dials`: its timers come back as events, a re-dial that failed goes to the discovery, and
+    /// what waited for a dial on demand goes on once it ends.
+    private mutating func follow(dials event: Dials.Event, into directives: inout [Directive]) {
+        for directive in dials.receive(event) {
+            switch directive {
+            case .connect(let attempt, let address):
+                directives.append(.dial(attempt: attempt, address: address))
+            case .backOff(let address, let attempt, let delay):
+                directives.append(.schedule(.dialDue(address: address, attempt: attempt), after: delay))
+            case .redialLater(let member, let token, let delay):
+                directives.append(.schedule(.redialDue(member: member, token: token), after: delay))
+            case .adopt(let attempt):
+                directives.append(.adoptDialled(attempt: attempt))
+            case .discard(let attempt, let reason):
+                directives.append(.discardDialled(attempt: attempt, reason: reason))
+            case .opened(let member):
+                settleLinkWaiters(of: member, into: &directives)
+            case .redialFailed(let member, let random):
+                tell(discovery: .redialFailed(member: member, random: random), into: &directives)
+            }
+        }
+    }
+
+    /// What waits for a link to `member` goes on once a link is in use, or once none is on its way (no
+    /// replacement awaited, no dial on demand).
+    private func settleLinkWaiters(of member: String, into directives: inout [Directive]) {
+        let onItsWay = membership.members[member]?.awaitingReplacement != nil || dials.isOpening(member)
+        guard membership.session(of: member) != nil || !onItsWay else { return }
+        directives.append(.linkSettled(member: member))
+    }
+
+    /// The addresses a dial on demand tries for `member`: those etcd lists for it that parse, in order.
+    private func dialAddresses(of member: String) -> [String] {
+        (discovery.member(named: member)?.addresses ?? []).filter { (try? Address(parsing: $0)) != nil }
     }
 
     /// Feeds `Proxies`; an acknowledgement goes on the link the withdrawal came by while that link still

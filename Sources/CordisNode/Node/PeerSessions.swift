@@ -1,16 +1,17 @@
 import Cordis
 
 /// The node's sessions by id (members' links, in use, standby or drained, and consoles'), the numbering
-/// of new ones, and the calls that wait for a member's replacement link. Which session stands for a
+/// of new ones, and the calls that wait for a link to a member. Which session stands for a
 /// member is `NodeState`'s to say; this only keeps the sessions it names.
 @CordisActor
 struct PeerSessions {
     /// Every open session, by id.
     private(set) var byID: [Int: PeerSession] = [:]
     private var lastID = 0
-    /// Calls to a member whose link in use was closed as a duplicate before its other link was up: they
-    /// wait for that link (or the end of the wait, then nil), by member.
-    private var replacementWaiters: [String: [CheckedContinuation<PeerSession?, Never>]] = [:]
+    /// Calls and relays to a member without a link in use while one is on its way (the replacement of a
+    /// link closed as a duplicate, a dial on demand): they wait for it (or the end of the wait, then nil),
+    /// by member.
+    private var linkWaiters: [String: [CheckedContinuation<PeerSession?, Never>]] = [:]
 
     /// The session of `id`, while it is open.
     subscript(id: Int) -> PeerSession? { byID[id] }
@@ -30,25 +31,25 @@ struct PeerSessions {
     @discardableResult
     mutating func remove(_ id: Int) -> PeerSession? { byID.removeValue(forKey: id) }
 
-    /// Makes `waiter` wait for `member`'s replacement link (resumed by `endReplacementWait`).
-    mutating func awaitReplacement(of member: String, _ waiter: CheckedContinuation<PeerSession?, Never>) {
-        replacementWaiters[member, default: []].append(waiter)
+    /// Makes `waiter` wait for a link to `member` (resumed by `endLinkWait`).
+    mutating func awaitLink(to member: String, _ waiter: CheckedContinuation<PeerSession?, Never>) {
+        linkWaiters[member, default: []].append(waiter)
     }
 
-    /// Ends the wait for `member`'s replacement link: every call waiting goes on with `session` (nil:
-    /// they fail without a link).
-    mutating func endReplacementWait(of member: String, with session: PeerSession?) {
-        for waiter in replacementWaiters.removeValue(forKey: member) ?? [] { waiter.resume(returning: session) }
+    /// Ends the wait for a link to `member`: every call waiting goes on with `session` (nil: they fail
+    /// without a link).
+    mutating func endLinkWait(of member: String, with session: PeerSession?) {
+        for waiter in linkWaiters.removeValue(forKey: member) ?? [] { waiter.resume(returning: session) }
     }
 
-    /// How many calls wait for `member`'s replacement link.
-    func replacementWaiters(of member: String) -> Int { replacementWaiters[member]?.count ?? 0 }
+    /// How many calls wait for a link to `member`.
+    func linkWaiters(of member: String) -> Int { linkWaiters[member]?.count ?? 0 }
 
-    /// Whether any call waits for a replacement link.
-    var awaitsAnyReplacement: Bool { !replacementWaiters.isEmpty }
+    /// Whether any call waits for a link.
+    var awaitsAnyLink: Bool { !linkWaiters.isEmpty }
 
-    /// Ends every wait for a replacement link with nil (the node stops).
-    mutating func endEveryReplacementWait() {
-        for member in Array(replacementWaiters.keys) { endReplacementWait(of: member, with: nil) }
+    /// Ends every wait for a link with nil (the node stops).
+    mutating func endEveryLinkWait() {
+        for member in Array(linkWaiters.keys) { endLinkWait(of: member, with: nil) }
     }
 }

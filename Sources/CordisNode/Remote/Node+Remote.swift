@@ -212,7 +212,7 @@ extension Node {
         // waited for, and then the choice is made again. A link opened just as the member closed it as a
         // duplicate (both dialled at once) leaves the call waiting for the other link: a second round.
         var choice = state.linkChoice(for: peer, life: incarnation)
-        for _ in 0..<2 where choice == .awaitReplacement || choice == .open {
+        for _ in 0..<2 where choice == .wait || choice == .open {
             _ = await openLink(to: peer)
             choice = state.linkChoice(for: peer, life: incarnation)
         }
