@@ -83,7 +83,7 @@ struct ClusterDuplicateCloseTests {
                 && b.sessions["a"] !== onX && b.sessions["a"] != nil && a.sessions["b"] != nil
         })
         // What the drained link held on a ended with it (the subscription b made on it).
-        #expect(!a.control.subscribers.contains { $0.session === drained })
+        #expect(!a.state.subscriptions.subscribers.contains { $0.session == drained.id })
         // Nothing was withdrawn on the way: b's proxy of a's echo is the one it had, and calls work.
         #expect(b.remote.proxies.mapValues { ObjectIdentifier($0) } == proxies)
         #expect(try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "after"]).value == .string("after"))

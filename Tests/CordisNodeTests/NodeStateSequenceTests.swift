@@ -63,6 +63,13 @@ struct NodeStateSequenceTests {
         var linkWaiters: [String: Int] = [:]
         /// The member each dial reached, by attempt, until the node takes or closes its link.
         var reached: [Int: (name: String, incarnation: String)] = [:]
+        /// The subscriptions to members' events this node sent, by id: the member and the link it went on.
+        var follows: [Int: (member: String, session: Int)] = [:]
+        /// The consoles' links that subscribe to events (sessions 1000 and up).
+        static let consoles = [1000, 1001, 1002]
+        static let operators: [OperatorIdentity?] = [
+            OperatorIdentity(name: "alice", identities: ["user:alice"]), OperatorIdentity(name: "bob", identities: ["user:bob"]), nil,
+        ]
         var problems: [String] = []
 
         static let members = ["a", "b", "d", "e"]
@@ -122,6 +129,23 @@ struct NodeStateSequenceTests {
             let sessions = open.keys.sorted()
             let life = Int.random(in: 1...4, using: &random)
             if let dial = nextDialEvent() { return dial }
+            if Int.random(in: 0..<10, using: &random) == 0 {
+                // A console subscribes (cluster-wide or not, for one of three operators), unsubscribes, lags
+                // behind, or its link closes.
+                let console = pick(Self.consoles)!
+                switch Int.random(in: 0..<5, using: &random) {
+                case 0, 1:
+                    return .subscribed(Subscriptions.Subscriber(
+                        session: console, id: Int.random(in: 1...3, using: &random), cluster: Int.random(in: 0..<4, using: &random) != 0,
+                        on: nil, operator: pick(Self.operators)!))
+                case 2:
+                    return .unsubscribed(session: console, id: Bool.random(using: &random) ? nil : Int.random(in: 1...3, using: &random))
+                case 3:
+                    return .subscriptionsLagged(session: console)
+                default:
+                    return .link(.linkClosed(session: console))
+                }
+            }
             if !disposing.isEmpty, Int.random(in: 0..<5, using: &random) == 0 {
                 return .proxyDisposed(pick(disposing.keys.sorted())!)
             }
@@ -304,6 +328,16 @@ struct NodeStateSequenceTests {
                     forced.append(.dialEnded(attempt: attempt, session: nil, random: Double.random(in: 0...1, using: &random)))
                 case .schedule(let timer, _) where timer.isDialTimer:
                     dialTimers.append(timer)
+                case .followEvents(let session, let id, _):
+                    guard let peer = open[session] else {
+                        problems.append("\(context): subscription \(id) sent on link \(session), which is closed")
+                        continue
+                    }
+                    follows[id] = (peer.name, session)
+                case .unfollowEvents(let session, let id, _):
+                    if follows.removeValue(forKey: id)?.session != session {
+                        problems.append("\(context): subscription \(id) ended on link \(session), which it did not go on")
+                    }
                 case .linkSettled(let member):
                     // Settled with a link in use, or with none on its way: never while one still comes.
                     if linkWaiters.removeValue(forKey: member) != nil, state.linkChoice(for: member) == .wait {
@@ -450,6 +484,20 @@ struct NodeStateSequenceTests {
                         continue
                     }
                 }
+            }
+            // Each member whose link is in use is followed once per operator with a cluster-wide subscriber,
+            // by a subscription sent on that link; nobody else is followed.
+            let operators = Set(state.subscriptions.subscribers.filter(\.cluster).map(\.operator))
+            var expected: Set<Subscriptions.Upstream> = []
+            for member in state.membership.linkedNames {
+                for identity in operators { expected.insert(Subscriptions.Upstream(member: member, operator: identity)) }
+            }
+            if Set(state.subscriptions.followed.keys) != expected {
+                problems.append("\(context): following \(state.subscriptions.followed.keys.map(\.member).sorted()), expected \(expected.map(\.member).sorted())")
+            }
+            for (upstream, id) in state.subscriptions.followed {
+                if let sent = follows[id], sent.member == upstream.member, sent.session == state.membership.session(of: upstream.member) { continue }
+                problems.append("\(context): \(upstream.member) followed as \(id), not sent on its link in use (\(follows[id].map { "\($0)" } ?? "never sent"))")
             }
             // No call waits for a link with none on its way (the replacement of a duplicate, a dial on
             // demand): once a link is in use, or nothing is on its way any more, the waiters go on.

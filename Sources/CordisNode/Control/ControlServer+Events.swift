@@ -51,26 +51,26 @@ extension ControlServer {
     /// The event is encoded once; the copies for one link (one per subscription) leave in one write. A
     /// console that leaves too much unread (`Admission.delivery`) gets no copy: its subscriptions end
     /// with a `lagged` event, or its link is closed.
-    private func deliver(_ event: ControlEvent, local: Bool, upstream: Upstream? = nil) {
-        var batches: [ObjectIdentifier: (session: PeerSession, ids: [Int])] = [:]
-        var order: [ObjectIdentifier] = []
-        var lagging: [ObjectIdentifier: (session: PeerSession, reason: String)] = [:]
-        for subscriber in subscribers where local || (subscriber.cluster && subscriber.operator == upstream?.operator) {
+    private func deliver(_ event: ControlEvent, local: Bool, upstream: Subscriptions.Upstream? = nil) {
+        var batches: [Int: (session: PeerSession, ids: [Int])] = [:]
+        var order: [Int] = []
+        var lagging: [Int: (session: PeerSession, reason: String)] = [:]
+        for subscriber in node.state.subscriptions.subscribers where local || (subscriber.cluster && subscriber.operator == upstream?.operator) {
             if let on = subscriber.on, on != event.node { continue }
-            let key = ObjectIdentifier(subscriber.session)
+            let key = subscriber.session
             if batches[key] == nil {
-                guard lagging[key] == nil else { continue }
-                switch node.state.admission.delivery(to: subscriber.session.id, backlog: subscriber.session.link.backlog, event: true) {
+                guard lagging[key] == nil, let session = node.session(key) else { continue }
+                switch node.state.admission.delivery(to: key, backlog: session.link.backlog, event: true) {
                 case .send: break
                 case .lag(let reason):
-                    lagging[key] = (subscriber.session, reason)
+                    lagging[key] = (session, reason)
                     continue
                 case .close(let reason):
-                    node.closeUnread(subscriber.session, reason)
-                    lagging[key] = (subscriber.session, reason)
+                    node.closeUnread(session, reason)
+                    lagging[key] = (session, reason)
                     continue
                 }
-                batches[key] = (subscriber.session, [])
+                batches[key] = (session, [])
                 order.append(key)
             }
             batches[key]?.ids.append(subscriber.id)
@@ -94,23 +94,22 @@ extension ControlServer {
     /// Ends every follow subscription of `session`, telling it with a `lagged` event on each (its link
     /// stays open: the console may subscribe again once it has read what waits).
     private func endSubscriptions(of session: PeerSession, because reason: String) {
-        let ended = subscribers.filter { $0.session === session }.map(\.id)
-        subscribers.removeAll { $0.session === session }
+        let ended = node.state.subscriptions.subscribers.filter { $0.session == session.id }.map(\.id)
+        node.carryOut(node.state.receive(.subscriptionsLagged(session: session.id)))
         node.throttle.log(.info, kind: "subscriberLagged", "ended \(ended.count) subscriptions of \(session.identity.name): \(reason)",
                      fields: [("CORDIS_PEER", session.identity.name)])
         let notice = ControlEvent(
             id: 0, node: node.name, time: Date().timeIntervalSince1970, kind: "lagged",
             detail: ["reason": .string(reason), "waiting": .integer(session.link.backlog)])
         try? session.link.enqueue(SharedEvent(notice), ids: ended)
-        endUnusedUpstream()
     }
 
     /// An event from a member this node subscribed to: forwarded to cluster-wide subscribers.
     func forwardEvent(_ event: ControlEvent, from session: PeerSession) {
         guard session.identity.role == .node,
-              let upstream = followed.first(where: { $0.key.member == session.identity.name && $0.value == event.id })
+              let upstream = node.state.subscriptions.follows(session.identity.name, id: event.id)
         else { return }
-        deliver(event, local: false, upstream: upstream.key)
+        deliver(event, local: false, upstream: upstream)
     }
 
     /// `subscribe`: returns the recent events (`history`, default true), then, with `follow: true`,
@@ -123,10 +122,11 @@ extension ControlServer {
     func subscribe(_ request: ControlRequest, by session: PeerSession, for requester: OperatorIdentity?) async throws -> JSONValue {
         let args = request.args
         if args["follow"]?.boolValue == true {
-            let held = subscribers.filter { $0.session === session }.count
+            let subscribers = node.state.subscriptions.subscribers
+            let held = subscribers.filter { $0.session == session.id }.count
             let identity = node.state.admission.consoleIdentity(of: session.id)
             let byIdentity = identity.map { identity in
-                subscribers.filter { node.state.admission.consoleIdentity(of: $0.session.id) == identity }.count
+                subscribers.filter { node.state.admission.consoleIdentity(of: $0.session) == identity }.count
             } ?? held
             if case .refuse(let reason) = node.state.admission.may(.follow, session: session.id, link: held, identity: byIdentity) {
                 throw ControlError("rejected", "\(node.name) starts no more subscriptions of \(session.identity.name): \(reason)")
@@ -161,11 +161,8 @@ extension ControlServer {
             guard !session.isOver else {
                 throw ControlError("closed", "the link of \(session.identity.name) closed before the subscription started")
             }
-            subscribers.append(
-                Subscriber(session: session, id: request.id, cluster: cluster, on: on, operator: requester))
-            if cluster {
-                for member in node.sessions.values { subscribeUpstream(member, for: requester) }
-            }
+            node.carryOut(node.state.receive(.subscribed(
+                Subscriptions.Subscriber(session: session.id, id: request.id, cluster: cluster, on: on, operator: requester))))
         }
         return .object(["events": try JSONValueEncoder().encode(events.map(EventRecord.init))])
     }
@@ -177,42 +174,20 @@ extension ControlServer {
 
     /// `unsubscribe`: stops the stream of subscription `id` (the `subscribe` request's id).
     func unsubscribe(_ request: ControlRequest, by session: PeerSession) -> JSONValue {
-        let id = request.args["id"]?.intValue
-        subscribers.removeAll { $0.session === session && (id == nil || $0.id == id) }
-        endUnusedUpstream()
+        node.carryOut(node.state.receive(.unsubscribed(session: session.id, id: request.args["id"]?.intValue)))
         return .object(["unsubscribed": .bool(true)])
     }
 
-    /// Ends each subscription to another member once no cluster-wide subscriber of its operator is left.
-    func endUnusedUpstream() {
-        guard !followed.isEmpty else { return }
-        let following = Set(subscribers.filter(\.cluster).map(\.operator))
-        for (upstream, id) in followed where !following.contains(upstream.operator) {
-            followed[upstream] = nil
-            nextRelayID += 1
-            node.link(to: upstream.member)?.send(.request(ControlRequest(
-                id: nextRelayID, command: .unsubscribe, args: ["id": .integer(id)])))
-        }
-    }
-
-    /// A member linked: when a console follows the whole cluster, follow that member too; a forgotten
-    /// member that comes back is known again.
-    func memberLinked(_ session: PeerSession) {
-        guard session.identity.role == .node else { return }
-        for requester in Set(subscribers.filter(\.cluster).map(\.operator)) {
-            subscribeUpstream(session, for: requester)
-        }
-    }
-
-    /// Follows `session`'s member for the cluster-wide subscribers of `requester`, once.
-    private func subscribeUpstream(_ session: PeerSession, for requester: OperatorIdentity?) {
-        let upstream = Upstream(member: session.identity.name, operator: requester)
-        guard followed[upstream] == nil else { return }
-        nextRelayID += 1
-        let id = nextRelayID
-        followed[upstream] = id
+    /// Subscribes, as `id`, to the events of the member on `session`, for the cluster-wide subscribers
+    /// of `requester` (as `NodeState` said).
+    func followEvents(on session: PeerSession, id: Int, for requester: OperatorIdentity?) {
         var request = ControlRequest(id: id, command: .subscribe, args: ["follow": true, "history": false, "cluster": false])
         request.operator = requester?.relayed
         session.send(.request(request))
+    }
+
+    /// Ends subscription `id` to the events of the member on `session`, with the request `request`.
+    func unfollowEvents(on session: PeerSession, id: Int, request: Int) {
+        session.send(.request(ControlRequest(id: request, command: .unsubscribe, args: ["id": .integer(id)])))
     }
 }

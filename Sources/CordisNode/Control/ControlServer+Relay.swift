@@ -29,8 +29,7 @@ extension ControlServer {
                 known ? "unreachable" : "unknown-member",
                 known ? "\(member) is unreachable (no link from \(node.name))" : "no member is named \(member)")
         }
-        nextRelayID += 1
-        let id = nextRelayID
+        let id = node.state.newRequestID()
         // Every relay ends by its deadline: the loop's timer fails it unless the answer came first.
         let timer = node.loop.schedule(after: timeout) { [weak self] in
             Task { @CordisActor in
@@ -76,26 +75,23 @@ extension ControlServer {
     }
 
     /// The link in use to a member, or a console's link, ended: the relays to the member fail as
-    /// unreachable and the subscriptions to it are forgotten, then what the link itself held ends.
+    /// unreachable, then what the link itself held ends.
     func sessionEnded(_ session: PeerSession) {
         let member = session.identity.name
         if session.identity.role == .node {
             for (id, relay) in relays where relay.member == member {
                 failRelay(id, ControlError("unreachable", "the link to \(member) was lost"))
             }
-            followed = followed.filter { $0.key.member != member }
             lastHeard[member] = max(lastHeard[member] ?? session.link.lastHeard, session.link.lastHeard)
         }
         linkClosed(session)
     }
 
     /// A link ended, whichever it was (a standby or a drained duplicate too, while the member stays
-    /// linked): the subscriptions made on it end, its requests in flight and its proven operator go.
+    /// linked): its requests in flight and its proven operator go (its subscriptions end in `NodeState`).
     func linkClosed(_ session: PeerSession) {
-        subscribers.removeAll { $0.session === session }
         inFlight[session.id] = nil
         operatorOfSession[session.id] = nil
-        endUnusedUpstream()
     }
 
     /// A member's answer to `question`, or why there is none.

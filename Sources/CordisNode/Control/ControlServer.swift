@@ -6,8 +6,9 @@ import CordisWire
 /// requests and follow events through it): requests and their audit, relays to other members, the
 /// event stream, operators and signed trees.
 ///
-/// It keeps what the API needs between requests: relays waiting for a member's answer, event
-/// subscribers, recent events, and the last status seen of each member. The node is the cluster's I/O
+/// It keeps what the API needs between requests: relays waiting for a member's answer, recent events,
+/// and the last status seen of each member. Who follows events, and which members this node follows for
+/// them, is `NodeState`'s (`Subscriptions`). The node is the cluster's I/O
 /// shell this API works through (its state, links, Loader and logger); the node owns it
 /// (`Node.control`) and calls it for what reaches the API: a console's request, a member's response or
 /// event, a link that ends.
@@ -33,29 +34,6 @@ final class ControlServer {
         var continuation: CheckedContinuation<JSONValue, any Error>
     }
 
-    /// A session that asked for events.
-    struct Subscriber {
-        /// The session it came on.
-        var session: PeerSession
-        /// The `subscribe` request's id, which its events carry.
-        var id: Int
-        /// Events of other members too (forwarded from their links).
-        var cluster: Bool
-        /// Only events of this member.
-        var on: String?
-        /// The operator it follows for (nil: a member's own subscription); other members' events reach
-        /// it only through a subscription to them for that operator, which they check.
-        var `operator`: OperatorIdentity?
-    }
-
-    /// A subscription to a member's events, on behalf of the cluster-wide subscribers of one operator.
-    struct Upstream: Hashable {
-        /// The member followed.
-        var member: String
-        /// The operator followed for (nil: cluster-wide subscribers without one).
-        var `operator`: OperatorIdentity?
-    }
-
     /// How many recent local events a node keeps for `events` without `--follow`.
     static let historyLimit = 256
     /// Requests running, by session id.
@@ -63,17 +41,6 @@ final class ControlServer {
 
     /// The requests relayed to members waiting for their answer, by relay id.
     var relays: [Int: Relay] = [:]
-    /// The last id given to a relay or to a subscription to a member.
-    var nextRelayID = 0
-    /// The sessions that follow events.
-    var subscribers: [Subscriber] = []
-    /// The subscriptions to members this node holds for cluster-wide subscribers (one per member and
-    /// operator), with the id of each.
-    var followed: [Upstream: Int] = [:]
-    /// The members followed (one subscription id of each).
-    var upstream: [String: Int] {
-        Dictionary(followed.map { ($0.key.member, $0.value) }, uniquingKeysWith: { first, _ in first })
-    }
     /// This node's recent events, oldest first (at most `historyLimit`).
     var history: [ControlEvent] = []
     /// The last status object seen of each member (by name).

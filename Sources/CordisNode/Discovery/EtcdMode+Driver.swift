@@ -356,7 +356,6 @@ extension EtcdMode {
             await node.loop.pause(for: idleTimeout / 2)
             let busy = Set(node.sessions.filter { member, session in
                 session.calls.count > 0 || session.inbound.count > 0 || node.control.relaysPending(to: member)
-                    || node.control.upstream[member] != nil
             }.keys)
             node.carryOut(node.state.receive(.idleSweep(at: .now, busy: busy)))
         }

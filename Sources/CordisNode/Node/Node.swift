@@ -516,6 +516,10 @@ public final class Node {
                 session.link.close(reason: "\(WireError.Code.notAdmitted.rawValue): \(reason)")
             case .serve(let message, let id): if let session = session(id) { serve(message, from: session) }
             case .drop(let message, let id, let reason): session(id)?.drop(message, because: reason)
+            case .followEvents(let id, let subscription, let requester):
+                if let session = peers[id] { control.followEvents(on: session, id: subscription, for: requester) }
+            case .unfollowEvents(let id, let subscription, let request):
+                if let session = peers[id] { control.unfollowEvents(on: session, id: subscription, request: request) }
             case .forgetRefused, .forgot:
                 // The control API's `forget` answers the operator and passes the request on.
                 break
@@ -540,7 +544,6 @@ public final class Node {
                 logger.info("\(member) restarted (incarnation \(incarnation))", fields: [("CORDIS_PEER", member)])
             }
             handshake.setLive(member, incarnation)
-            control.memberLinked(session)
             logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
             session.run()
             state.linkUsed(by: member, at: .now)
@@ -550,9 +553,6 @@ public final class Node {
         case .promote(let id, let member):
             guard let session = peers[id] else { return }
             logger.debug("the second link to \(member) is now the one in use", fields: [("CORDIS_PEER", member)])
-            // Event subscriptions to the member follow the link that takes over.
-            control.followed = control.followed.filter { $0.key.member != member }
-            control.memberLinked(session)
             session.run()
         case .refuse(let id, let reason):
             guard let session = peers.remove(id) else { return }
@@ -561,9 +561,7 @@ public final class Node {
             session.link.close(reason: "\(WireError.Code.nameTaken.rawValue): \(reason)")
         case .awaitReplacement(let member, _):
             // The drained link takes no new calls; none go to the member while the replacement comes (its
-            // deadline is a `schedule` directive), and event subscriptions to the member follow the link
-            // that takes over.
-            control.followed = control.followed.filter { $0.key.member != member }
+            // deadline is a `schedule` directive).
             logger.debug("\(member) closed the link in use as a duplicate: waiting for the other link", fields: [("CORDIS_PEER", member)])
         case .close(let id, let reason):
             peers[id]?.link.close(reason: reason)

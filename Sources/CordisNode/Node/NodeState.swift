@@ -8,9 +8,10 @@ import CordisWire
 /// for a member), the `MemberDiscovery` (the embedded mesh's `MeshGossip` or etcd's `EtcdDirectory`: how
 /// members are found and when a life is over), `Exports` (what this node shares, and its withdrawals: a
 /// shared provider's teardown is held from the start, until its withdrawal ends), `Proxies` (what the
-/// others share, here), `Admission` (who may hold a link) and, in etcd mode, `IdleLinks` (which links
-/// close as idle), `ServiceKeys` (the service keys under the lease) and `LeaseRule` (what the lease's
-/// renewals come to). What joins them is decided here, once:
+/// others share, here), `Admission` (who may hold a link), `Dials` (which addresses are dialled, and
+/// when), `Subscriptions` (who follows events, and the members followed for them) and, in etcd mode,
+/// `IdleLinks` (which links close as idle), `ServiceKeys` (the service keys under the lease) and
+/// `LeaseRule` (what the lease's renewals come to). What joins them is decided here, once:
 /// - **A member linked** (a new life in use): the discovery learns it, then the exports are announced to
 ///   it, then calls that waited for the member's replacement link go on. A link that takes over (a
 ///   standby, or the other link of a duplicate) gets the members and the exports again, and the
@@ -36,7 +37,15 @@ import CordisWire
 ///   providers and acknowledges only this node's; a link that stands for no member sends nothing that counts.
 /// - **Goodbyes**: `duplicate` (protocol 1.4, or a 1.3 reason starting with `duplicate:`) drains the link;
 ///   `idle` ends it in order; `leaving` drops the member from the view.
+/// - **Dials and waiting calls**: an address the mesh keeps dialled waits while a link to its member is in
+///   use, and is dialled again when that link ends; what waits for a link to a member (a call, a relay)
+///   goes on once a link is in use, or once none is on its way (no replacement awaited, no dial on demand).
+/// - **Event subscriptions to members** go on the member's link in use: made again on a link that takes
+///   over, dropped while a replacement is awaited or the member is lost; a member followed is busy for
+///   the idle sweep.
 /// - **Forgotten members** stay out of the view (`members`, the cluster's status) until one links again.
+///   An operator forgets only a member not linked, never this node; the request is passed on to every
+///   member whose link is in use (unless another member passed it on).
 ///
 /// - **Who may hold a link** is `Admission`'s: every link counts against the node's budget, a console
 ///   identity holds a bounded share, the last slots are kept for members and admins, and on a Unix socket
@@ -75,7 +84,8 @@ struct NodeState {
         /// for the end of the old life, this side not for a failure of theirs).
         case reregistered(reason: String)
         /// The periodic sweep of idle links (etcd mode) at `now`: the members whose link has work in
-        /// flight (calls either way, a console's relay, an upstream subscription) are `busy`.
+        /// flight (calls either way, a console's relay) are `busy`; so is a member whose events this node
+        /// follows.
         case idleSweep(at: ContinuousClock.Instant, busy: Set<String>)
         /// A message arrived on a link.
         case received(WireMessage, session: Int, role: Role)
@@ -106,6 +116,12 @@ struct NodeState {
         /// An operator asked to forget a member: on this node (`relayed`: another member passed the request
         /// on), or here and on every member linked.
         case forgotten(name: String, relayed: Bool = false)
+        /// A link subscribed to events (`follow`).
+        case subscribed(Subscriptions.Subscriber)
+        /// The link of `session` unsubscribed subscription `id` (nil: all of its).
+        case unsubscribed(session: Int, id: Int?)
+        /// Every subscription of the link of `session` ends: it lags behind (its link stays open).
+        case subscriptionsLagged(session: Int)
         /// The proxy disposal `id` finished (its consumers unloaded).
         case proxyDisposed(Int)
         /// What the node reports of a proxy directive (it could not create one).
@@ -163,6 +179,12 @@ struct NodeState {
         /// The member is forgotten; it had `addresses`. Pass the request on to the members on the links
         /// `tell` (the links in use; none when the request was passed on to this node).
         case forgot(member: String, addresses: [String], tell: [Int])
+        /// Subscribe to the events of the member on the link of `session` as `id`, for `operator`
+        /// (`Subscriptions`: the member's link in use).
+        case followEvents(session: Int, id: Int, operator: OperatorIdentity?)
+        /// End subscription `id` to the events of the member on the link of `session`, with the request
+        /// `request`.
+        case unfollowEvents(session: Int, id: Int, request: Int)
         /// Close the link of `session`, just established: its holder may not hold it, for `reason`.
         case notAdmitted(session: Int, reason: String)
         /// Serve a message the shell handles itself (a call, cancel, request, response or event) from the
@@ -205,6 +227,8 @@ struct NodeState {
     private(set) var keys: ServiceKeys?
     /// What the node makes of its etcd lease: degraded or not, exports withdrawn or not (etcd mode only).
     private(set) var lease: LeaseRule?
+    /// Who follows this node's events, and the subscriptions to other members for them.
+    private(set) var subscriptions = Subscriptions()
     /// The dials: the addresses the mesh keeps dialled, the links etcd mode opens on demand.
     private(set) var dials: Dials
     /// Withdrawals begun whose peers are told once the life's key is deleted (etcd mode), by life.
@@ -269,6 +293,7 @@ struct NodeState {
             let inUse = linkInUse(session)
             follow(membership.receive(linkEvent), endingLink: inUse, into: &directives)
             if case .linkClosed(let session) = linkEvent {
+                follow(subscriptions: .ended(session: session), into: &directives)
                 idleClosed.remove(session)
                 drained.remove(session)
                 closingWhenIdle.remove(session)
@@ -284,6 +309,8 @@ struct NodeState {
             }
         case .idleSweep(let now, let busy):
             let linked = Set(membership.linkedNames)
+            // A member whose events this node follows keeps its link.
+            let busy = busy.union(subscriptions.followed.keys.map(\.member))
             for case .close(let member) in idle?.receive(.sweep(at: now, linked: linked, busy: busy)) ?? [] {
                 guard let session = membership.session(of: member) else { continue }
                 idleClosed.insert(session)
@@ -319,6 +346,12 @@ struct NodeState {
                    into: &directives)
         case .linkWanted(let member):
             follow(dials: .open(member: member, addresses: dialAddresses(of: member), redial: false), into: &directives)
+        case .subscribed(let subscriber):
+            follow(subscriptions: .subscribed(subscriber, linked: membership.linkedNames), into: &directives)
+        case .unsubscribed(let session, let id):
+            follow(subscriptions: .unsubscribed(session: session, id: id), into: &directives)
+        case .subscriptionsLagged(let session):
+            follow(subscriptions: .ended(session: session), into: &directives)
         case .proxyDisposed(let id):
             tell(proxies: .disposed(id), into: &directives)
         case .proxies(let proxiesEvent):
@@ -369,11 +402,14 @@ struct NodeState {
                     member: member, incarnation: record?.incarnation ?? "", addresses: record?.addresses ?? []),
                      into: &directives)
                 tell(exports: .peerLinked(member), into: &directives)
+                follow(subscriptions: .memberLinked(member), into: &directives)
                 settleLinkWaiters(of: member, into: &directives)
             case .promote(_, let member):
                 // The link that stood for the member until now (if the event ended it) fails what it carried.
                 if let link { directives.append(.retired(session: link)) }
                 directives.append(.link(directive))
+                // The subscriptions to the member's events are made again on the link that takes over.
+                follow(subscriptions: .memberLinked(member), into: &directives)
                 // The member may have closed the first link as the duplicate without reading what was sent
                 // on it: the members and the announcements go again on this one (the member keeps one
                 // provider per life, however often it is announced).
@@ -386,6 +422,7 @@ struct NodeState {
                 directives.append(.memberLost(member: member, incarnation: incarnation, link: link, inOrder: inOrder))
                 tell(discovery: .unlinked(member: member, incarnation: incarnation, inOrder: inOrder), into: &directives)
                 tell(exports: .peerLost(member), into: &directives)
+                follow(subscriptions: .memberUnlinked(member), into: &directives)
                 settleLinkWaiters(of: member, into: &directives)
                 // The kept addresses that waited for a link at them to end are dialled again.
                 for address in dials.waiting where linkInUse(at: address) == nil {
@@ -396,6 +433,7 @@ struct NodeState {
                 directives.append(.link(directive))
             case .awaitReplacement(let member, let closed):
                 directives.append(.link(directive))
+                follow(subscriptions: .memberUnlinked(member), into: &directives)
                 directives.append(.schedule(.link(.replacementOverdue(member: member, closed: closed)), after: replacementWait))
             case .drain(let session, let member):
                 drained.insert(session)
@@ -546,6 +584,25 @@ struct NodeState {
             }
         }
     }
+
+    /// Feeds `Subscriptions`; its requests go on the member's link in use (with none, the subscription
+    /// ended with the link already).
+    private mutating func follow(subscriptions event: Subscriptions.Event, into directives: inout [Directive]) {
+        for directive in subscriptions.receive(event) {
+            switch directive {
+            case .follow(let member, let id, let `operator`):
+                guard let session = membership.session(of: member) else { continue }
+                directives.append(.followEvents(session: session, id: id, operator: `operator`))
+            case .unfollow(let member, let id, let request):
+                guard let session = membership.session(of: member) else { continue }
+                directives.append(.unfollowEvents(session: session, id: id, request: request))
+            }
+        }
+    }
+
+    /// A new id for a request to a member (a relayed request, a subscription to its events): one
+    /// numbering, so an answer finds its request.
+    mutating func newRequestID() -> Int { subscriptions.newRequestID() }
 
     /// What waits for a link to `member` goes on once a link is in use, or once none is on its way (no
     /// replacement awaited, no dial on demand).
