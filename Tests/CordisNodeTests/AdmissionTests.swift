@@ -59,6 +59,31 @@ struct AdmissionTests {
         #expect(admission.consoleIdentity(of: 2) == nil)
     }
 
+    @Test("requests running are counted here: per link and per console identity, each finished one frees its place, a link's end frees all of its")
+    func requestsRunning() {
+        var limits = Admission.Limits(total: 100)
+        limits.requestsPerLink = 2
+        limits.requestsPerConsoleIdentity = 3
+        var admission = Admission(limits: limits)
+        _ = admission.admit(session: 1, .console(identity: "alice", role: .viewer))
+        _ = admission.admit(session: 2, .console(identity: "alice", role: .viewer))
+        _ = admission.admit(session: 3, .console(identity: "bob", role: .viewer))
+        #expect(admission.startRequest(session: 1) == .admit)
+        #expect(admission.startRequest(session: 1) == .admit)
+        #expect(admission.startRequest(session: 1) == .refuse("this link already has 2 requests running, the most one link may"))
+        #expect(admission.startRequest(session: 2) == .admit)
+        #expect(admission.startRequest(session: 2)
+            == .refuse("alice already has 3 requests running over all its links, the most one identity may"))
+        #expect(admission.startRequest(session: 3) == .admit, "another identity has its own budget")
+        admission.finishRequest(session: 1)
+        #expect(admission.startRequest(session: 2) == .admit)
+        #expect(admission.requestsRunning == [1: 1, 2: 2, 3: 1])
+        // The link ends while its requests run: they no longer count, and their ends change nothing.
+        admission.release(session: 2)
+        admission.finishRequest(session: 2)
+        #expect(admission.requestsRunning == [1: 1, 3: 1])
+    }
+
     @Test("a console that leaves bytes unread loses its events past 256 KiB and its link past 1 MiB; a member only the connection's bound")
     func slowReaders() {
         var admission = Admission(limits: Admission.Limits(total: 100))

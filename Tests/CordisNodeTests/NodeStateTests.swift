@@ -277,6 +277,19 @@ struct NodeStateTests {
         #expect(state.receive(.forgotten(name: "b", relayed: true)).first?.isForgetRefusal == true)
     }
 
+    @Test("Membership events: the first reading of the members' health tells nothing; each later one tells what changed since the last, once")
+    func healthChanges() {
+        var state = Self.mesh()
+        #expect(state.receive(.healthRead(["a": .up, "b": .up])).isEmpty)
+        #expect(state.receive(.healthRead(["a": .up, "b": .suspected, "c": .up]))
+            == [.memberHealthChanged(.init(member: "b", change: "suspected")), .memberHealthChanged(.init(member: "c", change: "up"))])
+        #expect(state.receive(.healthRead(["a": .up, "b": .suspected, "c": .up])).isEmpty)
+        #expect(state.receive(.healthRead(["a": .degraded, "b": .down]))
+            == [.memberHealthChanged(.init(member: "a", change: "degraded")), .memberHealthChanged(.init(member: "b", change: "down")),
+                .memberHealthChanged(.init(member: "c", change: "left"))])
+        #expect(state.receive(.healthRead(["a": .up, "b": .down])) == [.memberHealthChanged(.init(member: "a", change: "recovered"))])
+    }
+
     @Test("In etcd mode, proxies follow what etcd offers and retracts, with no acknowledgement owed")
     func etcdOffersAndRetracts() {
         var state = Self.etcd()

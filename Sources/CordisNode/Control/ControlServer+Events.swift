@@ -122,13 +122,7 @@ extension ControlServer {
     func subscribe(_ request: ControlRequest, by session: PeerSession, for requester: OperatorIdentity?) async throws -> JSONValue {
         let args = request.args
         if args["follow"]?.boolValue == true {
-            let subscribers = node.state.subscriptions.subscribers
-            let held = subscribers.filter { $0.session == session.id }.count
-            let identity = node.state.admission.consoleIdentity(of: session.id)
-            let byIdentity = identity.map { identity in
-                subscribers.filter { node.state.admission.consoleIdentity(of: $0.session) == identity }.count
-            } ?? held
-            if case .refuse(let reason) = node.state.admission.may(.follow, session: session.id, link: held, identity: byIdentity) {
+            if case .refuse(let reason) = node.state.mayFollow(session: session.id) {
                 throw ControlError("rejected", "\(node.name) starts no more subscriptions of \(session.identity.name): \(reason)")
             }
         }

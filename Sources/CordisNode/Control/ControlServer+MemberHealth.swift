@@ -1,30 +1,24 @@
 import Cordis
 import CordisWire
 
-/// The membership events: this node's reading of every member's health (`Node.memberHealth()`),
-/// compared with the last one at every heartbeat interval while the node runs.
+/// The membership events: this node's reading of every member's health (`Node.memberHealth()`), taken
+/// at every heartbeat interval while the node runs; `NodeState` says what changed since the last.
 extension ControlServer {
-    /// Compares the members' health with what it was at the last look and publishes each change as a
-    /// `member` event (`MemberHealth.changes`): a `down` with how long ago the member was last heard
-    /// from, a `degraded` with why, a `left` with `forgotten` when an operator forgot it.
-    func publishMembershipChanges() {
-        let now = node.memberHealth()
-        let before = memberHealth
-        memberHealth = now
-        guard let before else { return }
-        for change in MemberHealth.changes(from: before, to: now) {
-            var reason: String?
-            switch change.change {
-            case "down": reason = lastSeen(change.member).map { "last heard from \(Int($0.rounded(.down))) s ago" }
-            case "suspected": reason = node.link(to: change.member).map { session in
-                "silent for \((NodeMetrics.seconds(since: session.link.lastHeard) * 10).rounded() / 10) s"
-            }
-            case "degraded": reason = node.degradedReason
-            case "left": reason = node.state.forgottenNames.contains(change.member) ? "forgotten" : nil
-            default: reason = nil
-            }
-            publishMember(change.member, change.change, reason: reason)
+    /// Publishes a change of a member's health (`NodeState` compares each reading with the last) as a
+    /// `member` event: a `down` with how long ago the member was last heard from, a `suspected` with how
+    /// long it has been silent, a `degraded` with why, a `left` with `forgotten` when an operator forgot it.
+    func publish(_ change: MemberHealth.Change) {
+        var reason: String?
+        switch change.change {
+        case "down": reason = lastSeen(change.member).map { "last heard from \(Int($0.rounded(.down))) s ago" }
+        case "suspected": reason = node.link(to: change.member).map { session in
+            "silent for \((NodeMetrics.seconds(since: session.link.lastHeard) * 10).rounded() / 10) s"
         }
+        case "degraded": reason = node.degradedReason
+        case "left": reason = node.state.forgottenNames.contains(change.member) ? "forgotten" : nil
+        default: reason = nil
+        }
+        publishMember(change.member, change.change, reason: reason)
     }
 
     /// Publishes `member`'s `change` as a `member` event (`{"member", "change", "reason"}`).
@@ -42,7 +36,7 @@ extension ControlServer {
         memberHealthWatch = Task { @CordisActor [weak node] in
             while !Task.isCancelled {
                 guard let node, node.running else { return }
-                node.control.publishMembershipChanges()
+                node.carryOut(node.state.receive(.healthRead(node.memberHealth())))
                 await loop.pause(for: interval)
             }
         }

@@ -88,9 +88,8 @@ extension ControlServer {
     }
 
     /// A link ended, whichever it was (a standby or a drained duplicate too, while the member stays
-    /// linked): its requests in flight and its proven operator go (its subscriptions end in `NodeState`).
+    /// linked): its proven operator goes (its subscriptions and requests stop counting in `NodeState`).
     func linkClosed(_ session: PeerSession) {
-        inFlight[session.id] = nil
         operatorOfSession[session.id] = nil
     }
 

@@ -5,21 +5,15 @@ import CordisWire
 extension ControlServer {
     /// Runs a console's request and answers it. Every accepted change is logged with who made it.
     func serve(_ request: ControlRequest, from session: PeerSession) {
-        let running = inFlight[session.id, default: 0]
-        let identity = node.state.admission.consoleIdentity(of: session.id)
-        let byIdentity = identity.map { identity in
-            inFlight.reduce(0) { $0 + (node.state.admission.consoleIdentity(of: $1.key) == identity ? $1.value : 0) }
-        } ?? running
-        if case .refuse(let reason) = node.state.admission.may(.request, session: session.id, link: running, identity: byIdentity) {
+        if case .refuse(let reason) = node.state.startRequest(session: session.id) {
             node.send(.response(ControlResponse(
                 id: request.id, errorCode: "busy", errorMessage: "\(node.name) runs no more requests of \(session.identity.name): \(reason)")),
                  to: session)
             return
         }
-        inFlight[session.id] = running + 1
         node.activity.start { [weak node] in
             guard let node else { return }
-            defer { node.control.requestFinished(by: session) }
+            defer { node.state.finishRequest(session: session.id) }
             let response: ControlResponse
             do {
                 response = ControlResponse(id: request.id, result: try await node.control.run(request, by: session))
@@ -34,11 +28,6 @@ extension ControlServer {
             }
             node.control.sendPaged(response, to: session)
         }
-    }
-
-    private func requestFinished(by session: PeerSession) {
-        let running = inFlight[session.id, default: 1] - 1
-        inFlight[session.id] = running > 0 ? running : nil
     }
 
     private func run(_ request: ControlRequest, by session: PeerSession) async throws -> JSONValue {

@@ -36,8 +36,6 @@ final class ControlServer {
 
     /// How many recent local events a node keeps for `events` without `--follow`.
     static let historyLimit = 256
-    /// Requests running, by session id.
-    var inFlight: [Int: Int] = [:]
 
     /// The requests relayed to members waiting for their answer, by relay id.
     var relays: [Int: Relay] = [:]
@@ -59,8 +57,6 @@ final class ControlServer {
     /// The highest signed-tree version this node recorded while running (kept with the record file's
     /// own, whichever is higher).
     var highestSignedVersion: Int64 = 0
-    /// Each member's health at the last look (nil before the first), for the membership events.
-    var memberHealth: [String: MemberHealth]?
     /// The task that looks at the members' health while the node runs.
     var memberHealthWatch: Task<Void, Never>?
     /// What `/metrics` counts beside what the node holds: calls and withdrawals.

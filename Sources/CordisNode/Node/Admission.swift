@@ -82,6 +82,8 @@ struct Admission {
     private(set) var holders: [Int: Holder] = [:]
     /// Links held per console identity.
     private(set) var consoleLinks: [String: Int] = [:]
+    /// Control requests running, by session.
+    private(set) var requestsRunning: [Int: Int] = [:]
 
     /// No links held yet, on a node run by `ownUID`.
     init(limits: Limits, ownUID: UInt32 = 0) {
@@ -172,8 +174,27 @@ struct Admission {
         return .send
     }
 
-    /// The link of `session` ended: its slot is free.
+    /// A control request of `session` starts, if it may (`may(.request, …)` against the requests its link
+    /// and its console identity run): then it counts until `finishRequest`.
+    mutating func startRequest(session: Int) -> Verdict {
+        let link = requestsRunning[session, default: 0]
+        let identity = consoleIdentity(of: session).map { name in
+            requestsRunning.reduce(0) { $0 + (consoleIdentity(of: $1.key) == name ? $1.value : 0) }
+        } ?? link
+        let verdict = may(.request, session: session, link: link, identity: identity)
+        if verdict == .admit { requestsRunning[session] = link + 1 }
+        return verdict
+    }
+
+    /// A control request of `session` finished (its link may have ended meanwhile).
+    mutating func finishRequest(session: Int) {
+        guard let running = requestsRunning[session] else { return }
+        requestsRunning[session] = running > 1 ? running - 1 : nil
+    }
+
+    /// The link of `session` ended: its slot is free, and its requests no longer count.
     mutating func release(session: Int) {
+        requestsRunning[session] = nil
         guard case .console(let identity, _)? = holders.removeValue(forKey: session) else { return }
         let held = consoleLinks[identity, default: 1] - 1
         consoleLinks[identity] = held > 0 ? held : nil

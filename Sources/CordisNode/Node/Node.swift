@@ -520,6 +520,7 @@ public final class Node {
                 if let session = peers[id] { control.followEvents(on: session, id: subscription, for: requester) }
             case .unfollowEvents(let id, let subscription, let request):
                 if let session = peers[id] { control.unfollowEvents(on: session, id: subscription, request: request) }
+            case .memberHealthChanged(let change): control.publish(change)
             case .forgetRefused, .forgot:
                 // The control API's `forget` answers the operator and passes the request on.
                 break

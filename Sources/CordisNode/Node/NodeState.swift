@@ -43,6 +43,8 @@ import CordisWire
 /// - **Event subscriptions to members** go on the member's link in use: made again on a link that takes
 ///   over, dropped while a replacement is awaited or the member is lost; a member followed is busy for
 ///   the idle sweep.
+/// - **Membership events**: each reading of the members' health is compared with the last one; what
+///   changed is published once (`memberHealthChanged`).
 /// - **Forgotten members** stay out of the view (`members`, the cluster's status) until one links again.
 ///   An operator forgets only a member not linked, never this node; the request is passed on to every
 ///   member whose link is in use (unless another member passed it on).
@@ -55,8 +57,9 @@ import CordisWire
 /// task or socket, so every rule is tested in process with scripted and seeded random sequences.
 ///
 /// Where new rules go: a control command or event that changes the cluster's view is an `Event` case
-/// here and its effect a `Directive`; further budgets per identity (subscriptions, queued control work)
-/// join `Admission`, fed by `established` and the sessions' ends.
+/// here and its effect a `Directive`; further budgets per identity join `Admission`, which counts the
+/// requests running itself (`startRequest`) and judges the subscriptions `Subscriptions` holds
+/// (`mayFollow`), fed by `established` and the sessions' ends.
 struct NodeState {
     /// Who is on the other end of a link.
     enum Role: Equatable, Sendable {
@@ -122,6 +125,8 @@ struct NodeState {
         case unsubscribed(session: Int, id: Int?)
         /// Every subscription of the link of `session` ends: it lags behind (its link stays open).
         case subscriptionsLagged(session: Int)
+        /// The members' health as read now (`MemberHealth.reading`, at every heartbeat interval).
+        case healthRead([String: MemberHealth])
         /// The proxy disposal `id` finished (its consumers unloaded).
         case proxyDisposed(Int)
         /// What the node reports of a proxy directive (it could not create one).
@@ -185,6 +190,8 @@ struct NodeState {
         /// End subscription `id` to the events of the member on the link of `session`, with the request
         /// `request`.
         case unfollowEvents(session: Int, id: Int, request: Int)
+        /// A member's health changed since the last reading: publish it as a `member` event.
+        case memberHealthChanged(MemberHealth.Change)
         /// Close the link of `session`, just established: its holder may not hold it, for `reason`.
         case notAdmitted(session: Int, reason: String)
         /// Serve a message the shell handles itself (a call, cancel, request, response or event) from the
@@ -227,6 +234,9 @@ struct NodeState {
     private(set) var keys: ServiceKeys?
     /// What the node makes of its etcd lease: degraded or not, exports withdrawn or not (etcd mode only).
     private(set) var lease: LeaseRule?
+    /// Each member's health at the last reading (nil before the first): the membership events tell what
+    /// changed since.
+    private(set) var health: [String: MemberHealth]?
     /// Who follows this node's events, and the subscriptions to other members for them.
     private(set) var subscriptions = Subscriptions()
     /// The dials: the addresses the mesh keeps dialled, the links etcd mode opens on demand.
@@ -352,6 +362,12 @@ struct NodeState {
             follow(subscriptions: .unsubscribed(session: session, id: id), into: &directives)
         case .subscriptionsLagged(let session):
             follow(subscriptions: .ended(session: session), into: &directives)
+        case .healthRead(let now):
+            // The first reading is the starting point: it tells nothing.
+            if let before = health {
+                directives += MemberHealth.changes(from: before, to: now).map { .memberHealthChanged($0) }
+            }
+            health = now
         case .proxyDisposed(let id):
             tell(proxies: .disposed(id), into: &directives)
         case .proxies(let proxiesEvent):
@@ -598,6 +614,23 @@ struct NodeState {
                 directives.append(.unfollowEvents(session: session, id: id, request: request))
             }
         }
+    }
+
+    /// A control request of `session` starts, if `Admission` lets it (then it counts until
+    /// `finishRequest`). `mutating` as `route`: asked for every request.
+    mutating func startRequest(session: Int) -> Admission.Verdict { admission.startRequest(session: session) }
+
+    /// A control request of `session` finished.
+    mutating func finishRequest(session: Int) { admission.finishRequest(session: session) }
+
+    /// Whether `session` may follow events once more, given the subscriptions its link and its console
+    /// identity hold (`Admission`).
+    mutating func mayFollow(session: Int) -> Admission.Verdict {
+        let held = subscriptions.subscribers.filter { $0.session == session }.count
+        let identity = admission.consoleIdentity(of: session).map { name in
+            subscriptions.subscribers.filter { admission.consoleIdentity(of: $0.session) == name }.count
+        } ?? held
+        return admission.may(.follow, session: session, link: held, identity: identity)
     }
 
     /// A new id for a request to a member (a relayed request, a subscription to its events): one
