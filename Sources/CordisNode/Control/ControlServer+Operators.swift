@@ -111,33 +111,15 @@ extension ControlServer {
     func authorize(
         _ request: ControlRequest, _ command: ControlCommand, by requester: OperatorIdentity?, from session: PeerSession
     ) throws {
-        let needed = command.requiredRole
-        let isChange = command.isChange
-        let runsHere = request.node == nil || request.node == node.name
-        // A member runs changes only for the operator it relays them for; its own requests only read.
-        if requester == nil, session.role == .node, needed > .viewer {
-            let message = "the request of member \(session.identity.name) carries no operator: \(node.name) runs "
-                + "\(command.spoken) only for an operator"
-            if isChange { audit(session, nil, describe(request, command), entry: request.args["entry"]?.stringValue, refused: message) }
-            throw ControlError("forbidden", message)
+        let refusal = ControlPermission.refusal(
+            of: command, on: node.name, requester: requester, role: requester.flatMap { operators.role(of: $0) },
+            from: session.identity.name, peerRole: session.role, runsHere: request.node == nil || request.node == node.name,
+            signedTreesOnly: node.configuration.security.requireSignedTrees)
+        guard let refusal else { return }
+        if refusal.audited {
+            audit(session, requester, describe(request, command), entry: request.args["entry"]?.stringValue, refused: refusal.message)
         }
-        if let requester {
-            guard let role = operators.role(of: requester) else {
-                let message = "\(requester.name) is not listed in the operators file of \(node.name)"
-                if isChange { audit(session, requester, describe(request, command), entry: request.args["entry"]?.stringValue, refused: message) }
-                throw ControlError("forbidden", message)
-            }
-            guard role >= needed else {
-                let message = "\(command.spoken) needs the \(needed) role; you are \(role)"
-                if isChange { audit(session, requester, describe(request, command), entry: request.args["entry"]?.stringValue, refused: message) }
-                throw ControlError("forbidden", message)
-            }
-        }
-        if runsHere, node.configuration.security.requireSignedTrees, command.isUnsignedChange {
-            let message = "\(node.name) accepts only signed trees (--require-signed-trees): \(command.rawValue) is refused; apply a signed tree instead"
-            audit(session, requester, describe(request, command), entry: request.args["entry"]?.stringValue, refused: message)
-            throw ControlError("forbidden", message)
-        }
+        throw ControlError("forbidden", refusal.message)
     }
 
     /// The entry a change names (`entry`, or an added entry's `id`), for the audit.
@@ -198,10 +180,8 @@ extension ControlServer {
     /// is `operator` or higher, else answered with a `forbidden` error.
     func serveConsoleCall(_ call: RemoteCall, from session: PeerSession) {
         let requester = requester(of: ControlRequest(id: 0, command: .call), from: session)
-        let role = requester.flatMap { operators.role(of: $0) }
-        guard let role, role >= .operator else {
-            let message = role.map { "call needs the operator role; you are \($0)" }
-                ?? "\(requester?.name ?? "this console") is not listed in the operators file of \(node.name)"
+        if let message = ControlPermission.callRefusal(
+            on: node.name, requester: requester, role: requester.flatMap { operators.role(of: $0) }) {
             session.send(RemoteCallError(RemoteCallError.Code(rawValue: "forbidden"), message).reply(to: call.id))
             return
         }
