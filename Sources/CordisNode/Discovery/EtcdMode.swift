@@ -53,7 +53,7 @@ final class EtcdMode {
         self.client = client
         self.leaseTTL = leaseTTL
         self.idleTimeout = idleTimeout
-        self.keeper = LeaseKeeper(client: client, ttl: leaseTTL)
+        self.keeper = LeaseKeeper(client: client, ttl: leaseTTL, loop: node.loop)
     }
 
     /// The TTL in whole seconds, as etcd grants it.

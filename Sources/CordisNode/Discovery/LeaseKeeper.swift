@@ -1,4 +1,5 @@
 import CordisDiscovery
+import CordisWire
 import Synchronization
 
 /// Renews a node's etcd lease away from the node's actor, so that the renewals go out at a third of the
@@ -17,16 +18,20 @@ final class LeaseKeeper: Sendable {
 
     private let client: EtcdClient
     private let ttl: Duration
+    /// The loop whose timers space the renewals.
+    private let loop: EventLoop
     private let current = Mutex<Int64>(0)
     /// The outcomes, oldest first; the newest 64 are kept if the actor falls behind (each carries its
     /// instant, and the rule only needs the latest ones).
     let outcomes: AsyncStream<Outcome>
     private let continuation: AsyncStream<Outcome>.Continuation
 
-    /// A keeper of the leases `client` grants with time to live `ttl`.
-    init(client: EtcdClient, ttl: Duration) {
+    /// A keeper of the leases `client` grants with time to live `ttl`, waiting between renewals on
+    /// `loop`'s timers.
+    init(client: EtcdClient, ttl: Duration, loop: EventLoop) {
         self.client = client
         self.ttl = ttl
+        self.loop = loop
         (outcomes, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
     }
 
@@ -43,7 +48,8 @@ final class LeaseKeeper: Sendable {
         var failing = false
         while !Task.isCancelled {
             let delay = failing ? backoff.next(random: Double.random(in: 0...1)) : ttl / 3
-            do { try await Task.sleep(for: delay) } catch { break }
+            await loop.pause(for: delay)
+            if Task.isCancelled { break }
             let lease = self.lease
             do {
                 if lease == 0 { throw EtcdError(.leaseNotFound, "no lease yet") }
