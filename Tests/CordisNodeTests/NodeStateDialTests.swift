@@ -68,7 +68,7 @@ struct NodeStateDialTests {
         #expect(state.receive(.linkWanted(member: "b")) == [.dial(attempt: 1, address: "unix:/old")])
         #expect(state.linkChoice(for: "b") == .wait)
         #expect(state.receive(.dialled(attempt: 1, address: "unix:/old", member: "x"))
-            == [.discardDialled(attempt: 1, reason: "dialled b and reached x")])
+            == [.discardDialled(attempt: 1, reason: "dialled b and reached x", goodbye: NodeState.idleReason)])
         #expect(state.receive(.dialEnded(attempt: 1, session: nil, random: 1)) == [.dial(attempt: 2, address: "unix:/b")])
         #expect(state.receive(.dialled(attempt: 2, address: "unix:/b", member: "b")) == [.adoptDialled(attempt: 2)])
         // The link is in use once adopted: what waited goes on at once.

@@ -323,7 +323,7 @@ struct NodeStateSequenceTests {
                         session: nextSession, side: .initiator, name: peer.name, incarnation: peer.incarnation,
                         addresses: ["unix:/\(peer.name)"])))
                     forced.append(.dialEnded(attempt: attempt, session: nextSession, random: Double.random(in: 0...1, using: &random)))
-                case .discardDialled(let attempt, _):
+                case .discardDialled(let attempt, _, _):
                     reached[attempt] = nil
                     forced.append(.dialEnded(attempt: attempt, session: nil, random: Double.random(in: 0...1, using: &random)))
                 case .schedule(let timer, _) where timer.isDialTimer:

@@ -247,7 +247,7 @@ struct NodeStateTests {
         #expect(state.receive(.forgotten(name: "c")) == [.forgot(member: "c", addresses: ["unix:/c.sock", "unix:/seed"], tell: [])])
         // The dials on their way end, and neither address is dialled again.
         #expect(state.receive(.dialEnded(attempt: 2, session: nil, random: 1)).isEmpty)
-        #expect(state.receive(.dialled(attempt: 3, address: "unix:/seed", member: "c")) == [.discardDialled(attempt: 3, reason: "stopped dialling")])
+        #expect(state.receive(.dialled(attempt: 3, address: "unix:/seed", member: "c")) == [.discardDialled(attempt: 3, reason: "stopped dialling", goodbye: "a stopped dialling")])
         #expect(state.receive(.dialEnded(attempt: 3, session: nil, random: 1)).isEmpty)
         #expect(state.dials.kept.isEmpty)
         #expect(state.forgottenNames == ["c"])

@@ -176,8 +176,10 @@ struct NodeState {
         /// Take the link of dial attempt `attempt` to the node's links (`established`, then the handshake's
         /// `link` event), then report `dialEnded`.
         case adoptDialled(attempt: Int)
-        /// Close the link of dial attempt `attempt` for `reason` without taking it, then report `dialEnded`.
-        case discardDialled(attempt: Int, reason: String)
+        /// Close the link of dial attempt `attempt` without taking it, saying `goodbye`, then report
+        /// `dialEnded`; `reason` is why (logged). In etcd mode the goodbye is `idle`: the node reached (it
+        /// took the link for one to this node) closes it in order, not as a failure it would dial again.
+        case discardDialled(attempt: Int, reason: String, goodbye: String)
         /// The member is not forgotten, for `reason` (the node itself, a member linked, or one asked here and
         /// unknown); nothing changed.
         case forgetRefused(member: String, reason: String)
@@ -592,7 +594,8 @@ struct NodeState {
             case .adopt(let attempt):
                 directives.append(.adoptDialled(attempt: attempt))
             case .discard(let attempt, let reason):
-                directives.append(.discardDialled(attempt: attempt, reason: reason))
+                let goodbye = discovery is EtcdDirectory ? Self.idleReason : "\(name) \(reason)"
+                directives.append(.discardDialled(attempt: attempt, reason: reason, goodbye: goodbye))
             case .opened(let member):
                 settleLinkWaiters(of: member, into: &directives)
             case .redialFailed(let member, let random):
