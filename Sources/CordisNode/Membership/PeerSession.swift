@@ -31,7 +31,6 @@ final class PeerSession {
     /// Whether the link is over (its session ended: nothing the node keeps for it may be added again).
     private(set) var isOver = false
     private var isRunning = false
-    private var endWaiters: [CheckedContinuation<Void, Never>] = []
     /// Message types already logged as dropped (each is logged once per link).
     private var dropped: Set<String> = []
     /// Whether the link is drained: it no longer stands for its member (see `drain`).
@@ -137,15 +136,6 @@ final class PeerSession {
         inbound.reset()
         node?.sessionEnded(self)
         failCalls()
-        let waiters = endWaiters
-        endWaiters.removeAll()
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Waits until the link is over.
-    func ended() async {
-        guard !isOver else { return }
-        await withCheckedContinuation { endWaiters.append($0) }
     }
 
     /// Sends a message. A message too large for a frame is not sent and the link stays up; a link that

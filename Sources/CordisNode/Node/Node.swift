@@ -399,14 +399,14 @@ public final class Node {
         }
     }
 
-    /// Takes the link of dial attempt `attempt` (`adopt`), or closes it for `reason`, as `NodeState`
-    /// said; then reports how the dial ended.
-    private func settleDialled(_ attempt: Int, closing reason: String? = nil, goodbye: String = "") {
+    /// Takes the link of dial attempt `attempt` (`adopt`), or closes it saying `goodbye` (logging why),
+    /// as `NodeState` said; then reports how the dial ended.
+    private func settleDialled(_ attempt: Int, closing close: (reason: String, goodbye: String)? = nil) {
         guard let link = linking.dialled.removeValue(forKey: attempt) else { return }
         var session: PeerSession?
-        if let reason {
-            logger.debug("closing a link dialled: \(reason)")
-            link.close(reason: goodbye)
+        if let close {
+            logger.debug("closing a link dialled: \(close.reason)")
+            link.close(reason: close.goodbye)
         } else {
             session = adopt(link)
         }
@@ -508,7 +508,7 @@ public final class Node {
             case .linkSettled(let member): peers.endLinkWait(of: member, with: running ? link(to: member) : nil)
             case .dial(let attempt, let address): dial(address, attempt: attempt)
             case .adoptDialled(let attempt): settleDialled(attempt)
-            case .discardDialled(let attempt, let reason, let goodbye): settleDialled(attempt, closing: reason, goodbye: goodbye)
+            case .discardDialled(let attempt, let reason, let goodbye): settleDialled(attempt, closing: (reason, goodbye))
             case .notAdmitted(let id, let reason):
                 guard let session = peers.remove(id) else { continue }
                 throttle.log(
