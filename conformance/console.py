@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """A Cordis console in Python, from docs/wire-protocol.md alone: reads status and drives a change.
 
-    console.py ADDR [--secret-file FILE] status            print every node's status as JSON
-    console.py ADDR [--secret-file FILE] check NODE:ENTRY  the conformance run (below)
+    console.py ADDR [--secret-file FILE] [--protocol V] status            print every node's status as JSON
+    console.py ADDR [--secret-file FILE] [--protocol V] check NODE:ENTRY  the conformance run (below)
+
+`--protocol V` says another version in the hello than this client's 1.5 (`1.3`: the node answers with
+the codes an older console reads).
 
 `check` connects as a console, reads `status` (cluster-wide), `members` and `catalog`, follows the
 event stream, disables and re-enables ENTRY on NODE (relayed when NODE is another member), sees both
@@ -32,6 +35,12 @@ def check(condition, text):
     if not condition:
         fail(text)
     print("ok: " + text, flush=True)
+
+
+def spelled(code, older):
+    """The spelling a node uses for `code` towards this console once it has read its version: `code`
+    for protocol 1.5 and later, `older` (camelCase) for 1.4 and earlier."""
+    return code if wire.speaks_kebab_codes() else older
 
 
 def expect_keys(value, keys, what):
@@ -127,8 +136,9 @@ def run_check(link, reference, counter=False):
 
     link.send({"type": "conformance-probe", "id": 1})
     reply = link.wait_for(lambda m: m.get("type") == "error", timeout=10, on_other=requests._other)
-    check(reply.get("code") == "unknownType" and reply.get("id") is None,
-          "an unknown message type is answered with an error of code unknownType, without id")
+    code = spelled("unknown-type", "unknownType")
+    check(reply.get("code") == code and reply.get("id") is None,
+          "an unknown message type is answered with an error of code %s, without id" % code)
     link.send({"type": "ping", "id": 4242})
     pong = link.receive(timeout=10, answer_pings=True)
     while pong is not None and not (pong.get("type") == "pong" and pong.get("id") == 4242):
@@ -149,7 +159,8 @@ def run_link_rules(address, secret, silence):
     raw.sock.sendall(b"\x00\x00\x00\x00")
     answer = json.loads(raw._read_payload(time.monotonic() + 10, wire.MAX_HANDSHAKE_FRAME))
     check(answer.get("type") == "error" and answer.get("code") == "badLength" and "id" not in answer,
-          "a zero-length frame in the handshake is answered with an error of code badLength")
+          "a zero-length frame in the handshake is answered with an error of code badLength "
+          "(camelCase: the node has not read this side's version)")
     check(closes(raw), "and the link closes")
     # A hello that is not JSON is refused with a reject naming the JSON problem.
     raw = wire.Link(wire.dial(address), peer=None)
@@ -169,8 +180,9 @@ def run_link_rules(address, secret, silence):
     link = wire.connect(address, "console", "py-console", secret=secret)
     link.send({"type": "cancel", "id": "not an integer"})
     answer = link.wait_for(lambda m: m.get("type") == "error", timeout=10)
-    check(answer.get("code") == "invalidField" and answer.get("id") is None,
-          "after the handshake a malformed message is answered with an error of code invalidField, without id")
+    code = spelled("invalid-field", "invalidField")
+    check(answer.get("code") == code and answer.get("id") is None,
+          "after the handshake a malformed message is answered with an error of code %s, without id" % code)
     check(closes(link), "and the link closes")
     if silence:
         # A link that sends nothing is closed once the heartbeat timeout passed.
@@ -207,7 +219,10 @@ def main():
                         help="NODE runs the built-in counter: also check calls through the control API")
     parser.add_argument("--silence", type=float, default=0,
                         help="also check that a link silent for this many seconds is closed (more than the node's heartbeat timeout)")
+    parser.add_argument("--protocol", default=wire.PROTOCOL_VERSION,
+                        help="the protocol version to say in the hello (default %(default)s)")
     options = parser.parse_args()
+    wire.PROTOCOL_VERSION = options.protocol
     secret = wire.read_secret(options.secret_file) if options.secret_file else None
     try:
         link = wire.connect(options.address, "console", "py-console", secret=secret)

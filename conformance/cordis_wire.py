@@ -14,15 +14,33 @@ import select
 import socket
 import time
 
-PROTOCOL_VERSION = "1.3"
+PROTOCOL_VERSION = "1.5"
 MAX_HANDSHAKE_FRAME = 64 * 1024
 MAX_FRAME = 4 * 1024 * 1024
 
 
+def code_name(text):
+    """A code in the spelling of protocol 1.5 (`bad-length`), whichever spelling it came in: a node
+    writes the camelCase of 1.4 and earlier (`badLength`, `badMAC`) to an older peer, and before it has
+    read the peer's version."""
+    if not isinstance(text, str):
+        return text
+    words = re.findall(r"[a-z0-9]+|[A-Z]{2,}[0-9]*(?![a-z])|[A-Z][a-z0-9]*", text)
+    return "-".join(word.lower() for word in words) if words else text
+
+
+def speaks_kebab_codes():
+    """True when this side's version is 1.5 or later: a node spells its codes with `-` for it."""
+    major, minor = (int(part) for part in PROTOCOL_VERSION.split("."))
+    return (major, minor) >= (1, 5)
+
+
 class ProtocolError(Exception):
-    """The peer broke a rule of the protocol, refused the handshake, or closed the link."""
+    """The peer broke a rule of the protocol, refused the handshake, or closed the link. `code` is in
+    the spelling of protocol 1.5, whichever spelling the peer used."""
 
     def __init__(self, code, message):
+        code = code_name(code)
         super().__init__("%s: %s" % (code, message))
         self.code = code
         self.message = message
@@ -89,7 +107,7 @@ class Link:
             if len(self.buffer) >= 4:
                 length = int.from_bytes(self.buffer[:4], "big")
                 if length == 0 or length > limit:
-                    raise ProtocolError("badLength" if length == 0 else "oversize", "frame length %d" % length)
+                    raise ProtocolError("bad-length" if length == 0 else "oversize", "frame length %d" % length)
                 if len(self.buffer) >= 4 + length:
                     payload = self.buffer[4:4 + length]
                     self.buffer = self.buffer[4 + length:]
@@ -130,11 +148,11 @@ class Link:
                     raise ProtocolError(notice.get("code"), notice.get("message"))
             except ValueError:
                 pass
-            raise ProtocolError("badMAC", "a sealed frame lacks its prefix")
+            raise ProtocolError("bad-mac", "a sealed frame lacks its prefix")
         start, end = match.span(2)
         zeroed = payload[:start] + b"0" * 64 + payload[end:]
         if not hmac.compare_digest(mac(self.receive_key, zeroed).hex().encode(), match.group(2)):
-            raise ProtocolError("badMAC", "frame MAC does not verify")
+            raise ProtocolError("bad-mac", "frame MAC does not verify")
         if int(match.group(1)) != self.receive_seq:
             raise ProtocolError("replay", "seq %s, expected %d" % (match.group(1).decode(), self.receive_seq))
         self.receive_seq += 1
@@ -227,22 +245,22 @@ def connect(address, role, name, secret=None, addresses=(), capabilities=(), tim
     first = next_handshake_message()
     if secret is None:
         if first.get("type") != "welcome" or "proof" in first:
-            raise ProtocolError("unexpectedMessage", "expected an unauthenticated welcome, got %r" % first)
+            raise ProtocolError("unexpected-message", "expected an unauthenticated welcome, got %r" % first)
         link.peer = {key: first[key] for key in IDENTITY_KEYS}
         return link
     if first.get("type") != "challenge":
-        raise ProtocolError("unexpectedMessage", "expected a challenge, got %r" % first.get("type"))
+        raise ProtocolError("unexpected-message", "expected a challenge, got %r" % first.get("type"))
     responder_nonce = bytes.fromhex(first["nonce"])
     t_i = nonce + responder_nonce + identity_bytes(me)
     link.send({"type": "proof", "proof": mac(secret, b"cordis/1.2 initiator proof\x00" + t_i).hex()})
     welcome = next_handshake_message()
     if welcome.get("type") != "welcome" or "proof" not in welcome:
-        raise ProtocolError("unexpectedMessage", "expected a welcome with a proof, got %r" % welcome)
+        raise ProtocolError("unexpected-message", "expected a welcome with a proof, got %r" % welcome)
     peer = {key: welcome[key] for key in IDENTITY_KEYS}
     t = t_i + identity_bytes(peer)
     expected = mac(secret, b"cordis/1.2 responder proof\x00" + t).hex()
     if not hmac.compare_digest(expected, welcome["proof"]):
-        raise ProtocolError("badMAC", "the node's proof does not verify")
+        raise ProtocolError("bad-mac", "the node's proof does not verify")
     master = mac(secret, b"cordis/1.2 session\x00" + t)
     link.send_key = mac(master, b"cordis/1 frames initiator to responder")
     link.receive_key = mac(master, b"cordis/1 frames responder to initiator")

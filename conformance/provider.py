@@ -9,7 +9,7 @@ It links to the node at ADDR as a member (role `node`, no addresses of its own),
 until the counter reaches N (default 1: the consumer's `add(1)`), withdraws it, keeps serving while
 the node's consumers unload (their disposers may still call), waits for the `withdrawAck`, and
 leaves with `goodbye` and `leaving: true`. On the way it checks that a second life under its name is
-refused with `nameTaken`, and that an announcement of another interface version makes no proxy (the
+refused with `name-taken`, and that an announcement of another interface version makes no proxy (the
 consumer's `status` says why in `waiting`). It exits 0 when the counter is back at 0.
 """
 
@@ -42,10 +42,10 @@ def main():
         print("FAIL: a second link under the live name %s was accepted" % options.name, flush=True)
         return 1
     except wire.ProtocolError as error:
-        if error.code != "nameTaken":
-            print("FAIL: a second life of %s was refused with %s, not nameTaken" % (options.name, error.code), flush=True)
+        if error.code != "name-taken":
+            print("FAIL: a second life of %s was refused with %s, not name-taken" % (options.name, error.code), flush=True)
             return 1
-    print("ok: a second life under the same name is refused with nameTaken", flush=True)
+    print("ok: a second life under the same name is refused with name-taken", flush=True)
 
     # An announcement of another interface version makes no proxy: the consumer stays pending, and status
     # says why in its fiber's `waiting` map. Its withdrawal is acknowledged at once.

@@ -52,7 +52,7 @@ nonce="000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 seed hello '{"type":"hello","version":"1.0","role":"node","name":"a","incarnation":"a-1","addresses":["unix:/run/a.sock"],"capabilities":[],"nonce":"'"$nonce"'","auth":"none"}'
 seed challenge '{"type":"challenge","version":"1.0","role":"node","name":"b","incarnation":"b-7","addresses":[],"capabilities":[],"nonce":"'"$nonce"'"}'
 seed welcome '{"type":"welcome","proof":"'"$nonce"'"}'
-seed reject '{"type":"reject","code":"versionMismatch","reason":"x"}'
+seed reject '{"type":"reject","code":"version-mismatch","reason":"x"}'
 seed ping '{"type":"ping","id":17}'
 seed members '{"type":"members","members":[{"name":"a","addresses":["tcp:[::1]:7000"],"incarnation":"a-1"}]}'
 seed announce '{"type":"announce","service":"clock","realm":"blue","interface":"ClockAPI","interfaceVersion":"3f2a","node":"b","fiber":7}'

@@ -94,7 +94,7 @@ struct NodeRoleAdmissionTests {
             let a = try await cluster.start("a", entries: Self.entries, extra: ["--peer", bAddress])
             let reason = "its Unix socket is served by uid \(Self.stranger), neither this node's user nor root"
             #expect(await a.waitForLine(containing: "refused a link from b: \(reason)"))
-            #expect(await b.waitForLine(containing: "a said goodbye: notAdmitted: \(reason)"))
+            #expect(await b.waitForLine(containing: "a said goodbye: not-admitted: \(reason)"))
             #expect(!a.process.text.contains("linked to b"))
         }
     }

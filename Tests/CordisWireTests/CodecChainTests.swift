@@ -70,9 +70,12 @@ struct CodecChainTests {
         #expect(remote.code == "oversize")
     }
 
-    @Test("answers a frame of length zero as a protocol violation")
-    func zeroLengthIsAViolation() throws {
+    @Test("answers a frame of length zero as a protocol violation, its code spelled for the peer's version", arguments: [
+        (nil, "badLength"), ("1.4", "badLength"), ("1.5", "bad-length"),
+    ] as [(String?, String)])
+    func zeroLengthIsAViolation(version: String?, code: String) throws {
         var chain = Self.frames()
+        chain.peerVersion = version.flatMap(ProtocolVersion.init)
         let step = Self.receive(&chain, [0, 0, 0, 0])
         guard case .framing(let error, let notice)? = step.end else {
             Issue.record("no framing end")
@@ -83,7 +86,7 @@ struct CodecChainTests {
             Issue.record("the notice is not an error message")
             return
         }
-        #expect(remote.code == "badLength")
+        #expect(remote.code == code)
     }
 
     @Test("refuses a TLS ClientHello on a plain link with a plain reject, and only where it sniffs")

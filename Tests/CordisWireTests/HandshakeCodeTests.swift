@@ -33,6 +33,38 @@ struct HandshakeCodeTests {
         #expect(rejection?.code == "invalidField")
     }
 
+    @Test("a refusal spells its code for the peer: lower-case words joined by - to 1.5 and later, camelCase to 1.4 and earlier or before its hello is read", arguments: [
+        ("1.5", "bad name", "invalid-name"), ("1.9", "bad name", "invalid-name"), ("2.0", "a", "version-mismatch"),
+        ("1.4", "bad name", "invalidName"), ("1.0", "bad name", "invalidName"), ("0.9", "a", "versionMismatch"),
+    ])
+    func spelledForThePeer(version: String, name: String, code: String) throws {
+        let json = #"{"type":"hello","version":"\#(version)","role":"node","name":"\#(name)","incarnation":"i","addresses":[],"capabilities":[],"nonce":"\#(WireFixtures.hexA)","auth":"none"}"#
+        let (error, rejection) = try refusal(of: json)
+        #expect(rejection?.code == code)
+        #expect(error.map { WireError.Code(wire: code) == $0.code } == true)
+        let (notJSON, beforeHello) = try refusal(of: "{nope")
+        #expect(notJSON?.code == .malformedJSON && beforeHello?.code == "malformedJSON")
+    }
+
+    @Test("a code reads the same in either spelling, and other text is kept as it is")
+    func eitherSpelling() {
+        let codes: [WireError.Code] = [
+            .badLength, .malformedJSON, .invalidUTF8, .notAnObject, .missingType, .invalidField, .unknownType,
+            .versionMismatch, .unexpectedMessage, .badMAC, .authenticationRequired, .invalidName, .notAdmitted,
+            .nameTaken, .tlsRequired, .tlsNotConfigured, .oversize, .replay, .truncated,
+        ]
+        let older = ProtocolVersion(major: 1, minor: 4)
+        for code in codes {
+            #expect(WireError.Code(wire: code.rawValue) == code)
+            #expect(WireError.Code(wire: code.spelled(for: older)) == code)
+            #expect(code.spelled(for: .current) == code.rawValue)
+            #expect(code.rawValue.allSatisfy { $0 == "-" || $0.isLowercase || $0.isNumber }, "\(code)")
+        }
+        #expect(WireError.Code.badMAC.spelled(for: older) == "badMAC")
+        #expect(WireError.Code.invalidUTF8.spelled(for: nil) == "invalidUTF8")
+        #expect(WireError.Code(wire: "someday-code") == WireError.Code(rawValue: "someday-code"))
+    }
+
     @Test("canonical versions parse and print as written", arguments: ["0.0", "1.0", "1.3", "10.20", "999999.999999"])
     func canonicalVersion(version: String) {
         #expect(ProtocolVersion(version)?.description == version)

@@ -87,9 +87,9 @@ struct HandshakeDisclosureTests {
         #expect(welcome.proof != nil)
     }
 
-    @Test("the protocol version is 1.4")
+    @Test("the protocol version is 1.5")
     func versionIsBumped() {
-        #expect(ProtocolVersion.current == ProtocolVersion(major: 1, minor: 4))
+        #expect(ProtocolVersion.current == ProtocolVersion(major: 1, minor: 5))
     }
 
     @Test("a 60 KB number in a hello is not echoed back in the reject", arguments: ["number", "key", "name", "type"])

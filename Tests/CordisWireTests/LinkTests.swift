@@ -11,9 +11,12 @@ struct LinkTests {
     static let secretA = try! ClusterSecrets(proving: ClusterSecret(bytes: Array("a-cluster-secret-of-at-least-32-bytes!".utf8)))
     static let secretB = try! ClusterSecrets(proving: ClusterSecret(bytes: Array("another-secret-that-is-long-enough-too".utf8)))
 
-    static func configuration(_ name: String, secrets: ClusterSecrets?) -> HandshakeConfiguration {
+    static func configuration(
+        _ name: String, secrets: ClusterSecrets?, version: ProtocolVersion = .current
+    ) -> HandshakeConfiguration {
         HandshakeConfiguration(
-            identity: PeerIdentity(role: .node, name: name, incarnation: "\(name)-1", addresses: ["unix:/run/\(name).sock"]),
+            identity: PeerIdentity(
+                version: version, role: .node, name: name, incarnation: "\(name)-1", addresses: ["unix:/run/\(name).sock"]),
             secrets: secrets)
     }
 
@@ -24,7 +27,9 @@ struct LinkTests {
     }
 
     /// A listener, a dialling link and the accepted link, with the handshake done on both sides.
-    func linked(tcp: Bool, secrets: ClusterSecrets?, clientOptions: LinkOptions = LinkOptions()) async throws -> Linked {
+    func linked(
+        tcp: Bool, secrets: ClusterSecrets?, clientOptions: LinkOptions = LinkOptions(), clientVersion: ProtocolVersion = .current
+    ) async throws -> Linked {
         let loop = try EventLoop()
         let address: Address = tcp ? .tcp(host: "127.0.0.1", port: 0) : .unix(path: try temporaryFolder() + "/l.sock")
         let listener = try loop.listen(on: address)
@@ -34,7 +39,8 @@ struct LinkTests {
         }
         let client = try await withDeadline("client handshake") {
             try await Link.connect(
-                to: listener.address, on: loop, configuration: Self.configuration("a", secrets: secrets), options: clientOptions)
+                to: listener.address, on: loop, configuration: Self.configuration("a", secrets: secrets, version: clientVersion),
+                options: clientOptions)
         }
         let server = try await withDeadline("server handshake") { try await serverTask.value }
         return Linked(loop: loop, client: client, server: server)
@@ -213,7 +219,7 @@ struct LinkTests {
         let reason = try await withDeadline("server closes") { await server.closed() }
         #expect(reason?.code == .protocolViolation)
         if attack == "tamper" {
-            #expect(reason?.message.contains("badMAC") == true)
+            #expect(reason?.message.contains("bad-mac") == true)
         } else {
             #expect(reason?.message.contains("replay") == true)
         }
@@ -304,9 +310,11 @@ struct LinkTests {
         #expect(rest == [Self.call(8), .goodbye(reason: "done")])
     }
 
-    @Test("An unknown message type gets an error reply and the link stays up")
-    func unknownTypeGetsErrorReply() async throws {
-        let link = try await linked(tcp: false, secrets: Self.secretA)
+    @Test("An unknown message type gets an error reply, its code spelled for the peer's version, and the link stays up", arguments: [
+        ("1.5", "unknown-type"), ("1.4", "unknownType"), ("1.2", "unknownType"),
+    ])
+    func unknownTypeGetsErrorReply(version: String, code: String) async throws {
+        let link = try await linked(tcp: false, secrets: Self.secretA, clientVersion: try #require(ProtocolVersion(version)))
         defer { Task { await link.loop.shutdown() } }
         let strange = try WireMessage(frame: Frame(payload: bytes(#"{"type":"frobnicate","x":1}"#)))
         try await link.client.send(strange)
@@ -315,7 +323,7 @@ struct LinkTests {
             Issue.record("expected an error reply, got \(String(describing: reply))")
             return
         }
-        #expect(error.code == "unknownType")
+        #expect(error.code == code)
         #expect(error.message.contains("frobnicate"))
         try await link.client.send(Self.call(9))
         let next = try await withDeadline("next message") { try await nextMessage(link.server) }
@@ -372,7 +380,7 @@ struct LinkTests {
         try await raw.send(bytes(#"{"type":"call","id":1,"#))
         let reason = try await withDeadline("server closes") { await server.closed() }
         #expect(reason?.code == .protocolViolation)
-        #expect(reason?.message.contains("malformedJSON") == true)
+        #expect(reason?.message.contains("malformed-json") == true)
     }
 
     @Test("A peer that sends nothing fails the handshake at its deadline")

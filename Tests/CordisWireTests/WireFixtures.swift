@@ -53,8 +53,8 @@ enum WireFixtures {
             name: "welcome with identity", message: .welcome(Welcome(identity: nodeB)),
             json: #"{"type":"welcome","version":"1.2","role":"node","name":"b","incarnation":"b-7","addresses":["tcp:10.0.0.2:7000"],"capabilities":[]}"#),
         MessageFixture(
-            name: "reject", message: .reject(Rejection(code: "versionMismatch", reason: "speak 1.x")),
-            json: #"{"type":"reject","code":"versionMismatch","reason":"speak 1.x"}"#),
+            name: "reject", message: .reject(Rejection(code: "version-mismatch", reason: "speak 1.x")),
+            json: #"{"type":"reject","code":"version-mismatch","reason":"speak 1.x"}"#),
         MessageFixture(name: "ping", message: .ping(id: 17), json: #"{"type":"ping","id":17}"#),
         MessageFixture(name: "pong", message: .pong(id: 17), json: #"{"type":"pong","id":17}"#),
         MessageFixture(
@@ -89,8 +89,8 @@ enum WireFixtures {
             name: "error", message: .error(RemoteError(id: 42, code: "withdrawn", message: "provider left")),
             json: #"{"type":"error","id":42,"code":"withdrawn","message":"provider left"}"#),
         MessageFixture(
-            name: "link error", message: WireMessage.unknownTypeReply(to: "status"),
-            json: #"{"type":"error","code":"unknownType","message":"unknown message type \"status\""}"#),
+            name: "link error", message: WireMessage.unknownTypeReply(to: "status", version: .current),
+            json: #"{"type":"error","code":"unknown-type","message":"unknown message type \"status\""}"#),
         MessageFixture(name: "cancel", message: .cancel(id: 42), json: #"{"type":"cancel","id":42}"#),
         MessageFixture(
             name: "goodbye", message: .goodbye(reason: "shutting down"),

@@ -58,7 +58,7 @@ struct WireMessageTests {
         #expect(message == .call(RemoteCall(id: 1, service: "s", realm: nil, method: "m", args: [:])))
     }
 
-    @Test("an unknown type decodes as unknown and gets an unknownType error reply")
+    @Test("an unknown type decodes as unknown and gets an unknown-type error reply, spelled unknownType for a peer before 1.5")
     func unknownTypeIsDecodable() throws {
         let message = try WireMessage(frame: Frame(payload: Array(#"{"type":"relay","to":"c"}"#.utf8)))
         guard case .unknown(let type, let body) = message else {
@@ -67,12 +67,16 @@ struct WireMessageTests {
         }
         #expect(type == "relay")
         #expect(body["to"] == "c")
-        guard case .error(let reply) = WireMessage.unknownTypeReply(to: type) else {
+        guard case .error(let reply) = WireMessage.unknownTypeReply(to: type, version: .current),
+              case .error(let older) = WireMessage.unknownTypeReply(to: type, version: ProtocolVersion(major: 1, minor: 4))
+        else {
             Issue.record("expected an error reply")
             return
         }
         #expect(reply.id == nil)
-        #expect(reply.code == WireError.Code.unknownType.rawValue)
+        #expect(reply.code == "unknown-type")
+        #expect(older.code == "unknownType")
+        #expect(WireError.Code(wire: older.code) == .unknownType)
     }
 
     func decodeAll(_ stream: [UInt8], chunks: [Int]) throws -> [WireMessage] {

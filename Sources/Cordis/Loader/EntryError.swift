@@ -10,20 +10,20 @@ public struct EntryError: Error, Sendable, Hashable, CustomStringConvertible {
         public var description: String { rawValue }
 
         /// A field has the wrong JSON type or value.
-        public static let invalidField = Code(rawValue: "invalidField")
+        public static let invalidField = Code(rawValue: "invalid-field")
         /// A required field is absent.
-        public static let missingField = Code(rawValue: "missingField")
+        public static let missingField = Code(rawValue: "missing-field")
         /// An id that is not 1–64 characters of `A-Z a-z 0-9 . _ -`.
-        public static let invalidID = Code(rawValue: "invalidID")
+        public static let invalidID = Code(rawValue: "invalid-id")
         /// Two entries in the tree share an id.
-        public static let duplicateID = Code(rawValue: "duplicateID")
+        public static let duplicateID = Code(rawValue: "duplicate-id")
         /// The file declares a version this build does not read.
-        public static let unsupportedVersion = Code(rawValue: "unsupportedVersion")
+        public static let unsupportedVersion = Code(rawValue: "unsupported-version")
         /// The tree breaks a limit of `EntryTreeLimits` (groups nested too deep, too many entries, a
         /// value nested too deep for the file to be read back).
-        public static let limitExceeded = Code(rawValue: "limitExceeded")
+        public static let limitExceeded = Code(rawValue: "limit-exceeded")
         /// The document is neither `{"version": …, "entries": […]}` nor an array of entries.
-        public static let invalidDocument = Code(rawValue: "invalidDocument")
+        public static let invalidDocument = Code(rawValue: "invalid-document")
     }
 
     /// The kind of problem.

@@ -12,11 +12,11 @@ public struct EntryStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         /// The file is not valid JSON.
         public static let unparsable = Code(rawValue: "unparsable")
         /// The file is JSON but not a valid entry tree (see `EntryError`).
-        public static let invalidEntries = Code(rawValue: "invalidEntries")
+        public static let invalidEntries = Code(rawValue: "invalid-entries")
         /// The file, or the tree to save, breaks a limit of `EntryTreeLimits`.
-        public static let limitExceeded = Code(rawValue: "limitExceeded")
+        public static let limitExceeded = Code(rawValue: "limit-exceeded")
         /// The new tree could not be written; the old file is unchanged.
-        public static let saveFailed = Code(rawValue: "saveFailed")
+        public static let saveFailed = Code(rawValue: "save-failed")
         /// A custom `EntryStore` implements neither of its two pairs of `load` and `save`.
         public static let incomplete = Code(rawValue: "incomplete")
     }

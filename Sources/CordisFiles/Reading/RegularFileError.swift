@@ -3,9 +3,9 @@ package struct RegularFileError: Error, Sendable, Hashable, CustomStringConverti
     /// The kind of problem.
     package enum Code: String, Sendable, Hashable {
         /// A folder, FIFO, socket or device.
-        case notRegular
+        case notRegular = "not-regular"
         /// Larger than the reader's limit.
-        case tooLarge
+        case tooLarge = "too-large"
         /// Cannot be opened, inspected or read (permissions, I/O).
         case unreadable
     }

@@ -14,7 +14,7 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
         public var description: String { rawValue }
 
         /// The value does not decode as the type asks.
-        public static let invalidConfig = Code(rawValue: "invalidConfig")
+        public static let invalidConfig = Code(rawValue: "invalid-config")
     }
 
     /// One problem at one place in the value.
@@ -26,13 +26,13 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
             public var description: String { rawValue }
 
             /// The value has the wrong JSON type (`expected integer, got string`).
-            public static let typeMismatch = Code(rawValue: "typeMismatch")
+            public static let typeMismatch = Code(rawValue: "type-mismatch")
             /// A key the type does not read.
-            public static let unknownKey = Code(rawValue: "unknownKey")
+            public static let unknownKey = Code(rawValue: "unknown-key")
             /// A key the type requires is absent.
-            public static let missingKey = Code(rawValue: "missingKey")
+            public static let missingKey = Code(rawValue: "missing-key")
             /// The value has the right JSON type but is refused (out of range, not a known case…).
-            public static let invalidValue = Code(rawValue: "invalidValue")
+            public static let invalidValue = Code(rawValue: "invalid-value")
         }
 
         /// The kind of problem.

@@ -10,25 +10,25 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
         public var description: String { rawValue }
 
         /// A byte that cannot start or continue the value at that place.
-        public static let unexpectedCharacter = Code(rawValue: "unexpectedCharacter")
+        public static let unexpectedCharacter = Code(rawValue: "unexpected-character")
         /// The input ended inside a value.
-        public static let unexpectedEnd = Code(rawValue: "unexpectedEnd")
+        public static let unexpectedEnd = Code(rawValue: "unexpected-end")
         /// A number that breaks the JSON grammar (leading zero, missing digits).
-        public static let invalidNumber = Code(rawValue: "invalidNumber")
+        public static let invalidNumber = Code(rawValue: "invalid-number")
         /// A number too large for a `Double`.
-        public static let numberOutOfRange = Code(rawValue: "numberOutOfRange")
+        public static let numberOutOfRange = Code(rawValue: "number-out-of-range")
         /// An unknown backslash escape, or a `\u` escape without four hex digits.
-        public static let invalidEscape = Code(rawValue: "invalidEscape")
+        public static let invalidEscape = Code(rawValue: "invalid-escape")
         /// A `\u` escape that is an unpaired UTF-16 surrogate.
-        public static let loneSurrogate = Code(rawValue: "loneSurrogate")
+        public static let loneSurrogate = Code(rawValue: "lone-surrogate")
         /// A byte sequence that is not UTF-8.
-        public static let invalidUTF8 = Code(rawValue: "invalidUTF8")
+        public static let invalidUTF8 = Code(rawValue: "invalid-utf8")
         /// A raw control character (below U+0020) inside a string.
-        public static let controlCharacter = Code(rawValue: "controlCharacter")
+        public static let controlCharacter = Code(rawValue: "control-character")
         /// An object with the same key twice.
-        public static let duplicateKey = Code(rawValue: "duplicateKey")
+        public static let duplicateKey = Code(rawValue: "duplicate-key")
         /// Arrays and objects nested deeper than the parser's limit.
-        public static let depthLimitExceeded = Code(rawValue: "depthLimitExceeded")
+        public static let depthLimitExceeded = Code(rawValue: "depth-limit-exceeded")
     }
 
     /// The kind of problem.

@@ -15,30 +15,30 @@ public struct NodeOptionsError: Error, Sendable, CustomStringConvertible {
         public var description: String { rawValue }
 
         /// A flag that `cordis-node` does not have.
-        public static let unknownFlag = Code(rawValue: "unknownFlag")
+        public static let unknownFlag = Code(rawValue: "unknown-flag")
         /// A flag that takes a value is the last argument, or is followed by another flag.
-        public static let missingValue = Code(rawValue: "missingValue")
+        public static let missingValue = Code(rawValue: "missing-value")
         /// A flag that takes no value was given one (`--help=yes`).
-        public static let unexpectedValue = Code(rawValue: "unexpectedValue")
+        public static let unexpectedValue = Code(rawValue: "unexpected-value")
         /// An argument that is not a flag; `cordis-node` takes none.
-        public static let unexpectedArgument = Code(rawValue: "unexpectedArgument")
+        public static let unexpectedArgument = Code(rawValue: "unexpected-argument")
         /// A flag that takes one value was given twice, or a list flag more often than it may be.
-        public static let repeatedFlag = Code(rawValue: "repeatedFlag")
+        public static let repeatedFlag = Code(rawValue: "repeated-flag")
         /// A value that does not fit its flag or config key (a bad duration, address, name...).
-        public static let invalidValue = Code(rawValue: "invalidValue")
+        public static let invalidValue = Code(rawValue: "invalid-value")
         /// A required setting (`--name`, `--entries`) is missing.
-        public static let missingSetting = Code(rawValue: "missingSetting")
+        public static let missingSetting = Code(rawValue: "missing-setting")
         /// Settings that are fine alone but not together (a TCP listener without a secret, a wildcard
         /// listener without `--advertise`, a heartbeat timeout shorter than the interval...).
         public static let conflict = Code(rawValue: "conflict")
         /// The `--config` file could not be read.
-        public static let configUnreadable = Code(rawValue: "configUnreadable")
+        public static let configUnreadable = Code(rawValue: "config-unreadable")
         /// The `--config` file is not JSON, or not a JSON object.
-        public static let configSyntax = Code(rawValue: "configSyntax")
+        public static let configSyntax = Code(rawValue: "config-syntax")
         /// The `--config` file has a key that is not a setting.
-        public static let unknownKey = Code(rawValue: "unknownKey")
+        public static let unknownKey = Code(rawValue: "unknown-key")
         /// A `--config` key holds a JSON value of the wrong type.
-        public static let wrongType = Code(rawValue: "wrongType")
+        public static let wrongType = Code(rawValue: "wrong-type")
     }
 
     /// The exit code of bad usage (`EX_USAGE`).

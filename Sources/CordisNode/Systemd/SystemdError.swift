@@ -18,11 +18,11 @@ public struct SystemdError: Error, Sendable, Equatable, CustomStringConvertible 
         public var description: String { rawValue }
 
         /// `sd_notify` failed: `NOTIFY_SOCKET` is malformed, or its socket cannot be reached.
-        public static let notifyFailed = Code(rawValue: "notifyFailed")
+        public static let notifyFailed = Code(rawValue: "notify-failed")
         /// `LISTEN_PID`, `LISTEN_FDS` or `LISTEN_FDNAMES` is malformed, or a passed descriptor is not open.
-        public static let invalidActivation = Code(rawValue: "invalidActivation")
+        public static let invalidActivation = Code(rawValue: "invalid-activation")
         /// libsystemd (`libsystemd.so.0`) is needed, because systemd runs the node, and cannot be loaded.
-        public static let libraryUnavailable = Code(rawValue: "libraryUnavailable")
+        public static let libraryUnavailable = Code(rawValue: "library-unavailable")
     }
 
     /// What kind of failure this is.

@@ -1,3 +1,4 @@
+import CordisJSON
 /// The handshake of one link (a `Link` runs it; see docs/wire-protocol.md for its messages). Public for
 /// `Handshake.Side`, which end of it a link was, and `maxFrameSize`, the largest frame it accepts.
 ///
@@ -50,6 +51,9 @@ public struct Handshake: Sendable {
     private let configuration: HandshakeConfiguration
     private let nonce: [UInt8]
     private var state: State = .idle
+    /// The version the peer said it speaks, once its `hello` or `welcome` was read: a `reject` spells its
+    /// code for it.
+    private var peerVersion: ProtocolVersion?
 
     /// A handshake with a fresh random nonce; throws `.crypto` when no randomness is available.
     package init(side: Side, configuration: HandshakeConfiguration, overTLS: Bool = false) throws(WireError) {
@@ -100,18 +104,36 @@ public struct Handshake: Sendable {
         do throws(WireError) {
             return receive(try WireMessage(frame: frame))
         } catch {
+            // A hello or welcome refused as it is read (a bad name, another major) may still say its
+            // version, which the `reject` is spelled for.
+            peerVersion = peerVersion ?? Self.statedVersion(in: frame)
             return fail(error, tell: true)
         }
+    }
+
+    /// The `version` the message in `frame` states, when it is a JSON object with a well-written one.
+    private static func statedVersion(in frame: Frame) -> ProtocolVersion? {
+        let parsed = frame.payload.withUnsafeBytes { try? JSONParser().parse($0) }
+        guard case .object(let object)? = parsed, case .string(let text)? = object["version"] else { return nil }
+        return ProtocolVersion(text)
     }
 
     /// Handles the next message from the peer.
     package mutating func receive(_ message: WireMessage) -> HandshakeStep {
         if case .idle = state { _ = start() }
-        if case .reject(let rejection) = message {
+        switch message {
+        case .reject(let rejection):
             return fail(
-                WireError(.rejected, "peer refused the handshake (\(rejection.code)): \(rejection.reason)",
-                          messageType: "reject"),
+                WireError(
+                    .rejected, "peer refused the handshake (\(WireError.Code(wire: rejection.code))): \(rejection.reason)",
+                    messageType: "reject"),
                 tell: false)
+        case .hello(let hello):
+            peerVersion = hello.identity.version
+        case .welcome(let welcome):
+            peerVersion = welcome.identity?.version ?? peerVersion
+        default:
+            break
         }
         do throws(WireError) {
             switch (state, message) {
@@ -368,7 +390,7 @@ public struct Handshake: Sendable {
 
     private func admit(_ peer: PeerIdentity) throws(WireError) {
         if let rejection = configuration.admit?(peer) {
-            throw WireError(WireError.Code(rawValue: rejection.code), rejection.reason)
+            throw WireError(WireError.Code(wire: rejection.code), rejection.reason)
         }
     }
 
@@ -382,7 +404,7 @@ public struct Handshake: Sendable {
         case .badMAC: reason = "authentication failed"
         default: reason = BoundedText.clip(error.message, limit: Rejection.maximumReasonLength)
         }
-        let code = BoundedText.clip(error.code.rawValue, limit: 64)
+        let code = BoundedText.clip(error.code.spelled(for: peerVersion), limit: 64)
         let bounded = WireError(
             error.code, BoundedText.clip(error.message, limit: 1024), offset: error.offset,
             messageType: error.messageType.map { BoundedText.clip($0, limit: 64) })

@@ -25,7 +25,7 @@ public struct HandshakeResult: Sendable, Hashable {
 
     /// A codec for the link's frames after the handshake (MACed and sequenced when authenticated).
     package func sessionCodec(maxFrameSize: Int = Frame.defaultMaxSize) -> SessionCodec {
-        SessionCodec(keys: keys, maxFrameSize: maxFrameSize)
+        SessionCodec(keys: keys, maxFrameSize: maxFrameSize, version: version)
     }
 }
 

@@ -8,9 +8,13 @@ package struct SessionCodec: Sendable {
     package var encoder: FrameEncoder
     private var sealer: FrameSealer?
     private var opener: FrameOpener?
+    /// The protocol version the two sides agreed on (the older of theirs): link-level codes sent are
+    /// spelled for it.
+    package let version: ProtocolVersion
 
-    /// A codec with the given frame keys (nil: unauthenticated) and frame limit.
-    package init(keys: SessionKeys?, maxFrameSize: Int = Frame.defaultMaxSize) {
+    /// A codec with the given frame keys (nil: unauthenticated), frame limit and agreed version.
+    package init(keys: SessionKeys?, maxFrameSize: Int = Frame.defaultMaxSize, version: ProtocolVersion = .current) {
+        self.version = version
         encoder = FrameEncoder(maxFrameSize: maxFrameSize)
         sealer = keys.map { FrameSealer(key: $0.sending) }
         opener = keys.map { FrameOpener(key: $0.receiving) }
@@ -42,7 +46,7 @@ package struct SessionCodec: Sendable {
     ///
     /// Throws `.badMAC` or `.replay` for a frame that fails authentication, or a decoding error (see
     /// `WireMessage.init(frame:)`). An unknown type decodes as `.unknown`: answer it with
-    /// `WireMessage.unknownTypeReply(to:)`.
+    /// `WireMessage.unknownTypeReply(to:version:)`.
     package mutating func decode(_ frame: Frame) throws(WireError) -> WireMessage {
         guard var opener else { return try WireMessage(frame: frame) }
         defer { self.opener = opener }

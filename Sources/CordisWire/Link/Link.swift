@@ -327,7 +327,8 @@ public final class Link: Sendable {
         case handshakeFailed([WireMessage], WireError)
         case answer(WireMessage)
         case offer(WireMessage, to: PendingCalls)
-        case refuse(WireError)
+        /// Closes the link, telling the peer the error's code spelled for the agreed version.
+        case refuse(WireError, version: ProtocolVersion)
     }
 
     /// Runs on the loop thread for every inbound frame: drives the handshake, then verifies and
@@ -372,7 +373,7 @@ public final class Link: Sendable {
                     case .pong where !options.deliversPongs:
                         return .verdict(.consume)
                     case .unknown(let type, _):
-                        return .answer(WireMessage.unknownTypeReply(to: type))
+                        return .answer(WireMessage.unknownTypeReply(to: type, version: codec.version))
                     case .result, .error:
                         guard let answers = state.answers else { return .verdict(.decoded(message)) }
                         return .offer(message, to: answers)
@@ -383,9 +384,11 @@ public final class Link: Sendable {
                     state.phase = .finished
                     if error.code == .badMAC, case .error(let notice)? = try? WireMessage(frame: frame) {
                         // The peer's transport refused something before closing: report its reason.
-                        return .refuse(WireError(.rejected, "peer closed the link (\(notice.code)): \(notice.message)"))
+                        return .refuse(
+                            WireError(.rejected, "peer closed the link (\(WireError.Code(wire: notice.code))): \(notice.message)"),
+                            version: codec.version)
                     }
-                    return .refuse(error)
+                    return .refuse(error, version: codec.version)
                 }
             }
         }
@@ -399,7 +402,7 @@ public final class Link: Sendable {
             sendPlain(send)
             sending.withLock { $0.codec = codec }
             connection.setMaxFrameSize(options.maxFrameSize)
-            connection.markEstablished()
+            connection.markEstablished(peerVersion: result.version)
             tell(told, .success(result))
             return .consume
         case .handshakeFailed(let send, let error):
@@ -422,9 +425,10 @@ public final class Link: Sendable {
         case .offer(let message, let calls):
             // Resumes the caller outside the lock; an `error` without an id answers no call.
             return calls.receive(message) ? .consume : .decoded(message)
-        case .refuse(let error):
+        case .refuse(let error, let version):
             if error.code != .rejected {
-                try? enqueue(.error(RemoteError(id: nil, code: error.code.rawValue, message: BoundedText.clip(error.message))))
+                try? enqueue(.error(RemoteError(
+                    id: nil, code: error.code.spelled(for: version), message: BoundedText.clip(error.message))))
             }
             return .close(TransportError(.protocolViolation, "connection \(connection.id): \(error)"))
         }

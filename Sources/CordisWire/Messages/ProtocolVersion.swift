@@ -1,8 +1,8 @@
 /// A wire protocol version, `MAJOR.MINOR`: peers with different majors cannot talk.
 ///
-/// Written on the wire as the string `"1.4"`: decimal, without leading zeros. A minor increase only adds
+/// Written on the wire as the string `"1.5"`: decimal, without leading zeros. A minor increase only adds
 /// optional members, message types, commands, codes or capabilities, which older peers ignore or answer
-/// with an `error` of code `unknownType` (or a `response` of code `unknown-command`); anything an older
+/// with an `error` of code `unknown-type` (or a `response` of code `unknown-command`); anything an older
 /// peer would misread needs a new major version.
 public struct ProtocolVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Incompatible changes increase the major version.
@@ -17,7 +17,7 @@ public struct ProtocolVersion: Sendable, Hashable, Comparable, CustomStringConve
     }
 
     /// The version this library speaks.
-    public static let current = ProtocolVersion(major: 1, minor: 4)
+    public static let current = ProtocolVersion(major: 1, minor: 5)
 
     /// Parses `"MAJOR.MINOR"` (digits only, each at most 6 of them, no leading zeros), or nil: a version is
     /// written one way only, since the handshake's transcript covers it as sent.

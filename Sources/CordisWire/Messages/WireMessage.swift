@@ -85,10 +85,11 @@ public enum WireMessage: Sendable, Hashable {
         }
     }
 
-    /// The reply a link sends to a message of unknown type after the handshake.
-    package static func unknownTypeReply(to type: String) -> WireMessage {
+    /// The reply a link sends to a message of unknown type after the handshake, with its code spelled
+    /// for the version agreed with the peer.
+    package static func unknownTypeReply(to type: String, version: ProtocolVersion) -> WireMessage {
         .error(RemoteError(
-            id: nil, code: WireError.Code.unknownType.rawValue,
+            id: nil, code: WireError.Code.unknownType.spelled(for: version),
             message: "unknown message type \"\(type.prefix(64))\""))
     }
 }

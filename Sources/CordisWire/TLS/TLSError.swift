@@ -14,9 +14,9 @@ public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The peer's certificate did not verify against the CA (other CA, expired, not yet valid).
         public static let certificate = Code(rawValue: "certificate")
         /// The peer sent no certificate.
-        public static let noCertificate = Code(rawValue: "noCertificate")
+        public static let noCertificate = Code(rawValue: "no-certificate")
         /// The certificate names another node or operator than expected, or no Cordis name.
-        public static let wrongName = Code(rawValue: "wrongName")
+        public static let wrongName = Code(rawValue: "wrong-name")
         /// The handshake or the session failed (bad bytes, alert from the peer, protocol error).
         public static let handshake = Code(rawValue: "handshake")
         /// The session was closed by the peer.

@@ -100,7 +100,7 @@ package final class TLSStreamFilter: StreamFilter {
     /// A framed `reject` for a peer that dialled without TLS.
     private static let plainRefusal: [UInt8] = {
         let notice = WireMessage.reject(Rejection(
-            code: "tlsRequired",
+            code: WireError.Code.tlsRequired.spelled(for: nil),
             reason: "this node requires TLS on TCP and the dialling side has no TLS configured "
                 + "(give it --tls-cert, --tls-key and --tls-ca)")).encoded
         var framed: [UInt8] = []

@@ -49,6 +49,9 @@ package struct CodecChain {
     package private(set) var bytesReceived = 0
     /// The whole frames (or raw reads) taken so far.
     package private(set) var payloadsReceived = 0
+    /// The protocol version agreed with the peer, once the handshake told it: the code of an error frame
+    /// is spelled for it (nil: not known, the spelling every version reads).
+    package var peerVersion: ProtocolVersion?
 
     /// A chain with `framing`, an optional stream filter, and the plain-link ClientHello check.
     package init(framing: Framing, streamFilter: (any StreamFilter)? = nil, sniffsTLS: Bool) {
@@ -142,14 +145,16 @@ package struct CodecChain {
             step.end = .framing(
                 TransportError(error.code == .oversize ? .frameTooLarge : .protocolViolation, "connection \(id): \(error.message)"),
                 notice: Self.framed(WireMessage.error(
-                    RemoteError(id: nil, code: error.code.rawValue, message: BoundedText.clip(error.message))).encoded))
+                    RemoteError(
+                        id: nil, code: error.code.spelled(for: peerVersion),
+                        message: BoundedText.clip(error.message))).encoded))
         }
     }
 
     /// A framed `reject` for a peer that opened with TLS on a plain link: in plain bytes, so its TLS
     /// layer can tell that this side has no TLS.
     package static let noTLSRefusal: [UInt8] = framed(WireMessage.reject(Rejection(
-        code: "tlsNotConfigured", reason: "this node has no TLS configured; it runs with a secret or --insecure")).encoded)
+        code: WireError.Code.tlsNotConfigured.spelled(for: nil), reason: "this node has no TLS configured; it runs with a secret or --insecure")).encoded)
 
     private static func framed(_ payload: [UInt8]) -> [UInt8] {
         var framed: [UInt8] = []

@@ -315,11 +315,13 @@ public final class Connection: Sendable, DeferredWriter {
 
     /// Marks the handshake complete: cancels the handshake deadline and lifts the pre-handshake
     /// bounds (the frame size to `maxFrameSize` unless `setMaxFrameSize` chose one, the inbound
-    /// queue to `inboundQueueFrames` and `inboundQueueBytes`).
-    package func markEstablished() {
+    /// queue to `inboundQueueFrames` and `inboundQueueBytes`). `peerVersion`, the protocol version agreed
+    /// with the peer, spells the codes of the error frames sent from now on.
+    package func markEstablished(peerVersion: ProtocolVersion? = nil) {
         let (timer, callbacks, resume) = state.withLock { state -> (UInt64?, [@Sendable () -> Void], Bool) in
             guard state.phase == .handshaking else { return (nil, [], false) }
             state.phase = .established
+            state.codec.peerVersion = peerVersion
             let resume = state.inbound.setBounds(maxItems: limits.inboundQueueFrames, maxBytes: limits.inboundQueueBytes)
             if !state.frameSizeChosen { state.codec.maxFrameSize = limits.maxFrameSize }
             let callbacks = state.establishedCallbacks
