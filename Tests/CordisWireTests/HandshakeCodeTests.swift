@@ -46,6 +46,16 @@ struct HandshakeCodeTests {
         #expect(notJSON?.code == .malformedJSON && beforeHello?.code == "malformedJSON")
     }
 
+    @Test("a reject received names the peer's code in either spelling", arguments: ["tlsRequired", "tls-required"])
+    func rejectNamesThePeersCode(code: String) throws {
+        var initiator = try Handshake(side: .initiator, configuration: configuration(a, secrets: nil))
+        _ = initiator.start()
+        let step = initiator.receive(.reject(Rejection(code: code, reason: "this node requires TLS")))
+        #expect(step.error?.code == .rejected)
+        #expect(step.error?.peerCode == .tlsRequired)
+        #expect(step.error?.message.contains("(tls-required)") == true)
+    }
+
     @Test("a code reads the same in either spelling, and other text is kept as it is")
     func eitherSpelling() {
         let codes: [WireError.Code] = [

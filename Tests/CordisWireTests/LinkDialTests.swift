@@ -39,18 +39,20 @@ struct LinkDialTests {
         let held = DispatchSemaphore(value: 0)
         executor.queue.async { _ = held.wait(timeout: .now() + 30) }
         let peer = server.accept()
-        // The server reads the hello's length prefix well before the task's thread is free again.
+        // The server reads the hello's length prefix while the task's thread is still held. The deadline
+        // only bounds a failure: it stays below the hold's own bound, so a hello that waited for the
+        // task's thread would not arrive before it.
         var flags = fcntl(peer, F_GETFL)
         flags |= O_NONBLOCK
         _ = fcntl(peer, F_SETFL, flags)
         var received = 0
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = ContinuousClock.now + .seconds(2)
+        let deadline = ContinuousClock.now + .seconds(20)
         while received < 4, ContinuousClock.now < deadline {
             let count = Glibc.read(peer, &buffer, buffer.count)
             if count > 0 { received += count } else { await Task.yield() }
         }
-        #expect(received >= 4, "no hello within 2 s of the connect")
+        #expect(received >= 4, "no hello within 20 s of the connect, while the dialling task's thread was held")
         held.signal()
         Glibc.close(peer)
         _ = await dialling.result

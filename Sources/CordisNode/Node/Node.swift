@@ -417,7 +417,7 @@ public final class Node {
     /// is logged as a warning rather than as a routine redial.
     nonisolated static func tlsRefusal(_ error: any Error) -> String? {
         if let error = error as? TransportError, error.code == .tls { return error.message }
-        if let error = error as? WireError, error.code == .rejected, error.message.contains("(tlsRequired)") {
+        if let error = error as? WireError, error.code == .rejected, error.peerCode == .tlsRequired {
             return error.message + " (this node has no TLS configured)"
         }
         return nil
@@ -514,7 +514,7 @@ public final class Node {
                 throttle.log(
                     .warn, kind: "notAdmitted", "refused a link from \(session.identity.name): \(reason)",
                     fields: [("CORDIS_PEER", session.identity.name)])
-                session.link.close(reason: "\(WireError.Code.notAdmitted.rawValue): \(reason)")
+                session.link.close(reason: "\(WireError.Code.notAdmitted.spelled(for: session.link.handshake.version)): \(reason)")
             case .serve(let message, let id): if let session = session(id) { serve(message, from: session) }
             case .drop(let message, let id, let reason): session(id)?.drop(message, because: reason)
             case .followEvents(let id, let subscription, let requester):
@@ -560,7 +560,7 @@ public final class Node {
             guard let session = peers.remove(id) else { return }
             logger.warn(
                 "refused a link from \(session.identity.name): \(reason)", fields: [("CORDIS_PEER", session.identity.name)])
-            session.link.close(reason: "\(WireError.Code.nameTaken.rawValue): \(reason)")
+            session.link.close(reason: "\(WireError.Code.nameTaken.spelled(for: session.link.handshake.version)): \(reason)")
         case .awaitReplacement(let member, _):
             // The drained link takes no new calls; none go to the member while the replacement comes (its
             // deadline is a `schedule` directive).

@@ -124,9 +124,7 @@ public struct Handshake: Sendable {
         switch message {
         case .reject(let rejection):
             return fail(
-                WireError(
-                    .rejected, "peer refused the handshake (\(WireError.Code(wire: rejection.code))): \(rejection.reason)",
-                    messageType: "reject"),
+                .rejected("peer refused the handshake", code: rejection.code, reason: rejection.reason, messageType: "reject"),
                 tell: false)
         case .hello(let hello):
             peerVersion = hello.identity.version

@@ -82,6 +82,26 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
         self.messageType = messageType
     }
 
+    /// A `.rejected` error for the code a peer refused with (read in either spelling): `message` is
+    /// `"\(context) (\(code)): \(reason)"`, from which `peerCode` reads it back.
+    ///
+    /// The code is kept in the message, not in a stored property of its own: with one more stored
+    /// property, the debug build on Swift 6.3.1 crashed in the tests of `Handshake.receive(_:)` (the step
+    /// returned from its typed-throws `catch` read as a null array), after a clean build of the modules
+    /// too, and ran again once the property was removed.
+    package static func rejected(_ context: String, code: String, reason: String, messageType: String? = nil) -> WireError {
+        WireError(.rejected, "\(context) (\(Code(wire: code))): \(reason)", messageType: messageType)
+    }
+
+    /// With `.rejected`: the code the peer refused with, in this version's spelling whichever one the peer
+    /// used; nil for any other error.
+    public var peerCode: Code? {
+        guard code == .rejected, let open = message.firstIndex(of: "("),
+              let close = message[open...].firstIndex(of: ")")
+        else { return nil }
+        return Code(rawValue: String(message[message.index(after: open) ..< close]))
+    }
+
     /// True when the link must close; false only for an unknown message type, which is answered instead.
     public var closesLink: Bool { code != .unknownType }
 

@@ -385,7 +385,7 @@ public final class Link: Sendable {
                     if error.code == .badMAC, case .error(let notice)? = try? WireMessage(frame: frame) {
                         // The peer's transport refused something before closing: report its reason.
                         return .refuse(
-                            WireError(.rejected, "peer closed the link (\(WireError.Code(wire: notice.code))): \(notice.message)"),
+                            .rejected("peer closed the link", code: notice.code, reason: notice.message),
                             version: codec.version)
                     }
                     return .refuse(error, version: codec.version)

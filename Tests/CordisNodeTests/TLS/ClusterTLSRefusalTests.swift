@@ -106,7 +106,7 @@ struct ClusterTLSRefusalTests {
             let h = try await cluster.launch("h", arguments: ClusterTCPTests.arguments("h", secret: secret, peers: [tAddress], in: folder))
             let hAddress = try await Base.tcpAddress(of: h)
             #expect(await t.waitForLine(containing: "the peer has no TLS configured, and this node requires TLS"))
-            #expect(await h.waitForLine(containing: "(tlsRequired)"))
+            #expect(await h.waitForLine(containing: "(tls-required)"))
             #expect(h.process.text.contains("this node has no TLS configured"), "\(h.process.text)")
             // And the other way: a TLS node dials the HMAC node.
             let c = try await cluster.launch("c", arguments: Base.arguments("c", in: folder, tls: certificates.flags("node-c"), peers: [hAddress]))
