@@ -186,7 +186,14 @@ struct ExportsMachineTests {
         #expect(!exports.isWithdrawing)
     }
 
-    @Test("Random sequences, lives shared again after their release: a life is held while shared or withdrawn, and released once per hold, after its withdrawal or at once with no peers; every armed deadline is cancelled or fires exactly once", arguments: 0 ..< 200)
+    /// A life of two services: `clock` for odd lives, `counter` for even ones.
+    static func either(life: Int) -> ServiceAnnouncement {
+        var announcement = clock(life: life)
+        if life % 2 == 0 { announcement.service = "counter" }
+        return announcement
+    }
+
+    @Test("Random sequences over two services, changed all at once or one slot at a time, lives shared again after their release: a life is held while shared or withdrawn, and released once per hold, after its withdrawal or at once with no peers; every armed deadline is cancelled or fires exactly once; the lives by slot stay the exports'", arguments: 0 ..< 200)
     func randomSequences(seed: UInt64) {
         var random = SeededGenerator(seed: seed)
         var exports = Exports(withdrawTimeout: Self.timeout)
@@ -243,23 +250,32 @@ struct ExportsMachineTests {
             if armed.remove(life) != nil { deadlinesEnded[life, default: []].append("fired") }
             apply(exports.receive(.deadlinePassed(life: life)))
         }
+        // What changed, as the node tells it: every available life, or those of the slot that changed.
+        func changed(_ life: Int?) -> Exports.Event {
+            let all = available.sorted().map { Self.either(life: $0) }
+            guard let life, Bool.random(using: &random) else { return .available(all) }
+            let service = Self.either(life: life).service
+            return .slotChanged(service: service, realm: nil, available: all.filter { $0.service == service })
+        }
         for _ in 0 ..< 80 {
             let event: Exports.Event?
             switch Int.random(in: 0 ..< 9, using: &random) {
             case 0:
                 nextLife += 1
                 available.insert(nextLife)
-                event = .available(available.sorted().map { Self.clock(life: $0) })
+                event = changed(nextLife)
             case 1:
-                if let life = available.randomElement(using: &random) {
+                let life = available.randomElement(using: &random)
+                if let life {
                     available.remove(life)
                     left.append(life)
                 }
-                event = .available(available.sorted().map { Self.clock(life: $0) })
+                event = changed(life)
             case 2:
                 // A life that left is shared again (its provider's check passed again, the lease came back).
-                if let life = left.randomElement(using: &random) { available.insert(life) }
-                event = .available(available.sorted().map { Self.clock(life: $0) })
+                let life = left.randomElement(using: &random)
+                if let life { available.insert(life) }
+                event = changed(life)
             case 3: event = .peerLinked(peers.randomElement(using: &random) ?? "b")
             case 4: event = .peerLost(peers.randomElement(using: &random) ?? "b")
             case 5:
@@ -275,9 +291,10 @@ struct ExportsMachineTests {
                 event = nil
             default:
                 let life = Int.random(in: 0 ... max(1, nextLife), using: &random)
-                event = .acknowledged(Self.clock(life: life).provider, by: peers.randomElement(using: &random) ?? "b")
+                event = .acknowledged(Self.either(life: life).provider, by: peers.randomElement(using: &random) ?? "b")
             }
             if let event { apply(exports.receive(event)) }
+            if !exports.slotsMatchExports { problems.append("the lives by slot are not the exports' after \(String(describing: event))") }
         }
         apply(exports.receive(.stopping))
         for life in armed.sorted() { deadlinePasses(life) }

@@ -92,6 +92,10 @@ struct Exports {
 
     /// The exports, by provider life.
     private(set) var exports: [Int: Export] = [:]
+    /// The lives of `exports`, by service and realm: a change of one slot looks at that slot's exports
+    /// only, so its cost does not grow with the other services' providers. Changed only with `exports`,
+    /// by `insert(_:)` and `remove(_:)`.
+    private var livesBySlot: [Slot: Set<Int>] = [:]
     /// The linked members.
     private(set) var peers: Set<String> = []
     /// True once the node is stopping.
@@ -100,6 +104,23 @@ struct Exports {
     /// Exports whose withdrawals wait at most `withdrawTimeout` for the peers' acknowledgements.
     init(withdrawTimeout: Duration) {
         self.withdrawTimeout = withdrawTimeout
+    }
+
+    /// A service in a realm, as announced.
+    private struct Slot: Hashable {
+        var service: String
+        var realm: String?
+
+        init(_ announcement: ServiceAnnouncement) { self.init(service: announcement.service, realm: announcement.realm) }
+        init(service: String, realm: String?) {
+            self.service = service
+            self.realm = realm
+        }
+    }
+
+    /// Whether the lives by slot are exactly the exports' (checked by the seeded sequence tests).
+    var slotsMatchExports: Bool {
+        livesBySlot == Dictionary(grouping: exports.values, by: { Slot($0.announcement) }).mapValues { Set($0.map(\.announcement.life)) }
     }
 
     /// Whether a withdrawal is in progress.
@@ -111,8 +132,7 @@ struct Exports {
     /// The lives of `service` in `realm` whose withdrawal is under way: their providers still serve
     /// calls (their remote consumers' disposers may call them), in the order the lives began.
     func withdrawingLives(of service: String, in realm: String?) -> [Int] {
-        exports.filter { $0.value.withdrawal != nil && $0.value.announcement.service == service && $0.value.announcement.realm == realm }
-            .keys.sorted()
+        (livesBySlot[Slot(service: service, realm: realm)] ?? []).filter { exports[$0]?.withdrawal != nil }.sorted()
     }
 
     /// How a provider's realm travels in announcements when the provider is shared: `.some(nil)` for the
@@ -145,11 +165,11 @@ struct Exports {
         var directives: [Directive] = []
         switch event {
         case .available(let announcements):
-            reconcile(announcements, among: { _ in true }, into: &directives)
+            reconcile(announcements, among: exports.keys, into: &directives)
         case .slotChanged(let service, let realm, let announcements):
+            let slot = Slot(service: service, realm: realm)
             reconcile(
-                announcements.filter { $0.service == service && $0.realm == realm },
-                among: { $0.service == service && $0.realm == realm }, into: &directives)
+                announcements.filter { Slot($0) == slot }, among: livesBySlot[slot] ?? [], into: &directives)
         case .peerLinked(let peer):
             peers.insert(peer)
             for life in exports.keys.sorted() {
@@ -181,7 +201,7 @@ struct Exports {
             finishIfDone(life, into: &directives)
         case .deadlinePassed(let life):
             guard let export = exports[life], let withdrawal = export.withdrawal else { break }
-            exports[life] = nil
+            remove(life)
             directives.append(.release(
                 export.announcement.provider,
                 .timedOut(awaiting: withdrawal.awaiting.sorted(), acknowledged: withdrawal.acknowledged.sorted())))
@@ -194,20 +214,20 @@ struct Exports {
         return directives
     }
 
-    /// Withdraws the exports `among` selects that are not in `announcements`, then exports the new ones.
+    /// Withdraws the exports among `candidates` (lives) that are not in `announcements`, then exports the
+    /// new ones.
     private mutating func reconcile(
-        _ announcements: [ServiceAnnouncement], among selected: (ServiceAnnouncement) -> Bool,
+        _ announcements: [ServiceAnnouncement], among candidates: some Collection<Int>,
         into directives: inout [Directive]
     ) {
         let lives = Set(announcements.map(\.life))
-        for life in exports.keys.sorted() {
-            guard let export = exports[life], export.withdrawal == nil, selected(export.announcement),
-                  !lives.contains(life) else { continue }
+        for life in candidates.sorted() {
+            guard let export = exports[life], export.withdrawal == nil, !lives.contains(life) else { continue }
             withdraw(life, into: &directives)
         }
         guard !isStopping else { return }
         for announcement in announcements where exports[announcement.life] == nil {
-            exports[announcement.life] = Export(announcement: announcement)
+            insert(Export(announcement: announcement))
             directives.append(.hold(announcement.provider))
             if !peers.isEmpty { directives.append(.announce(announcement, to: peers.sorted())) }
         }
@@ -232,7 +252,7 @@ struct Exports {
     private mutating func withdraw(_ life: Int, into directives: inout [Directive]) {
         guard let export = exports[life] else { return }
         guard !peers.isEmpty else {
-            exports[life] = nil
+            remove(life)
             directives.append(.release(export.announcement.provider, .noPeers))
             return
         }
@@ -241,9 +261,22 @@ struct Exports {
         directives.append(.armDeadline(life: life, after: withdrawTimeout))
     }
 
+    private mutating func insert(_ export: Export) {
+        let life = export.announcement.life
+        exports[life] = export
+        livesBySlot[Slot(export.announcement), default: []].insert(life)
+    }
+
+    private mutating func remove(_ life: Int) {
+        guard let export = exports.removeValue(forKey: life) else { return }
+        let slot = Slot(export.announcement)
+        livesBySlot[slot]?.remove(life)
+        if livesBySlot[slot]?.isEmpty == true { livesBySlot[slot] = nil }
+    }
+
     private mutating func finishIfDone(_ life: Int, into directives: inout [Directive]) {
         guard let export = exports[life], let withdrawal = export.withdrawal, withdrawal.awaiting.isEmpty else { return }
-        exports[life] = nil
+        remove(life)
         directives.append(.cancelDeadline(life: life))
         directives.append(.release(
             export.announcement.provider,
