@@ -76,7 +76,7 @@ struct ClusterDuplicateCloseTests {
         try #require(await ClusterInProcessTests.eventually("b to send the call on x", on: [a, b]) { onX.calls.count == 1 })
         onX.send(.request(ControlRequest(id: 900, command: .subscribe, args: ["follow": true, "history": false, "cluster": false])))
         a.adopt(x)
-        let drained = try #require(a.peers.all.first { $0.isDraining })
+        let drained = try #require(a.peers.all.first { a.state.drained.contains($0.id) })
         #expect(try await caller.value.value == .string("crossed"))
         #expect(await ClusterInProcessTests.eventually("one link between a and b, y", on: [a, b]) {
             a.peers.all.count == 1 && b.peers.all.count == 1

@@ -33,9 +33,8 @@ final class PeerSession {
     private var isRunning = false
     /// Message types already logged as dropped (each is logged once per link).
     private var dropped: Set<String> = []
-    /// Whether the link is drained: it no longer stands for its member (see `drain`).
-    private(set) var isDraining = false
-    /// The timer that closes a drained link at its deadline.
+    /// The timer that closes a drained link at its deadline (set once `drain` ran). Whether the link is
+    /// drained is `NodeState`'s (`drained`).
     private var drainTimer: UInt64?
 
     init(id: Int, link: Link, node: Node) {
@@ -204,8 +203,7 @@ final class PeerSession {
     /// none from the peer is being served, the node hears of it (`NodeState` says whether it closes then);
     /// it closes at `deadline` at the latest.
     func drain(goodbye: String?, deadline: Duration) {
-        guard !isOver, !isDraining, let node else { return }
-        isDraining = true
+        guard !isOver, drainTimer == nil, let node else { return }
         if let goodbye { send(.goodbye(reason: goodbye, duplicate: true)) }
         run()
         // Answers end calls on the loop thread: the last one to end looks again whether the link is idle.
@@ -224,7 +222,7 @@ final class PeerSession {
     /// Tells the node when the drained link has nothing in flight any more: no call sent on it waits for
     /// an answer, none from the peer is being served, no relay to the peer is pending.
     func reportIfDrainedIdle() {
-        guard isDraining, !isOver, calls.count == 0, serving.isEmpty, let node,
+        guard let node, node.state.drained.contains(id), !isOver, calls.count == 0, serving.isEmpty,
               !node.control.relaysPending(to: identity.name)
         else { return }
         node.carryOut(node.state.receive(.drainedIdle(session: id)))

@@ -599,7 +599,7 @@ public final class Node {
         case .request(let request): control.serve(request, from: session)
         case .response(let response):
             control.completeRelay(response, from: session)
-            if session.isDraining { session.reportIfDrainedIdle() }
+            session.reportIfDrainedIdle()
         case .event(let event): control.forwardEvent(event, from: session)
         default: break
         }
