@@ -79,6 +79,21 @@ struct NodeStateDialTests {
         #expect(state.linkChoice(for: "b") == .use(1))
     }
 
+    @Test("A call waits for a member's link at most twice: then it is unreachable, though a link may still be on its way; a link in use is taken whatever the count")
+    func callWaitsAtMostTwice() {
+        var state = Self.etcdWithB(addresses: ["unix:/b"])
+        #expect(state.linkChoice(for: "b", waited: 0) == .open)
+        #expect(state.linkChoice(for: "b", waited: 1) == .open)
+        #expect(state.linkChoice(for: "b", waited: 2) == .unreachable)
+        _ = state.receive(.linkWanted(member: "b"))
+        #expect(state.linkChoice(for: "b", waited: 1) == .wait)
+        #expect(state.linkChoice(for: "b", waited: NodeState.linkWaitsPerCall) == .unreachable)
+        _ = state.receive(.dialled(attempt: 1, address: "unix:/b", member: "b"))
+        _ = state.receive(.link(.handshakeCompleted(session: 1, side: .initiator, name: "b", incarnation: "b1", addresses: ["unix:/b"])))
+        #expect(state.linkChoice(for: "b", waited: 2) == .use(1))
+        #expect(state.linkChoice(for: "b", life: "b0", waited: 2) == .gone)
+    }
+
     @Test("etcd mode: a dial on demand that reaches none of the addresses ends the wait without a link; one that fails while the member's link closes keeps the calls waiting for it")
     func onDemandFails() {
         var state = Self.etcdWithB(addresses: ["unix:/b"])

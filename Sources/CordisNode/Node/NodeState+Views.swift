@@ -55,15 +55,23 @@ extension NodeState {
         case unreachable
     }
 
-    /// Which link a call to `member` takes now; a call to a provider of the member's life `life` (a
-    /// proxy's) never takes a link to another life. A link opened or waited for is asked about again.
-    /// `mutating` though it changes nothing, as `route`: the node asks it for every call it makes.
-    mutating func linkChoice(for member: String, life: String? = nil) -> LinkChoice {
+    /// How many times a call waits for a member's link (`wait` or `open`) before it fails: a link opened
+    /// just as the member closed it as a duplicate (both dialled at once) leaves the call waiting for the
+    /// other link, a second time.
+    static let linkWaitsPerCall = 2
+
+    /// Which link a call to `member` takes now, after waiting `waited` times for one; a call to a provider
+    /// of the member's life `life` (a proxy's) never takes a link to another life. A link opened or waited
+    /// for is asked about again; after `linkWaitsPerCall` waits the answer is `use`, `gone` or
+    /// `unreachable`. `mutating` though it changes nothing, as `route`: the node asks it for every call it
+    /// makes.
+    mutating func linkChoice(for member: String, life: String? = nil, waited: Int = 0) -> LinkChoice {
         let record = membership.members[member]
         if let record, let session = record.link?.session {
             if let life, record.incarnation != life { return .gone }
             return .use(session)
         }
+        guard waited < Self.linkWaitsPerCall else { return .unreachable }
         if record?.awaitingReplacement != nil || dials.isOpening(member) { return .wait }
         return idle != nil ? .open : .unreachable
     }

@@ -187,8 +187,8 @@ extension Node {
             session.send(RemoteCallError(.unknownService, "\(name) shares no service named \(call.service)").reply(to: call.id))
             return
         }
-        // A provider being withdrawn still serves: its remote consumers' disposers may call it. (Looked
-        // for only when no current provider answers: the search goes over every export.)
+        // The registry's current provider serves (a fallback is a proxy: never served on); else one whose
+        // withdrawal `Exports` has under way, as its remote consumers' disposers may still call it.
         let current = context.provider(of: call.service, in: realm).flatMap { $0.isFallback ? nil : $0 }
         guard let record = current ?? withdrawingProvider(of: call.service, in: call.realm) else {
             session.send(RemoteCallError(.withdrawn, "\(name) does not provide \(call.service)").reply(to: call.id))
@@ -209,12 +209,13 @@ extension Node {
         peer: String, incarnation: String? = nil, service: String, realm: String?, method: String, arguments: JSONObject
     ) async throws -> JSONDocument {
         // The link in use is taken without a call that may suspend: only a missing link is opened or
-        // waited for, and then the choice is made again. A link opened just as the member closed it as a
-        // duplicate (both dialled at once) leaves the call waiting for the other link: a second round.
+        // waited for, and then the choice is made again, as many times as `NodeState` lets a call wait.
+        var waited = 0
         var choice = state.linkChoice(for: peer, life: incarnation)
-        for _ in 0..<2 where choice == .wait || choice == .open {
+        while choice == .wait || choice == .open, waited < NodeState.linkWaitsPerCall {
             _ = await openLink(to: peer)
-            choice = state.linkChoice(for: peer, life: incarnation)
+            waited += 1
+            choice = state.linkChoice(for: peer, life: incarnation, waited: waited)
         }
         guard case .use(let id) = choice, let session = peers[id] else {
             throw RemoteCallError(.withdrawn, "\(service) on \(peer) is gone")
