@@ -33,6 +33,19 @@ struct EtcdDirectoryMachineTests {
         directives.compactMap { if case .retract(let listing) = $0 { listing.announcement.node } else { nil } }
     }
 
+    @Test("a name is claimed by one life: a free key is created, this life's own key is taken over if unchanged, any other holder (or a key that is no member key) keeps it")
+    func claim() {
+        let own = EtcdKeyValue(
+            key: EtcdDirectory.memberKey("a"),
+            value: EtcdDirectory.memberValue(.init(name: "a", incarnation: "a1", addresses: []), version: "test"),
+            modRevision: 7)
+        #expect(EtcdDirectory.claim(found: nil, by: "a1") == .created)
+        #expect(EtcdDirectory.claim(found: own, by: "a1") == .takeOver(ifModifiedAt: 7))
+        #expect(EtcdDirectory.claim(found: own, by: "a2") == .taken(by: "a1"))
+        let garbled = EtcdKeyValue(key: EtcdDirectory.memberKey("a"), value: Array("{".utf8), modRevision: 8)
+        #expect(EtcdDirectory.claim(found: garbled, by: "a1") == .taken(by: nil))
+    }
+
     @Test("a listing offers every listed provider of a listed member, never this node's own")
     func listingOffers() {
         var directory = EtcdDirectory(name: "a")

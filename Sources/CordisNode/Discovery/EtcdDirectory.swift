@@ -347,6 +347,25 @@ struct EtcdDirectory: Sendable {
         return value.serialized()
     }
 
+    /// What creating this node's member key found, and what follows.
+    enum Claim: Equatable, Sendable {
+        /// The name was free: the key was created under the new lease.
+        case created
+        /// This very life's key, under an older lease (a lease lost, an attempt that timed out): take it
+        /// over, replacing it only if it has not changed since `ifModifiedAt`.
+        case takeOver(ifModifiedAt: Int64)
+        /// Another life holds the name: its incarnation, or nil when the key does not read as a member key.
+        case taken(by: String?)
+    }
+
+    /// The rule that keeps a name to one life: creating the member key found `holder` (nil: the key was
+    /// free and is now created); `incarnation` is this node's life.
+    static func claim(found holder: EtcdKeyValue?, by incarnation: String) -> Claim {
+        guard let holder else { return .created }
+        let holding = member(holder)?.incarnation
+        return holding == incarnation ? .takeOver(ifModifiedAt: holder.modRevision) : .taken(by: holding)
+    }
+
     /// A member key read back; nil for anything else or anything malformed (ignored, never trusted).
     static func member(_ kv: EtcdKeyValue) -> Registration? {
         guard kv.key.hasPrefix(membersPrefix), let object = try? JSONParser().parse(kv.value),

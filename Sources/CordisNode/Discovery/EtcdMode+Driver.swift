@@ -46,20 +46,19 @@ extension EtcdMode {
             _ = try? await client.revoke(lease: lease)
             throw error
         }
-        if let holder {
-            let incarnation = EtcdDirectory.member(holder)?.incarnation
-            if incarnation == node.liveIncarnation {
-                // This life's own registration under an older lease: take it over.
-                if try await client.replace(key, value, lease: lease, ifModifiedAt: holder.modRevision) != nil {
-                    _ = try? await client.revoke(lease: lease)
-                    throw EtcdError(.unavailable, "the registration of \(node.name) changed while it was taken over")
-                }
-            } else {
+        switch EtcdDirectory.claim(found: holder, by: node.liveIncarnation) {
+        case .created:
+            break
+        case .takeOver(let revision):
+            if try await client.replace(key, value, lease: lease, ifModifiedAt: revision) != nil {
                 _ = try? await client.revoke(lease: lease)
-                throw NameTakenError(
-                    "the name \(node.name) is registered in etcd by a live member (incarnation \(incarnation ?? "unknown")); "
-                        + "stop it or pick another --name")
+                throw EtcdError(.unavailable, "the registration of \(node.name) changed while it was taken over")
             }
+        case .taken(let incarnation):
+            _ = try? await client.revoke(lease: lease)
+            throw NameTakenError(
+                "the name \(node.name) is registered in etcd by a live member (incarnation \(incarnation ?? "unknown")); "
+                    + "stop it or pick another --name")
         }
         self.lease = lease
         return node.state.receive(.lease(.registered(at: .now)))
@@ -79,14 +78,17 @@ extension EtcdMode {
             do {
                 let holder = try await client.create(key, value, lease: lease)
                 guard let node else { return }
-                if let holder, let incarnation = EtcdDirectory.member(holder)?.incarnation, incarnation != own {
-                    node.logger.error(
-                        "the name \(node.name) is registered in etcd by another process (incarnation \(incarnation)) since this "
-                            + "node's member key was deleted: the others no longer see this node; stop one of the two")
-                } else if holder == nil {
+                switch EtcdDirectory.claim(found: holder, by: own) {
+                case .created:
                     node.throttle.log(
                         .warn, kind: "ownKeyRestored",
                         "this node's member key was deleted from etcd while its lease lives: registered its member key again")
+                case .takeOver:
+                    break
+                case .taken(let incarnation):
+                    node.logger.error(
+                        "the name \(node.name) is registered in etcd by another process (incarnation \(incarnation ?? "unknown")) "
+                            + "since this node's member key was deleted: the others no longer see this node; stop one of the two")
                 }
             } catch {
                 node?.logger.warn("cannot register the member key in etcd again: \(error)")
