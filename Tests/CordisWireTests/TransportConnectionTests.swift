@@ -111,6 +111,23 @@ struct TransportConnectionTests {
         try await eventually("the listener forgot it", 5, on: loop) { listener.connectionCount == 0 }
     }
 
+    @Test("A handshake has one deadline, the sooner armed: a later one leaves it, a sooner one replaces it", arguments: [true, false])
+    func oneHandshakeDeadline(soonerSecond: Bool) async throws {
+        let loop = try EventLoop()
+        defer { Task { await loop.shutdown() } }
+        let listener = try loop.listen(on: .unix(path: try temporaryFolder() + "/d.sock"))
+        // The connection's own deadline is far (60 s) or near (200 ms); the second one the other way.
+        let first: Duration = soonerSecond ? .seconds(60) : .milliseconds(200)
+        let second: Duration = soonerSecond ? .milliseconds(200) : .seconds(60)
+        let client = try await loop.connect(to: listener.address, limits: ConnectionLimits(handshakeTimeout: first))
+        client.armHandshakeDeadline(after: second)
+        // Either way the 200 ms deadline closes it, long before 60 s.
+        let reason = try await withDeadline("the sooner deadline closes it", 20) { await client.closed() }
+        #expect(reason?.code == .handshakeTimeout)
+        #expect(reason?.message.contains("within 0.2 seconds") == true, "\(String(describing: reason))")
+        _ = listener
+    }
+
     @Test("An established connection is not closed by the handshake deadline")
     func establishedConnectionOutlivesDeadline() async throws {
         // The accept and the mark are jobs on the shared concurrency pool: on a loaded machine the deadline

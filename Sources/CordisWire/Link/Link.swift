@@ -29,8 +29,6 @@ public final class Link: Sendable {
         var outcome: Result<HandshakeResult, any Error>?
         /// Told the outcome once (`startHandshake`'s completion, which `establish` awaits).
         var completion: (@Sendable (Result<HandshakeResult, any Error>) -> Void)?
-        /// The handshake's deadline, until the outcome is known.
-        var timer: UInt64?
     }
 
     private struct Sending {
@@ -122,16 +120,12 @@ public final class Link: Sendable {
         link.beginHandshake(opening: opening)
     }
 
-    /// Arms the handshake's deadline and hands the connection's frames to the handshake; what follows
+    /// Arms the handshake's deadline (the connection's: past it, the connection closes and the handshake
+    /// fails with `handshakeTimeout`) and hands the connection's frames to the handshake; what follows
     /// runs on the loop thread, where the outcome is decided once (`decide`) and told.
     private func beginHandshake(opening: [WireMessage]) {
         connection.setMaxFrameSize(min(Handshake.maxFrameSize, options.maxFrameSize))
-        let timeout = options.handshakeTimeout
-        let timer = connection.loop.schedule(after: timeout) { [self] in
-            let error = TransportError(.handshakeTimeout, "connection \(connection.id): no handshake within \(timeout)")
-            if finishHandshake(.failure(error)) { connection.close(reason: error) }
-        }
-        receiving.withLock { $0.timer = timer }
+        connection.armHandshakeDeadline(after: options.handshakeTimeout)
         connection.whenClosed { [self] reason in
             let error = reason ?? TransportError(.closed, "connection \(connection.id) closed during the handshake")
             finishHandshake(.failure(error))
@@ -146,8 +140,8 @@ public final class Link: Sendable {
         }
     }
 
-    /// Who is told a handshake's outcome, and the deadline to cancel, taken once the outcome is decided.
-    private typealias Told = (completion: (@Sendable (Result<HandshakeResult, any Error>) -> Void)?, timer: UInt64?)
+    /// Who is told a handshake's outcome, taken once the outcome is decided (nil inside: nobody waits).
+    private typealias Told = (@Sendable (Result<HandshakeResult, any Error>) -> Void)?
 
     /// Decides the handshake's outcome under the receiving lock: nil when it was already decided, else
     /// who to tell. A failure finishes the phase too.
@@ -155,18 +149,15 @@ public final class Link: Sendable {
         guard state.outcome == nil else { return nil }
         state.outcome = outcome
         if case .failure = outcome { state.phase = .finished }
-        defer {
-            state.completion = nil
-            state.timer = nil
-        }
-        return (state.completion, state.timer)
+        defer { state.completion = nil }
+        return .some(state.completion)
     }
 
-    /// Cancels the deadline and tells the outcome, outside any lock.
+    /// Tells the outcome, outside any lock (the connection's deadline ends with its `markEstablished()`
+    /// or its close).
     private func tell(_ told: Told?, _ outcome: Result<HandshakeResult, any Error>) {
-        guard let told else { return }
-        if let timer = told.timer { connection.loop.cancelTimer(timer) }
-        told.completion?(outcome)
+        guard let told, let completion = told else { return }
+        completion(outcome)
     }
 
     /// Records a failed handshake once and tells it; false when the outcome was already known.

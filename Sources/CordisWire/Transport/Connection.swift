@@ -67,7 +67,8 @@ public final class Connection: Sendable, DeferredWriter {
         /// The TLS layer, when the connection has one (kept after close for its peer's name).
         var tls: TLSStreamFilter?
         var closeError: TransportError?
-        var deadlineTimer: UInt64?
+        /// The handshake's deadline while one is armed: its timer and when it fires.
+        var deadline: (timer: UInt64, at: ContinuousClock.Instant)?
         var drainTimer: UInt64?
         /// Told the close reason once the socket is closed (`whenClosed`, and `closed()`'s waiters).
         var closeCallbacks: [@Sendable (TransportError?) -> Void] = []
@@ -144,14 +145,29 @@ public final class Connection: Sendable, DeferredWriter {
             Glibc.close(fd)
             throw error
         }
-        if let timeout = limits.handshakeTimeout {
-            let timer = loop.schedule(after: timeout) { [weak self] in
-                guard let self else { return }
-                self.shut(.handshakeDeadline, TransportError(
-                    .handshakeTimeout, "connection \(self.id) was not established within \(timeout)"))
-            }
-            state.withLock { $0.deadlineTimer = timer }
+        if let timeout = limits.handshakeTimeout { armHandshakeDeadline(after: timeout) }
+    }
+
+    /// Arms the handshake's deadline `timeout` from now, unless one armed before comes sooner (the limits
+    /// arm one as the connection opens; a link arms its own as its handshake begins): a connection still
+    /// not established then closes with `handshakeTimeout`. The one deadline of a handshake, whoever runs
+    /// it.
+    package func armHandshakeDeadline(after timeout: Duration) {
+        let due = ContinuousClock.now + timeout
+        let sooner = state.withLock { state in state.deadline.map { $0.at <= due } ?? false }
+        guard !sooner else { return }
+        let timer = loop.schedule(after: timeout) { [weak self] in
+            guard let self else { return }
+            self.shut(.handshakeDeadline, TransportError(
+                .handshakeTimeout, "connection \(self.id) was not established within \(timeout)"))
         }
+        let cancelled = state.withLock { state -> UInt64? in
+            // Established or closed meanwhile, or a sooner deadline armed: this one is not needed.
+            guard state.phase == .handshaking, state.deadline.map({ $0.at > due }) ?? true else { return timer }
+            defer { state.deadline = (timer, due) }
+            return state.deadline?.timer
+        }
+        if let cancelled { loop.cancelTimer(cancelled) }
     }
 
     // MARK: Public surface
@@ -326,8 +342,8 @@ public final class Connection: Sendable, DeferredWriter {
             if !state.frameSizeChosen { state.codec.maxFrameSize = limits.maxFrameSize }
             let callbacks = state.establishedCallbacks
             state.establishedCallbacks = []
-            defer { state.deadlineTimer = nil }
-            return (state.deadlineTimer, callbacks, resume)
+            defer { state.deadline = nil }
+            return (state.deadline?.timer, callbacks, resume)
         }
         if resume { refreshInterest() }
         if let timer { loop.cancelTimer(timer) }
@@ -820,8 +836,8 @@ public final class Connection: Sendable, DeferredWriter {
             let fd = state.fd
             state.fd = -1
             state.phase = .closed
-            let timers = [state.deadlineTimer, state.drainTimer].compactMap { $0 }
-            state.deadlineTimer = nil
+            let timers = [state.deadline?.timer, state.drainTimer].compactMap { $0 }
+            state.deadline = nil
             state.drainTimer = nil
             // Release what the connection holds whatever its consumer is doing: the filter (which
             // may hold the link that holds this connection) and the partial frame being read. Items
