@@ -34,6 +34,9 @@ struct MembershipEventTests {
         let members = try await cluster.console("a", ["members"])
         #expect(members.out.hasPrefix("a up"), "\(members.out)")
         #expect(!members.out.contains("\nb "), "\(members.out)")
+        // A request for b is refused as for a name a never knew, not as for a member out of reach.
+        let relayed = try await cluster.console("a", ["disable", "b:anything"])
+        #expect(relayed.code != 0 && relayed.err.contains("no member is named b"), "\(relayed)")
     }
 
     @Test("a member that stops answering shows as suspected before it is down, and members says so meanwhile")

@@ -459,6 +459,9 @@ struct NodeStateSequenceTests {
                     problems.append("\(context): life \(life)'s key is left in etcd")
                 }
             }
+            // The indexes the machines keep beside their tables match them.
+            if !state.proxies.disposalsMatchKeys { problems.append("\(context): the proxies' disposals by key are stale") }
+            if !state.exports.slotsMatchExports { problems.append("\(context): the exports' lives by slot are stale") }
             // The links drained are those `NodeState` said to drain, until they closed.
             if draining != state.drained {
                 problems.append("\(context): drained \(state.drained.sorted()), where \(draining.sorted()) were drained")

@@ -35,6 +35,33 @@ struct SubscriptionsTests {
         #expect(subscriptions.newRequestID() == 7)
     }
 
+    @Test("This node's own event reaches every subscriber; a member's reaches the cluster-wide subscribers of the operator whose subscription brought it, never another operator's; on keeps one member's")
+    func recipients() {
+        var subscriptions = Subscriptions()
+        var onC = Self.subscriber(12, 1)
+        onC.on = "c"
+        for subscriber in [Self.subscriber(9, 1, cluster: false), Self.subscriber(10, 1), Self.subscriber(11, 1, for: Self.bob), onC] {
+            _ = subscriptions.receive(.subscribed(subscriber, linked: ["b", "c"]))
+        }
+        let sessions = { (node: String, upstream: Subscriptions.Upstream?) in
+            subscriptions.recipients(ofEventOn: node, upstream: upstream).map(\.session)
+        }
+        #expect(sessions("a", nil) == [9, 10, 11])
+        #expect(sessions("b", Subscriptions.Upstream(member: "b", operator: Self.alice)) == [10])
+        #expect(sessions("b", Subscriptions.Upstream(member: "b", operator: Self.bob)) == [11])
+        #expect(sessions("c", Subscriptions.Upstream(member: "c", operator: Self.alice)) == [10, 12])
+    }
+
+    @Test("Only a console's subscription follows the cluster: a member's is to this node's events, whatever it asks")
+    func onlyConsolesFollowTheCluster() {
+        var state = NodeStateTests.mesh()
+        _ = state.receive(.established(session: 4, holder: .console(identity: "uid:0", role: nil)))
+        _ = state.receive(.established(session: 5, holder: .member("b")))
+        #expect(state.followsCluster(session: 4, asks: true))
+        #expect(!state.followsCluster(session: 4, asks: false))
+        #expect(!state.followsCluster(session: 5, asks: true))
+    }
+
     @Test("A member linked again is followed again with new ids; one unlinked is no longer followed (its link ended the subscription)")
     func followsTheLink() {
         var subscriptions = Subscriptions()

@@ -42,7 +42,7 @@ extension ControlServer {
     func publish(kind: String, detail: JSONObject) {
         let event = ControlEvent(id: 0, node: node.name, time: Date().timeIntervalSince1970, kind: kind, detail: detail)
         remember(event)
-        deliver(event, local: true)
+        deliver(event, upstream: nil)
     }
 
     /// Pushes `event` to the subscribers that want it: a local one to all, another member's (that
@@ -51,12 +51,11 @@ extension ControlServer {
     /// The event is encoded once; the copies for one link (one per subscription) leave in one write. A
     /// console that leaves too much unread (`Admission.delivery`) gets no copy: its subscriptions end
     /// with a `lagged` event, or its link is closed.
-    private func deliver(_ event: ControlEvent, local: Bool, upstream: Subscriptions.Upstream? = nil) {
+    private func deliver(_ event: ControlEvent, upstream: Subscriptions.Upstream?) {
         var batches: [Int: (session: PeerSession, ids: [Int])] = [:]
         var order: [Int] = []
         var lagging: [Int: (session: PeerSession, reason: String)] = [:]
-        for subscriber in node.state.subscriptions.subscribers where local || (subscriber.cluster && subscriber.operator == upstream?.operator) {
-            if let on = subscriber.on, on != event.node { continue }
+        for subscriber in node.state.subscriptions.recipients(ofEventOn: event.node, upstream: upstream) {
             let key = subscriber.session
             if batches[key] == nil {
                 guard lagging[key] == nil, let session = node.session(key) else { continue }
@@ -109,7 +108,7 @@ extension ControlServer {
         guard session.identity.role == .node,
               let upstream = node.state.subscriptions.follows(session.identity.name, id: event.id)
         else { return }
-        deliver(event, local: false, upstream: upstream)
+        deliver(event, upstream: upstream)
     }
 
     /// `subscribe`: returns the recent events (`history`, default true), then, with `follow: true`,
@@ -126,7 +125,7 @@ extension ControlServer {
                 throw ControlError("rejected", "\(node.name) starts no more subscriptions of \(session.identity.name): \(reason)")
             }
         }
-        let cluster = session.identity.role == .console && (args["cluster"]?.boolValue ?? true)
+        let cluster = node.state.followsCluster(session: session.id, asks: args["cluster"]?.boolValue ?? true)
         let on = args["on"]?.stringValue
         if let on, on != node.name, !isKnownMember(on) {
             throw ControlError("unknown-member", "\(node.name) knows no member named \(on) (members lists the ones it knows)")

@@ -24,7 +24,7 @@ extension ControlServer {
         // The link in use; else what `NodeState.linkChoice` says: the link opened on demand (etcd mode, closed
         // again when idle), or the replacement of one closed as a duplicate.
         guard let session = await node.openLink(to: member) else {
-            let known = node.memberAddresses[member] != nil
+            let known = isKnownMember(member)
             throw ControlError(
                 known ? "unreachable" : "unknown-member",
                 known ? "\(member) is unreachable (no link from \(node.name))" : "no member is named \(member)")

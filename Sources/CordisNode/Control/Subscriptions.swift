@@ -10,7 +10,11 @@
 ///   on it. When the member waits for a replacement link or is lost, they are dropped (the member ends
 ///   them with the link) until it links again.
 /// - A link's subscribers end with it, or when they are unsubscribed or lag behind.
-/// - An event a member sends counts only for a subscription this node holds to it (`follows`).
+/// - An event a member sends counts only for a subscription this node holds to it (`follows`), and reaches
+///   the cluster-wide subscribers of that subscription's operator only: an operator never sees what was
+///   followed for another (`recipients`). A subscriber with `on` gets that member's events only.
+/// - Only a console subscribes cluster-wide (`NodeState.followsCluster`): a member's subscription is to
+///   this node's own events, so members never make each other follow the cluster.
 ///
 /// The ids of the subscriptions to members come from the node's one numbering of its requests to members
 /// (`newRequestID`), so an answer finds its request.
@@ -91,6 +95,17 @@ struct Subscriptions: Sendable {
         case .memberUnlinked(let member):
             followed = followed.filter { $0.key.member != member }
             return []
+        }
+    }
+
+    /// The subscribers an event of `node` reaches, in the order they subscribed: this node's own event
+    /// (`upstream` nil) every subscriber; a member's, which the subscription `upstream` brought, the
+    /// cluster-wide subscribers of its operator. Those that follow one member (`on`) get its events only.
+    func recipients(ofEventOn node: String, upstream: Upstream?) -> [Subscriber] {
+        subscribers.filter { subscriber in
+            guard subscriber.on == nil || subscriber.on == node else { return false }
+            guard let upstream else { return true }
+            return subscriber.cluster && subscriber.operator == upstream.operator
         }
     }
 

@@ -27,6 +27,13 @@ extension NodeState {
         Set(membership.members.keys).union(discovery.known.keys).subtracting(forgottenNames).subtracting([name])
     }
 
+    /// Whether a subscription of `session`'s link that `asks` for the other members' events too gets them:
+    /// only a console's does (a member follows this node's own events, so members never make each other
+    /// follow the cluster).
+    func followsCluster(session: Int, asks: Bool) -> Bool {
+        asks && admission.consoleIdentity(of: session) != nil
+    }
+
     /// The incarnation of the members, by name, once known (the discovery's over the links').
     var memberIncarnations: [String: String] {
         var incarnations = membership.members.compactMapValues { $0.incarnation.isEmpty ? nil : $0.incarnation }

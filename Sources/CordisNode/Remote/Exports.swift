@@ -96,6 +96,9 @@ struct Exports {
     /// only, so its cost does not grow with the other services' providers. Changed only with `exports`,
     /// by `insert(_:)` and `remove(_:)`.
     private var livesBySlot: [Slot: Set<Int>] = [:]
+    /// The lives whose withdrawal is under way. Changed only with the exports' withdrawals, by
+    /// `withdraw(_:into:)` and `remove(_:)`.
+    private var withdrawing: Set<Int> = []
     /// The linked members.
     private(set) var peers: Set<String> = []
     /// True once the node is stopping.
@@ -118,13 +121,20 @@ struct Exports {
         }
     }
 
-    /// Whether the lives by slot are exactly the exports' (checked by the seeded sequence tests).
+    /// Whether the lives by slot and the lives withdrawing are exactly the exports' (checked by the seeded
+    /// sequence tests).
     var slotsMatchExports: Bool {
         livesBySlot == Dictionary(grouping: exports.values, by: { Slot($0.announcement) }).mapValues { Set($0.map(\.announcement.life)) }
+            && withdrawing == Set(exports.filter { $0.value.withdrawal != nil }.keys)
     }
 
     /// Whether a withdrawal is in progress.
-    var isWithdrawing: Bool { exports.values.contains { $0.withdrawal != nil } }
+    var isWithdrawing: Bool { !withdrawing.isEmpty }
+
+    /// Whether any life of `service` in `realm` is exported (announced or being withdrawn).
+    func exportsAny(of service: String, in realm: String?) -> Bool {
+        livesBySlot[Slot(service: service, realm: realm)] != nil
+    }
 
     /// The export of a life, if any.
     func export(life: Int) -> Export? { exports[life] }
@@ -132,7 +142,7 @@ struct Exports {
     /// The lives of `service` in `realm` whose withdrawal is under way: their providers still serve
     /// calls (their remote consumers' disposers may call them), in the order the lives began.
     func withdrawingLives(of service: String, in realm: String?) -> [Int] {
-        (livesBySlot[Slot(service: service, realm: realm)] ?? []).filter { exports[$0]?.withdrawal != nil }.sorted()
+        (livesBySlot[Slot(service: service, realm: realm)] ?? []).filter { withdrawing.contains($0) }.sorted()
     }
 
     /// How a provider's realm travels in announcements when the provider is shared: `.some(nil)` for the
@@ -257,6 +267,7 @@ struct Exports {
             return
         }
         exports[life]?.withdrawal = Withdrawal(awaiting: peers)
+        withdrawing.insert(life)
         directives.append(.withdraw(export.announcement.provider, peers: peers.sorted()))
         directives.append(.armDeadline(life: life, after: withdrawTimeout))
     }
@@ -269,6 +280,7 @@ struct Exports {
 
     private mutating func remove(_ life: Int) {
         guard let export = exports.removeValue(forKey: life) else { return }
+        withdrawing.remove(life)
         let slot = Slot(export.announcement)
         livesBySlot[slot]?.remove(life)
         if livesBySlot[slot]?.isEmpty == true { livesBySlot[slot] = nil }

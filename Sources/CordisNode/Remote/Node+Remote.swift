@@ -23,6 +23,12 @@ extension Node {
         guard running, Exports.sharesAny(remoteCapable: remoteServices.service(named: slot.name) != nil, realm: slot.realm),
               let realm = Exports.announcedRealm(slot.realm)
         else { return }
+        // Nothing to share (the slot's current provider is a fallback, a proxy, or there is none: no
+        // ordinary provider is available) and nothing of it shared: nothing changes (a proxy leaving, say).
+        if context.provider(of: slot.name, in: slot.realm).map({ $0.isFallback }) ?? true,
+           !state.exports.exportsAny(of: slot.name, in: realm) {
+            return
+        }
         let available = context.providerRecords(in: slot).compactMap(exportable)
         exportsChanged(.slotChanged(service: slot.name, realm: realm, available: available))
     }
@@ -94,16 +100,15 @@ extension Node {
                 break
             }
             control.metrics.withdrawalEnded(life: life, outcome: outcome)
+            // The life is no longer exported: its record goes, and its teardown may run.
+            remote.records[life] = nil
             remote.holds.removeValue(forKey: life)?.release()
         }
     }
 
-    /// After the exports changed: the records of lives no longer exported go, the etcd keys follow the
-    /// exports, and callers waiting for the withdrawals to end go on once none is left.
+    /// After the exports changed: the etcd keys follow the exports, and callers waiting for the withdrawals
+    /// to end go on once none is left.
     func exportsSettled() {
-        for life in remote.records.keys where state.exports.export(life: life) == nil {
-            remote.records[life] = nil
-        }
         etcd?.publishExports()
         if !state.exports.isWithdrawing {
             let waiters = remote.waiters

@@ -140,13 +140,21 @@ struct Proxies {
     private(set) var mismatched: [Key: String] = [:]
     /// The disposals under way, by id.
     private(set) var disposals: [Int: Disposal] = [:]
-    /// The latest disposal under way of each key (the one acknowledgements owed for the key wait for).
-    private var disposalOf: [Key: Int] = [:]
+    /// The disposals under way of each key, oldest first: acknowledgements owed for the key wait for the
+    /// latest. Changed only with `disposals`.
+    private var disposalsOf: [Key: [Int]] = [:]
     private var nextDisposal = 0
 
     /// No proxies yet; `interfaces` are the node's own remote services.
     init(interfaces: [String: Interface]) {
         self.interfaces = interfaces
+    }
+
+    /// Whether the disposals by key are exactly `disposals` (checked by the seeded sequence tests).
+    var disposalsMatchKeys: Bool {
+        disposalsOf.values.allSatisfy { !$0.isEmpty }
+            && Set(disposalsOf.values.joined()) == Set(disposals.keys)
+            && disposalsOf.allSatisfy { key, ids in ids.allSatisfy { disposals[$0]?.key == key } && ids == ids.sorted() }
     }
 
     /// Interface mismatches, by service name (the first member by name when several differ).
@@ -178,7 +186,7 @@ struct Proxies {
             mismatched[key] = nil
             if live.remove(key) != nil { return [dispose(key, why: .withdrawn, owing: [owed])] }
             // Its consumers are still unloading: acknowledged when they have.
-            if let id = disposalOf[key] {
+            if let id = disposalsOf[key]?.last {
                 disposals[id]?.owed.append(owed)
                 return []
             }
@@ -196,13 +204,14 @@ struct Proxies {
         case .disposed(let id):
             guard let disposal = disposals.removeValue(forKey: id) else { return [] }
             // A proxy of the same provider life made again while this one unloaded is unloading too: what
-            // this disposal owed waits for that one (the provider goes only once no consumer here holds it).
-            if let other = disposals.filter({ $0.value.key == disposal.key }).keys.max() {
+            // this disposal owed waits for the latest such (the provider goes only once no consumer here
+            // holds it).
+            disposalsOf[disposal.key]?.removeAll { $0 == id }
+            if let other = disposalsOf[disposal.key]?.last {
                 disposals[other]?.owed += disposal.owed
-                disposalOf[disposal.key] = other
                 return []
             }
-            disposalOf[disposal.key] = nil
+            disposalsOf[disposal.key] = nil
             return disposal.owed.map(Directive.acknowledge)
         case .notCreated(let key):
             live.remove(key)
@@ -213,7 +222,7 @@ struct Proxies {
     private mutating func dispose(_ key: Key, why: Ending, owing owed: [Acknowledgement] = []) -> Directive {
         nextDisposal += 1
         disposals[nextDisposal] = Disposal(key: key, owed: owed)
-        disposalOf[key] = nextDisposal
+        disposalsOf[key, default: []].append(nextDisposal)
         return .dispose(key, id: nextDisposal, why: why)
     }
 }
