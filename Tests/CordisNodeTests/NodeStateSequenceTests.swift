@@ -199,7 +199,14 @@ struct NodeStateSequenceTests {
                 guard let (member, closed) = pick(waiting) else { return .started }
                 return .link(.replacementOverdue(member: member, closed: closed))
             case 14:
-                if etcd, Int.random(in: 0..<8, using: &random) == 0 { return .reregistered(reason: "a new incarnation") }
+                if etcd, Int.random(in: 0..<8, using: &random) == 0 {
+                    // A new life under a new lease: the old lease's keys went with it.
+                    lease += 1
+                    leaseThoughtLost = false
+                    keysInEtcd.removeAll()
+                    unanswered.removeAll()
+                    return .reregistered(at: clock, reason: "a new incarnation")
+                }
                 clock += .seconds(Int.random(in: 0...8, using: &random))
                 let busy = Set(Self.members.filter { _ in Int.random(in: 0..<4, using: &random) == 0 })
                 return .idleSweep(at: clock, busy: busy)

@@ -494,10 +494,14 @@ struct NodeStateTests {
         _ = state.receive(.established(session: 4, holder: .console(identity: "uid:0", role: nil)))
         #expect(state.drained == [2])
         let reason = "a registered again as a new incarnation"
-        #expect(state.receive(.reregistered(reason: reason)) == [
+        // Then what the new lease means, as a plain registration would say it: after the closes.
+        let now = ContinuousClock.now
+        var registered = state
+        let leaseSays = registered.receive(.lease(.registered(at: now)))
+        #expect(state.receive(.reregistered(at: now, reason: reason)) == [
             .link(.close(session: 1, reason: reason)), .link(.close(session: 3, reason: reason)),
             .link(.close(session: 2, reason: reason)),
-        ])
+        ] + leaseSays)
         #expect(state.receive(.link(.linkClosed(session: 1))).first == .memberLost(member: "b", incarnation: "b1", link: 1, inOrder: true))
         #expect(state.receive(.link(.linkClosed(session: 2))) == [])
         #expect(state.drained.isEmpty)

@@ -17,10 +17,9 @@ extension EtcdMode {
     /// Registers the node's name under a new lease, only if no live member holds it.
     ///
     /// - Throws: `NameTakenError` when a live member holds the name; `EtcdError` when etcd cannot be
-    ///   reached.
-    /// - Returns: what `NodeState` says once registered (when the node was degraded: recover, share the
-    ///   exports again), for the caller to carry out.
-    func register(retryingFor patience: Duration = .zero) async throws -> [NodeState.Directive] {
+    ///   reached. Once it returns, the caller tells `NodeState` (`lease(.registered(at:))`, or
+    ///   `reregistered` for a new incarnation).
+    func register(retryingFor patience: Duration = .zero) async throws {
         var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: .seconds(1))
         let deadline = ContinuousClock.now + patience
         while true {
@@ -35,7 +34,7 @@ extension EtcdMode {
 
     /// One registration attempt: a new lease, then the member key created only if the name is free (or
     /// held by this very life, whose lease was lost or whose earlier attempt timed out).
-    private func registerOnce() async throws -> [NodeState.Directive] {
+    private func registerOnce() async throws {
         let lease = try await client.grant(ttl: ttlSeconds)
         let value = EtcdDirectory.memberValue(registration, version: CordisVersion.current)
         let key = EtcdDirectory.memberKey(node.name)
@@ -61,7 +60,6 @@ extension EtcdMode {
                     + "stop it or pick another --name")
         }
         self.lease = lease
-        return node.state.receive(.lease(.registered(at: .now)))
     }
 
     /// Puts this node's member key back under its lease after someone deleted it, so the others keep it in
@@ -192,23 +190,15 @@ extension EtcdMode {
         incarnation = UUID().uuidString.lowercased()
         node.refreshHandshake()
         do {
-            let directives = try await register()
+            try await register()
             node.logger.info("registered in etcd again as a new incarnation \(incarnation)")
-            closeLinksOfEarlierLife()
-            node.carryOut(directives)
+            node.carryOut(node.state.receive(.reregistered(
+                at: .now, reason: "\(node.name) registered again as a new incarnation")))
         } catch {
             incarnation = previous
             node.refreshHandshake()
             node.logger.warn("cannot register in etcd again yet: \(error)")
         }
-    }
-
-    /// Registered again as a new incarnation: every link the old life holds is closed here, so no peer
-    /// keeps talking to a life the cluster declared over (the peer takes the close for the end of that
-    /// life; this side does not take it for a failure of the peer's). Links to the new life are opened
-    /// as calls need them.
-    private func closeLinksOfEarlierLife() {
-        node.carryOut(node.state.receive(.reregistered(reason: "\(node.name) registered again as a new incarnation")))
     }
 
     /// etcd has not answered for a whole TTL, so the lease has expired as far as this node can tell: the

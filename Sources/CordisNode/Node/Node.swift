@@ -185,7 +185,10 @@ public final class Node {
                 interfaces: state.proxies.interfaces, limits: state.admission.limits)
         } else {
             do {
-                carryOut(try await etcd?.register(retryingFor: .seconds(30)) ?? [])
+                if let etcd {
+                    try await etcd.register(retryingFor: .seconds(30))
+                    carryOut(state.receive(.lease(.registered(at: .now))))
+                }
             } catch {
                 linking.discardListeners()
                 throw error

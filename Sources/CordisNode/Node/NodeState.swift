@@ -82,10 +82,12 @@ struct NodeState {
         /// The link of `session`, to `peer`, missed its heartbeats: a member's is lost; any other (a
         /// console's, a drained duplicate) closes and decides nothing more.
         case silent(session: Int, peer: String)
-        /// etcd mode registered this node again, as a new incarnation (its lease was lost): every link to
-        /// a member closes with `reason`, those that stand for a member in order (the peers take the close
-        /// for the end of the old life, this side not for a failure of theirs).
-        case reregistered(reason: String)
+        /// etcd mode registered this node again at `at`, as a new incarnation (its lease was lost): every
+        /// link to a member closes with `reason`, those that stand for a member in order (the peers take the
+        /// close for the end of the old life, this side not for a failure of theirs); then what the new
+        /// lease means follows (`lease(.registered(at:))`), so nothing is shared as the new life before the
+        /// old life's links are closed.
+        case reregistered(at: ContinuousClock.Instant, reason: String)
         /// The periodic sweep of idle links (etcd mode) at `now`: the members whose link has work in
         /// flight (calls either way, a console's relay) are `busy`; so is a member whose events this node
         /// follows.
@@ -311,7 +313,7 @@ struct NodeState {
                 closingWhenIdle.remove(session)
                 admission.release(session: session)
             }
-        case .reregistered(let reason):
+        case .reregistered(let now, let reason):
             for session in membership.linkOwners.keys.sorted() {
                 idleClosed.insert(session)
                 directives.append(.link(.close(session: session, reason: reason)))
@@ -319,6 +321,7 @@ struct NodeState {
             for session in drained.sorted() {
                 directives.append(.link(.close(session: session, reason: reason)))
             }
+            follow(lease: .registered(at: now), into: &directives)
         case .idleSweep(let now, let busy):
             let linked = Set(membership.linkedNames)
             // A member whose events this node follows keeps its link.
