@@ -485,6 +485,21 @@ struct NodeStateTests {
         #expect(state.receive(Self.from(1, .withdraw(provider))) == [.proxies(.acknowledge(.init(provider: provider, session: 1)))])
     }
 
+    @Test("etcd mode: this node's deleted member key is put back only under a lease in force: registered, not degraded")
+    func ownKeyRestoredUnderALiveLease() {
+        var state = Self.etcd()
+        let deleted = NodeState.Event.directory(.directoryChanged([.delete(key: EtcdDirectory.memberKey("a"), revision: 3)], revision: 3))
+        #expect(!state.receive(deleted).contains(.discovery(.restoreOwnKey)))
+        let now = ContinuousClock.now
+        _ = state.receive(.lease(.registered(at: now)))
+        #expect(state.receive(deleted).contains(.discovery(.restoreOwnKey)))
+        _ = state.receive(.lease(.leaseNotFound))
+        #expect(state.lease?.degraded != nil)
+        #expect(!state.receive(deleted).contains(.discovery(.restoreOwnKey)))
+        _ = state.receive(.reregistered(at: now, reason: "a new incarnation"))
+        #expect(state.receive(deleted).contains(.discovery(.restoreOwnKey)))
+    }
+
     @Test("Registered again as a new incarnation (etcd mode): every link to a member closes, those standing for one in order; drained duplicates close too; consoles stay")
     func reregisteredClosesMemberLinks() {
         var state = Self.etcd()

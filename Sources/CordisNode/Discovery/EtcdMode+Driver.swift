@@ -63,10 +63,10 @@ extension EtcdMode {
     }
 
     /// Puts this node's member key back under its lease after someone deleted it, so the others keep it in
-    /// their view; only if the name is still free (created, never overwritten), so names stay unique. Not
-    /// while the lease is lost: registering again as a new incarnation does it then.
+    /// their view; only if the name is still free (created, never overwritten), so names stay unique.
+    /// `NodeState` says so only under a lease in force.
     func restoreOwnMemberKey() {
-        guard node.running, lease != 0, degraded == nil else { return }
+        guard node.running, lease != 0 else { return }
         let client = self.client
         let lease = self.lease
         let key = EtcdDirectory.memberKey(node.name)

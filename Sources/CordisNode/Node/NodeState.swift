@@ -577,7 +577,12 @@ struct NodeState {
                 follow(dials: .stop(address: address), into: &directives)
             case .redial(let member, let delay):
                 follow(dials: .redial(member: member, after: delay), into: &directives)
-            case .sendMembers, .restoreOwnKey, .ignoredUnknownKeys:
+            case .restoreOwnKey:
+                // Only under a lease in force: registered, and not degraded (registering again as a new
+                // incarnation puts the key back then).
+                guard let rule = lease, rule.lastKept != nil, rule.degraded == nil else { continue }
+                directives.append(.discovery(directive))
+            case .sendMembers, .ignoredUnknownKeys:
                 directives.append(.discovery(directive))
             }
         }
