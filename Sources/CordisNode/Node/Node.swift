@@ -551,7 +551,6 @@ public final class Node {
             handshake.setLive(member, incarnation)
             logger.info("linked to \(member)", fields: [("CORDIS_PEER", member)])
             session.run()
-            state.linkUsed(by: member, at: .now)
         case .keepStandby(let id, let member):
             logger.debug("keeping a second link to \(member) until \(member) closes one", fields: [("CORDIS_PEER", member)])
             peers[id]?.run()
