@@ -485,6 +485,37 @@ struct NodeStateTests {
         #expect(state.receive(Self.from(1, .withdraw(provider))) == [.proxies(.acknowledge(.init(provider: provider, session: 1)))])
     }
 
+    @Test("etcd mode: the lease back while its loss's withdrawals wait for acknowledgements: the exports are shared again once the last ends, not before; lost again meanwhile, not then")
+    func sharedAgainAfterTheWithdrawals() {
+        var state = Self.etcd()
+        let start = ContinuousClock.now
+        _ = state.receive(.lease(.registered(at: start)))
+        _ = state.receive(Self.handshake(1, "b", "b1"))
+        let life1 = Self.clock(on: "a", life: 1)
+        _ = state.receive(.exports(.available([life1])))
+        // etcd silent past the lease: the export is withdrawn from b (the node then shares nothing).
+        let late = start + .seconds(60)
+        #expect(state.receive(.lease(.unanswered(at: late, reason: "timeout"))).contains(.lease(.withdrawExports)))
+        _ = state.receive(.exports(.available([])))
+        #expect(state.exports.isWithdrawing)
+        // The lease answers again while b has not acknowledged: nothing is shared yet.
+        #expect(!state.receive(.lease(.kept(at: late))).contains(.lease(.shareAgain(afterWithdrawal: true))))
+        // b acknowledges: the withdrawal ends, and then the exports are shared again, once.
+        let acknowledged = state.receive(Self.from(1, .withdrawAck(life1.provider)))
+        #expect(acknowledged.contains(.exports(.release(life1.provider, .finished(acknowledged: ["b"], lost: [])))))
+        #expect(acknowledged.last == .lease(.shareAgain(afterWithdrawal: true)))
+        #expect(!state.receive(.idleSweep(at: late, busy: [])).contains(.lease(.shareAgain(afterWithdrawal: true))))
+
+        // Lost again before the withdrawal ends: not shared again when it ends.
+        _ = state.receive(.exports(.available([Self.clock(on: "a", life: 2)])))
+        #expect(state.receive(.lease(.unanswered(at: late + .seconds(60), reason: "timeout"))).contains(.lease(.withdrawExports)))
+        _ = state.receive(.exports(.available([])))
+        _ = state.receive(.lease(.kept(at: late + .seconds(60))))
+        _ = state.receive(.lease(.unanswered(at: late + .seconds(120), reason: "timeout")))
+        let ended = state.receive(Self.from(1, .withdrawAck(Self.clock(on: "a", life: 2).provider)))
+        #expect(!ended.contains(.lease(.shareAgain(afterWithdrawal: true))), "\(ended)")
+    }
+
     @Test("etcd mode: this node's deleted member key is put back only under a lease in force: registered, not degraded")
     func ownKeyRestoredUnderALiveLease() {
         var state = Self.etcd()
@@ -589,8 +620,10 @@ struct NodeStateTests {
         let withdrawn = state.receive(.exports(.available([])))
         #expect(withdrawn.contains(.exports(.withdraw(life2.provider, peers: ["b"]))))
         #expect(withdrawn.contains(.keys(.delete(life: 2, key: EtcdDirectory.serviceKey(node: "a", life: 2), attempt: 4))))
-        // etcd answers again, the lease lived: recovered, and the exports are shared again after the withdrawal.
-        #expect(state.receive(.lease(.kept(at: start + .seconds(4)))) == [.lease(.recover), .lease(.shareAgain(afterWithdrawal: true))])
+        // etcd answers again, the lease lived: recovered; the exports are shared again once the withdrawals
+        // still waiting for b end (see `sharedAgainAfterTheWithdrawals`).
+        #expect(state.receive(.lease(.kept(at: start + .seconds(4)))) == [.lease(.recover)])
+        #expect(state.sharesAgainAfterWithdrawals)
         // A registration under a new lease: no key counts as put.
         _ = state.receive(.lease(.registered(at: start + .seconds(5))))
         #expect(state.keys?.put.isEmpty == true)

@@ -211,20 +211,17 @@ extension EtcdMode {
     }
 
     /// Registered again (or the lease found alive): the exports are announced to the linked peers and
-    /// published under the lease again.
+    /// published under the lease again (`NodeState` says so after the withdrawals for the lease's loss
+    /// ended: `afterWithdrawal`).
     private func shareExportsAgain(afterWithdrawal: Bool) {
         guard afterWithdrawal else {
             publishExports()
             return
         }
-        // A withdrawal still waiting for acknowledgements ends first; its life is announced again after.
-        node.activity.start { [weak node] in
-            await node?.withdrawalsFinished()
-            guard let node, node.running, node.sharesExports else { return }
-            node.logger.info("sharing this node's services again")
-            node.refreshExports()
-            node.etcd?.publishExports()
-        }
+        guard node.running else { return }
+        node.logger.info("sharing this node's services again")
+        node.refreshExports()
+        publishExports()
     }
 
     // MARK: - The directory

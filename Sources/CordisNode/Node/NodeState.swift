@@ -238,6 +238,10 @@ struct NodeState {
     private(set) var keys: ServiceKeys?
     /// What the node makes of its etcd lease: degraded or not, exports withdrawn or not (etcd mode only).
     private(set) var lease: LeaseRule?
+    /// etcd mode: the lease came back while the exports were being withdrawn for its loss; they are
+    /// shared again (`lease(.shareAgain(afterWithdrawal: true))`) once no withdrawal is under way, so a
+    /// life's withdrawal ends before it is announced again.
+    private(set) var sharesAgainAfterWithdrawals = false
     /// Each member's health at the last reading (nil before the first): the membership events tell what
     /// changed since.
     private(set) var health: [String: MemberHealth]?
@@ -391,6 +395,10 @@ struct NodeState {
             let inUse = relayed ? [] : membership.members.values.compactMap { $0.link?.session }.sorted()
             directives.append(.forgot(member: member, addresses: addresses, tell: inUse))
         }
+        if sharesAgainAfterWithdrawals, !exports.isWithdrawing {
+            sharesAgainAfterWithdrawals = false
+            directives.append(.lease(.shareAgain(afterWithdrawal: true)))
+        }
         return directives
     }
 
@@ -524,9 +532,14 @@ struct NodeState {
         for directive in ruled {
             switch directive {
             case .withdrawExports:
+                sharesAgainAfterWithdrawals = false
                 follow(keys?.receive(.leaseLost, exports: exports) ?? [], into: &directives)
             case .recover:
                 follow(keys?.receive(.leaseKept, exports: exports) ?? [], into: &directives)
+            case .shareAgain(afterWithdrawal: true):
+                // Told once the withdrawals under way end (at the end of the event that ends the last).
+                sharesAgainAfterWithdrawals = true
+                continue
             case .degrade, .registerAgain, .shareAgain:
                 break
             }
