@@ -268,8 +268,9 @@ struct NodeStateSequenceTests {
             }
             switch Int.random(in: 0..<40, using: &random) {
             case 0..<4:
-                // The driver reconciles only while it does not think the lease lost.
-                return leaseThoughtLost ? nil : .reconcile
+                // The driver asks whenever the exports changed; `ServiceKeys` ignores it while it thinks the
+                // lease lost.
+                return .reconcile
             case 4:
                 leaseThoughtLost = true
                 return .leaseLost

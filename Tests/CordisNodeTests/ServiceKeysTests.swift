@@ -43,6 +43,15 @@ struct ServiceKeysTests {
         check(keys.entries.keys.sorted(), [2], "a settled key is forgotten")
     }
 
+    @Test("the keys are not brought in line while the lease is thought lost; once it is kept they are")
+    func noReconcileWhileTheLeaseIsThoughtLost() {
+        var keys = ServiceKeys(node: "a")
+        _ = keys.receive(.leaseLost, exports: Self.exports([]))
+        check(keys.receive(.reconcile, exports: Self.exports([1])), [])
+        _ = keys.receive(.leaseKept, exports: Self.exports([]))
+        check(keys.receive(.reconcile, exports: Self.exports([1])), [Self.put(1, 1)])
+    }
+
     @Test("one request per key at a time: a delete waits for the put on its way, a put for the delete on its way")
     func oneRequestAtATime() {
         var keys = ServiceKeys(node: "a")

@@ -285,10 +285,10 @@ extension EtcdMode {
 
     // MARK: - Publishing exports
 
-    /// Brings the service keys in line with the exports, while the node runs and holds a lease it does not
-    /// think lost.
+    /// Brings the service keys in line with the exports, while the node runs under a lease (`ServiceKeys`
+    /// does nothing while it thinks the lease lost).
     func publishExports() {
-        guard node.running, lease != 0, !exportsWithdrawn else { return }
+        guard node.running, lease != 0 else { return }
         node.carryOut(node.state.receive(.keys(.reconcile)))
     }
 

@@ -161,6 +161,8 @@ struct ServiceKeys: Equatable, Sendable {
         var directives: [Directive] = []
         switch event {
         case .reconcile:
+            // Not while the lease is thought lost: the keys would go under a lease that may be gone.
+            guard !leaseThoughtLost else { return [] }
             return reconcile(exports)
         case .answered(let life, let attempt, let succeeded):
             guard var entry = entries[life], let request = entry.inFlight, request.attempt == attempt else { return [] }
