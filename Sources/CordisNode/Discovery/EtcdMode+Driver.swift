@@ -20,14 +20,15 @@ extension EtcdMode {
     ///   reached. Once it returns, the caller tells `NodeState` (`lease(.registered(at:))`, or
     ///   `reregistered` for a new incarnation).
     func register(retryingFor patience: Duration = .zero) async throws {
-        var backoff = ReconnectBackoff(first: .milliseconds(100), maximum: .seconds(1))
-        let deadline = ContinuousClock.now + patience
+        var retry = RegistrationRetry(from: .now, patience: patience)
         while true {
             do {
                 return try await registerOnce()
-            } catch let error as EtcdError where error.code == .unavailable && ContinuousClock.now < deadline {
+            } catch {
+                // Bounded: `RegistrationRetry` gives up once its patience has passed.
+                guard let delay = retry.delay(after: error, at: .now, random: Double.random(in: 0...1)) else { throw error }
                 node.logger.warn("etcd does not answer yet, trying again: \(error)")
-                await node.loop.pause(for: backoff.next(random: Double.random(in: 0...1)))
+                await node.loop.pause(for: delay)
             }
         }
     }
