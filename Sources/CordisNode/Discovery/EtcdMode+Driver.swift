@@ -338,12 +338,12 @@ extension EtcdMode {
 
     // MARK: - Idle links
 
-    /// Sweeps for links that carried no call for the idle timeout, twice per timeout: `NodeState` closes
-    /// them (`closeIdle`, a `goodbye` with `idle`, so neither side takes the close for a failure). What
+    /// Sweeps for links that carried no call for the idle timeout, as often as `IdleLinks` says: `NodeState`
+    /// closes them (`closeIdle`, a `goodbye` with `idle`, so neither side takes the close for a failure). What
     /// work each link has in flight only the node sees, so the sweep brings it.
     private func closeIdleLinks() async {
-        while node.running, !Task.isCancelled {
-            await node.loop.pause(for: idleTimeout / 2)
+        while node.running, !Task.isCancelled, let interval = node.state.idle?.sweepInterval {
+            await node.loop.pause(for: interval)
             let busy = Set(node.sessions.filter { member, session in
                 session.calls.count > 0 || session.inbound.count > 0 || node.control.relaysPending(to: member)
             }.keys)

@@ -17,9 +17,6 @@ final class EtcdMode {
     let client: EtcdClient
     /// The lease's time to live.
     let leaseTTL: Duration
-    /// How long a link may carry no call before it is closed (`NodeState` decides which are idle; the
-    /// sweep comes twice per timeout).
-    let idleTimeout: Duration
     /// The node's incarnation as registered: the process's own at start, a new one after each
     /// registration that replaced a lost lease (the old life was declared over by the others meanwhile).
     var incarnation: String
@@ -47,12 +44,11 @@ final class EtcdMode {
     var tasks: [Task<Void, Never>] = []
 
     /// Creates etcd mode's state for `node` (`Node.etcd`), registered as `incarnation` once started.
-    init(node: Node, client: EtcdClient, incarnation: String, leaseTTL: Duration, idleTimeout: Duration) {
+    init(node: Node, client: EtcdClient, incarnation: String, leaseTTL: Duration) {
         self.node = node
         self.incarnation = incarnation
         self.client = client
         self.leaseTTL = leaseTTL
-        self.idleTimeout = idleTimeout
         self.keeper = LeaseKeeper(client: client, ttl: leaseTTL, loop: node.loop)
     }
 

@@ -29,6 +29,10 @@ struct IdleLinks: Equatable, Sendable {
 
     /// How long a link may carry no call before it is closed.
     let timeout: Duration
+
+    /// How often the node sweeps: twice per timeout, so an idle link closes between one timeout and one
+    /// and a half after its last call.
+    var sweepInterval: Duration { timeout / 2 }
     /// When each member's link last carried a call (or was first seen at a sweep).
     private(set) var lastUse: [String: ContinuousClock.Instant] = [:]
 

@@ -105,7 +105,7 @@ public final class Node {
             etcd = EtcdMode(
                 node: self, client: EtcdClient(endpoints: configuration.etcdEndpoints, loop: loop, traffic: traffic),
                 incarnation: configuration.incarnation,
-                leaseTTL: configuration.leaseTTL, idleTimeout: configuration.idleLinkTimeout)
+                leaseTTL: configuration.leaseTTL)
         }
     }
 
