@@ -17,6 +17,13 @@ struct ControlPermissionTests {
             signedTreesOnly: signedTreesOnly)
     }
 
+    @Test("without an operators file every console links; with one, only a console it lists")
+    func consolesAdmitted() {
+        #expect(ControlPermission.admitsConsole(role: nil, operatorsFile: false))
+        #expect(!ControlPermission.admitsConsole(role: nil, operatorsFile: true))
+        #expect(ControlPermission.admitsConsole(role: .viewer, operatorsFile: true))
+    }
+
     @Test("a listed operator runs what its role allows; a change refused is audited, a read refused is not")
     func roles() {
         #expect(Self.refusal(.status, role: .viewer) == nil)

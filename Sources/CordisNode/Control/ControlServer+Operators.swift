@@ -35,11 +35,13 @@ extension ControlServer {
                 return Rejection(code: WireError.Code.notAdmitted.rawValue, reason: "this peer is not admitted here")
             }
             if let refusal = earlier?(peer) { return refusal }
-            guard peer.role == .console, table.file != nil else { return nil }
+            guard peer.role == .console else { return nil }
             let identity = OperatorIdentity(
                 credentials: credentials, provedSecret: provesSecret, certificateName: overTLS ? peer.name : nil,
                 accounts: table.file?.accounts ?? AccountNames())
-            guard table.role(of: identity) == nil else { return nil }
+            guard !ControlPermission.admitsConsole(role: table.role(of: identity), operatorsFile: table.file != nil) else {
+                return nil
+            }
             logger.log(
                 .warn, kind: "operatorRefused",
                 "refused console \(peer.name) (\(identity.name), \(connection.origin)): not listed in the operators file",

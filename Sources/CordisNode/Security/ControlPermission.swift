@@ -12,7 +12,15 @@ import CordisWire
 /// - Under `--require-signed-trees`, a change to entries that comes without a signed tree is refused
 ///   where it would run.
 /// - A console calls a service only with the operator role or above.
+/// - With an operators file, a console it does not list is not admitted at all (refused at the handshake).
 enum ControlPermission {
+    /// Whether a console whose role in this node's operators file is `role` (nil: not listed) may link,
+    /// `operatorsFile` saying whether the node has one: without one every console links (and runs what
+    /// the node's other rules allow), with one only a listed console does.
+    static func admitsConsole(role: OperatorRole?, operatorsFile: Bool) -> Bool {
+        !operatorsFile || role != nil
+    }
+
     /// Why a request is refused, and whether the refusal is audited.
     struct Refusal: Equatable, Sendable {
         /// What the requester is told (the error `forbidden`).
