@@ -221,8 +221,8 @@ extension EtcdMode {
         }
         guard node.running else { return }
         node.logger.info("sharing this node's services again")
+        // Announced, and published as keys once the exports settled (`exportsSettled`).
         node.refreshExports()
-        publishExports()
     }
 
     // MARK: - The directory

@@ -1,4 +1,5 @@
 import CordisJSON
+
 /// The handshake of one link (a `Link` runs it; see docs/wire-protocol.md for its messages). Public for
 /// `Handshake.Side`, which end of it a link was, and `maxFrameSize`, the largest frame it accepts.
 ///
