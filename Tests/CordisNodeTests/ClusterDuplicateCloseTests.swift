@@ -16,9 +16,9 @@ struct ClusterDuplicateCloseTests {
         let probe = EchoProbe()
         let (a, b) = try await ClusterInProcessCallTests.pair(probe: probe, folder: folder)
         try #require(await ClusterInProcessTests.eventually("b to hold a's echo", on: [a, b]) { b.state.proxies.live.count == 1 })
-        let proxies = b.remote.proxies.mapValues { ObjectIdentifier($0) }
-        let first = try #require(b.sessions["a"])
-        let served = try #require(a.sessions["b"])
+        let proxies = ProxiesSeen(b)
+        let first = try #require(b.state.membership.session(of: "a"))
+        let served = try #require(a.link(to: "b"))
         let caller = Task { await ClusterInProcessCallTests.code { try await b.call(peer: "a", service: "echo", realm: nil, method: "ignore", arguments: [:]) } }
         try #require(await ClusterInProcessTests.eventually("a to serve the call", on: [a, b]) { served.inbound.count == 1 })
         // a says the link b uses is a duplicate (as if a used another one) and cuts it at once rather
@@ -26,10 +26,10 @@ struct ClusterDuplicateCloseTests {
         served.link.close(reason: "\(NodeState.duplicatePrefix) a link to b already exists")
         #expect(await caller.value == .withdrawn)
         #expect(await ClusterInProcessTests.eventually("b to use a new link to a", on: [a, b]) {
-            b.sessions["a"].map { $0 !== first } ?? false
+            b.state.membership.session(of: "a").map { $0 != first } ?? false
         })
-        // b kept a's proxy through the change (a withdrawal would have made a new one) and calls work.
-        #expect(b.remote.proxies.mapValues { ObjectIdentifier($0) } == proxies)
+        // b kept a's proxy through the change (a withdrawal would have disposed of it) and calls work.
+        #expect(ProxiesSeen(b) == proxies)
         #expect(await ClusterInProcessCallTests.code {
             try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "again"])
         } == nil)
@@ -52,11 +52,11 @@ struct ClusterDuplicateCloseTests {
         let x = try await Link.connect(
             to: try #require(b.listeningAddresses.first), on: a.loop, configuration: a.handshakeConfiguration(),
             limits: a.limits, options: a.linkOptions)
-        try #require(await ClusterInProcessTests.eventually("b to use x", on: [a, b]) { b.sessions["a"] != nil })
+        try #require(await ClusterInProcessTests.eventually("b to use x", on: [a, b]) { b.state.membership.session(of: "a") != nil })
         let y = try await Link.connect(
             to: try #require(a.listeningAddresses.first), on: b.loop, configuration: b.handshakeConfiguration(),
             limits: b.limits, options: b.linkOptions)
-        try #require(await ClusterInProcessTests.eventually("a to use y", on: [a, b]) { a.sessions["b"] != nil })
+        try #require(await ClusterInProcessTests.eventually("a to use y", on: [a, b]) { a.state.membership.session(of: "b") != nil })
         return (a, b, x, y)
     }
 
@@ -68,24 +68,25 @@ struct ClusterDuplicateCloseTests {
         // b keeps y as a standby (it sorts second), and reads a's announcements on it.
         b.adopt(y)
         try #require(await ClusterInProcessTests.eventually("b to hold a's echo", on: [a, b]) { b.state.proxies.live.count == 1 })
-        let proxies = b.remote.proxies.mapValues { ObjectIdentifier($0) }
-        let onX = try #require(b.sessions["a"])
+        let proxies = ProxiesSeen(b)
+        let onX = try #require(b.link(to: "a"))
         // b calls a on x, which a has not read yet, and subscribes to a's events on it as a member
         // does: a takes x only now, as its duplicate.
         let caller = Task { try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "crossed"]) }
         try #require(await ClusterInProcessTests.eventually("b to send the call on x", on: [a, b]) { onX.calls.count == 1 })
         onX.send(.request(ControlRequest(id: 900, command: .subscribe, args: ["follow": true, "history": false, "cluster": false])))
         a.adopt(x)
-        let drained = try #require(a.peers.all.first { a.state.drained.contains($0.id) })
+        let drained = try #require(a.state.drained.first)
         #expect(try await caller.value.value == .string("crossed"))
         #expect(await ClusterInProcessTests.eventually("one link between a and b, y", on: [a, b]) {
-            a.peers.all.count == 1 && b.peers.all.count == 1
-                && b.sessions["a"] !== onX && b.sessions["a"] != nil && a.sessions["b"] != nil
+            a.state.links(of: "b").count == 1 && b.state.links(of: "a").count == 1
+                && b.state.membership.session(of: "a") != onX.id && b.state.membership.session(of: "a") != nil
+                && a.state.membership.session(of: "b") != nil
         })
         // What the drained link held on a ended with it (the subscription b made on it).
-        #expect(!a.state.subscriptions.subscribers.contains { $0.session == drained.id })
+        #expect(!a.state.subscriptions.subscribers.contains { $0.session == drained })
         // Nothing was withdrawn on the way: b's proxy of a's echo is the one it had, and calls work.
-        #expect(b.remote.proxies.mapValues { ObjectIdentifier($0) } == proxies)
+        #expect(ProxiesSeen(b) == proxies)
         #expect(try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "after"]).value == .string("after"))
         await b.stop()
         await a.stop()
@@ -108,7 +109,7 @@ struct ClusterDuplicateCloseTests {
         if replacementComes {
             let onY = try #require(b.adopt(y))
             #expect(try await caller.value.value == .string("waited"))
-            #expect(b.sessions["a"] === onY)
+            #expect(b.state.membership.session(of: "a") == onY.id)
         } else {
             // a dies before b takes y: no other link comes, so the wait ends after the handshake
             // timeout, and the call fails with it.

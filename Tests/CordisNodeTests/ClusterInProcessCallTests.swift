@@ -166,7 +166,7 @@ struct ClusterInProcessCallTests {
         defer { folder.remove() }
         let probe = EchoProbe()
         let (a, b) = try await Self.pair(probe: probe, folder: folder)
-        let session = try #require(b.sessions["a"])
+        let session = try #require(b.state.membership.session(of: "a"))
         #expect(await Self.code {
             try await b.call(peer: "a", service: "echo", realm: nil, method: "repeated", arguments: ["_0": "x", "times": 100_000])
         } == .tooLarge)
@@ -177,7 +177,7 @@ struct ClusterInProcessCallTests {
         } == .tooLarge)
         let value = try await b.call(peer: "a", service: "echo", realm: nil, method: "echo", arguments: ["_0": "hi"])
         #expect(value.value == "hi")
-        #expect(b.sessions["a"] === session && !session.link.connection.isClosed)
+        #expect(b.state.membership.session(of: "a") == session && b.state.links(of: "a") == [session])
         await b.stop()
         await a.stop()
     }
@@ -191,7 +191,7 @@ struct ClusterInProcessCallTests {
         defer { folder.remove() }
         let probe = EchoProbe()
         let (a, b) = try await Self.pair(probe: probe, folder: folder)
-        let served = try #require(a.sessions["b"])
+        let served = try #require(a.link(to: "b"))
         let caller = Task { try await b.call(peer: "a", service: "echo", realm: nil, method: "hang", arguments: [:]) }
         try #require(await ClusterInProcessTests.eventually("a to serve the call", on: [a, b]) { served.inbound.count == 1 })
         caller.cancel()
@@ -208,7 +208,7 @@ struct ClusterInProcessCallTests {
         defer { folder.remove() }
         let probe = EchoProbe()
         let (a, b) = try await Self.pair(probe: probe, folder: folder, callTimeout: .milliseconds(500))
-        let served = try #require(a.sessions["b"])
+        let served = try #require(a.link(to: "b"))
         // b waits up to its own 30 s; a answers after its 500 ms.
         let started = ContinuousClock.now
         #expect(await Self.code {

@@ -83,16 +83,16 @@ struct ClusterInProcessTests {
         defer { folder.remove() }
         let (a, b) = try await Self.pair(folder: folder)
         let greeter = try Self.watch("greeter", on: b)
-        let original = try #require(a.sessions["b"]?.link)
-        let replaced = try #require(b.sessions["a"])
+        let original = try #require(a.link(to: "b")?.link)
+        let replaced = try #require(b.link(to: "a"))
         let announcement = try #require(a.state.exports.exports.values.first?.announcement)
 
         // a dials b once more (the direction the old rule preferred); b takes its end into use first.
         let extra = try await Link.connect(
             to: try #require(b.listeningAddresses.first), on: a.loop, configuration: a.handshakeConfiguration(),
             limits: a.limits, options: a.linkOptions)
-        try #require(await Self.eventually("b to take its end of the second link", on: [a, b]) { b.peers.all.count == 2 })
-        let second = try #require(b.peers.all.first { $0 !== replaced })
+        try #require(await Self.eventually("b to take its end of the second link", on: [a, b]) { b.state.links(of: "a").count == 2 })
+        let second = try #require(b.state.links(of: "a").first { $0 != replaced.id }.flatMap { b.peers[$0] })
         // a's announcement read from either link of its life, in any order, is one provider.
         b.handle(.announce(announcement), from: second)
         b.handle(.announce(announcement), from: replaced)
@@ -160,9 +160,9 @@ struct ClusterInProcessTests {
         let adopted = ContinuousClock.now
         // Pongs heard well after the adoption: the node pinged, and the peer answered, for several beats.
         #expect(await Self.eventually("pongs from x, or x's link closing", on: [a], timeout: .seconds(10)) {
-            a.sessions["x"] == nil || responders[0].lastHeard > adopted + interval * 4
+            a.state.membership.session(of: "x") == nil || responders[0].lastHeard > adopted + interval * 4
         })
-        #expect(a.sessions["x"]?.link === responders[0], "the link to x was closed after its adoption")
+        #expect(a.link(to: "x")?.link === responders[0], "the link to x was closed after its adoption")
         #expect(!responders[0].connection.isClosed)
         for link in initiators { link.close() }
         await a.stop()
@@ -181,8 +181,8 @@ struct ClusterInProcessTests {
             a.adopt(responders[1])
             a.adopt(responders[2])
             #expect(await Self.eventually("the newcomer's link to close", on: [a]) { initiators[1].connection.isClosed })
-            #expect(a.sessions[name]?.identity.incarnation == "old")
-            #expect(a.sessions[name]?.link === responders[0])
+            #expect(a.state.membership.members[name]?.incarnation == "old")
+            #expect(a.link(to: name)?.link === responders[0])
             // Why the live link closed, if it did (its reason, or nil when closed without one).
             #expect(!responders[0].connection.isClosed, "\(String(describing: responders[0].connection.closeError))")
             #expect(a.connectedPeers == [name])

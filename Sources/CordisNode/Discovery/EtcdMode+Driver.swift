@@ -344,9 +344,10 @@ extension EtcdMode {
     private func closeIdleLinks() async {
         while node.running, !Task.isCancelled, let interval = node.state.idle?.sweepInterval {
             await node.loop.pause(for: interval)
-            let busy = Set(node.sessions.filter { member, session in
-                session.calls.count > 0 || session.inbound.count > 0 || node.control.relaysPending(to: member)
-            }.keys)
+            let busy = Set(node.state.membership.linkedNames.filter { member in
+                guard let session = node.link(to: member) else { return false }
+                return session.calls.count > 0 || session.inbound.count > 0 || node.control.relaysPending(to: member)
+            })
             node.carryOut(node.state.receive(.idleSweep(at: .now, busy: busy)))
         }
     }

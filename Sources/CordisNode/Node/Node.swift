@@ -138,15 +138,6 @@ public final class Node {
         state.membership.session(of: member).flatMap { peers[$0] }
     }
 
-    /// The link in use to each linked member, by name.
-    var sessions: [String: PeerSession] {
-        var linked: [String: PeerSession] = [:]
-        for record in state.membership.members.values {
-            if let id = record.link?.session, let session = peers[id] { linked[record.name] = session }
-        }
-        return linked
-    }
-
     /// Interface mismatches, by service name: why consumers stay pending.
     public var mismatches: [String: String] { state.proxies.mismatchReasons }
 

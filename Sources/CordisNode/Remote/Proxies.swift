@@ -143,7 +143,8 @@ struct Proxies {
     /// The disposals under way of each key, oldest first: acknowledgements owed for the key wait for the
     /// latest. Changed only with `disposals`.
     private var disposalsOf: [Key: [Int]] = [:]
-    private var nextDisposal = 0
+    /// How many disposals began (the latest one's id): unchanged while no proxy goes.
+    private(set) var disposalsBegun = 0
 
     /// No proxies yet; `interfaces` are the node's own remote services.
     init(interfaces: [String: Interface]) {
@@ -220,9 +221,9 @@ struct Proxies {
     }
 
     private mutating func dispose(_ key: Key, why: Ending, owing owed: [Acknowledgement] = []) -> Directive {
-        nextDisposal += 1
-        disposals[nextDisposal] = Disposal(key: key, owed: owed)
-        disposalsOf[key, default: []].append(nextDisposal)
-        return .dispose(key, id: nextDisposal, why: why)
+        disposalsBegun += 1
+        disposals[disposalsBegun] = Disposal(key: key, owed: owed)
+        disposalsOf[key, default: []].append(disposalsBegun)
+        return .dispose(key, id: disposalsBegun, why: why)
     }
 }

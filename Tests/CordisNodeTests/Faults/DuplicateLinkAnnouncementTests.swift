@@ -23,17 +23,17 @@ struct DuplicateLinkAnnouncementTests {
             try #require(await ClusterInProcessTests.eventually("a and b to hold each other's proxies", on: [a, b]) {
                 a.state.proxies.live.count == 1 && b.state.proxies.live.count == 1
             })
-            let original = try #require(a.sessions["b"]?.link)
+            let original = try #require(a.link(to: "b")?.link)
             // a dials b once more, as if both had dialled at the same moment.
             let extra = try await Link.connect(
                 to: try #require(b.listeningAddresses.first), on: a.loop, configuration: a.handshakeConfiguration(),
                 limits: a.limits, options: a.linkOptions)
-            try #require(await ClusterInProcessTests.eventually("b to take its end of the second link", on: [a, b]) { b.peers.all.count == 2 })
+            try #require(await ClusterInProcessTests.eventually("b to take its end of the second link", on: [a, b]) { b.state.links(of: "a").count == 2 })
             a.adopt(extra)
             // One of the two links goes; the test closes the other way round too.
             if closeFirst { original.close(reason: "test: the first link is cut") }
             try #require(await ClusterInProcessTests.eventually("one link between a and b", on: [a, b]) {
-                a.peers.all.count == 1 && b.peers.all.count == 1 && a.connectedPeers == ["b"] && b.connectedPeers == ["a"]
+                a.state.links(of: "b").count == 1 && b.state.links(of: "a").count == 1 && a.connectedPeers == ["b"] && b.connectedPeers == ["a"]
             })
             #expect(await ClusterInProcessTests.eventually("a to hold b's counter and b a's clock (closed first: \(closeFirst))", on: [a, b], timeout: .seconds(5)) {
                 a.state.proxies.live.count == 1 && b.state.proxies.live.count == 1
