@@ -12,25 +12,21 @@ import Synchronization
 /// type gets an `error` reply and the link stays up, while malformed JSON, a bad MAC or a replayed
 /// frame closes it.
 public final class Link: Sendable {
-    private enum Phase {
-        case handshaking(Handshake)
-        case established(SessionCodec)
-        case finished
-    }
-
-    /// The receiving half and the handshake's course, under one lock: the phase, and the outcome told
+    /// The receiving half, under one lock: the handshake's course and every frame's opening and decoding
+    /// (`LinkCodec`, which holds whether the link is established), and who is told the handshake's outcome
     /// once (a handshake cannot establish after its deadline or its connection's close decided it).
     private struct Receiving {
-        var phase: Phase
+        var codec: LinkCodec
         var lastHeard = ContinuousClock.now
         /// Where answers go on the loop thread (see `deliverAnswers(to:)`).
         var answers: PendingCalls?
-        /// The handshake's outcome once known: what the link established, or why it failed.
-        var outcome: Result<HandshakeResult, any Error>?
-        /// Told the outcome once (`startHandshake`'s completion, which `establish` awaits).
+        /// Told the outcome once (`startHandshake`'s completion, which `establish` awaits); taken when the
+        /// outcome is decided.
         var completion: (@Sendable (Result<HandshakeResult, any Error>) -> Void)?
     }
 
+    /// The sending half: the session's sending codec (sequence numbers and MACs follow the byte stream),
+    /// given by the receiving half when the handshake established the link.
     private struct Sending {
         var codec: SessionCodec?
         var closed = false
@@ -49,7 +45,8 @@ public final class Link: Sendable {
         self.connection = connection
         self.side = handshake.side
         self.options = options
-        self.receiving = Mutex(Receiving(phase: .handshaking(handshake)))
+        self.receiving = Mutex(Receiving(
+            codec: LinkCodec(handshake: handshake, maxFrameSize: options.maxFrameSize, deliversPongs: options.deliversPongs)))
     }
 
     // MARK: Creating
@@ -128,14 +125,14 @@ public final class Link: Sendable {
         connection.armHandshakeDeadline(after: options.handshakeTimeout)
         connection.whenClosed { [self] reason in
             let error = reason ?? TransportError(.closed, "connection \(connection.id) closed during the handshake")
-            finishHandshake(.failure(error))
+            abandonHandshake(error)
         }
         connection.setFilter { [self] payload in filter(payload) }
         for message in opening {
             do {
                 try connection.enqueue(message.encoded)
             } catch {
-                if finishHandshake(.failure(error)) { connection.close(reason: error) }
+                if abandonHandshake(error) { connection.close(reason: error) }
             }
         }
     }
@@ -143,12 +140,8 @@ public final class Link: Sendable {
     /// Who is told a handshake's outcome, taken once the outcome is decided (nil inside: nobody waits).
     private typealias Told = (@Sendable (Result<HandshakeResult, any Error>) -> Void)?
 
-    /// Decides the handshake's outcome under the receiving lock: nil when it was already decided, else
-    /// who to tell. A failure finishes the phase too.
-    private static func decide(_ outcome: Result<HandshakeResult, any Error>, in state: inout Receiving) -> Told? {
-        guard state.outcome == nil else { return nil }
-        state.outcome = outcome
-        if case .failure = outcome { state.phase = .finished }
+    /// Takes who is told the outcome the link codec just decided, under the receiving lock.
+    private static func takeCompletion(in state: inout Receiving) -> Told? {
         defer { state.completion = nil }
         return .some(state.completion)
     }
@@ -160,11 +153,15 @@ public final class Link: Sendable {
         completion(outcome)
     }
 
-    /// Records a failed handshake once and tells it; false when the outcome was already known.
+    /// Gives up the handshake with `error` and tells it, once; false when the outcome was already known.
     @discardableResult
-    private func finishHandshake(_ outcome: Result<HandshakeResult, any Error>) -> Bool {
-        guard let told = receiving.withLock({ Self.decide(outcome, in: &$0) }) else { return false }
-        tell(told, outcome)
+    private func abandonHandshake(_ error: any Error) -> Bool {
+        let told = receiving.withLock { state -> Told? in
+            guard state.codec.abandonHandshake() else { return nil }
+            return Self.takeCompletion(in: &state)
+        }
+        guard let told else { return false }
+        tell(told, .failure(error))
         return true
     }
 
@@ -174,7 +171,7 @@ public final class Link: Sendable {
     /// capabilities), the protocol version, whether frames are authenticated.
     public var handshake: HandshakeResult {
         // Known before `establish` returns the link, so never the placeholder for a caller.
-        receiving.withLock { state in (try? state.outcome?.get()) ?? nil } ?? HandshakeResult.placeholder
+        receiving.withLock { $0.codec.result } ?? HandshakeResult.placeholder
     }
 
     /// The peer's identity as established by the handshake.
@@ -312,92 +309,65 @@ public final class Link: Sendable {
 
     /// What to do after a frame was examined under the receiving lock.
     private enum Action {
-        case verdict(FrameVerdict)
-        case handshakeProceeds([WireMessage])
-        case handshakeEstablished([WireMessage], HandshakeResult, SessionCodec, Told?)
-        case handshakeFailed([WireMessage], WireError)
-        case answer(WireMessage)
+        case output(LinkCodec.Output)
+        case established([WireMessage], HandshakeResult, SessionCodec, Told?)
+        case failed([WireMessage], WireError, Told?)
         case offer(WireMessage, to: PendingCalls)
-        /// Closes the link, telling the peer the error's code spelled for the agreed version.
-        case refuse(WireError, version: ProtocolVersion)
     }
 
-    /// Runs on the loop thread for every inbound frame: drives the handshake, then verifies and
-    /// decodes frames, answering pings and unknown types itself.
+    /// Runs on the loop thread for every inbound frame: the link codec drives the handshake, then opens
+    /// and decodes frames; this carries out what it says (answering pings and unknown types itself).
     private func filter(_ payload: [UInt8]) -> FrameVerdict {
-        let frame = Frame(payload: payload)
         let action = receiving.withLock { state -> Action in
             state.lastHeard = ContinuousClock.now
-            switch state.phase {
-            case .finished:
-                return .verdict(.consume)
-            case .handshaking(var handshake):
-                // Frames come out of a TLS session only once its handshake is over: the peer's
-                // certificate is verified and named by then.
-                if handshake.overTLS, handshake.certificate == nil, let name = connection.tls?.peerName {
-                    handshake.certify(name)
+            // Frames come out of a TLS session only once its handshake is over: the peer's certificate
+            // is verified and named by then.
+            let output = state.codec.receive(payload, certificate: state.codec.isHandshaking ? connection.tls?.peerName : nil)
+            switch output {
+            case .established(let send, let result, let codec):
+                // Decided here, with the phase: a deadline or a close that comes after finds it known.
+                return .established(send, result, codec, Self.takeCompletion(in: &state))
+            case .failed(let send, let error):
+                return .failed(send, error, Self.takeCompletion(in: &state))
+            case .decoded(let message, .deliver):
+                switch message {
+                case .result, .error:
+                    guard let answers = state.answers else { return .output(output) }
+                    return .offer(message, to: answers)
+                default:
+                    return .output(output)
                 }
-                let step = handshake.receive(frame)
-                switch step {
-                case .proceed(let send):
-                    state.phase = .handshaking(handshake)
-                    return .handshakeProceeds(send)
-                case .established(let send, let result):
-                    // Frames sent are bounded by the smaller of the two limits: the peer's, when it said it.
-                    let codec = result.sessionCodec(
-                        maxFrameSize: min(options.maxFrameSize, result.peer.maxFrameSize ?? Frame.defaultMaxSize))
-                    // Decided here, with the phase: a deadline or a close that comes after finds it known.
-                    state.phase = .established(codec)
-                    return .handshakeEstablished(send, result, codec, Self.decide(.success(result), in: &state))
-                case .failed(let send, let error):
-                    state.phase = .finished
-                    return .handshakeFailed(send, error)
-                }
-            case .established(var codec):
-                do throws(WireError) {
-                    let message = try codec.decode(frame)
-                    state.phase = .established(codec)
-                    options.traffic?.received(message)
-                    switch message {
-                    case .ping(let id):
-                        return .answer(.pong(id: id))
-                    case .pong where !options.deliversPongs:
-                        return .verdict(.consume)
-                    case .unknown(let type, _):
-                        return .answer(WireMessage.unknownTypeReply(to: type, version: codec.version))
-                    case .result, .error:
-                        guard let answers = state.answers else { return .verdict(.decoded(message)) }
-                        return .offer(message, to: answers)
-                    default:
-                        return .verdict(.decoded(message))
-                    }
-                } catch {
-                    state.phase = .finished
-                    if error.code == .badMAC, case .error(let notice)? = try? WireMessage(frame: frame) {
-                        // The peer's transport refused something before closing: report its reason.
-                        return .refuse(
-                            .rejected("peer closed the link", code: notice.code, reason: notice.message),
-                            version: codec.version)
-                    }
-                    return .refuse(error, version: codec.version)
-                }
+            default:
+                return .output(output)
             }
         }
         switch action {
-        case .verdict(let verdict):
-            return verdict
-        case .handshakeProceeds(let send):
+        case .output(.consume), .output(.established), .output(.failed):
+            return .consume
+        case .output(.proceed(let send)):
             sendPlain(send)
             return .consume
-        case .handshakeEstablished(let send, let result, let codec, let told):
+        case .output(.decoded(let message, let reaction)):
+            options.traffic?.received(message)
+            switch reaction {
+            case .deliver: return .decoded(message)
+            case .drop: return .consume
+            case .answer(let answer):
+                try? enqueue(answer)
+                return .consume
+            }
+        case .output(.refuse(let error, let notice)):
+            if let notice { try? enqueue(notice) }
+            return .close(TransportError(.protocolViolation, "connection \(connection.id): \(error)"))
+        case .established(let send, let result, let codec, let told):
             sendPlain(send)
             sending.withLock { $0.codec = codec }
             connection.setMaxFrameSize(options.maxFrameSize)
             connection.markEstablished(peerVersion: result.version)
             tell(told, .success(result))
             return .consume
-        case .handshakeFailed(let send, let error):
-            finishHandshake(.failure(error))
+        case .failed(let send, let error, let told):
+            tell(told, .failure(error))
             let reason = TransportError(.protocolViolation, "handshake failed: \(error)")
             guard side == .responder, options.failureDelay > .zero else {
                 sendPlain(send)
@@ -410,18 +380,10 @@ public final class Link: Sendable {
                 connection.close(reason: reason)
             }
             return .consume
-        case .answer(let message):
-            try? enqueue(message)
-            return .consume
         case .offer(let message, let calls):
+            options.traffic?.received(message)
             // Resumes the caller outside the lock; an `error` without an id answers no call.
             return calls.receive(message) ? .consume : .decoded(message)
-        case .refuse(let error, let version):
-            if error.code != .rejected {
-                try? enqueue(.error(RemoteError(
-                    id: nil, code: error.code.spelled(for: version), message: BoundedText.clip(error.message))))
-            }
-            return .close(TransportError(.protocolViolation, "connection \(connection.id): \(error)"))
         }
     }
 

@@ -1,0 +1,135 @@
+/// What a link makes of each frame it receives, as one pure step: the handshake until it completes, then
+/// the session's opening of every frame (its sequence number and MAC on an authenticated link) and the
+/// message's decoding, the answers a link gives by itself (a `pong`, an `unknown-type` error), and the
+/// error that ends the link. A frame's payload in, what to do out: no socket, lock or clock, so each rule is
+/// tested with bytes (`LinkCodecTests`). A `Link` holds one under its receiving lock on the loop thread,
+/// after the connection's `CodecChain` has cut the bytes into frames.
+///
+/// The handshake's course is held here once: `handshaking`, then `established` with its result, then
+/// `finished` (the handshake failed or was given up, or the link failed after it).
+package struct LinkCodec: Sendable {
+    /// Where the link stands.
+    package enum Phase: Sendable {
+        /// The handshake runs.
+        case handshaking(Handshake)
+        /// The handshake established the link: frames are opened and decoded with `codec`.
+        case established(SessionCodec, HandshakeResult)
+        /// Nothing more is read: the handshake failed or was given up (no result), or a frame after it
+        /// ended the link (the result the handshake had established).
+        case finished(HandshakeResult?)
+    }
+
+    /// What to do with one frame received.
+    package enum Output: Sendable {
+        /// Nothing: the link has finished.
+        case consume
+        /// The handshake goes on: send these messages, unsealed.
+        case proceed([WireMessage])
+        /// The handshake established the link: send these messages, unsealed; from now on frames are sent
+        /// with `codec` (its sending half) and received by this value.
+        case established([WireMessage], HandshakeResult, SessionCodec)
+        /// The handshake failed: send these messages, unsealed (a `reject`, or none), then close.
+        case failed([WireMessage], WireError)
+        /// A message decoded from the frame, and what the link does with it.
+        case decoded(WireMessage, Reaction)
+        /// The link ends with `error`: send `notice` first (sealed; nil when the peer's own error notice
+        /// ended it), then close.
+        case refuse(WireError, notice: WireMessage?)
+    }
+
+    /// What a link does with a message it decoded.
+    package enum Reaction: Equatable, Sendable {
+        /// Hand it to the link's consumer.
+        case deliver
+        /// Nothing (a `pong` the link's consumer did not ask for).
+        case drop
+        /// Send this answer back at once, on the loop thread (a `pong`, an `unknown-type` error).
+        case answer(WireMessage)
+    }
+
+    /// Where the link stands.
+    package private(set) var phase: Phase
+    /// The largest frame this side sends once established (the peer's limit bounds it further, when
+    /// the peer said one).
+    package let maxFrameSize: Int
+    /// Whether `pong`s reach the link's consumer (else they are dropped).
+    package let deliversPongs: Bool
+
+    /// A codec running `handshake` (started already: its opening messages sent).
+    package init(handshake: Handshake, maxFrameSize: Int = Frame.defaultMaxSize, deliversPongs: Bool = false) {
+        phase = .handshaking(handshake)
+        self.maxFrameSize = maxFrameSize
+        self.deliversPongs = deliversPongs
+    }
+
+    /// Whether the handshake still runs (its outcome not yet decided).
+    package var isHandshaking: Bool {
+        if case .handshaking = phase { return true }
+        return false
+    }
+
+    /// The handshake's result, once it established the link.
+    package var result: HandshakeResult? {
+        switch phase {
+        case .handshaking: return nil
+        case .established(_, let result): return result
+        case .finished(let result): return result
+        }
+    }
+
+    /// Gives up a handshake still running (its deadline passed, or its connection closed); false when its
+    /// outcome was already decided.
+    package mutating func abandonHandshake() -> Bool {
+        guard isHandshaking else { return false }
+        phase = .finished(nil)
+        return true
+    }
+
+    /// Takes one frame's `payload`; `certificate` names the peer when the link runs over TLS (known once
+    /// the TLS handshake, which comes first, verified the peer's certificate).
+    package mutating func receive(_ payload: [UInt8], certificate: TLSPeerName? = nil) -> Output {
+        let frame = Frame(payload: payload)
+        switch phase {
+        case .finished:
+            return .consume
+        case .handshaking(var handshake):
+            if handshake.overTLS, handshake.certificate == nil, let certificate { handshake.certify(certificate) }
+            switch handshake.receive(frame) {
+            case .proceed(let send):
+                phase = .handshaking(handshake)
+                return .proceed(send)
+            case .established(let send, let result):
+                // Frames sent are bounded by the smaller of the two limits: the peer's, when it said it.
+                let codec = result.sessionCodec(maxFrameSize: min(maxFrameSize, result.peer.maxFrameSize ?? Frame.defaultMaxSize))
+                phase = .established(codec, result)
+                return .established(send, result, codec)
+            case .failed(let send, let error):
+                phase = .finished(nil)
+                return .failed(send, error)
+            }
+        case .established(var codec, let result):
+            do throws(WireError) {
+                let message = try codec.decode(frame)
+                phase = .established(codec, result)
+                return .decoded(message, reaction(to: message, version: codec.version))
+            } catch {
+                phase = .finished(result)
+                if error.code == .badMAC, case .error(let notice)? = try? WireMessage(frame: frame) {
+                    // The peer's transport refused something before closing: its reason is the close's.
+                    return .refuse(.rejected("peer closed the link", code: notice.code, reason: notice.message), notice: nil)
+                }
+                return .refuse(error, notice: .error(RemoteError(
+                    id: nil, code: error.code.spelled(for: codec.version), message: BoundedText.clip(error.message))))
+            }
+        }
+    }
+
+    private func reaction(to message: WireMessage, version: ProtocolVersion) -> Reaction {
+        switch message {
+        case .ping(let id): return .answer(.pong(id: id))
+        case .pong where !deliversPongs: return .drop
+        case .unknown(let type, _): return .answer(WireMessage.unknownTypeReply(to: type, version: version))
+        default: return .deliver
+        }
+    }
+}
