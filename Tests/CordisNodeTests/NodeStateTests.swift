@@ -173,6 +173,16 @@ struct NodeStateTests {
             .drop(.announce(foreign), session: 1, reason: "it announces a provider on c"),
         ])
         #expect(state.proxies.live.isEmpty)
+        // Taken in one call: a served message decides nothing; one that changes the view comes with what
+        // `receive` decides for it.
+        let served = state.take(.cancel(id: 1), session: 1, role: .node)
+        #expect(served.route == .serve && served.directives.isEmpty)
+        var twin = state
+        let own = Self.clock(on: "b", life: 2)
+        let taken = state.take(.announce(own), session: 1, role: .node)
+        #expect(taken.route == .decide && !taken.directives.isEmpty)
+        #expect(taken.directives == twin.receive(Self.from(1, .announce(own))))
+        #expect(state.proxies.live == twin.proxies.live && state.proxies.live.count == 1)
     }
 
     @Test("A duplicate goodbye drains the link: said in the 1.4 field, or in a 1.3 reason; from a member that sorts first only")

@@ -12,6 +12,9 @@ extension EtcdDirectory: MemberDiscovery {
         members[name].map { Member(name: $0.name, addresses: $0.addresses, incarnation: $0.incarnation) }
     }
 
+    /// etcd lists providers too: a withdrawal over a link is told apart from etcd no longer listing one.
+    var followsLinkProviders: Bool { true }
+
     mutating func receive(_ event: DiscoveryEvent) -> [DiscoveryDirective] {
         let directives: [Directive]
         switch event {

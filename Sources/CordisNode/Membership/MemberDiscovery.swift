@@ -23,6 +23,11 @@ protocol MemberDiscovery: Sendable {
     /// reached it.
     func addresses(of member: String) -> [String]
 
+    /// Whether this mode follows the providers members announce and withdraw over their links
+    /// (`linkAnnounced`, `linkWithdrew`): etcd does, to tell a withdrawal from a provider etcd no longer
+    /// lists; the mesh knows providers only through the links, so it is not told.
+    var followsLinkProviders: Bool { get }
+
     /// Takes one event; returns the directives, in the order to carry them out.
     mutating func receive(_ event: DiscoveryEvent) -> [DiscoveryDirective]
 }

@@ -24,6 +24,8 @@ struct MeshGossip: MemberDiscovery {
     private(set) var known: [String: Member] = [:]
     /// The members with a link in use.
     private(set) var linked: Set<String> = []
+    /// The mesh knows providers only through the links: it is not told of them.
+    var followsLinkProviders: Bool { false }
     /// The addresses being dialled.
     private(set) var dialling: Set<String> = []
     /// The member each dialled address reached, while it is dialled.
@@ -91,7 +93,10 @@ struct MeshGossip: MemberDiscovery {
                 directives.append(.dropProxies(member: member, incarnation: departed.incarnation))
                 superseded(departed.addresses, into: &directives)
             }
-        case .directoryListed, .directoryChanged, .linkWithdrew, .linkAnnounced, .redialFailed:
+        case .directoryListed, .directoryChanged, .redialFailed:
+            break
+        case .linkWithdrew, .linkAnnounced:
+            // Never told (`followsLinkProviders`).
             break
         }
         return directives

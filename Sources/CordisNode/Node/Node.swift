@@ -656,12 +656,12 @@ public final class Node {
     /// Hands a message to where `NodeState` routes it: served here, dropped, or decided by `NodeState`.
     func handle(_ message: WireMessage, from session: PeerSession) {
         let role: NodeState.Role = session.role == .console ? .console : .node
-        switch state.route(message, session: session.id, role: role) {
+        let (route, directives) = state.take(message, session: session.id, role: role)
+        switch route {
         case .serve: serve(message, from: session)
         case .drop(let reason): session.drop(message, because: reason)
         case .ignore: break
-        case .decide:
-            carryOut(state.receive(.received(message, session: session.id, role: role)))
+        case .decide: carryOut(directives)
         }
     }
 

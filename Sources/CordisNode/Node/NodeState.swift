@@ -700,7 +700,7 @@ struct NodeState {
         case drop(reason: String)
         /// It counts for nothing (an answer that answers no call, a drained link's announcements).
         case ignore
-        /// It changes the cluster's view: `receive(.received(…))` decides what follows.
+        /// It changes the cluster's view: `receive(.received(…))` decides what follows (`take` does both).
         case decide
     }
 
@@ -743,6 +743,15 @@ struct NodeState {
         }
     }
 
+    /// Takes a message received on the link of `session`, in one call: where it goes (`route`) and, when it
+    /// changes the cluster's view, the directives that follow (`receive(.received(…))`; empty otherwise, so
+    /// a call or an event allocates nothing).
+    mutating func take(_ message: WireMessage, session: Int, role: Role) -> (route: Route, directives: [Directive]) {
+        let route = route(message, session: session, role: role)
+        guard route == .decide else { return (route, []) }
+        return (route, receive(.received(message, session: session, role: role)))
+    }
+
     private mutating func receive(
         _ message: WireMessage, on session: Int, role: Role, into directives: inout [Directive]
     ) {
@@ -767,10 +776,14 @@ struct NodeState {
             tell(discovery: .peerListed(list), into: &directives)
         case .announce(let announcement):
             tell(proxies: .announced(announcement, incarnation: member.incarnation), into: &directives)
-            tell(discovery: .linkAnnounced(member: member.name, life: announcement.life), into: &directives)
+            if discovery.followsLinkProviders {
+                tell(discovery: .linkAnnounced(member: member.name, life: announcement.life), into: &directives)
+            }
         case .withdraw(let provider):
             tell(proxies: .withdrawn(provider, incarnation: member.incarnation, session: session), into: &directives)
-            tell(discovery: .linkWithdrew(member: member.name, life: provider.life), into: &directives)
+            if discovery.followsLinkProviders {
+                tell(discovery: .linkWithdrew(member: member.name, life: provider.life), into: &directives)
+            }
         case .withdrawAck(var provider):
             // A withdrawal held until its key is deleted was told to nobody yet: an acknowledgement naming it
             // is a late one of an earlier withdrawal of the same life, and counts for nothing. (A peer that
