@@ -220,7 +220,8 @@ public final class Context {
         fiber.register(record)
         let registry = world.registry
         let owner = fiber
-        return try scope.collect("ctx.provide(\"\(name)\")") {
+        // Neither waits nor throws: reverted without an `await`, so a provider's teardown takes no extra turn.
+        return try scope.collectImmediate("ctx.provide(\"\(name)\")") {
             owner.unregister(record)
             registry.remove(record)
         }

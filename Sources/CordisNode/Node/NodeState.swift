@@ -395,11 +395,16 @@ struct NodeState {
             let inUse = relayed ? [] : membership.members.values.compactMap { $0.link?.session }.sorted()
             directives.append(.forgot(member: member, addresses: addresses, tell: inUse))
         }
+        finishEvent(into: &directives)
+        return directives
+    }
+
+    /// What follows every event once it was taken: sharing again once the withdrawals it waited for ended.
+    private mutating func finishEvent(into directives: inout [Directive]) {
         if sharesAgainAfterWithdrawals, !exports.isWithdrawing {
             sharesAgainAfterWithdrawals = false
             directives.append(.lease(.shareAgain(afterWithdrawal: true)))
         }
-        return directives
     }
 
     /// A call used the link to `member` at `now` (it is not idle); read only in etcd mode.
@@ -748,8 +753,11 @@ struct NodeState {
     /// a call or an event allocates nothing).
     mutating func take(_ message: WireMessage, session: Int, role: Role) -> (route: Route, directives: [Directive]) {
         let route = route(message, session: session, role: role)
-        guard route == .decide else { return (route, []) }
-        return (route, receive(.received(message, session: session, role: role)))
+        guard case .decide = route, let member = membership.member(of: session) else { return (route, []) }
+        var directives: [Directive] = []
+        decide(message, from: member, on: session, into: &directives)
+        finishEvent(into: &directives)
+        return (route, directives)
     }
 
     private mutating func receive(

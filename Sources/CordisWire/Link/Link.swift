@@ -307,12 +307,18 @@ public final class Link: Sendable {
 
     // MARK: Loop thread
 
-    /// What to do after a frame was examined under the receiving lock.
+    /// What to do after a frame was examined under the receiving lock (the rare outcomes boxed, so a
+    /// message, the common one, moves cheaply).
     private enum Action {
-        case output(LinkCodec.Output)
-        case established([WireMessage], HandshakeResult, SessionCodec, Told?)
-        case failed([WireMessage], WireError, Told?)
+        /// Hand this message to the consumer.
+        case deliver(WireMessage)
+        /// Hand this answer to the calls waiting on the loop thread.
         case offer(WireMessage, to: PendingCalls)
+        /// Anything else the link codec said.
+        case output(LinkCodec.Output)
+        /// The handshake's outcome, and who to tell it.
+        indirect case established([WireMessage], HandshakeResult, SessionCodec, Told?)
+        indirect case failed([WireMessage], WireError, Told?)
     }
 
     /// Runs on the loop thread for every inbound frame: the link codec drives the handshake, then opens
@@ -322,43 +328,45 @@ public final class Link: Sendable {
             state.lastHeard = ContinuousClock.now
             // Frames come out of a TLS session only once its handshake is over: the peer's certificate
             // is verified and named by then.
-            let output = state.codec.receive(payload, certificate: state.codec.isHandshaking ? connection.tls?.peerName : nil)
-            switch output {
+            let output = state.codec.receive(payload, certificate: connection.tls?.peerName)
+            switch consume output {
+            case .decoded(let message, .deliver):
+                switch message {
+                case .result, .error:
+                    guard let answers = state.answers else { return .deliver(message) }
+                    return .offer(message, to: answers)
+                default:
+                    return .deliver(message)
+                }
             case .established(let send, let result, let codec):
                 // Decided here, with the phase: a deadline or a close that comes after finds it known.
                 return .established(send, result, codec, Self.takeCompletion(in: &state))
             case .failed(let send, let error):
                 return .failed(send, error, Self.takeCompletion(in: &state))
-            case .decoded(let message, .deliver):
-                switch message {
-                case .result, .error:
-                    guard let answers = state.answers else { return .output(output) }
-                    return .offer(message, to: answers)
-                default:
-                    return .output(output)
-                }
-            default:
-                return .output(output)
+            case let other:
+                return .output(other)
             }
         }
-        switch action {
-        case .output(.consume), .output(.established), .output(.failed):
-            return .consume
+        switch consume action {
+        case .deliver(let message):
+            options.traffic?.received(message)
+            return .decoded(message)
+        case .offer(let message, let calls):
+            options.traffic?.received(message)
+            // Resumes the caller outside the lock; an `error` without an id answers no call.
+            return calls.receive(message) ? .consume : .decoded(message)
+        case .output(.decoded(let message, let reaction)):
+            options.traffic?.received(message)
+            if case .answer(let answer) = reaction { try? enqueue(answer) }
+            return reaction == .deliver ? .decoded(message) : .consume
         case .output(.proceed(let send)):
             sendPlain(send)
             return .consume
-        case .output(.decoded(let message, let reaction)):
-            options.traffic?.received(message)
-            switch reaction {
-            case .deliver: return .decoded(message)
-            case .drop: return .consume
-            case .answer(let answer):
-                try? enqueue(answer)
-                return .consume
-            }
         case .output(.refuse(let error, let notice)):
             if let notice { try? enqueue(notice) }
             return .close(TransportError(.protocolViolation, "connection \(connection.id): \(error)"))
+        case .output(.consume), .output(.established), .output(.failed):
+            return .consume
         case .established(let send, let result, let codec, let told):
             sendPlain(send)
             sending.withLock { $0.codec = codec }
@@ -380,10 +388,6 @@ public final class Link: Sendable {
                 connection.close(reason: reason)
             }
             return .consume
-        case .offer(let message, let calls):
-            options.traffic?.received(message)
-            // Resumes the caller outside the lock; an `error` without an id answers no call.
-            return calls.receive(message) ? .consume : .decoded(message)
         }
     }
 

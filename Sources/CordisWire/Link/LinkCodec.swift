@@ -5,18 +5,18 @@
 /// tested with bytes (`LinkCodecTests`). A `Link` holds one under its receiving lock on the loop thread,
 /// after the connection's `CodecChain` has cut the bytes into frames.
 ///
-/// The handshake's course is held here once: `handshaking`, then `established` with its result, then
-/// `finished` (the handshake failed or was given up, or the link failed after it).
+/// The handshake's course is held here once: `handshaking`, then `established`, then `finished` (the
+/// handshake failed or was given up, or the link failed after it); `result` keeps what the handshake
+/// established.
 package struct LinkCodec: Sendable {
     /// Where the link stands.
     package enum Phase: Sendable {
         /// The handshake runs.
         case handshaking(Handshake)
         /// The handshake established the link: frames are opened and decoded with `codec`.
-        case established(SessionCodec, HandshakeResult)
-        /// Nothing more is read: the handshake failed or was given up (no result), or a frame after it
-        /// ended the link (the result the handshake had established).
-        case finished(HandshakeResult?)
+        case established(SessionCodec)
+        /// Nothing more is read: the handshake failed or was given up, or a frame after it ended the link.
+        case finished
     }
 
     /// What to do with one frame received.
@@ -27,14 +27,14 @@ package struct LinkCodec: Sendable {
         case proceed([WireMessage])
         /// The handshake established the link: send these messages, unsealed; from now on frames are sent
         /// with `codec` (its sending half) and received by this value.
-        case established([WireMessage], HandshakeResult, SessionCodec)
+        indirect case established([WireMessage], HandshakeResult, SessionCodec)
         /// The handshake failed: send these messages, unsealed (a `reject`, or none), then close.
-        case failed([WireMessage], WireError)
+        indirect case failed([WireMessage], WireError)
         /// A message decoded from the frame, and what the link does with it.
         case decoded(WireMessage, Reaction)
         /// The link ends with `error`: send `notice` first (sealed; nil when the peer's own error notice
         /// ended it), then close.
-        case refuse(WireError, notice: WireMessage?)
+        indirect case refuse(WireError, notice: WireMessage?)
     }
 
     /// What a link does with a message it decoded.
@@ -43,12 +43,16 @@ package struct LinkCodec: Sendable {
         case deliver
         /// Nothing (a `pong` the link's consumer did not ask for).
         case drop
-        /// Send this answer back at once, on the loop thread (a `pong`, an `unknown-type` error).
-        case answer(WireMessage)
+        /// Send this answer back at once, on the loop thread (a `pong`, an `unknown-type` error). Boxed:
+        /// a reaction to deliver stays one word.
+        indirect case answer(WireMessage)
     }
 
     /// Where the link stands.
     package private(set) var phase: Phase
+    /// What the handshake established (the peer, the version, the keys), once it did; kept after the end.
+    /// (Not in `phase`: every frame takes the session codec out of it and puts it back.)
+    package private(set) var result: HandshakeResult?
     /// The largest frame this side sends once established (the peer's limit bounds it further, when
     /// the peer said one).
     package let maxFrameSize: Int
@@ -68,32 +72,24 @@ package struct LinkCodec: Sendable {
         return false
     }
 
-    /// The handshake's result, once it established the link.
-    package var result: HandshakeResult? {
-        switch phase {
-        case .handshaking: return nil
-        case .established(_, let result): return result
-        case .finished(let result): return result
-        }
-    }
-
     /// Gives up a handshake still running (its deadline passed, or its connection closed); false when its
     /// outcome was already decided.
     package mutating func abandonHandshake() -> Bool {
         guard isHandshaking else { return false }
-        phase = .finished(nil)
+        phase = .finished
         return true
     }
 
-    /// Takes one frame's `payload`; `certificate` names the peer when the link runs over TLS (known once
+    /// Takes one frame's `payload` (the rare outcomes are boxed, so the common one, a message, moves
+    /// cheaply); `certificate` names the peer when the link runs over TLS (known once
     /// the TLS handshake, which comes first, verified the peer's certificate).
-    package mutating func receive(_ payload: [UInt8], certificate: TLSPeerName? = nil) -> Output {
+    package mutating func receive(_ payload: [UInt8], certificate: @autoclosure () -> TLSPeerName? = nil) -> Output {
         let frame = Frame(payload: payload)
         switch phase {
         case .finished:
             return .consume
         case .handshaking(var handshake):
-            if handshake.overTLS, handshake.certificate == nil, let certificate { handshake.certify(certificate) }
+            if handshake.overTLS, handshake.certificate == nil, let name = certificate() { handshake.certify(name) }
             switch handshake.receive(frame) {
             case .proceed(let send):
                 phase = .handshaking(handshake)
@@ -101,19 +97,20 @@ package struct LinkCodec: Sendable {
             case .established(let send, let result):
                 // Frames sent are bounded by the smaller of the two limits: the peer's, when it said it.
                 let codec = result.sessionCodec(maxFrameSize: min(maxFrameSize, result.peer.maxFrameSize ?? Frame.defaultMaxSize))
-                phase = .established(codec, result)
+                phase = .established(codec)
+                self.result = result
                 return .established(send, result, codec)
             case .failed(let send, let error):
-                phase = .finished(nil)
+                phase = .finished
                 return .failed(send, error)
             }
-        case .established(var codec, let result):
+        case .established(var codec):
             do throws(WireError) {
                 let message = try codec.decode(frame)
-                phase = .established(codec, result)
+                phase = .established(codec)
                 return .decoded(message, reaction(to: message, version: codec.version))
             } catch {
-                phase = .finished(result)
+                phase = .finished
                 if error.code == .badMAC, case .error(let notice)? = try? WireMessage(frame: frame) {
                     // The peer's transport refused something before closing: its reason is the close's.
                     return .refuse(.rejected("peer closed the link", code: notice.code, reason: notice.message), notice: nil)
