@@ -5,16 +5,17 @@
 /// tested with bytes (`LinkCodecTests`). A `Link` holds one under its receiving lock on the loop thread,
 /// after the connection's `CodecChain` has cut the bytes into frames.
 ///
-/// The handshake's course is held here once: `handshaking`, then `established`, then `finished` (the
-/// handshake failed or was given up, or the link failed after it); `result` keeps what the handshake
+/// The handshake's course is held here once, in `phase`: `handshaking`, then `established`, then
+/// `finished` (the handshake failed or was given up, or the link failed after it). The handshake runs only
+/// while handshaking and the session codec only while established; `result` keeps what the handshake
 /// established.
 package struct LinkCodec: Sendable {
     /// Where the link stands.
-    package enum Phase: Sendable {
+    package enum Phase: Equatable, Sendable {
         /// The handshake runs.
-        case handshaking(Handshake)
-        /// The handshake established the link: frames are opened and decoded with `codec`.
-        case established(SessionCodec)
+        case handshaking
+        /// The handshake established the link: frames are opened and decoded with the session codec.
+        case established
         /// Nothing more is read: the handshake failed or was given up, or a frame after it ended the link.
         case finished
     }
@@ -49,10 +50,14 @@ package struct LinkCodec: Sendable {
     }
 
     /// Where the link stands.
-    package private(set) var phase: Phase
+    package private(set) var phase = Phase.handshaking
     /// What the handshake established (the peer, the version, the keys), once it did; kept after the end.
-    /// (Not in `phase`: every frame takes the session codec out of it and puts it back.)
     package private(set) var result: HandshakeResult?
+    /// The handshake, while it runs. (The handshake and the session codec are held apart from `phase` and
+    /// changed in place: every frame would otherwise copy them out of the phase and back.)
+    private var handshake: Handshake?
+    /// The session codec's receiving half, while the link is established.
+    private var session: SessionCodec?
     /// The largest frame this side sends once established (the peer's limit bounds it further, when
     /// the peer said one).
     package let maxFrameSize: Int
@@ -61,22 +66,19 @@ package struct LinkCodec: Sendable {
 
     /// A codec running `handshake` (started already: its opening messages sent).
     package init(handshake: Handshake, maxFrameSize: Int = Frame.defaultMaxSize, deliversPongs: Bool = false) {
-        phase = .handshaking(handshake)
+        self.handshake = handshake
         self.maxFrameSize = maxFrameSize
         self.deliversPongs = deliversPongs
     }
 
     /// Whether the handshake still runs (its outcome not yet decided).
-    package var isHandshaking: Bool {
-        if case .handshaking = phase { return true }
-        return false
-    }
+    package var isHandshaking: Bool { phase == .handshaking }
 
     /// Gives up a handshake still running (its deadline passed, or its connection closed); false when its
     /// outcome was already decided.
     package mutating func abandonHandshake() -> Bool {
         guard isHandshaking else { return false }
-        phase = .finished
+        finish()
         return true
     }
 
@@ -86,39 +88,49 @@ package struct LinkCodec: Sendable {
     package mutating func receive(_ payload: [UInt8], certificate: @autoclosure () -> TLSPeerName? = nil) -> Output {
         let frame = Frame(payload: payload)
         switch phase {
-        case .finished:
-            return .consume
-        case .handshaking(var handshake):
-            if handshake.overTLS, handshake.certificate == nil, let name = certificate() { handshake.certify(name) }
-            switch handshake.receive(frame) {
-            case .proceed(let send):
-                phase = .handshaking(handshake)
-                return .proceed(send)
-            case .established(let send, let result):
-                // Frames sent are bounded by the smaller of the two limits: the peer's, when it said it.
-                let codec = result.sessionCodec(maxFrameSize: min(maxFrameSize, result.peer.maxFrameSize ?? Frame.defaultMaxSize))
-                phase = .established(codec)
-                self.result = result
-                return .established(send, result, codec)
-            case .failed(let send, let error):
-                phase = .finished
-                return .failed(send, error)
-            }
-        case .established(var codec):
+        case .established:
             do throws(WireError) {
-                let message = try codec.decode(frame)
-                phase = .established(codec)
-                return .decoded(message, reaction(to: message, version: codec.version))
+                // Decoded in place (the codec's opener counts the frame), never copied out.
+                guard let message = try session?.decode(frame), let version = session?.version else { return .consume }
+                return .decoded(message, reaction(to: message, version: version))
             } catch {
-                phase = .finished
+                let version = session?.version ?? .current
+                finish()
                 if error.code == .badMAC, case .error(let notice)? = try? WireMessage(frame: frame) {
                     // The peer's transport refused something before closing: its reason is the close's.
                     return .refuse(.rejected("peer closed the link", code: notice.code, reason: notice.message), notice: nil)
                 }
                 return .refuse(error, notice: .error(RemoteError(
-                    id: nil, code: error.code.spelled(for: codec.version), message: BoundedText.clip(error.message))))
+                    id: nil, code: error.code.spelled(for: version), message: BoundedText.clip(error.message))))
             }
+        case .handshaking:
+            if handshake?.overTLS == true, handshake?.certificate == nil, let name = certificate() { handshake?.certify(name) }
+            guard let step = handshake?.receive(frame) else { return .consume }
+            switch step {
+            case .proceed(let send):
+                return .proceed(send)
+            case .established(let send, let result):
+                // Frames sent are bounded by the smaller of the two limits: the peer's, when it said it.
+                let codec = result.sessionCodec(maxFrameSize: min(maxFrameSize, result.peer.maxFrameSize ?? Frame.defaultMaxSize))
+                phase = .established
+                handshake = nil
+                session = codec
+                self.result = result
+                return .established(send, result, codec)
+            case .failed(let send, let error):
+                finish()
+                return .failed(send, error)
+            }
+        case .finished:
+            return .consume
         }
+    }
+
+    /// Nothing more is read: the phase's tools go.
+    private mutating func finish() {
+        phase = .finished
+        handshake = nil
+        session = nil
     }
 
     private func reaction(to message: WireMessage, version: ProtocolVersion) -> Reaction {
