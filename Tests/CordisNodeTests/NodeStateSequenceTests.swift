@@ -103,8 +103,20 @@ struct NodeStateSequenceTests {
             if case .exports(.deadlinePassed(let life)) = event { deadlines.remove(life) }
             if case .proxyDisposed(let id) = event { disposing[id] = nil }
             let linkedBefore: Bool = if case .forgotten(let name, _) = event { state.membership.session(of: name) != nil } else { false }
-            let directives = state.receive(event)
             let context = "step \(number) (\(event))"
+            let directives: [NodeState.Directive]
+            if case .received(let message, let session, let role) = event {
+                // Taken as the node takes it, in one call; the same event received decides the same.
+                var twin = state
+                let received = twin.receive(event)
+                let (route, taken) = state.take(message, session: session, role: role)
+                if case .decide = route {
+                    #expect(taken == received, "\(context): take decided otherwise than receive")
+                }
+                directives = received
+            } else {
+                directives = state.receive(event)
+            }
             if case .forgotten(let name, _) = event {
                 // A linked member is never forgotten; a forget refused changes nothing; one done leaves the
                 // member forgotten and unlinked.

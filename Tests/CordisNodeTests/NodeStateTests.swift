@@ -510,8 +510,11 @@ struct NodeStateTests {
         #expect(state.exports.isWithdrawing)
         // The lease answers again while b has not acknowledged: nothing is shared yet.
         #expect(!state.receive(.lease(.kept(at: late))).contains(.lease(.shareAgain(afterWithdrawal: true))))
-        // b acknowledges: the withdrawal ends, and then the exports are shared again, once.
+        // b acknowledges: the withdrawal ends, and then the exports are shared again, once (taken as the
+        // node takes a message, too).
+        var taking = state
         let acknowledged = state.receive(Self.from(1, .withdrawAck(life1.provider)))
+        #expect(taking.take(.withdrawAck(life1.provider), session: 1, role: .node).directives == acknowledged)
         #expect(acknowledged.contains(.exports(.release(life1.provider, .finished(acknowledged: ["b"], lost: [])))))
         #expect(acknowledged.last == .lease(.shareAgain(afterWithdrawal: true)))
         #expect(!state.receive(.idleSweep(at: late, busy: [])).contains(.lease(.shareAgain(afterWithdrawal: true))))
