@@ -28,7 +28,8 @@ struct LinkTests {
 
     /// A listener, a dialling link and the accepted link, with the handshake done on both sides.
     func linked(
-        tcp: Bool, secrets: ClusterSecrets?, clientOptions: LinkOptions = LinkOptions(), clientVersion: ProtocolVersion = .current
+        tcp: Bool, secrets: ClusterSecrets?, clientOptions: LinkOptions = LinkOptions(), clientVersion: ProtocolVersion = .current,
+        clientLimits: ConnectionLimits = ConnectionLimits()
     ) async throws -> Linked {
         let loop = try EventLoop()
         let address: Address = tcp ? .tcp(host: "127.0.0.1", port: 0) : .unix(path: try temporaryFolder() + "/l.sock")
@@ -40,7 +41,7 @@ struct LinkTests {
         let client = try await withDeadline("client handshake") {
             try await Link.connect(
                 to: listener.address, on: loop, configuration: Self.configuration("a", secrets: secrets, version: clientVersion),
-                options: clientOptions)
+                limits: clientLimits, options: clientOptions)
         }
         let server = try await withDeadline("server handshake") { try await serverTask.value }
         return Linked(loop: loop, client: client, server: server)
@@ -77,6 +78,28 @@ struct LinkTests {
         link.client.close(reason: "done")
         let goodbye = try await withDeadline("goodbye") { try await nextMessage(link.server) }
         #expect(goodbye == .goodbye(reason: "done"))
+        // Nothing is sealed after the goodbye: a send is refused, a second close says nothing more.
+        var refused: TransportError?
+        do { try link.client.enqueue(Self.call(99)) } catch { refused = error }
+        #expect(refused?.code == .closed)
+        link.client.close(reason: "again")
+        let end = try await withDeadline("end") { try await nextMessage(link.server) }
+        #expect(end == nil)
+    }
+
+    @Test("A message refused as larger than the whole outbound buffer spends no sequence number: the next one arrives")
+    func refusedSendSpendsNothing() async throws {
+        // An outbound buffer below the frame limit: a message can fit the one and not the other.
+        let link = try await linked(tcp: false, secrets: Self.secretA, clientLimits: ConnectionLimits(outboundBufferBytes: 4096))
+        defer { Task { await link.loop.shutdown() } }
+        let big = WireMessage.call(RemoteCall(
+            id: 1, service: "clock", realm: nil, method: "now", args: ["pad": .string(String(repeating: "x", count: 8000))]))
+        var refused: TransportError?
+        do { try link.client.enqueue(big) } catch { refused = error }
+        #expect(refused?.code == .tooLarge)
+        try link.client.enqueue(Self.call(2))
+        let next = try await withDeadline("the next message") { try await nextMessage(link.server) }
+        #expect(next == Self.call(2))
     }
 
     @Test("A wrong secret is rejected on both sides")

@@ -23,6 +23,11 @@ struct FrameSealer: Sendable {
     /// How many hexadecimal digits the MAC is written as.
     static var macDigits: Int { 2 * HMACSHA256.size }
 
+    /// Takes back the frames sealed since sequence number `mark` (they were not sent).
+    mutating func rewind(to mark: Int) {
+        sequence = min(sequence, mark)
+    }
+
     mutating func append(_ message: WireMessage, to buffer: inout [UInt8], encoder: FrameEncoder) throws(WireError) {
         try append(to: &buffer, encoder: encoder) { message.encode(into: &$0) }
     }

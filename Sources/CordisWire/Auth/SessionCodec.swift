@@ -42,6 +42,16 @@ package struct SessionCodec: Sendable {
         }
     }
 
+    /// Where the sending stands: the sequence number of the next frame sealed (0 on an unauthenticated
+    /// link, whose frames carry none).
+    package var sealMark: Int { sealer?.sequence ?? 0 }
+
+    /// Takes back the frames sealed since `mark` (`sealMark` then) that were not sent: the next frame
+    /// carries the sequence number the first of them had, so the peer sees no gap.
+    package mutating func rewind(to mark: Int) {
+        sealer?.rewind(to: mark)
+    }
+
     /// Verifies (when authenticated) and decodes one received frame.
     ///
     /// Throws `.badMAC` or `.replay` for a frame that fails authentication, or a decoding error (see

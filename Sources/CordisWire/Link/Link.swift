@@ -25,13 +25,6 @@ public final class Link: Sendable {
         var completion: (@Sendable (Result<HandshakeResult, any Error>) -> Void)?
     }
 
-    /// The sending half: the session's sending codec (sequence numbers and MACs follow the byte stream),
-    /// given by the receiving half when the handshake established the link.
-    private struct Sending {
-        var codec: SessionCodec?
-        var closed = false
-    }
-
     /// The connection underneath (addresses, peer credentials, close reason).
     public let connection: Connection
     /// Which end of the handshake this side was.
@@ -39,7 +32,10 @@ public final class Link: Sendable {
     /// The options this link applies.
     public let options: LinkOptions
     private let receiving: Mutex<Receiving>
-    private let sending = Mutex(Sending())
+    /// The sending half (`LinkSeal`): every message sent is sealed and put in line under this lock, so
+    /// sequence numbers follow the byte stream; written after it (the socket write never runs under a
+    /// lock). Its session comes from the receiving half when the handshake established the link.
+    private let sealing = Mutex(LinkSeal())
 
     private init(connection: Connection, handshake: Handshake, options: LinkOptions) {
         self.connection = connection
@@ -180,7 +176,7 @@ public final class Link: Sendable {
     /// The largest frame this side sends on the link: its own limit, or the peer's when that is smaller
     /// (protocol 1.4's `max-frame:N` capability); the own limit before the handshake is over.
     public var sendLimit: Int {
-        sending.withLock { $0.codec?.encoder.maxFrameSize } ?? options.maxFrameSize
+        sealing.withLock { $0.session?.encoder.maxFrameSize } ?? options.maxFrameSize
     }
 
     /// The peer's user id on a Unix socket (from `SO_PEERCRED`), nil on TCP.
@@ -213,21 +209,8 @@ public final class Link: Sendable {
 
     /// Sends `message` without suspending (callable on the loop thread). Same errors as `send`.
     public func enqueue(_ message: WireMessage) throws(TransportError) {
-        // Sealed and put in line under the lock, so sequence numbers follow the byte stream; written
-        // after it (the socket write never runs under a lock).
-        let claim = try sending.withLock { (state: inout Sending) throws(TransportError) -> Connection.WriteClaim? in
-            guard !state.closed, state.codec != nil else {
-                throw connection.closeError ?? TransportError(.closed, "link on connection \(connection.id) is closed")
-            }
-            var buffer: [UInt8] = []
-            // Room for a call or an answer of a few fields, so the frame is not regrown as it is written.
-            buffer.reserveCapacity(256)
-            do throws(WireError) {
-                try state.codec?.append(message, to: &buffer)
-            } catch {
-                throw TransportError(.tooLarge, "cannot send \(message.type): \(error.message)")
-            }
-            return try connection.stage(buffer)
+        let claim = try sealing.withLock { (seal: inout LinkSeal) throws(TransportError) -> Connection.WriteClaim? in
+            try connection.stage(try sealed(seal.seal(message, limit: connection.limits.outboundBufferBytes)))
         }
         options.traffic?.sent(message)
         if let claim { connection.write(claim) }
@@ -237,24 +220,20 @@ public final class Link: Sendable {
     /// write. Same errors as `send`; on `tooLarge` none of them is sent.
     package func enqueue(_ event: SharedEvent, ids: [Int]) throws(TransportError) {
         guard !ids.isEmpty else { return }
-        let claim = try sending.withLock { (state: inout Sending) throws(TransportError) -> Connection.WriteClaim? in
-            guard !state.closed, var codec = state.codec else {
-                throw connection.closeError ?? TransportError(.closed, "link on connection \(connection.id) is closed")
-            }
-            var buffer: [UInt8] = []
-            for id in ids {
-                do throws(WireError) {
-                    try codec.append(event, id: id, to: &buffer)
-                } catch {
-                    throw TransportError(.tooLarge, "cannot send event: \(error.message)")
-                }
-            }
-            let claim = try connection.stage(buffer)
-            state.codec = codec
-            return claim
+        let claim = try sealing.withLock { (seal: inout LinkSeal) throws(TransportError) -> Connection.WriteClaim? in
+            try connection.stage(try sealed(seal.seal(event, ids: ids, limit: connection.limits.outboundBufferBytes)))
         }
         options.traffic?.count(TrafficCounter.Kind(.event(event.event)), sent: ids.count)
         if let claim { connection.write(claim) }
+    }
+
+    /// What the seal made, or the error a send without a session throws (before the handshake
+    /// established the link, or after its `goodbye`).
+    private func sealed(_ framed: [UInt8]?) throws(TransportError) -> [UInt8] {
+        guard let framed else {
+            throw connection.closeError ?? TransportError(.closed, "link on connection \(connection.id) is closed")
+        }
+        return framed
     }
 
     /// How many bytes wait to be written to the peer (accepted but not yet taken by the socket): what a
@@ -263,12 +242,12 @@ public final class Link: Sendable {
 
     /// Closes the link in order: sends `goodbye` with `reason`, flushes, closes. Idempotent.
     public func close(reason: String? = nil) {
-        let claim = sending.withLock { state -> Connection.WriteClaim? in
-            guard !state.closed else { return nil }
-            state.closed = true
-            var buffer: [UInt8] = []
-            guard (try? state.codec?.append(.goodbye(reason: reason), to: &buffer)) != nil, !buffer.isEmpty else { return nil }
-            return (try? connection.stage(buffer)) ?? nil
+        // The last message sealed: anything sent after it is refused.
+        let claim = sealing.withLock { seal -> Connection.WriteClaim? in
+            guard let framed = try? seal.seal(.goodbye(reason: reason), last: true, limit: connection.limits.outboundBufferBytes) else {
+                return nil
+            }
+            return (try? connection.stage(framed)) ?? nil
         }
         if let claim {
             options.traffic?.count(.membership, sent: 1)
@@ -369,7 +348,7 @@ public final class Link: Sendable {
             return .consume
         case .established(let send, let result, let codec, let told):
             sendPlain(send)
-            sending.withLock { $0.codec = codec }
+            sealing.withLock { $0.establish(codec) }
             connection.setMaxFrameSize(options.maxFrameSize)
             connection.markEstablished(peerVersion: result.version)
             tell(told, .success(result))

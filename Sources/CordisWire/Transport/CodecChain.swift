@@ -6,7 +6,9 @@
 ///
 /// A `Connection` holds one chain under its lock and carries out what each step returns: it queues the
 /// payloads, writes the replies and, at an end, writes the last words and closes. With `.raw` framing
-/// (a byte stream such as the etcd client's HTTP) the chain hands each read on unchanged.
+/// (a byte stream such as the etcd client's HTTP) the chain hands each read on unchanged. Above it, a
+/// `Link`'s own steps turn frames into messages and back: `LinkCodec` on the way in, `LinkSeal` on the
+/// way out.
 package struct CodecChain {
     /// How the bytes above the stream filter are cut into payloads.
     package enum Framing {
