@@ -60,6 +60,8 @@ struct DependencyCycleTests {
         #expect(clock.dependencyCycle == nil)
         #expect(clock.pendingReason == "waits for greeter")
         #expect(reader.pendingReason == "waits for clock")
+        // The disposed fiber's logged cycle is forgotten with it.
+        #expect(greeter.world.reportedCycles[greeter.id] == nil)
     }
 
     @Test func aCycleFoundOnlyAcrossRealmsIsNoCycle() async throws {

@@ -508,7 +508,6 @@ public final class Fiber {
 
     private func finalize() {
         endWithdrawnLoad()
-        world.forgetReportedCycle(of: self)
         for dependency in runner.dependencies {
             world.registry.removeDependent(self, on: slot(for: dependency.name))
         }

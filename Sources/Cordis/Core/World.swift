@@ -59,9 +59,31 @@ final class World {
         declareProvisions(of: fiber)
     }
 
+    /// Forgets a fiber that is gone: the services it declared and the cycle logged for it.
     func forget(_ fiber: Fiber) {
         fibers.remove(id: fiber.id)
         forgetProvisions(of: fiber)
+        forgetReportedCycle(of: fiber)
+    }
+
+    /// Forgets the cycle logged for `fiber`, if any (it stopped waiting, or is gone).
+    func forgetReportedCycle(of fiber: Fiber) {
+        if !reportedCycles.isEmpty { reportedCycles[fiber.id] = nil }
+    }
+
+    /// Records the services `fiber`'s plugin declares it provides, for the cycle search.
+    func declareProvisions(of fiber: Fiber) {
+        for service in fiber.runner.provides {
+            declaredProviders[service, default: OrderedFibers()].insert(fiber)
+        }
+    }
+
+    /// Forgets what `declareProvisions(of:)` recorded.
+    func forgetProvisions(of fiber: Fiber) {
+        for service in fiber.runner.provides {
+            declaredProviders[service]?.remove(id: fiber.id)
+            if declaredProviders[service]?.isEmpty == true { declaredProviders[service] = nil }
+        }
     }
 
     func driverStarted() {

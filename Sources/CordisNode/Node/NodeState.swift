@@ -217,6 +217,9 @@ struct NodeState {
     private(set) var membership: Membership
     /// How members are found, and when a member's life is over.
     private(set) var discovery: any MemberDiscovery
+    /// Whether the discovery follows the providers members announce on their links (its
+    /// `followsLinkProviders`, read once: a discovery's kind never changes).
+    private let discoveryFollowsLinks: Bool
     /// What this node shares, per provider life.
     private(set) var exports: Exports
     /// The proxies of what the others share.
@@ -271,6 +274,7 @@ struct NodeState {
     ) {
         self.membership = Membership(name: name)
         self.discovery = discovery
+        self.discoveryFollowsLinks = discovery.followsLinkProviders
         self.exports = Exports(withdrawTimeout: withdrawTimeout)
         self.proxies = Proxies(interfaces: interfaces)
         self.admission = Admission(limits: limits, ownUID: ownUID)
@@ -716,59 +720,67 @@ struct NodeState {
     /// `mutating` though it changes nothing: the node calls it for every message on the state it stores,
     /// and a non-mutating call there copies the whole state (every table retained and released) first.
     mutating func route(_ message: WireMessage, session: Int, role: Role) -> Route {
-        if role == .console {
-            switch message {
-            case .request, .call, .cancel: return .serve
-            case .goodbye, .error: return .ignore
-            default: return .drop(reason: "a console sends requests, calls and cancels only")
-            }
-        }
-        if !drained.isEmpty, drained.contains(session) {
-            // What the member sent before it learnt the link is a duplicate is served; the rest went, or goes
-            // again, on the link that stands for the member.
-            switch message {
-            case .call, .cancel, .request, .response: return .serve
-            default: return .ignore
-            }
-        }
-        guard let member = membership.member(of: session) else { return .drop(reason: "the link is no longer in use") }
-        switch message {
-        case .call, .cancel, .request, .response, .event: return .serve
-        case .members, .goodbye: return .decide
-        case .announce(let announcement):
-            return announcement.node == member.name ? .decide : .drop(reason: "it announces a provider on \(announcement.node)")
-        case .withdraw(let provider):
-            return provider.node == member.name ? .decide : .drop(reason: "it withdraws a provider on \(provider.node)")
-        case .withdrawAck(let provider):
-            return provider.node == name ? .decide : .drop(reason: "it acknowledges a provider on \(provider.node)")
-        default:
-            // Answers went to the session's calls on the loop thread; what comes here (an `error` without an
-            // id, a `ping` or `pong`) answers no call.
-            return .ignore
-        }
+        routing(message, session: session, role: role).route
     }
 
     /// Takes a message received on the link of `session`, in one call: where it goes (`route`) and, when it
     /// changes the cluster's view, the directives that follow (`receive(.received(…))`; empty otherwise, so
     /// a call or an event allocates nothing).
     mutating func take(_ message: WireMessage, session: Int, role: Role) -> (route: Route, directives: [Directive]) {
-        let route = route(message, session: session, role: role)
-        guard case .decide = route, let member = membership.member(of: session) else { return (route, []) }
+        let (route, member) = routing(message, session: session, role: role)
+        guard case .decide = route, let member else { return (route, []) }
         var directives: [Directive] = []
         decide(message, from: member, on: session, into: &directives)
         finishEvent(into: &directives)
         return (route, directives)
     }
 
+    /// `route`'s answer, with the member the link stands for when the message is decided (nil otherwise,
+    /// so a call copies no record).
+    private mutating func routing(_ message: WireMessage, session: Int, role: Role) -> (route: Route, member: Membership.Record?) {
+        if role == .console {
+            switch message {
+            case .request, .call, .cancel: return (.serve, nil)
+            case .goodbye, .error: return (.ignore, nil)
+            default: return (.drop(reason: "a console sends requests, calls and cancels only"), nil)
+            }
+        }
+        if !drained.isEmpty, drained.contains(session) {
+            // What the member sent before it learnt the link is a duplicate is served; the rest went, or goes
+            // again, on the link that stands for the member.
+            switch message {
+            case .call, .cancel, .request, .response: return (.serve, nil)
+            default: return (.ignore, nil)
+            }
+        }
+        guard let member = membership.member(of: session) else { return (.drop(reason: "the link is no longer in use"), nil) }
+        switch message {
+        case .call, .cancel, .request, .response, .event: return (.serve, nil)
+        case .members, .goodbye: return (.decide, member)
+        case .announce(let announcement) where announcement.node != member.name:
+            return (.drop(reason: "it announces a provider on \(announcement.node)"), nil)
+        case .withdraw(let provider) where provider.node != member.name:
+            return (.drop(reason: "it withdraws a provider on \(provider.node)"), nil)
+        case .withdrawAck(let provider) where provider.node != name:
+            return (.drop(reason: "it acknowledges a provider on \(provider.node)"), nil)
+        case .announce, .withdraw, .withdrawAck: return (.decide, member)
+        default:
+            // Answers went to the session's calls on the loop thread; what comes here (an `error` without an
+            // id, a `ping` or `pong`) answers no call.
+            return (.ignore, nil)
+        }
+    }
+
     private mutating func receive(
         _ message: WireMessage, on session: Int, role: Role, into directives: inout [Directive]
     ) {
-        switch route(message, session: session, role: role) {
+        let (route, member) = routing(message, session: session, role: role)
+        switch route {
         case .serve: directives.append(.serve(message, session: session))
         case .drop(let reason): directives.append(.drop(message, session: session, reason: reason))
         case .ignore: break
         case .decide:
-            guard let member = membership.member(of: session) else { return }
+            guard let member else { return }
             decide(message, from: member, on: session, into: &directives)
         }
     }
@@ -784,12 +796,12 @@ struct NodeState {
             tell(discovery: .peerListed(list), into: &directives)
         case .announce(let announcement):
             tell(proxies: .announced(announcement, incarnation: member.incarnation), into: &directives)
-            if discovery.followsLinkProviders {
+            if discoveryFollowsLinks {
                 tell(discovery: .linkAnnounced(member: member.name, life: announcement.life), into: &directives)
             }
         case .withdraw(let provider):
             tell(proxies: .withdrawn(provider, incarnation: member.incarnation, session: session), into: &directives)
-            if discovery.followsLinkProviders {
+            if discoveryFollowsLinks {
                 tell(discovery: .linkWithdrew(member: member.name, life: provider.life), into: &directives)
             }
         case .withdrawAck(var provider):

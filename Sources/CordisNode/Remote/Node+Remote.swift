@@ -11,7 +11,7 @@ extension Node {
     /// each change of the service registry reconciles its own slot (`refreshExports(in:)`).
     func refreshExports() {
         guard running else { return }
-        exportsChanged(.available(context.providerRecords.compactMap(exportable)))
+        exportsChanged(.available(context.providerRecords.compactMap { exportable($0, service: remoteServices.service(named: $0.slot.name)) }))
     }
 
     /// Reconciles the exports of one slot after the registry changed it: a provider is announced however
@@ -20,7 +20,8 @@ extension Node {
     /// slot's current provider, so the registry reports it for that slot alone, and the cost of a change
     /// does not grow with the number of providers.
     func refreshExports(in slot: ServiceSlot) {
-        guard running, Exports.sharesAny(remoteCapable: remoteServices.service(named: slot.name) != nil, realm: slot.realm),
+        let service = remoteServices.service(named: slot.name)
+        guard running, Exports.sharesAny(remoteCapable: service != nil, realm: slot.realm),
               let realm = Exports.announcedRealm(slot.realm)
         else { return }
         // Nothing to share (the slot's current provider is a fallback, a proxy, or there is none: no
@@ -29,7 +30,7 @@ extension Node {
            !state.exports.exportsAny(of: slot.name, in: realm) {
             return
         }
-        let available = context.providerRecords(in: slot).compactMap(exportable)
+        let available = context.providerRecords(in: slot).compactMap { exportable($0, service: service) }
         exportsChanged(.slotChanged(service: slot.name, realm: realm, available: available))
     }
 
@@ -38,9 +39,9 @@ extension Node {
     var sharesExports: Bool { etcd?.exportsWithdrawn != true }
 
     /// The announcement of `record` when `Exports.shares` says it is shared now; a record seen for the
-    /// first time is remembered (its fiber holds withdrawals).
-    private func exportable(_ record: ProviderRecord) -> ServiceAnnouncement? {
-        let service = remoteServices.service(named: record.slot.name)
+    /// first time is remembered (its fiber holds withdrawals). `service` is the record's service in the
+    /// catalog (nil: not remote-capable).
+    private func exportable(_ record: ProviderRecord, service: RemoteServiceCatalog.Service?) -> ServiceAnnouncement? {
         guard Exports.shares(
                   isFallback: record.isFallback, isAvailable: record.isAvailable, remoteCapable: service != nil,
                   realm: record.slot.realm, sharing: sharesExports),
