@@ -133,32 +133,30 @@ public final class Link: Sendable {
         }
     }
 
-    /// Who is told a handshake's outcome, taken once the outcome is decided (nil inside: nobody waits).
+    /// Who is told a handshake's outcome, taken once the outcome is decided (nil: nobody waits).
     private typealias Told = (@Sendable (Result<HandshakeResult, any Error>) -> Void)?
 
     /// Takes who is told the outcome the link codec just decided, under the receiving lock.
-    private static func takeCompletion(in state: inout Receiving) -> Told? {
+    private static func takeCompletion(in state: inout Receiving) -> Told {
         defer { state.completion = nil }
-        return .some(state.completion)
+        return state.completion
     }
 
     /// Tells the outcome, outside any lock (the connection's deadline ends with its `markEstablished()`
     /// or its close).
-    private func tell(_ told: Told?, _ outcome: Result<HandshakeResult, any Error>) {
-        guard let told, let completion = told else { return }
-        completion(outcome)
+    private func tell(_ told: Told, _ outcome: Result<HandshakeResult, any Error>) {
+        told?(outcome)
     }
 
     /// Gives up the handshake with `error` and tells it, once; false when the outcome was already known.
     @discardableResult
     private func abandonHandshake(_ error: any Error) -> Bool {
-        let told = receiving.withLock { state -> Told? in
-            guard state.codec.abandonHandshake() else { return nil }
-            return Self.takeCompletion(in: &state)
+        let (decided, told) = receiving.withLock { state -> (Bool, Told) in
+            guard state.codec.abandonHandshake() else { return (false, nil) }
+            return (true, Self.takeCompletion(in: &state))
         }
-        guard let told else { return false }
-        tell(told, .failure(error))
-        return true
+        if decided { tell(told, .failure(error)) }
+        return decided
     }
 
     // MARK: Public surface
@@ -296,8 +294,8 @@ public final class Link: Sendable {
         /// Anything else the link codec said.
         case output(LinkCodec.Output)
         /// The handshake's outcome, and who to tell it.
-        indirect case established([WireMessage], HandshakeResult, SessionCodec, Told?)
-        indirect case failed([WireMessage], WireError, Told?)
+        indirect case established([WireMessage], HandshakeResult, SessionCodec, Told)
+        indirect case failed([WireMessage], WireError, Told)
     }
 
     /// Runs on the loop thread for every inbound frame: the link codec drives the handshake, then opens
