@@ -36,6 +36,7 @@ package struct LinkSeal: Sendable {
             // Sealed in place: the session is neither copied nor its keys retained.
             try session?.append(message, to: &framed)
         } catch {
+            session?.rewind(to: mark)
             throw TransportError(.tooLarge, "cannot send \(message.type): \(error.message)")
         }
         return try settle(framed, last: last, limit: limit, mark: mark)
