@@ -24,6 +24,32 @@ struct EventTests {
         #expect(root.listenerCounts["custom-event"] == nil)
     }
 
+    /// An emission reaches the listeners registered when it began: one a listener adds waits for the next
+    /// emission, and one a listener removes still hears this one.
+    @Test func anEmissionReachesTheListenersRegisteredWhenItBegan() async throws {
+        let (root, _) = try makeRoot()
+        let trail = Trail()
+        var added: EffectHandle?
+        var leaving: EventBus.Listener?
+        try root.on(customEvent) {
+            trail.add("first")
+            if added == nil { added = try root.on(customEvent) { trail.add("added") } }
+            if let listener = leaving {
+                root.world.events.remove(customEvent.name, listener)
+                leaving = nil
+            }
+        }
+        /// A listener of `event` as the bus holds it.
+        func body<P, R>(of event: Event<P, R>, _ listener: @escaping @CordisActor (P) throws -> R) -> Any { listener }
+        let third = body(of: customEvent) { trail.add("third") }
+        leaving = try root.register(customEvent.name, body: third, isAsync: false, global: false).listener
+        try root.emit(customEvent, ())
+        #expect(trail.entries == ["first", "third"])
+        trail.reset()
+        try root.emit(customEvent, ())
+        #expect(trail.entries == ["first", "added"])
+    }
+
     @Test func onceCallsTheListenerOnlyOnceAndLeavesNoListenerBehind() async throws {
         let (root, _) = try makeRoot()
         let calls = Counter()

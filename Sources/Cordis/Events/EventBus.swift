@@ -69,9 +69,12 @@ final class EventBus {
         if listeners[name]?.isEmpty == true { listeners[name] = nil }
     }
 
-    /// A snapshot of the listeners an emission reaches.
+    /// A snapshot of the listeners an emission reaches. An emission to all of them shares the stored
+    /// array (copied only if a listener registers or leaves while it runs), so it allocates nothing.
     func snapshot(_ name: String, _ filter: Filter) -> [Listener] {
-        (listeners[name] ?? []).filter(filter.admits)
+        guard let registered = listeners[name] else { return [] }
+        if filter.service == nil && filter.scope == nil { return registered }
+        return registered.filter(filter.admits)
     }
 
     /// How many listeners each event has (for inspection and leak tests).
@@ -107,14 +110,23 @@ final class EventBus {
         }
     }
 
-    private func deliverKeyed<A>(_ name: String, _ args: A) {
+    /// Works `args` out once, when the first keyed listener is reached: most emissions have none.
+    private func deliverKeyed<A>(_ name: String, _ makeArgs: @autoclosure () -> A) {
+        var made: A?
+        func args() -> A {
+            if let made { return made }
+            let value = makeArgs()
+            made = value
+            return value
+        }
         for listener in snapshot(name, .all) {
             if let body = listener.body as? @CordisActor (A) throws -> Never? {
-                do { _ = try body(args) } catch { internalErrors?(name, error) }
+                do { _ = try body(args()) } catch { internalErrors?(name, error) }
             } else if let body = listener.body as? @CordisActor (A) async throws -> Never? {
                 let report = internalErrors
+                let payload = args()
                 Task {
-                    do { _ = try await body(args) } catch { report?(name, error) }
+                    do { _ = try await body(payload) } catch { report?(name, error) }
                 }
             }
         }
