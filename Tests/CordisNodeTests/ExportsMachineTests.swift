@@ -309,20 +309,15 @@ struct ExportsMachineTests {
 
     @Test("Only an ordinary, available, remote-capable provider outside a private realm is shared, and only while sharing")
     func sharingRule() {
-        #expect(Exports.shares(isFallback: false, isAvailable: true, remoteCapable: true, realm: .root, sharing: true))
-        #expect(Exports.shares(isFallback: false, isAvailable: true, remoteCapable: true, realm: .label("eu"), sharing: true))
-        #expect(!Exports.shares(isFallback: true, isAvailable: true, remoteCapable: true, realm: .root, sharing: true))
-        #expect(!Exports.shares(isFallback: false, isAvailable: false, remoteCapable: true, realm: .root, sharing: true))
-        #expect(!Exports.shares(isFallback: false, isAvailable: true, remoteCapable: false, realm: .root, sharing: true))
-        #expect(!Exports.shares(isFallback: false, isAvailable: true, remoteCapable: true, realm: .private(3), sharing: true))
-        #expect(!Exports.shares(isFallback: false, isAvailable: true, remoteCapable: true, realm: .root, sharing: false))
-        #expect(Exports.announcedRealm(.root) == .some(nil))
-        #expect(Exports.announcedRealm(.label("eu")) == .some("eu"))
-        #expect(Exports.announcedRealm(.private(3)) == nil)
-        // A slot where no provider may be shared: none of it is ever reconciled.
-        #expect(Exports.sharesAny(remoteCapable: true, realm: .label("eu")))
-        #expect(!Exports.sharesAny(remoteCapable: false, realm: .root))
-        #expect(!Exports.sharesAny(remoteCapable: true, realm: .private(3)))
+        #expect(Exports.shares(isFallback: false, isAvailable: true, sharing: true))
+        #expect(!Exports.shares(isFallback: true, isAvailable: true, sharing: true))
+        #expect(!Exports.shares(isFallback: false, isAvailable: false, sharing: true))
+        #expect(!Exports.shares(isFallback: false, isAvailable: true, sharing: false))
+        #expect(Exports.announcedRealm(of: .root, remoteCapable: true) == .some(nil))
+        #expect(Exports.announcedRealm(of: .label("eu"), remoteCapable: true) == .some("eu"))
+        #expect(Exports.announcedRealm(of: .private(3), remoteCapable: true) == nil)
+        #expect(Exports.announcedRealm(of: .root, remoteCapable: false) == nil)
+        #expect(Exports.announcedRealm(of: .label("eu"), remoteCapable: false) == nil)
     }
 
     @Test("The lives still serving while withdrawn are those of the service and realm whose withdrawal is under way")

@@ -264,7 +264,6 @@ public final class Fiber {
     func schedule() {
         guard state != .disposed, !isDriving else { return }
         isDriving = true
-        world.driverStarted()
         world.startDriver(of: self)
     }
 

@@ -2,8 +2,8 @@
 /// fibers with a transition in flight.
 @CordisActor
 final class World {
-    let registry = ServiceRegistry()
-    let events = EventBus()
+    let events: EventBus
+    let registry: ServiceRegistry
     let logs: LogHub
     /// The clock the world's own waits run on (a fiber's retry after a withdrawn load, the timers).
     let clock: any Clock<Duration>
@@ -35,10 +35,11 @@ final class World {
         self.clock = clock
         self.timerClock = TimerClock(clock)
         self.timers = TimerQueue(clock: timerClock)
-        registry.onChange = { [unowned self] slot in
-            self.events.emitInternal(.service, slot)
-        }
-        events.serviceValue = { [unowned self] slot in self.registry.current(slot)?.value }
+        let events = EventBus()
+        let registry = ServiceRegistry(events: events)
+        self.events = events
+        self.registry = registry
+        events.serviceValue = { [unowned registry] slot in registry.current(slot)?.value }
     }
 
     func makeFiberID() -> Int {
@@ -86,10 +87,6 @@ final class World {
         }
     }
 
-    func driverStarted() {
-        drivers += 1
-    }
-
     func driverFinished() {
         drivers -= 1
         guard drivers == 0 else { return }
@@ -99,8 +96,10 @@ final class World {
     }
 
     /// Starts `fiber`'s driver at the run queue's next turn: a job of its own on `CordisActor`, after the
-    /// code that scheduled it. Drivers start in the order their fibers were scheduled.
+    /// code that scheduled it. Drivers start in the order their fibers were scheduled, and each counts as
+    /// a transition in flight from now until it calls `driverFinished()`.
     func startDriver(of fiber: Fiber) {
+        drivers += 1
         runQueue.append(fiber)
         guard !turnQueued else { return }
         turnQueued = true

@@ -33,8 +33,13 @@ final class ServiceRegistry {
     private var nextRecordID = 0
     /// Every service name a provider was ever registered under (cordis-ios's `reflect.props`).
     private(set) var providedNames: Set<String> = []
-    /// Called with the slot whenever the provider it resolves to changes.
-    var onChange: (ServiceSlot) -> Void = { _ in }
+    /// Where a change of the provider a slot resolves to is told (`internal/service`).
+    private unowned let events: EventBus
+
+    /// The registry of the world whose listeners `events` holds.
+    init(events: EventBus) {
+        self.events = events
+    }
 
     /// The provider a slot resolves to now, if any.
     func current(_ slot: ServiceSlot) -> ProviderRecord? {
@@ -120,7 +125,7 @@ final class ServiceRegistry {
         state.current = next
         // In the order the dependents started.
         for fiber in state.dependents.fibers { fiber.schedule() }
-        onChange(slot)
+        events.emitInternal(.service, slot)
     }
 
     private static func choose(in state: SlotState) -> ProviderRecord? {

@@ -145,29 +145,26 @@ struct Exports {
         (livesBySlot[Slot(service: service, realm: realm)] ?? []).filter { withdrawing.contains($0) }.sorted()
     }
 
-    /// How a provider's realm travels in announcements when the provider is shared: `.some(nil)` for the
-    /// root realm, `.some(label)` for a shared realm, and nil for a private realm, which never leaves
-    /// the node.
-    static func announcedRealm(_ realm: Realm) -> String?? {
+    /// Whether the providers of a service in `realm` may ever be shared, and how their realm then
+    /// travels in announcements: `.some(nil)` for the root realm, `.some(label)` for a shared realm; nil
+    /// when none of them is (a service the node cannot serve remotely, `remoteCapable` false, or a
+    /// private realm, which never leaves the node). A slot none of whose providers may be shared is never
+    /// reconciled: nothing of it was ever exported.
+    static func announcedRealm(of realm: Realm, remoteCapable: Bool) -> String?? {
+        guard remoteCapable else { return .none }
         switch realm {
-        case .root: .some(nil)
-        case .label(let label): .some(label)
-        case .private: .none
+        case .root: return .some(nil)
+        case .label(let label): return .some(label)
+        case .private: return .none
         }
     }
 
-    /// Whether a provider is shared with the cluster now: an ordinary provider (not a fallback, which
-    /// proxies are), available (its fiber active and its `check` passed), of a service the node can
-    /// serve remotely (`remoteCapable`), outside a private realm, while the node shares its exports at all
+    /// Whether a provider of a slot whose providers may be shared (`announcedRealm(of:remoteCapable:)`)
+    /// is shared with the cluster now: an ordinary provider (not a fallback, which proxies are),
+    /// available (its fiber active and its `check` passed), while the node shares its exports at all
     /// (`sharing`: not while its etcd lease has certainly expired).
-    static func shares(isFallback: Bool, isAvailable: Bool, remoteCapable: Bool, realm: Realm, sharing: Bool) -> Bool {
-        sharing && !isFallback && isAvailable && sharesAny(remoteCapable: remoteCapable, realm: realm)
-    }
-
-    /// Whether any provider of a service (`remoteCapable`: one the node can serve remotely) in `realm` may
-    /// be shared: a slot where none may is never reconciled (nothing of it was ever exported).
-    static func sharesAny(remoteCapable: Bool, realm: Realm) -> Bool {
-        remoteCapable && announcedRealm(realm) != nil
+    static func shares(isFallback: Bool, isAvailable: Bool, sharing: Bool) -> Bool {
+        sharing && !isFallback && isAvailable
     }
 
     /// Takes one event; returns the directives, in order.

@@ -11,7 +11,12 @@ extension Node {
     /// each change of the service registry reconciles its own slot (`refreshExports(in:)`).
     func refreshExports() {
         guard running else { return }
-        exportsChanged(.available(context.providerRecords.compactMap { exportable($0, service: remoteServices.service(named: $0.slot.name)) }))
+        exportsChanged(.available(context.providerRecords.compactMap { record in
+            let service = remoteServices.service(named: record.slot.name)
+            guard let realm = Exports.announcedRealm(of: record.slot.realm, remoteCapable: service != nil), let service
+            else { return nil }
+            return exportable(record, service: service, realm: realm)
+        }))
     }
 
     /// Reconciles the exports of one slot after the registry changed it: a provider is announced however
@@ -21,8 +26,7 @@ extension Node {
     /// does not grow with the number of providers.
     func refreshExports(in slot: ServiceSlot) {
         let service = remoteServices.service(named: slot.name)
-        guard running, Exports.sharesAny(remoteCapable: service != nil, realm: slot.realm),
-              let realm = Exports.announcedRealm(slot.realm)
+        guard running, let realm = Exports.announcedRealm(of: slot.realm, remoteCapable: service != nil), let service
         else { return }
         // Nothing to share (the slot's current provider is a fallback, a proxy, or there is none: no
         // ordinary provider is available) and nothing of it shared: nothing changes (a proxy leaving, say).
@@ -30,7 +34,7 @@ extension Node {
            !state.exports.exportsAny(of: slot.name, in: realm) {
             return
         }
-        let available = context.providerRecords(in: slot).compactMap { exportable($0, service: service) }
+        let available = context.providerRecords(in: slot).compactMap { exportable($0, service: service, realm: realm) }
         exportsChanged(.slotChanged(service: slot.name, realm: realm, available: available))
     }
 
@@ -40,12 +44,11 @@ extension Node {
 
     /// The announcement of `record` when `Exports.shares` says it is shared now; a record seen for the
     /// first time is remembered (its fiber holds withdrawals). `service` is the record's service in the
-    /// catalog (nil: not remote-capable).
-    private func exportable(_ record: ProviderRecord, service: RemoteServiceCatalog.Service?) -> ServiceAnnouncement? {
-        guard Exports.shares(
-                  isFallback: record.isFallback, isAvailable: record.isAvailable, remoteCapable: service != nil,
-                  realm: record.slot.realm, sharing: sharesExports),
-              let service, let realm = Exports.announcedRealm(record.slot.realm)
+    /// catalog and `realm` its slot's realm as announced (`Exports.announcedRealm(of:remoteCapable:)`).
+    private func exportable(
+        _ record: ProviderRecord, service: RemoteServiceCatalog.Service, realm: String?
+    ) -> ServiceAnnouncement? {
+        guard Exports.shares(isFallback: record.isFallback, isAvailable: record.isAvailable, sharing: sharesExports)
         else { return nil }
         if state.exports.export(life: record.id) == nil, !state.exports.isStopping {
             remote.records[record.id] = record
