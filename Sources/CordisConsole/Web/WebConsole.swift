@@ -47,7 +47,7 @@ actor WebConsole {
     /// Each node's remote-capable services with their interfaces' methods (the `interfaces` command).
     private var interfaces = JSONObject()
     private var problem: String?
-    private var history: [JSONValue] = []
+    private var history = RecentWindow<JSONValue>(capacity: WebConsole.maxHistory)
     private var svg = ""
     private var graphError: String?
     private var dot = ""
@@ -154,7 +154,7 @@ actor WebConsole {
         streams[number] = stream
         stream.write(Self.frame("state", stateJSON))
         stream.write(Self.frame("graph", graphJSON))
-        stream.write(Self.frame("history", .array(history)))
+        stream.write(Self.frame("history", .array(history.elements)))
     }
 
     private func forget(stream number: Int) {
@@ -243,7 +243,6 @@ actor WebConsole {
 
     private func remember(_ event: JSONValue) {
         history.append(event)
-        if history.count > Self.maxHistory { history.removeFirst(history.count - Self.maxHistory) }
     }
 
     /// Fetches the status and the members (one fetch at a time; one more when asked meanwhile).

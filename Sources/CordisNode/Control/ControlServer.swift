@@ -1,4 +1,5 @@
 import Cordis
+import CordisControl
 import CordisSigning
 import CordisWire
 
@@ -39,8 +40,8 @@ final class ControlServer {
 
     /// The requests relayed to members waiting for their answer, by relay id.
     var relays: [Int: Relay] = [:]
-    /// This node's recent events, oldest first (at most `historyLimit`).
-    var history: [ControlEvent] = []
+    /// This node's recent events (at most `historyLimit`).
+    private var recent = RecentWindow<ControlEvent>(capacity: ControlServer.historyLimit)
     /// The last status object seen of each member (by name).
     var lastStatus: [String: JSONValue] = [:]
     /// When each member whose link ended was last heard from (the link's last frame), or last answered
@@ -64,9 +65,11 @@ final class ControlServer {
     /// Whether a signed tree is being applied (one at a time, so two cannot pass the freshness check together).
     var applyingSignedTree = false
 
+    /// This node's recent events, oldest first (at most `historyLimit`).
+    var history: [ControlEvent] { recent.elements }
+
     /// Remembers a local event, dropping the oldest past `historyLimit`.
     func remember(_ event: ControlEvent) {
-        history.append(event)
-        if history.count > Self.historyLimit { history.removeFirst(history.count - Self.historyLimit) }
+        recent.append(event)
     }
 }
