@@ -34,6 +34,9 @@ struct ConsoleTruthTests {
         #expect(text.code == 3)
         let header = try #require(text.out.split(separator: "\n").first { $0.hasPrefix("node b") }, "\(text.out)")
         #expect(header.contains("unreachable") && header.contains(" s ago"), "\(header)")
+        // The reason, said once: `unreachable (a has no link to b)`, not "unreachable (b is unreachable …)".
+        #expect(header.contains("unreachable (a has no link to b)"), "\(header)")
+        #expect(header.components(separatedBy: "unreachable").count == 2, "\(header)")
         #expect(!header.hasSuffix("last seen:"))
         #expect(text.out.contains("fibers (last known):"), "\(text.out)")
         let dot = try await cluster.console("a", ["graph", "--format", "dot"])

@@ -27,7 +27,7 @@ extension ControlServer {
             let known = isKnownMember(member)
             throw ControlError(
                 known ? "unreachable" : "unknown-member",
-                known ? "\(member) is unreachable (no link from \(node.name))" : "no member is named \(member)")
+                known ? "\(node.name) has no link to \(member)" : "no member is named \(member)")
         }
         let id = node.state.newRequestID()
         // Every relay ends by its deadline: the loop's timer fails it unless the answer came first.
