@@ -77,6 +77,7 @@ def main():
         until("three members are up", lambda: driver.execute_script(
             "return document.querySelectorAll('#members tr[data-health=\"up\"]').length") == 3)
         findings["incarnation"] = text('#members tr[data-member="a"] td:nth-child(3)')
+        findings["incarnationTitle"] = attribute('#members tr[data-member="a"] td:nth-child(3)', "title")
         shot("cluster")
 
         page("plugins")

@@ -355,11 +355,13 @@ function renderCluster() {
       el('td', {}, el('span', { class: 'health health-' + health, text: health }),
         reason || unseen ? el('div', { class: 'muted' }, reason || null, reason && unseen ? '; ' : null,
           unseen ? el('span', { 'data-seen': member.name }) : null) : null),
-      el('td', { class: 'mono', text: member.incarnation || '' }),
+      // An incarnation is a UUID: its first 8 digits tell lives apart, the whole one is its tooltip.
+      el('td', { class: 'mono nowrap', title: member.incarnation || '',
+        text: member.incarnation ? member.incarnation.slice(0, 8) + '…' : '' }),
       el('td', { class: 'mono', text: (member.addresses || []).join('\n') }),
-      el('td', { text: link }),
+      el('td', { class: 'nowrap', text: link }),
       el('td', { text: lease }),
-      el('td', { text: fibers }),
+      el('td', { class: 'nowrap', text: fibers }),
       // A member that is down can be forgotten (admin role: the node decides).
       el('td', {}, health === 'down' ? el('button', {
         type: 'button', 'data-forget': member.name, text: 'Forget',

@@ -57,6 +57,10 @@ struct WebConsoleBrowserTests {
         #expect(findings["cookie"]?["httpOnly"] == true)
         #expect(findings["cookie"]?["sameSite"] == "Strict")
         #expect(findings["enabled"] == "active")
+        // A member's incarnation shows as its first 8 digits, the whole UUID in its tooltip.
+        let incarnation = findings["incarnationTitle"]?.stringValue ?? ""
+        #expect(UUID(uuidString: incarnation) != nil, "\(findings)")
+        #expect(findings["incarnation"]?.stringValue == String(incarnation.prefix(8)) + "…", "\(findings)")
         let refusal = findings["configError"]?.stringValue ?? ""
         #expect(refusal.contains("invalid config") && refusal.contains("(at start)"), "\(refusal)")
         #expect(findings["fieldMarked"]?.stringValue?.hasPrefix("start: Int") == true, "\(findings)")
