@@ -25,9 +25,9 @@ extension Node {
     /// slot's current provider, so the registry reports it for that slot alone, and the cost of a change
     /// does not grow with the number of providers.
     func refreshExports(in slot: ServiceSlot) {
+        guard running else { return }
         let service = remoteServices.service(named: slot.name)
-        guard running, let realm = Exports.announcedRealm(of: slot.realm, remoteCapable: service != nil), let service
-        else { return }
+        guard let realm = Exports.announcedRealm(of: slot.realm, remoteCapable: service != nil), let service else { return }
         // Nothing to share (the slot's current provider is a fallback, a proxy, or there is none: no
         // ordinary provider is available) and nothing of it shared: nothing changes (a proxy leaving, say).
         if context.provider(of: slot.name, in: slot.realm).map({ $0.isFallback }) ?? true,
