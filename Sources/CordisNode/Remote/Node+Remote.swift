@@ -12,10 +12,7 @@ extension Node {
     func refreshExports() {
         guard running else { return }
         exportsChanged(.available(context.providerRecords.compactMap { record in
-            let service = remoteServices.service(named: record.slot.name)
-            guard let realm = Exports.announcedRealm(of: record.slot.realm, remoteCapable: service != nil), let service
-            else { return nil }
-            return exportable(record, service: service, realm: realm)
+            shareable(record.slot).flatMap { exportable(record, service: $0.service, realm: $0.realm) }
         }))
     }
 
@@ -25,9 +22,7 @@ extension Node {
     /// slot's current provider, so the registry reports it for that slot alone, and the cost of a change
     /// does not grow with the number of providers.
     func refreshExports(in slot: ServiceSlot) {
-        guard running else { return }
-        let service = remoteServices.service(named: slot.name)
-        guard let realm = Exports.announcedRealm(of: slot.realm, remoteCapable: service != nil), let service else { return }
+        guard running, let (service, realm) = shareable(slot) else { return }
         // Nothing to share (the slot's current provider is a fallback, a proxy, or there is none: no
         // ordinary provider is available) and nothing of it shared: nothing changes (a proxy leaving, say).
         if context.provider(of: slot.name, in: slot.realm).map({ $0.isFallback }) ?? true,
@@ -36,6 +31,14 @@ extension Node {
         }
         let available = context.providerRecords(in: slot).compactMap { exportable($0, service: service, realm: realm) }
         exportsChanged(.slotChanged(service: slot.name, realm: realm, available: available))
+    }
+
+    /// The catalog entry of `slot`'s service and the slot's realm as announced, when the slot's providers
+    /// may be shared at all (`Exports.announcedRealm(of:remoteCapable:)`); nil when none ever is.
+    private func shareable(_ slot: ServiceSlot) -> (service: RemoteServiceCatalog.Service, realm: String?)? {
+        let service = remoteServices.service(named: slot.name)
+        guard let realm = Exports.announcedRealm(of: slot.realm, remoteCapable: service != nil), let service else { return nil }
+        return (service, realm)
     }
 
     /// Whether the node shares its exports now: always in the mesh; in etcd mode, not while its lease
