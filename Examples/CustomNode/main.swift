@@ -33,7 +33,7 @@ func catalog(node: String) -> PluginCatalog {
         try scope.ctx.provide(WeatherKey.self, Weather())
     }
     catalog.register(name: "forecast", inject: [Dependency(WeatherKey.self)]) { scope in
-        let weather = try scope.ctx.get(WeatherKey.self)
+        let weather = try scope.ctx[WeatherKey.self]
         let lisbon = try await weather.temperature(in: "Lisbon")
         scope.ctx.logger("forecast").info("Lisbon: \(lisbon) °C")
     }

@@ -32,6 +32,10 @@ struct InjectMacroTests {
 
                 static let injects: [Cordis.Dependency] = [Cordis.Dependency(ClockKey.self)]
 
+                static var inject: [any Cordis.ServiceKey.Type] {
+                    [ClockKey.self]
+                }
+
                 typealias Config = Cordis.EmptyConfig
             }
 
@@ -67,6 +71,10 @@ struct InjectMacroTests {
                 }
 
                 static let injects: [Cordis.Dependency] = [Cordis.Dependency(ClockKey.self, optional: true)]
+
+                static var inject: [any Cordis.ServiceKey.Type] {
+                    []
+                }
 
                 typealias Config = Cordis.EmptyConfig
             }

@@ -67,6 +67,25 @@ struct MacroDiagnosticTests {
         #expect(!result.expanded.contains("extension"))
     }
 
+    /// Ports cordis-ios MacroExpansionTests "diagnoses an existing ctx or config".
+    @Test func aPluginThatDeclaresItsOwnCtxOrConfigIsAnError() {
+        for (macro, member) in [("@Plugin", "let ctx: Context"), ("@Service(ClockKey.self)", "var config: Int = 0")] {
+            let result = expandCordisMacros(
+                in: """
+                @CordisActor \(macro)
+                final class Greeter {
+                    \(member)
+                }
+                """)
+            let name = macro.hasPrefix("@Plugin") ? "Plugin" : "Service"
+            #expect(result.diagnostics == [
+                ExpectedDiagnostic(
+                    "@\(name) generates 'ctx'/'config'; remove the existing declaration", line: 3, column: 5),
+            ])
+            #expect(!result.expanded.contains("init(ctx:"))
+        }
+    }
+
     @Test func pluginAndServiceOnOneClassIsOneError() {
         let result = expandCordisMacros(
             in: """

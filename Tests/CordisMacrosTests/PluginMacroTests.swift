@@ -28,6 +28,10 @@ struct PluginMacroTests {
 
                 static let injects: [Cordis.Dependency] = []
 
+                static var inject: [any Cordis.ServiceKey.Type] {
+                    []
+                }
+
                 typealias Config = Cordis.EmptyConfig
             }
 
@@ -63,6 +67,10 @@ struct PluginMacroTests {
                 }
 
                 static let injects: [Cordis.Dependency] = []
+
+                static var inject: [any Cordis.ServiceKey.Type] {
+                    []
+                }
             }
 
             extension Counter: Cordis.Plugin {
@@ -110,6 +118,10 @@ struct PluginMacroTests {
 
                 static let injects: [Cordis.Dependency] = [Cordis.Dependency(ClockKey.self)]
 
+                static var inject: [any Cordis.ServiceKey.Type] {
+                    [ClockKey.self]
+                }
+
                 typealias Config = Cordis.EmptyConfig
             }
 
@@ -152,6 +164,10 @@ struct PluginMacroTests {
 
                 static let injects: [Cordis.Dependency] = [Cordis.Dependency(CounterKey.self), Cordis.Dependency(Keys.Clock.self, optional: true)]
 
+                static var inject: [any Cordis.ServiceKey.Type] {
+                    [CounterKey.self]
+                }
+
                 typealias Config = Cordis.EmptyConfig
             }
 
@@ -181,6 +197,10 @@ struct PluginMacroTests {
                 }
 
                 public static let injects: [Cordis.Dependency] = []
+
+                public static var inject: [any Cordis.ServiceKey.Type] {
+                    []
+                }
 
                 public typealias Config = Cordis.EmptyConfig
             }

@@ -26,6 +26,10 @@ struct ServiceMacroTests {
 
                 static let injects: [Cordis.Dependency] = []
 
+                static var inject: [any Cordis.ServiceKey.Type] {
+                    []
+                }
+
                 typealias Config = Cordis.EmptyConfig
 
                 typealias Key = ClockKey
@@ -69,6 +73,10 @@ struct ServiceMacroTests {
                 }
 
                 public static let injects: [Cordis.Dependency] = [Cordis.Dependency(ClockKey.self)]
+
+                public static var inject: [any Cordis.ServiceKey.Type] {
+                    [ClockKey.self]
+                }
 
                 public typealias Config = Cordis.EmptyConfig
 

@@ -49,7 +49,7 @@ struct CordisIOSCompatTests {
         "hi at 21",
         "hey at 21",
         "fibers named greeting, greeting: active, active",
-        "effects of greeting: [\"anonymous\"], missing []",
+        "effects of greeting: [], missing []",
         "refused: plugin \"greeting\": invalid config: title must not be empty",
         "hey gone",
         "hello at 21",

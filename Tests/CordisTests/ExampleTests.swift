@@ -96,7 +96,7 @@ struct ExampleTests {
         Toolbar.badges = []
         let (root, _) = try makeRoot()
         let counter = try await root.plugin(CounterService.self).await()
-        try root.get(CounterKey.self).add(3)
+        try root[CounterKey.self].add(3)
         let badge = try root.plugin(CounterBadge.self)
         try await badge.await()
         #expect(Toolbar.badges.map(\.value) == [3])

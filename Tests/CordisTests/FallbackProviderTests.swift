@@ -18,7 +18,7 @@ struct FallbackProviderTests {
     /// A consumer of `foo` recording what it loads and unloads.
     func consumer(_ root: Context, _ trail: Trail) throws -> Fiber {
         try root.plugin(name: "consumer", inject: [Dependency(FooKey.self)]) { scope in
-            let foo = try scope.ctx.get(FooKey.self)
+            let foo = try scope.ctx[FooKey.self]
             trail.add("load \(foo.value)")
             try scope.collect { trail.add("unload \(foo.value)") }
         }

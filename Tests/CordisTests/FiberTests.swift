@@ -52,7 +52,7 @@ struct FiberTests {
         #expect(fiber.state == .active)
         #expect(load.arrivalCount == 1)
         #expect(unload.arrivalCount == 0)
-        #expect(try fiber.ctx.get(FooKey.self).value == 2)
+        #expect(try fiber.ctx[FooKey.self].value == 2)
     }
 
     @Test func aProviderWithdrawalWaitsUntilItsConsumersHaveUnloaded() async throws {
@@ -64,11 +64,11 @@ struct FiberTests {
             try scope.ctx.provide(FooKey.self, Box(7))
         }
         let consumer = try root.plugin(name: "consumer", inject: [Dependency(FooKey.self)]) { scope in
-            let foo = try scope.ctx.get(FooKey.self)
+            let foo = try scope.ctx[FooKey.self]
             try scope.collect {
                 await unload.pass()
                 // An asynchronous disposer still uses the provider.
-                let value = try scope.ctx.get(FooKey.self).value
+                let value = try scope.ctx[FooKey.self].value
                 trail.add("consumer bye \(value) from \(foo.value)")
             }
         }
@@ -96,7 +96,7 @@ struct FiberTests {
             try scope.ctx.provide(BarKey.self, Box(2))
         }
         let consumer = try root.plugin(name: "consumer", inject: [Dependency(FooKey.self), Dependency(BarKey.self)]) { scope in
-            let sum = try scope.ctx.get(FooKey.self).value + scope.ctx.get(BarKey.self).value
+            let sum = try scope.ctx[FooKey.self].value + scope.ctx[BarKey.self].value
             try scope.collect {
                 await unload.pass()
                 trail.add("consumer bye \(sum)")
@@ -409,7 +409,7 @@ struct FiberTests {
         await root.settled()
         #expect(fiber.state == .active)
         #expect(attempts.value == 2)
-        #expect(try fiber.ctx.get(FooKey.self).value == 2)
+        #expect(try fiber.ctx[FooKey.self].value == 2)
         // Failing again and disposed while its retry waits: the retry does nothing.
         gone.value = 1
         try await fiber.restart()

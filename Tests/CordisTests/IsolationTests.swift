@@ -14,7 +14,7 @@ struct IsolationTests {
 
     func value(_ ctx: Context) -> Int? {
         guard ctx.has(FooKey.self) else { return nil }
-        return try? ctx.get(FooKey.self).value
+        return (try? ctx[FooKey.self])?.value
     }
 
     @Test func eachIsolatedContextHasAPrivateRealm() async throws {

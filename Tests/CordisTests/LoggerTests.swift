@@ -56,10 +56,10 @@ struct LoggerTests {
         let (root, logs) = try makeRoot()
         try await root.plugin(LoggingService.self).await()
         let caller = try root.plugin(name: "caller", inject: [Dependency(LoggingServiceKey.self)]) { scope in
-            try scope.ctx.get(LoggingServiceKey.self).action()
+            try scope.ctx[LoggingServiceKey.self].action()
         }
         try await caller.await()
-        try root.get(LoggingServiceKey.self).action()
+        try root[LoggingServiceKey.self].action()
         #expect(logs.names == ["foo:driver", "foo:driver", "foo:driver"])
         #expect(logs.all.map(\.message) == ["init", "action", "action"])
         #expect(!logs.names.contains("root") && !logs.names.contains("caller"))

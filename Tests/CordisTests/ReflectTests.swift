@@ -10,7 +10,7 @@ struct ReflectTests {
         let sibling = try root.plugin(name: "bar-provider") { scope in try scope.ctx.provide(BarKey.self, Box(1)) }
         try await sibling.await()
         let fiber = try root.plugin(name: "reader") { scope in
-            do { _ = try scope.ctx.get(BarKey.self) } catch let error as CordisError {
+            do { _ = try scope.ctx[BarKey.self] } catch let error as CordisError {
                 messages.add(error.message)
             }
             do { _ = try scope.ctx.get(QuxKey.self, property: "x") } catch let error as CordisError {
@@ -29,7 +29,7 @@ struct ReflectTests {
         let read = Trail()
         let fiber = try root.plugin(name: "outer") { scope in
             try scope.ctx.plugin(name: "inner") { scope in
-                read.add("\(try scope.ctx.get(FooKey.self).value)")
+                read.add("\(try scope.ctx[FooKey.self].value)")
             }
         }
         try await fiber.await()
@@ -52,7 +52,7 @@ struct ReflectTests {
         try await fiber.await()
         #expect(outcome.entries.count == 1)
         #expect(outcome.entries.first?.hasPrefix("duplicate-service: service \"foo\" has been registered at <provider>") == true)
-        #expect(try root.get(FooKey.self).value == 1)
+        #expect(try root[FooKey.self].value == 1)
     }
 
     @Test func aDisposedFibersContextNoLongerServesItsInjectedServices() async throws {
@@ -60,25 +60,25 @@ struct ReflectTests {
         try root.provide(FooKey.self, Box(1))
         let fiber = try root.inject([FooKey.self]) { _ in }
         try await fiber.await()
-        #expect(try fiber.ctx.get(FooKey.self).value == 1)
+        #expect(try fiber.ctx[FooKey.self].value == 1)
         try await fiber.dispose()
-        let error = #expect(throws: CordisError.self) { try fiber.ctx.get(FooKey.self) }
+        let error = #expect(throws: CordisError.self) { try fiber.ctx[FooKey.self] }
         #expect(error?.message == "cannot get required service \"foo\" in inactive context")
     }
 
     @Test func readingAServiceAsTheWrongTypeSaysWhatItHolds() async throws {
         let (root, _) = try makeRoot()
         try root.provide(name: "foo", value: "a string")
-        let error = #expect(throws: CordisError.self) { try root.get(FooKey.self) }
+        let error = #expect(throws: CordisError.self) { try root[FooKey.self] }
         #expect(error?.code == .typeMismatch)
     }
 
     @Test func theRootReadsAnyProvidedServiceAndSeesNothingElse() async throws {
         let (root, _) = try makeRoot()
         #expect(!root.has(FooKey.self))
-        #expect(throws: CordisError.self) { try root.get(FooKey.self) }
+        #expect(throws: CordisError.self) { try root[FooKey.self] }
         let fiber = try root.plugin(name: "provider") { scope in try scope.ctx.provide(FooKey.self, Box(5)) }
         try await fiber.await()
-        #expect(try root.get(FooKey.self).value == 5)
+        #expect(try root[FooKey.self].value == 5)
     }
 }

@@ -23,7 +23,7 @@ struct ServiceCheckTests {
             try scope.ctx.provide(GatedKey.self, 42, check: { gate.open })
         }
         let consumer = try root.plugin(name: "consumer", inject: [Dependency(GatedKey.self)]) { scope in
-            #expect(try scope.ctx.get(GatedKey.self) == 42)
+            #expect(try scope.ctx[GatedKey.self] == 42)
             loads += 1
             try scope.collect { unloads += 1 }
         }

@@ -154,7 +154,7 @@ struct ServiceTests {
         #expect(!root.has(StandaloneKey.self))
         try await fiber.await()
         #expect(root.has(StandaloneKey.self))
-        let standalone = try root.get(StandaloneKey.self)
+        let standalone = try root[StandaloneKey.self]
         #expect(standalone === fiber.plugin)
         #expect(fiber.provided == [ServiceSlot(name: "standalone", realm: .root)])
         try await fiber.dispose()
@@ -166,7 +166,7 @@ struct ServiceTests {
         let (root, _) = try makeRoot()
         let trail = Trail()
         try root.plugin(name: "consumer", inject: [Dependency(FooKey.self)]) { scope in
-            let foo = try scope.ctx.get(FooKey.self)
+            let foo = try scope.ctx[FooKey.self]
             trail.add("load \(foo.value)")
             try scope.collect { trail.add("unload \(foo.value)") }
         }

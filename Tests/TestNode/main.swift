@@ -102,7 +102,7 @@ func testCatalog(node: String) -> PluginCatalog {
     }
     catalog.register(name: "stall-after-call", config: BusyConfig.self, inject: [Dependency(ClockServiceKey.self)]) { scope, config in
         let logger = scope.ctx.logger("stall-after-call")
-        let reading = try await scope.ctx.get(ClockServiceKey.self).now()
+        let reading = try await scope.ctx[ClockServiceKey.self].now()
         logger.info("stall-after-call: blocking for \(config.seconds) s after a reading from \(reading.node)")
         usleep(UInt32(max(0, min(config.seconds, 60)) * 1_000_000))
         logger.info("stall-after-call: done")
@@ -114,7 +114,7 @@ func testCatalog(node: String) -> PluginCatalog {
         let logger = scope.ctx.logger("gone-consumer")
         Attempts.shared.count += 1
         logger.info("gone-consumer: attempt \(Attempts.shared.count)")
-        try scope.ctx.get(GoneServiceKey.self).ask()
+        try scope.ctx[GoneServiceKey.self].ask()
         logger.info("gone-consumer: loaded")
     }
     catalog.register(name: "stall", provides: [StallServiceKey.name]) { scope in

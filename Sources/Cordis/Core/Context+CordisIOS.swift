@@ -3,11 +3,17 @@ public typealias Disposer = @CordisActor () async throws -> Void
 
 /// cordis-ios's spellings of the context's service, effect and realm API, beside this package's own.
 extension Context {
-    /// The service of `key` as this fiber sees it (cordis-ios's `ctx[Key.self]`); the same as `get(_:)`.
+    /// The service of `key` as this fiber sees it (cordis-ios's `ctx[Key.self]`): for a service it
+    /// injects, the provider pinned while it is loaded; for one it does not inject, the provider its realm
+    /// resolves to now, but only when that provider is this fiber itself or one of its ancestors (any
+    /// provider for the root context). `get(_:strict:)` reads any provided service without these checks.
     ///
-    /// - Throws: `CordisError` `.serviceUnavailable` as `get(_:)` does.
+    /// - Throws: `CordisError` `.serviceUnavailable`: `cannot get required service "clock" in inactive
+    ///   context` for an injected service while the fiber is not loaded; `cannot get property "clock"
+    ///   without inject` for a service it does not inject whose provider is not itself or an ancestor,
+    ///   or that is not available.
     public subscript<K: ServiceKey>(_ key: K.Type) -> K.Value {
-        get throws { try get(key) }
+        get throws { try get(key, property: K.name) }
     }
 
     /// The value provided for `key` in this context's realm, without the inject checks of `get(_:)`
@@ -15,9 +21,8 @@ extension Context {
     /// now (its fiber `active`, its `check` passing); without, any registered one (an ordinary provider
     /// first). Nil when there is none, or when it holds another type.
     ///
-    /// Written without `strict`, the call means this one wherever an optional is expected (`if let`,
-    /// `guard let`, `?.`, `try?`), as in cordis-ios, so a plugin reads a service it does not inject;
-    /// `try ctx.get(Key.self)` where a value is expected is `get(_:)`, with its checks.
+    /// `ctx.get(Key.self)` means this one, as in cordis-ios: a plugin reads a service it does not inject;
+    /// `ctx[Key.self]` is the checked read.
     public func get<K: ServiceKey>(_ key: K.Type, strict: Bool = true) -> K.Value? {
         let slot = realm(for: K.name).slot(K.name)
         let record = strict ? world.registry.current(slot) : world.registry.visibleRecord(slot)
@@ -27,15 +32,28 @@ extension Context {
     /// Replaces the value of the service of `key` that this context's fiber provides in its realm
     /// (cordis-ios's `set`); consumers get the new value on their next read.
     ///
-    /// - Throws: `CordisError` `.serviceUnavailable` when this fiber does not provide that service there.
+    /// - Throws: `CordisError` `.serviceUnavailable`: `cannot set property "x" without provide` when
+    ///   nothing provides it in this realm, `cannot set property "x" in multiple fibers` when another
+    ///   fiber does (cordis-ios's texts).
     public func set<K: ServiceKey>(_ key: K.Type, _ value: K.Value) throws {
         let slot = realm(for: K.name).slot(K.name)
         guard let record = fiber.records.first(where: { $0.slot == slot }) else {
+            let other = world.registry.visibleRecord(slot) != nil
             throw CordisError(
                 .serviceUnavailable,
-                "cannot set service \"\(K.name)\": plugin \(fiber.name) does not provide it in this realm")
+                "cannot set property \"\(K.name)\" \(other ? "in multiple fibers" : "without provide")")
         }
         record.value = value
+    }
+
+    /// Registers this context's fiber as the provider of `key` in its realm before it has a value
+    /// (cordis-ios's `provide(_:)` without one); `set(_:_:)` gives it one. Until then a read finds no
+    /// value: `get` returns nil and the subscript throws.
+    ///
+    /// - Throws: `CordisError` `.duplicateService` when the realm already has an ordinary provider.
+    @discardableResult
+    public func provide<K: ServiceKey>(_ key: K.Type) throws -> EffectHandle {
+        try provide(name: K.name, value: Optional<K.Value>.none as Any, in: fiber.openScope())
     }
 
     /// Runs `execute` now as an effect of this context's fiber; the disposer it returns (if any) runs when
@@ -71,8 +89,9 @@ extension Context {
     /// Runs `execute` as a task with a scope of its own, collected as one effect of this context's fiber
     /// (cordis-ios's async `ctx.effect`). `handle.ready()` waits for the body and rethrows its error; a
     /// body that throws is logged and what it collected is reverted. Reverting the effect while the body
-    /// runs makes its later `collect` calls throw; that error, or an `EffectAbortedError`, ends the body
-    /// quietly (nothing logged, `ready()` returns), as in cordis-ios.
+    /// runs waits for the body to end: a `collect` it makes meanwhile records its disposer, then throws,
+    /// which (like an `EffectAbortedError`) ends the body quietly (nothing logged, `ready()` returns);
+    /// then every disposer it collected runs, newest first, as in cordis-ios.
     ///
     /// - Throws: `CordisError` `.inactiveScope` as above.
     @discardableResult
@@ -81,24 +100,20 @@ extension Context {
     ) throws -> EffectHandle {
         let (handle, scope) = try fiber.openScope().nested(label)
         let logger = self.logger
-        let world = self.world
-        let key = ObjectIdentifier(handle)
-        // The body is held for `ready()` until the effect is reverted.
-        try scope.collect(label) { world.effectTasks[key] = nil }
-        world.effectTasks[key] = Task { @CordisActor in
+        scope.startBody(Task { @CordisActor in
             do {
                 try await execute(scope)
             } catch is EffectAbortedError {
-                return
             } catch let error as CordisError where error.code == .inactiveScope && !scope.isOpen {
                 // The effect was reverted while its body ran: the body stops at its late `collect`.
-                return
             } catch {
+                scope.bodyEnded()
                 logger.error("effect \(label) of \(logger.name) failed: \(error)")
                 await handle.dispose()
                 throw error
             }
-        }
+            scope.bodyEnded()
+        })
         return handle
     }
 

@@ -90,29 +90,32 @@ public final class Context {
     }
 
     /// Starts a function plugin: `apply` runs whenever the fiber loads, with a scope for its effects.
+    /// Without a `name`, the fiber is named after this context's fiber (as cordis-ios names an unnamed
+    /// plugin after its nearest named ancestor, `root` at the top).
     @discardableResult
     public func plugin(
-        name: String = "anonymous", inject: [Dependency] = [],
+        name: String? = nil, inject: [Dependency] = [],
         _ apply: @escaping @CordisActor (EffectScope) async throws -> Void
     ) throws -> Fiber {
-        try spawn(PluginRunner.forFunction(name: name, dependencies: inject, config: EmptyConfig()) { scope, _ in
+        try spawn(PluginRunner.forFunction(name: name ?? PluginRunner.unnamed, dependencies: inject, config: EmptyConfig()) { scope, _ in
             try await apply(scope)
         })
     }
 
-    /// Starts a function plugin with a typed config, passed to `apply` on every load.
+    /// Starts a function plugin with a typed config, passed to `apply` on every load; named as above.
     @discardableResult
     public func plugin<C: Decodable>(
-        name: String = "anonymous", inject: [Dependency] = [], config: C,
+        name: String? = nil, inject: [Dependency] = [], config: C,
         _ apply: @escaping @CordisActor (EffectScope, C) async throws -> Void
     ) throws -> Fiber {
-        try spawn(PluginRunner.forFunction(name: name, dependencies: inject, config: config, apply: apply))
+        try spawn(PluginRunner.forFunction(name: name ?? PluginRunner.unnamed, dependencies: inject, config: config, apply: apply))
     }
 
-    /// Runs `apply` as a child plugin only while the services of `keys` are provided (cordis's `ctx.inject`).
+    /// Runs `apply` as a child plugin only while the services of `keys` are provided (cordis's `ctx.inject`);
+    /// without a `name`, the fiber is named after this context's fiber.
     @discardableResult
     public func inject(
-        _ keys: [any ServiceKey.Type], name: String = "inject",
+        _ keys: [any ServiceKey.Type], name: String? = nil,
         _ apply: @escaping @CordisActor (EffectScope) async throws -> Void
     ) throws -> Fiber {
         try plugin(name: name, inject: keys.map { Dependency(name: $0.name) }, apply)
@@ -236,6 +239,11 @@ public final class Context {
     ///   context` for an injected service while the fiber is not loaded; `cannot get property "clock"
     ///   without inject` for a service it does not inject whose provider is not itself or an ancestor,
     ///   or that is not available.
+    ///
+    /// Deprecated: cordis-ios's `ctx[Key.self]` is the checked read, and `ctx.get(Key.self)` is its
+    /// optional one (`get(_:strict:)`); this throwing form is chosen only where a value is required.
+    @_disfavoredOverload
+    @available(*, deprecated, renamed: "subscript(_:)", message: "use ctx[Key.self], as in cordis-ios")
     public func get<K: ServiceKey>(_ key: K.Type) throws -> K.Value {
         try get(key, property: K.name)
     }
@@ -327,7 +335,7 @@ public final class Context {
         case .exporter(let exporter): token = logs.add(exporter)
         }
         do {
-            return try scope.collect("ctx.logger.exporter()") { logs.remove(token) }
+            return try scope.collectEffect("ctx.logger.exporter()") { logs.remove(token) }
         } catch {
             logs.remove(token)
             throw error

@@ -39,8 +39,10 @@ extension Fiber {
         try ensureNotDisposed()
     }
 
-    /// The fiber's effects, oldest first (cordis-ios's `getEffects()`; `effects` here).
-    public func getEffects() -> [EffectMeta] { effects }
+    /// The fiber's effects of their own, oldest first (cordis-ios's `getEffects()`): nested effects,
+    /// listeners, providers and adopted handles, each with its own such effects; not the disposers
+    /// collected with `collect(_:_:)` nor child fibers, which `effects` also lists.
+    public func getEffects() -> [EffectMeta] { scope?.listedEffects ?? [] }
 
     /// The context the fiber was started from (cordis-ios's `parent`): the one `ctx.plugin` was called on.
     /// For the root fiber, the root context. Its fiber is `parentFiber`.

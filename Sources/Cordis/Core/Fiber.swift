@@ -76,9 +76,10 @@ public final class Fiber {
     var inertiaTask: Task<Void, Never>?
 
     /// Creates a fiber started from the context `parent` (nil for a world's root fiber).
+    /// A fiber of an unnamed function plugin takes the name of the fiber it is started from.
     init(id: Int, world: World, runner: PluginRunner, parent: Context?, state: FiberState) {
         self.id = id
-        self.name = runner.name
+        self.name = runner.name == PluginRunner.unnamed ? (parent?.fiber.name ?? "root") : runner.name
         self.world = world
         self.runner = runner
         self.startedFrom = parent

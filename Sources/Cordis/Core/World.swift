@@ -19,8 +19,6 @@ final class World {
     /// The dependency cycle last logged for each fiber waiting for one, by fiber id (kept here, not in
     /// every fiber: few fibers ever wait for a cycle).
     var reportedCycles: [Int: [String]] = [:]
-    /// The body of each async effect made with `ctx.effect(_:_:)` still held, by its handle.
-    var effectTasks: [ObjectIdentifier: Task<Void, any Error>] = [:]
     private var nextFiberID = 0
     private var nextRealmID = 0
     private var drivers = 0

@@ -19,6 +19,9 @@ public final class EffectHandle {
     weak var owner: EffectScope?
     /// Where the handle sits in its owner's list.
     var position: Int?
+    /// Whether the handle is an effect of its own, listed by cordis-ios's `getEffects()`; false for a
+    /// disposer collected with `collect(_:_:)` and for a child fiber's hold.
+    var isEffect = true
 
     init(label: String, body: Body, owner: EffectScope) {
         self.label = label
@@ -32,7 +35,7 @@ public final class EffectHandle {
     /// Waits for the body of an async effect (`ctx.effect(_:_:)`) to finish and rethrows its error;
     /// returns at once for other effects, and for one already reverted (cordis-ios's `ready()`).
     public func ready() async throws {
-        try await owner?.ctx.world.effectTasks[ObjectIdentifier(self)]?.value
+        if case .scope(let scope)? = body { try await scope.body?.value }
     }
 
     /// Reverts the effect now, out of order, and forgets it. Errors are logged, not thrown.
@@ -75,6 +78,12 @@ public final class EffectHandle {
         case .scope(let scope):
             await scope.close()
         }
+    }
+
+    /// The effect's label and, for a nested scope, its children that are effects of their own.
+    var listedSummary: EffectSummary {
+        if case .scope(let scope)? = body { return EffectSummary(label: label, children: scope.listedEffects) }
+        return EffectSummary(label: label, children: [])
     }
 
     /// The effect's label and, for a nested scope, its children.

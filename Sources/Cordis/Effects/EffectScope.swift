@@ -11,6 +11,13 @@ public final class EffectScope {
     private var handles: [EffectHandle?] = []
     private var holes = 0
     private(set) var isOpen = true
+    /// The task running an async effect's body (`ctx.effect(_:_:)`), kept for `ready()`.
+    private(set) var body: Task<Void, any Error>?
+    /// Whether that body still runs: closing the scope waits for it first.
+    private var bodyRunning = false
+    /// Whether the scope is closing and waits for its body: what the body collects meanwhile is recorded,
+    /// so it is reverted with the rest, and the `collect` then throws to end the body.
+    private var aborting = false
     /// Whether the fiber's plugin has provided its own services in this scope already (a
     /// `ServicePlugin` does so before `setup`), so the fiber does not provide them again after `apply`.
     var providesItself = false
@@ -23,8 +30,27 @@ public final class EffectScope {
     /// is disposed. The disposer may be synchronous or `async`.
     ///
     /// - Throws: `CordisError` `.inactiveScope` when the scope is closing or closed.
+    /// A disposer is not an effect of its own: cordis-ios's `getEffects()` does not list it.
+    ///
+    /// While the scope waits for its async body to end (the effect was reverted while the body ran),
+    /// the disposer is still recorded, so it runs with the rest, and then the call throws to end the body.
+    ///
+    /// - Throws: `CordisError` `.inactiveScope` when the scope is closing or closed.
     @discardableResult
     public func collect(_ label: String = "anonymous", _ disposer: @escaping @CordisActor () async throws -> Void) throws -> EffectHandle {
+        try ensureOpenOrAborting()
+        let handle = EffectHandle(label: label, body: .disposer(disposer), owner: self)
+        handle.isEffect = false
+        append(handle)
+        try ensureNotAborting()
+        return handle
+    }
+
+    /// Collects a disposer that stands for an effect of its own (a listener, an exporter, a timer): like
+    /// `collect(_:_:)`, but listed by cordis-ios's `getEffects()`.
+    ///
+    /// - Throws: `CordisError` `.inactiveScope` when the scope is closing or closed.
+    func collectEffect(_ label: String, _ disposer: @escaping @CordisActor () async throws -> Void) throws -> EffectHandle {
         try ensureOpen()
         let handle = EffectHandle(label: label, body: .disposer(disposer), owner: self)
         append(handle)
@@ -39,11 +65,12 @@ public final class EffectScope {
     /// - Throws: `CordisError` `.inactiveScope` when the scope is closing or closed (the handle stays
     ///   where it was).
     public func collect(_ handle: EffectHandle) throws {
-        try ensureOpen()
+        try ensureOpenOrAborting()
         guard handle.owner !== self, !handle.isDisposed else { return }
         handle.owner?.detach(handle)
         handle.owner = self
         append(handle)
+        try ensureNotAborting()
     }
 
     /// Collects a disposer that neither waits nor throws; the scope reverts it without an `await`.
@@ -120,6 +147,26 @@ public final class EffectScope {
     /// The effects collected so far, oldest first.
     public var effects: [EffectSummary] { handles.compactMap { $0?.summary } }
 
+    /// The effects collected so far that are effects of their own (cordis-ios's `getEffects()`): nested
+    /// effects, listeners, providers, adopted handles; not the disposers collected with `collect(_:_:)`.
+    var listedEffects: [EffectSummary] {
+        handles.compactMap { handle in
+            guard let handle, handle.isEffect else { return nil }
+            return handle.listedSummary
+        }
+    }
+
+    /// Runs `body` as this scope's async body (`ctx.effect(_:_:)`): closing the scope waits for it.
+    func startBody(_ body: Task<Void, any Error>) {
+        self.body = body
+        bodyRunning = true
+    }
+
+    /// The async body has ended (returned, thrown, or stopped at a `collect`).
+    func bodyEnded() {
+        bodyRunning = false
+    }
+
     /// Whether nothing is collected.
     public var isEmpty: Bool { handles.count == holes }
 
@@ -129,9 +176,19 @@ public final class EffectScope {
     }
 
     func ensureOpen() throws {
-        guard isOpen else {
-            throw CordisError(.inactiveScope, "cannot create effect on inactive context")
-        }
+        guard isOpen else { throw Self.inactive }
+    }
+
+    private func ensureOpenOrAborting() throws {
+        guard isOpen || aborting else { throw Self.inactive }
+    }
+
+    private func ensureNotAborting() throws {
+        if aborting { throw Self.inactive }
+    }
+
+    private static var inactive: CordisError {
+        CordisError(.inactiveScope, "cannot create effect on inactive context")
     }
 
     func detach(_ handle: EffectHandle) {
@@ -153,9 +210,15 @@ public final class EffectScope {
         isOpen = false
     }
 
-    /// Seals the scope and reverts every effect, newest first.
+    /// Seals the scope, waits for its async body if it still runs (what the body collects meanwhile is
+    /// recorded, then its `collect` throws), and reverts every effect, newest first.
     func close() async {
         isOpen = false
+        if bodyRunning, let body {
+            aborting = true
+            _ = await body.result
+            aborting = false
+        }
         while let last = handles.popLast() {
             guard let handle = last else {
                 holes -= 1

@@ -60,7 +60,7 @@ extension Context {
         let listener = bus.add(
             name, body: body, isAsync: isAsync, global: global, realms: realms, prepend: prepend, context: self)
         do {
-            let handle = try scope.collect("ctx.on(\"\(name)\")") { bus.remove(name, listener) }
+            let handle = try scope.collectEffect("ctx.on(\"\(name)\")") { bus.remove(name, listener) }
             return (handle, listener)
         } catch {
             bus.remove(name, listener)

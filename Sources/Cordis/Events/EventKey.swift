@@ -165,6 +165,13 @@ extension Context {
         try await serial(event(key), args, filter: filter(scope))
     }
 
+    /// `serial(scope:_:_:)` for an event without arguments.
+    @discardableResult
+    public func serial<K: EventKey>(scope: (any EventScope)?, _ key: K.Type) async throws -> K.Result?
+    where K.Args == Void {
+        try await serial(event(key), (), filter: filter(scope))
+    }
+
     /// The same as `serial(_:_:)` (cordis-ios's `bail`, which awaits `async` listeners too).
     @discardableResult
     public func bail<K: EventKey>(_ key: K.Type, _ args: K.Args) async throws -> K.Result? {
@@ -181,6 +188,13 @@ extension Context {
     @discardableResult
     public func bail<K: EventKey>(scope: (any EventScope)?, _ key: K.Type, _ args: K.Args) async throws -> K.Result? {
         try await serial(event(key), args, filter: filter(scope))
+    }
+
+    /// `bail(scope:_:_:)` for an event without arguments.
+    @discardableResult
+    public func bail<K: EventKey>(scope: (any EventScope)?, _ key: K.Type) async throws -> K.Result?
+    where K.Args == Void {
+        try await serial(event(key), (), filter: filter(scope))
     }
 
     /// Listens to `key` as a waterfall (cordis-ios's waterfall `on`): the listener gets the arguments and

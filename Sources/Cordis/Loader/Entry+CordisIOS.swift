@@ -21,3 +21,48 @@ extension Entry {
         self.init(id: id, plugin: plugin as String?, disabled: disabled, isolate: isolate, config: config, children: children)
     }
 }
+
+extension Entry: Identifiable {}
+
+extension Entry: Codable {
+    /// Decodes an entry from any decoder (cordis-ios's `Entry` is `Codable`) through its JSON form, with
+    /// the same checks and errors as the entries file (`init(json:location:)`): a bare cordis-ios array
+    /// of entries decodes with `JSONDecoder` as it does there.
+    ///
+    /// - Throws: `EntryError` naming the entry and the field, or the decoder's own error.
+    public init(from decoder: any Decoder) throws {
+        try self.init(json: JSONValue(from: decoder))
+    }
+
+    /// Encodes the entry as the entries file writes it (`json()`): `disabled` only when true, unknown
+    /// fields kept.
+    public func encode(to encoder: any Encoder) throws {
+        try json().encode(to: encoder)
+    }
+}
+
+extension IsolateValue: Codable {
+    /// Decodes `true` (a private realm) or a label string, as the entries file writes them.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` for anything else (`false`, a number, an empty label).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let flag = try? container.decode(Bool.self), flag {
+            self = .private
+        } else if let label = try? container.decode(String.self), !label.isEmpty {
+            self = .label(label)
+        } else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "an isolate value is true or a realm label")
+        }
+    }
+
+    /// Encodes `true` for a private realm, the label for a shared one.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .private: try container.encode(true)
+        case .label(let label): try container.encode(label)
+        }
+    }
+}

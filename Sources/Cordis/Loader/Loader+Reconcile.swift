@@ -82,6 +82,7 @@ extension Loader {
             node.plugin = pluginName
             node.isGroup = entry.isGroup
             node.config = config
+            let previousError = node.error
             node.error = nil
             if let fiber = node.fiber, fiber.state == .disposed { node.fiber = nil }
             guard item.enabled else {
@@ -91,7 +92,10 @@ extension Loader {
             var catalogItem: PluginCatalog.Item?
             if !entry.isGroup {
                 guard let found = catalog.item(named: pluginName) else {
-                    node.error = "plugin \"\(pluginName)\" is not in the catalog"
+                    let error = "plugin \"\(pluginName)\" is not in the catalog"
+                    node.error = error
+                    // Logged when the entry first meets it (as cordis-ios does), not on every reconcile.
+                    if previousError != error { ctx.logger("loader").error(error) }
                     stop(node)
                     continue
                 }

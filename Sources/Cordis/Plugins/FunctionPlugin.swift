@@ -148,7 +148,8 @@ public struct FunctionPlugin<Config: Decodable & Sendable>: AnyPlugin {
             try await body(scope.ctx.intercepting(injections), config, scope)
         }
         return PluginRunner.forFunction(
-            name: displayName, dependencies: dependencies, config: config, anchor: anchor, injections: injections,
+            name: name ?? PluginRunner.unnamed, dependencies: dependencies, config: config, anchor: anchor,
+            injections: injections,
             validate: validate, apply: apply)
     }
 

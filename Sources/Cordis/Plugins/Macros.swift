@@ -1,6 +1,8 @@
 /// Makes a `final class` marked `@CordisActor` a plugin: generates `ctx`, `config`,
-/// `init(ctx:config:)`, the inject list from its `@Inject` properties, and the `Plugin` conformance.
-@attached(member, names: named(ctx), named(config), named(init), named(injects), named(Config))
+/// `init(ctx:config:)`, the inject lists from its `@Inject` properties (`injects`, and cordis-ios's `inject`
+/// of the required keys), and the `Plugin` conformance. A class that declares its own `ctx` or `config`
+/// is an error.
+@attached(member, names: named(ctx), named(config), named(init), named(injects), named(inject), named(Config))
 @attached(extension, conformances: Plugin)
 public macro Plugin() = #externalMacro(module: "CordisMacros", type: "PluginMacro")
 
@@ -12,7 +14,7 @@ public macro Plugin() = #externalMacro(module: "CordisMacros", type: "PluginMacr
 /// that declares `apply(_:)` instead is provided once `apply` returns; one that declares both is warned
 /// at compile time that `apply` runs and `setup` never does. `check()` gates availability either way.
 @attached(
-    member, names: named(ctx), named(config), named(init), named(injects), named(Config), named(Key),
+    member, names: named(ctx), named(config), named(init), named(injects), named(inject), named(Config), named(Key),
     named(provides), named(provisions))
 @attached(extension, conformances: ServicePlugin)
 public macro Service<K: ServiceKey>(_ key: K.Type) = #externalMacro(module: "CordisMacros", type: "ServiceMacro")

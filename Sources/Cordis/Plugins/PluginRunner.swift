@@ -30,7 +30,11 @@ struct PluginRunner {
         extra.isEmpty ? self : PluginRunner(InjectingDefinition(definition, extra: extra))
     }
 
+    /// The plugin's name; `unnamed` for a function plugin given none.
     var name: String { definition.name }
+    /// The name of a function plugin given none: its fiber takes the name of the fiber it was started
+    /// from (cordis-ios's nearest named ancestor), and its `Runtime` has no name.
+    static let unnamed = ""
     /// Which plugin the fiber is a fiber of (kept across config changes).
     var identity: PluginIdentity { definition.identity }
     /// The services it injects with the intercept config each carries (nil for none).

@@ -7,13 +7,13 @@ public final class Runtime {
     private let world: World
     /// Which plugin this is.
     public nonisolated let identity: PluginIdentity
-    /// The plugin's name (`anonymous` for a function plugin given none, where cordis-ios has nil).
+    /// The plugin's name; nil for a function plugin given none, as in cordis-ios.
     public let name: String?
 
     init(world: World, identity: PluginIdentity, name: String) {
         self.world = world
         self.identity = identity
-        self.name = name
+        self.name = name == PluginRunner.unnamed ? nil : name
     }
 
     /// The plugin's fibers that are not disposed yet, oldest first.

@@ -39,6 +39,14 @@ extension ServicePlugin {
     /// Always available.
     public func check() -> Bool { true }
 
+    /// The instance itself under `Key`: a class written in cordis-ios's protocol form (`final class X:
+    /// ServicePlugin` with `typealias Key`, no `@Service`) provides itself as cordis-ios's does. `@Service`
+    /// generates the same member, checked by the compiler; here the check is made when the fiber applies
+    /// (`provideItself(in:)` fails the fiber when the instance is not a `Key.Value`).
+    public func provisions() -> [ServiceProvision] {
+        [ServiceProvision(name: Key.name, value: self)]
+    }
+
     /// Provides the instance under `Key` (gated by `check()`), then runs `setup(_:)`.
     public func apply(_ scope: EffectScope) async throws {
         try provideItself(in: scope)
@@ -47,7 +55,16 @@ extension ServicePlugin {
 
     /// Provides `provisions()` in `scope`, each gated by `check()`, and marks the scope so the fiber does
     /// not provide them again once `apply` returns.
+    ///
+    /// - Throws: `CordisError` `.typeMismatch` when the instance is not a `Key.Value` (a hand-written
+    ///   class whose key serves another type), so the fiber fails instead of providing nothing.
     func provideItself(in scope: EffectScope) throws {
+        guard (self as Any) is Key.Value else {
+            throw CordisError(
+                .typeMismatch,
+                "service plugin \(Self.self) cannot provide itself as \"\(Key.name)\": "
+                    + "\(Key.self).Value is \(Key.Value.self), not \(Self.self)")
+        }
         for provision in provisions() {
             try scope.ctx.provide(
                 name: provision.name, value: provision.value, in: scope,

@@ -11,4 +11,10 @@ public struct ServiceProvision {
         self.name = K.name
         self.value = value
     }
+
+    /// Offers `value` as the service `name`; the caller has checked it is the key's `Value`.
+    init(name: String, value: Any) {
+        self.name = name
+        self.value = value
+    }
 }

@@ -49,7 +49,7 @@ extension Context {
         let scope = try fiber.openScope()
         let wait = SleepWait(timer: PendingTimer(queue: world.timers))
         let name = fiber.name
-        let handle = try scope.collect("ctx.sleep()") {
+        let handle = try scope.collectEffect("ctx.sleep()") {
             wait.finish(.failure(CordisError(
                 .unloaded, "ctx.sleep() of plugin \(name) ended early: the plugin's context has been disposed")))
         }
@@ -111,7 +111,7 @@ extension Context {
         let scope = try fiber.openScope()
         let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let timer = PendingTimer(queue: world.timers)
-        let handle = try scope.collect("ctx.interval()") {
+        let handle = try scope.collectEffect("ctx.interval()") {
             timer.cancel()
             continuation.finish()
         }
@@ -139,7 +139,7 @@ extension Context {
         let throttled = Throttled(
             delay: delay, trailing: trailing, clock: world.timerClock, timer: PendingTimer(queue: world.timers),
             logger: logger, callback: callback)
-        throttled.handle = try scope.collect("ctx.throttle()") { [weak throttled] in throttled?.cancelHeld() }
+        throttled.handle = try scope.collectEffect("ctx.throttle()") { [weak throttled] in throttled?.cancelHeld() }
         return throttled
     }
 
@@ -155,7 +155,7 @@ extension Context {
         let scope = try fiber.openScope()
         let debounced = Debounced(
             delay: delay, timer: PendingTimer(queue: world.timers), logger: logger, callback: callback)
-        debounced.handle = try scope.collect("ctx.debounce()") { [weak debounced] in debounced?.cancelWaiting() }
+        debounced.handle = try scope.collectEffect("ctx.debounce()") { [weak debounced] in debounced?.cancelWaiting() }
         return debounced
     }
 }

@@ -64,6 +64,8 @@ public struct MacroDiagnostic: DiagnosticMessage, Equatable {
         public static let remoteNotSendable = Code("remoteNotSendable")
         /// A `@Service` class declaring both `apply(_:)` and `setup(_:)` (a warning: `apply` runs).
         public static let applyAndSetup = Code("applyAndSetup")
+        /// A `@Plugin` or `@Service` class that declares its own `ctx` or `config`, which the macro generates.
+        public static let existingMember = Code("existingMember")
     }
 
     /// What went wrong.
@@ -102,6 +104,10 @@ extension MacroDiagnostic {
 
     static let pluginAndService = MacroDiagnostic(
         .pluginAndService, "use either @Plugin or @Service, not both: @Service already makes the class a plugin")
+
+    static func existingMember(_ macro: String) -> MacroDiagnostic {
+        MacroDiagnostic(.existingMember, "@\(macro) generates 'ctx'/'config'; remove the existing declaration")
+    }
 
     static func applyAndSetup(_ className: String) -> MacroDiagnostic {
         MacroDiagnostic(

@@ -48,6 +48,12 @@ enum PluginExpansion {
             }
             return nil
         }
+        if let existing = existingGeneratedMember(in: classDeclaration.memberBlock.members) {
+            // The class would receive a second `ctx` or `config`: the compiler's "invalid redeclaration"
+            // would not say why, so the macro says it (as cordis-ios's does) and generates nothing.
+            report(Diagnostic(node: existing, message: MacroDiagnostic.existingMember(flavour.attributeName)))
+            return nil
+        }
         var serviceKey: ExprSyntax?
         if flavour == .service {
             guard let key = node.serviceKeyArgument else {
@@ -71,8 +77,11 @@ enum PluginExpansion {
     /// The members `@Plugin` (and `@Service`, which adds its provision) generate inside the class.
     static func members(of checked: CheckedClass) -> [DeclSyntax] {
         let access = accessPrefix(of: checked.declaration)
-        let injects = injectedDependencies(in: checked.declaration.memberBlock.members)
-            .map(\.dependencyExpression).joined(separator: ", ")
+        let injected = injectedDependencies(in: checked.declaration.memberBlock.members)
+        let injects = injected.map(\.dependencyExpression).joined(separator: ", ")
+        // cordis-ios's `inject`: the required services' keys, as its `@Plugin` writes them (an optional
+        // `@Inject` is this package's own and stays in `injects` only).
+        let inject = injected.filter { !$0.optional }.map(\.key.trimmedDescription).joined(separator: ", ")
         var members: [DeclSyntax] = [
             "\(raw: access)let ctx: Cordis.Context",
             "\(raw: access)let config: Config",
@@ -84,6 +93,9 @@ enum PluginExpansion {
             """,
             "\(raw: access)static let injects: [Cordis.Dependency] = [\(raw: injects)]",
         ]
+        if !declaresProperty(named: "inject", in: checked.declaration.memberBlock.members) {
+            members.append("\(raw: access)static var inject: [any Cordis.ServiceKey.Type] { [\(raw: inject)] }")
+        }
         if !declaresConfig(checked.declaration.memberBlock.members) {
             members.append("\(raw: access)typealias Config = Cordis.EmptyConfig")
         }
@@ -170,6 +182,45 @@ enum PluginExpansion {
             }
         }
         return found
+    }
+
+    /// The first declaration of a `ctx` or `config` property in the class (looking inside `#if` too).
+    static func existingGeneratedMember(in members: MemberBlockItemListSyntax) -> Syntax? {
+        for item in members {
+            if let variable = item.decl.as(VariableDeclSyntax.self),
+               variable.bindings.contains(where: {
+                   let name = $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+                   return name == "ctx" || name == "config"
+               }) {
+                return Syntax(variable)
+            }
+            if let ifConfig = item.decl.as(IfConfigDeclSyntax.self) {
+                for clause in ifConfig.clauses {
+                    if case .decls(let nested) = clause.elements, let found = existingGeneratedMember(in: nested) {
+                        return found
+                    }
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Whether the class declares a property named `name` (looking inside `#if` too).
+    static func declaresProperty(named name: String, in members: MemberBlockItemListSyntax) -> Bool {
+        for item in members {
+            if let variable = item.decl.as(VariableDeclSyntax.self),
+               variable.bindings.contains(where: { $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name }) {
+                return true
+            }
+            if let ifConfig = item.decl.as(IfConfigDeclSyntax.self) {
+                for clause in ifConfig.clauses {
+                    if case .decls(let nested) = clause.elements, declaresProperty(named: name, in: nested) {
+                        return true
+                    }
+                }
+            }
+        }
+        return false
     }
 
     /// Whether the class declares its own member type named `typeName`.

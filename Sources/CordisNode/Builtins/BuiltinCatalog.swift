@@ -22,12 +22,12 @@ public enum BuiltinCatalog {
         }
         catalog.register(name: "greeter", inject: [Dependency(ClockServiceKey.self)]) { scope in
             let logger = scope.ctx.logger("greeter")
-            let reading = try await scope.ctx.get(ClockServiceKey.self).now()
+            let reading = try await scope.ctx[ClockServiceKey.self].now()
             logger.info("hello at \(reading.seconds) from \(reading.node)")
             try scope.collect { logger.info("bye") }
         }
         catalog.register(name: "badge", inject: [Dependency(CounterServiceKey.self)]) { scope in
-            let counter = try scope.ctx.get(CounterServiceKey.self)
+            let counter = try scope.ctx[CounterServiceKey.self]
             let logger = scope.ctx.logger("badge")
             let value = try await counter.add(1)
             logger.info("badge added, counter at \(value)")

@@ -93,7 +93,7 @@ enum CoreBenchmark {
         let loadStart = clock.now
         for _ in 0..<count {
             fibers.append(try root.plugin(name: "consumer", inject: [Dependency(BenchKey.self)]) { scope in
-                _ = try scope.ctx.get(BenchKey.self)
+                _ = try scope.ctx[BenchKey.self]
             })
         }
         await root.settled()
@@ -144,7 +144,7 @@ enum CoreBenchmark {
         fibers.reserveCapacity(count)
         for _ in 0..<count {
             fibers.append(try root.plugin(name: "consumer", inject: [Dependency(BenchKey.self)]) { scope in
-                _ = try scope.ctx.get(BenchKey.self)
+                _ = try scope.ctx[BenchKey.self]
                 if withTimeouts { try scope.ctx.timeout(after: .seconds(3600)) {} }
             })
         }
@@ -172,7 +172,7 @@ enum CoreBenchmark {
         for round in 0..<max(1, rounds) {
             let root = Context()
             let consumer = try root.plugin(name: "consumer", inject: [Dependency(BenchKey.self)]) { scope in
-                _ = try scope.ctx.get(BenchKey.self)
+                _ = try scope.ctx[BenchKey.self]
             }
             let clock = ContinuousClock()
             let start = clock.now
