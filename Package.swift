@@ -113,6 +113,8 @@ let package = Package(
         .executableTarget(name: "cordis-example", dependencies: ["Cordis"], path: "Examples/Greeter", swiftSettings: strict),
         // A cordis-ios program using its public API as an app would; CordisIOSCompatTests runs it.
         .executableTarget(name: "cordis-ios-compat", dependencies: ["Cordis"], path: "Examples/CordisIOSCompat", swiftSettings: strict),
+        // cordis-ios's demo (three plugins and a Loader over a file) written against this package; DemoTests runs it.
+        .executableTarget(name: "cordis-ios-demo", dependencies: ["Cordis"], path: "Examples/CordisIOSDemo", swiftSettings: strict),
         .testTarget(name: "CordisJSONTests", dependencies: ["CordisJSON", "CordisProcessTesting"], swiftSettings: strict),
         .testTarget(name: "CordisTests", dependencies: ["Cordis", "CordisProcessTesting", "cordis-ios-compat"], swiftSettings: strict),
         .testTarget(
@@ -133,6 +135,8 @@ let package = Package(
             name: "CordisSpecTests",
             dependencies: ["Cordis", "CordisJSON", "CordisWire", "CordisControl", "CordisNode", "CordisConsole", "CordisProcessTesting"],
             swiftSettings: strict),
+        // cordis-ios's own unit tests, case by case, against this package's public API.
+        .testTarget(name: "CordisIOSTests", dependencies: ["Cordis", "cordis-ios-demo"], swiftSettings: strict),
         .testTarget(name: "CordisSigningTests", dependencies: ["CordisSigning", "CordisJSON"], swiftSettings: strict),
     ]
 )

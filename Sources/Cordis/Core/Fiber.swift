@@ -416,13 +416,20 @@ public final class Fiber {
             } else {
                 self.error = error
                 failedTarget = target
-                world.logger(for: self).error("plugin \(name) failed: \(error)")
+                // The logger is named after the fiber already: the line is the error, as cordis-ios logs it.
+                world.logger(for: self).error("\(error)")
                 setState(.failed)
             }
             return
         }
         error = nil
         endWithdrawnLoad()
+        if wantsDispose || wantsRestart || currentTarget() != Target(records: resolved) {
+            // cordis-ios's inertia: a load whose providers changed (or that is to restart or stop) while
+            // it ran goes on to unloading without showing `active`; the driver's next step unloads it.
+            state = .active
+            return
+        }
         setState(.active)
     }
 
@@ -466,9 +473,22 @@ public final class Fiber {
         releaseProviders()
         if final == .disposed {
             finalize()
+        } else if final == .pending, loadsAtOnce() {
+            // cordis-ios's inertia: providers that are back by the end of the unload load it again
+            // without showing `pending` in between.
+            return
         } else {
             setState(final)
         }
+    }
+
+    /// Whether a fiber ending its unload would load again at once: then it is left `pending` quietly, and
+    /// the driver's next step loads it.
+    private func loadsAtOnce() -> Bool {
+        state = .pending
+        if case .load? = nextStep() { return true }
+        state = .unloading
+        return false
     }
 
     private func releaseProviders() {
