@@ -26,6 +26,6 @@ swift build "${configuration[@]}" -Xswiftc -warnings-as-errors --build-tests
 # whose honest wall-clock deadlines (a 5 s handshake, an accept) were missed when hundreds of tests and the
 # dozens of real nodes the cluster suites start all began at once on two cores; then every suite that starts
 # real processes (node, console, discovery, spec).
-in_process='^(CordisTests|CordisJSONTests|CordisMacrosTests|CordisWireTests)\.'
+in_process='^(CordisTests|CordisIOSTests|CordisJSONTests|CordisMacrosTests|CordisWireTests)\.'
 swift test "${configuration[@]}" --skip-build --filter "$in_process"
 swift test "${configuration[@]}" --skip-build --skip "$in_process"
