@@ -17,8 +17,9 @@ public final class Context {
     private let ownedRoot: Fiber?
     /// The context this one was derived from (cordis-ios's `parent`): the one `isolate`, `intercept` or
     /// `extend` was called on, or, for a plugin's own context, the one its plugin was started from. Nil
-    /// for the root context of a world.
-    public let parent: Context?
+    /// for the root context of a world. A Loader moving an entry between groups moves its fiber, and
+    /// then its own context's `parent`, under the new group.
+    public internal(set) var parent: Context?
 
     var world: World { fiber.world }
 

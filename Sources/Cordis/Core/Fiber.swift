@@ -26,8 +26,8 @@ public final class Fiber {
     /// The error that made it `failed`, if it is.
     public private(set) var error: (any Error)?
     /// The context it was started from (nil for the root fiber): cordis-ios's `parent` reads it, and
-    /// its fiber is `parentFiber`.
-    let startedFrom: Context?
+    /// its fiber is `parentFiber`. `rehome(under:)` changes it.
+    private(set) var startedFrom: Context?
     /// The fiber that created it, the fiber of the context it was started from (nil for the root fiber).
     public var parentFiber: Fiber? { startedFrom?.fiber }
     /// Why it was disposed, once it is.
@@ -104,6 +104,19 @@ public final class Fiber {
             throw CordisError(.inactiveScope, "cannot create effect on inactive context")
         }
         return scope
+    }
+
+    /// Moves the fiber, running as it is, under `context`'s fiber: the fiber becomes one of that fiber's
+    /// effects (disposing that fiber disposes it) and `context` its `parent`, as if started there. The
+    /// Loader uses it when an entry moves to another group, or to hold a fiber while its group changes.
+    ///
+    /// - Throws: `CordisError` `.inactiveScope` when `context`'s fiber is neither loading nor active;
+    ///   nothing changes then.
+    func rehome(under context: Context) throws {
+        guard let parentHandle, startedFrom !== context else { return }
+        try context.fiber.openScope().collect(parentHandle)
+        startedFrom = context
+        strongContext?.parent = context
     }
 
     /// Gives the root fiber its first life.

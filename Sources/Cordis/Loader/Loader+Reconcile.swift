@@ -54,6 +54,8 @@ extension Loader {
         var stops: [Fiber] = []
         var updates: [(Fiber, PreparedPlugin)] = []
         var starts: [(EntryNode, PlannedEntry, PreparedPlugin?)] = []
+        // Running fibers whose entry moved to another group: they keep running, under the new group.
+        var moves: [(EntryNode, PlannedEntry)] = []
         var nextNodes: [String: EntryNode] = [:]
         nextNodes.reserveCapacity(planned.count)
         var descendants: [ObjectIdentifier: [Fiber]]?
@@ -71,6 +73,7 @@ extension Loader {
             let node = nodes[entry.id] ?? EntryNode(id: entry.id)
             nextNodes[entry.id] = node
             changes += Self.changes(of: entry, parent: item.parent, from: node.entry, parent: node.parent)
+            let previousParent = node.parent
             node.entry = entry
             node.parent = item.parent
             let pluginName = entry.isGroup ? Entry.groupPlugin : (entry.plugin ?? "")
@@ -103,10 +106,13 @@ extension Loader {
             }
             if let fiber = node.fiber {
                 // A new inject list or intercept changes what the fiber waits for or reads: it starts anew.
+                // A group's own fiber reads nothing (its children's contexts carry the group's realms and
+                // intercepts), so it starts anew only when the entry stops being a group.
                 let rebuild = previousPlugin != pluginName || previousGroup != entry.isGroup
-                    || previousInject != entry.inject || previousIntercepts != item.intercepts
+                    || (!entry.isGroup && (previousInject != entry.inject || previousIntercepts != item.intercepts))
                     || realmsChanged(for: fiber, to: item.realms, provides: catalogItem?.provides ?? [],
                                      isGroup: entry.isGroup, descendants: &descendants)
+                if !rebuild, previousParent != item.parent { moves.append((node, item)) }
                 if !rebuild {
                     guard previousConfig != config, let catalogItem else { continue }
                     do {
@@ -139,6 +145,11 @@ extension Loader {
         let used = Set(planned.lazy.filter { $0.entry.isolate.values.contains(.private) }.map(\.entry.id))
         privateRealms = privateRealms.filter { used.contains($0.key) }
 
+        // A moving fiber leaves its old group first (which may be stopping), held by the Loader's fiber
+        // until its new group runs.
+        for (node, _) in moves {
+            try? node.fiber?.rehome(under: ctx)
+        }
         for fiber in stops {
             await fiber.dispose(reason: .parent)
         }
@@ -152,7 +163,7 @@ extension Loader {
             updating.remove(fiber.id)
         }
         for (node, item, prepared) in starts {
-            let context = entryContext(item.realms, intercepts: item.intercepts)
+            let context = entryContext(item.realms, intercepts: item.intercepts, group: await groupFiber(of: item))
             do {
                 let fiber: Fiber
                 if let prepared {
@@ -171,8 +182,21 @@ extension Loader {
                 node.error = "\(error)"
             }
         }
+        for (node, item) in moves {
+            guard let fiber = node.fiber, fiber.state != .disposed, let group = await groupFiber(of: item) else { continue }
+            try? fiber.rehome(under: entryContext(item.realms, intercepts: item.intercepts, group: group))
+        }
         emit(changes)
         await ctx.settled()
+    }
+
+    /// The running fiber of the group `item` belongs to, once it is active (a group's fiber starts
+    /// before its children, and holds nothing, so it is active as soon as it has run); nil at the top
+    /// level, or when the group's fiber is not running.
+    private func groupFiber(of item: PlannedEntry) async -> Fiber? {
+        guard let parent = item.parent, let group = nodes[parent]?.fiber, group.state != .disposed else { return nil }
+        if group.state != .active { _ = try? await group.await() }
+        return group.state == .active ? group : nil
     }
 
     /// A missing or null config is `{}`.
@@ -181,12 +205,15 @@ extension Loader {
         return config
     }
 
-    /// The context an entry's fiber is created on: the Loader's, with the entry's realms on top.
-    func entryContext(_ realms: [String: Realm], intercepts: JSONObject = JSONObject()) -> Context {
-        guard !realms.isEmpty || !intercepts.isEmpty else { return ctx }
+    /// The context an entry's fiber is created on: its group's fiber's (as in cordis-ios, whose group
+    /// plugin starts its children), or the Loader's at the top level, with the entry's realms and
+    /// intercepts (its groups' and its own) over the Loader's.
+    func entryContext(_ realms: [String: Realm], intercepts: JSONObject = JSONObject(), group: Fiber? = nil) -> Context {
+        let owner = group?.ctx ?? ctx
+        guard !realms.isEmpty || !intercepts.isEmpty || group != nil else { return ctx }
         var merged = ctx.intercepts
         for (service, config) in intercepts { merged[service] = config }
-        return Context(fiber: ctx.fiber, realms: mergedRealms(realms), intercepts: merged, parent: ctx)
+        return Context(fiber: owner.fiber, realms: mergedRealms(realms), intercepts: merged, parent: owner)
     }
 
     private func mergedRealms(_ realms: [String: Realm]) -> [String: Realm] {
