@@ -66,17 +66,10 @@ struct DemoTests {
         return try JSONSerialization.data(withJSONObject: entries)
     }
 
-    /// The entries the demo's Loader saved: cordis-ios writes a bare array of entries, this package's
-    /// `FileEntryStore` an object whose `entries` member is that array.
+    /// The entries the demo's Loader saved, read as cordis-ios's test reads them: the file began as a
+    /// bare array of entries, and the store keeps that form.
     private static func savedEntries(at url: URL) throws -> [Entry] {
-        let data = try Data(contentsOf: url)
-        if let entries = try? JSONDecoder().decode([Entry].self, from: data) { return entries }
-        return try JSONDecoder().decode(EntriesFile.self, from: data).entries
-    }
-
-    /// The entries file as this package writes it: `{"version": 1, "entries": [...]}`.
-    private struct EntriesFile: Decodable {
-        var entries: [Entry]
+        try JSONDecoder().decode([Entry].self, from: Data(contentsOf: url))
     }
 }
 

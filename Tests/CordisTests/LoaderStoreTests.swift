@@ -182,6 +182,23 @@ struct FileEntryStoreTests {
         #expect(try folder.names() == ["entries.json"])
     }
 
+    @Test func keepsABareArrayFileABareArrayAndAnObjectFileAnObject() throws {
+        let folder = try TemporaryFolder()
+        let store = FileEntryStore(url: folder.file("entries.json"))
+        try folder.write(#"[{"id": "a", "plugin": "p"}]"#, to: "entries.json")
+        var tree = try store.load()
+        tree.entries[0].disabled = true
+        try store.save(tree)
+        // What cordis-ios wrote, cordis-ios reads back: a bare array of entries.
+        #expect(try folder.read("entries.json") == "[\n  {\n    \"id\": \"a\",\n    \"plugin\": \"p\",\n    \"disabled\": true\n  }\n]\n")
+        #expect(try store.load() == tree)
+
+        try folder.write(#"{"version": 1, "entries": [{"id": "a", "plugin": "p"}], "note": "kept"}"#, to: "entries.json")
+        try store.save(try store.load())
+        #expect(try folder.read("entries.json").hasPrefix("{\n  \"version\": 1,"))
+        #expect(try folder.read("entries.json").contains("\"note\": \"kept\""))
+    }
+
     @Test func namesTheFileLineAndColumnOfAParseErrorAndLeavesItAlone() throws {
         let folder = try TemporaryFolder()
         let broken = "{\n  \"version\": 1,\n  \"entries\": [,]\n}\n"

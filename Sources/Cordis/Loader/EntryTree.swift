@@ -4,7 +4,7 @@ import CordisJSON
 ///
 /// Reads that form or a bare array of entries (the cordis-ios format, taken as version 1); refuses a
 /// version above `currentVersion`. Unknown top-level fields are kept. Writes the object form, pretty,
-/// two-space indented, `version` and `entries` first.
+/// two-space indented, `version` and `entries` first (`serializedList()` writes the bare array).
 public struct EntryTree: Sendable, Hashable {
     /// The file version this build writes and the highest it reads.
     public static let currentVersion = 1
@@ -129,5 +129,11 @@ public struct EntryTree: Sendable, Hashable {
     /// The entries file's bytes: pretty JSON with two-space indentation and a final newline.
     public func serialized() -> [UInt8] {
         json().serialized(.pretty)
+    }
+
+    /// The top-level entries as a bare array (cordis-ios's file form, read as version 1), in the same
+    /// layout as `serialized()`; unknown top-level fields have no place in it.
+    public func serializedList() -> [UInt8] {
+        JSONValue.array(entries.map { $0.json() }).serialized(.pretty)
     }
 }

@@ -110,9 +110,12 @@ public struct FileEntryStore: EntryStore, Sendable {
         return (lineGoesOnBefore ? "..." : "") + text + (lineGoesOnAfter ? "..." : "")
     }
 
+    /// Writes the object form, except over a file that is a bare array of entries (cordis-ios's form),
+    /// which stays one while the tree has no unknown top-level fields to keep: what a user wrote, the
+    /// Loader saves in the same form.
     public func save(_ tree: EntryTree) throws {
         try tree.validate()
-        let bytes = tree.serialized()
+        let bytes = tree.extra.isEmpty && Self.holdsBareList(path) ? tree.serializedList() : tree.serialized()
         guard bytes.count <= EntryTreeLimits.maxFileSize else {
             throw EntryStoreError(
                 code: .limitExceeded, path: path,
@@ -159,6 +162,14 @@ public struct FileEntryStore: EntryStore, Sendable {
     }
 
     /// Refuses to replace anything but a regular file (a folder, FIFO or device at the target).
+    /// Whether the file at `path` (through its symlinks) is a bare array of entries: its first byte
+    /// after white space is `[`. False when it is missing or unreadable.
+    static func holdsBareList(_ path: String) -> Bool {
+        guard let file = try? RegularFile.read(path, maxSize: EntryTreeLimits.maxFileSize) else { return false }
+        let whitespace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
+        return file.bytes.first { !whitespace.contains($0) } == UInt8(ascii: "[")
+    }
+
     private static func checkReplaceable(_ target: String) throws {
         var status = stat()
         guard lstat(target, &status) == 0 else {
