@@ -67,4 +67,19 @@ struct JSONValueTests {
         #expect(value == ["a": 1, "b": "x"])
         #expect(value.description == #"{"a":1,"b":"x"}"#)
     }
+
+    /// cordis-ios's `JSONValue.number` takes a `Double`: its literal and `Double` forms compile here.
+    @Test func cordisIOSNumberFormsCompileAndKeepIntegersExact() {
+        let reading = 21.5
+        #expect(JSONValue.number(4) == .integer(4))
+        #expect(JSONValue.number(4).description == "4")
+        #expect(JSONValue.number(reading) == .double(21.5))
+        #expect(JSONValue.number(2.0).description == "2.0")
+        if case .number(let number) = JSONValue.number(reading) {
+            #expect(number == 21.5)
+        } else {
+            Issue.record("not a number")
+        }
+    }
+
 }

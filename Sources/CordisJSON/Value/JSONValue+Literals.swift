@@ -23,3 +23,18 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     /// A floating-point number (written with a fraction or exponent, `1.0`, even when integral).
     public static func double(_ value: Double) -> JSONValue { .number(.double(value)) }
 }
+
+extension JSONValue {
+    /// A number from a `Double`, as cordis-ios writes it (`.number(someDouble)`, whose `JSONValue` holds a
+    /// `Double`): the same as `double(_:)`. A literal (`.number(4)`) makes a `JSONNumber` instead, so an
+    /// integer stays one.
+    @_disfavoredOverload
+    public static func number(_ value: Double) -> JSONValue { .number(.double(value)) }
+}
+
+extension JSONNumber: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
+    /// An integer literal: `.integer`.
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// A literal with a fraction or exponent: `.double`.
+    public init(floatLiteral value: Double) { self = .double(value) }
+}
