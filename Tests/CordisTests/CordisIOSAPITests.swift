@@ -48,6 +48,20 @@ struct CordisIOSAPITests {
         #expect(store.entries.first?.config == ["start": 7])
     }
 
+    /// cordis-ios's own tests write their store as a `@CordisActor` class over `[Entry]`; its
+    /// requirements are `@CordisActor` there, so that compiles and the Loader uses it.
+    @Test func aCordisActorClassOverEntriesIsAStore() async throws {
+        var catalog = PluginCatalog()
+        catalog.register(name: "count", config: Count.self) { _, _ in }
+        let store = ActorBoundStore([Entry(id: "c", plugin: "count", config: ["start": 1])])
+        let loader = Loader(ctx: Context(logLevel: .error), catalog: catalog, store: store)
+        try await loader.start()
+        #expect(loader.fiber(for: "c")?.state == .active)
+        try await loader.setDisabled(id: "c", true)
+        #expect(store.entries.map(\.disabled) == [true])
+        #expect(store.saveCount == 1)
+    }
+
     @Test func derivedContextsKnowTheirParentAndRoot() async throws {
         let root = Context(logLevel: .error)
         let isolated = root.isolate("clock").intercept(name: "clock", ["a": 1])
@@ -57,5 +71,21 @@ struct CordisIOSAPITests {
             seen = [scope.ctx.parent?.parent === root, scope.ctx.root === root, scope.ctx.isRoot]
         }.await()
         #expect(seen == [true, true, false])
+    }
+}
+
+/// A store written as cordis-ios's tests write theirs: a `@CordisActor` class over `[Entry]`.
+@CordisActor
+private final class ActorBoundStore: EntryStore {
+    private(set) var entries: [Entry]
+    private(set) var saveCount = 0
+
+    init(_ entries: [Entry]) { self.entries = entries }
+
+    func load() throws -> [Entry] { entries }
+
+    func save(_ entries: [Entry]) throws {
+        self.entries = entries
+        saveCount += 1
     }
 }

@@ -8,19 +8,24 @@
 /// `save(_: [Entry])` (cordis-ios's form, a plain list of top-level entries). Each pair has a default
 /// written over the other, so a Loader works with either; a store that implements neither throws
 /// `EntryStoreError` `incomplete` from both.
+///
+/// The requirements are isolated to `CordisActor`, where the Loader calls them, as in cordis-ios: a
+/// `@CordisActor` class can be a store, and a store whose methods are `nonisolated` (a struct, such as
+/// `FileEntryStore`) can be called from anywhere through its own type.
 public protocol EntryStore: Sendable {
     /// The stored tree, or an empty one when none was saved. Throws when it cannot be read or parsed.
-    func load() throws -> EntryTree
+    @CordisActor func load() throws -> EntryTree
     /// Replaces the stored tree. Throws, leaving the stored tree unchanged, when it cannot be saved.
-    func save(_ tree: EntryTree) throws
+    @CordisActor func save(_ tree: EntryTree) throws
     /// The stored top-level entries (cordis-ios's `load()`), or none when nothing was saved.
     @_disfavoredOverload
-    func load() throws -> [Entry]
+    @CordisActor func load() throws -> [Entry]
     /// Replaces the stored entries (cordis-ios's `save(_:)`).
     @_disfavoredOverload
-    func save(_ entries: [Entry]) throws
+    @CordisActor func save(_ entries: [Entry]) throws
 }
 
+@CordisActor
 extension EntryStore {
     /// The stored tree's top-level entries.
     @_disfavoredOverload

@@ -43,7 +43,7 @@ public struct FileEntryStore: EntryStore, Sendable {
 
     private var path: String { url.path }
 
-    public func load() throws -> EntryTree {
+    nonisolated public func load() throws -> EntryTree {
         let bytes: [UInt8]
         do {
             guard let file = try RegularFile.read(path, maxSize: EntryTreeLimits.maxFileSize) else { return EntryTree() }
@@ -110,10 +110,27 @@ public struct FileEntryStore: EntryStore, Sendable {
         return (lineGoesOnBefore ? "..." : "") + text + (lineGoesOnAfter ? "..." : "")
     }
 
+    /// The file's top-level entries (cordis-ios's `load()`), callable from any thread.
+    ///
+    /// - Throws: `EntryStoreError` as `load() -> EntryTree` does.
+    @_disfavoredOverload
+    nonisolated public func load() throws -> [Entry] {
+        try (load() as EntryTree).entries
+    }
+
+    /// Saves `entries` as the whole tree (cordis-ios's `save(_:)`), callable from any thread; the file
+    /// keeps its form as `save(_: EntryTree)` says.
+    ///
+    /// - Throws: `EntryStoreError` as `save(_: EntryTree)` does; the file is unchanged then.
+    @_disfavoredOverload
+    nonisolated public func save(_ entries: [Entry]) throws {
+        try save(EntryTree(entries: entries))
+    }
+
     /// Writes the object form, except over a file that is a bare array of entries (cordis-ios's form),
     /// which stays one while the tree has no unknown top-level fields to keep: what a user wrote, the
     /// Loader saves in the same form.
-    public func save(_ tree: EntryTree) throws {
+    nonisolated public func save(_ tree: EntryTree) throws {
         try tree.validate()
         let bytes = tree.extra.isEmpty && Self.holdsBareList(path) ? tree.serializedList() : tree.serialized()
         guard bytes.count <= EntryTreeLimits.maxFileSize else {

@@ -44,14 +44,14 @@ public final class InMemoryEntryStore: EntryStore, Sendable {
         state.withLock { $0.loadFailure = error }
     }
 
-    public func load() throws -> EntryTree {
+    nonisolated public func load() throws -> EntryTree {
         try state.withLock { state in
             if let failure = state.loadFailure { throw failure }
             return state.tree
         }
     }
 
-    public func save(_ tree: EntryTree) throws {
+    nonisolated public func save(_ tree: EntryTree) throws {
         try state.withLock { state in
             if let failure = state.saveFailure { throw failure }
             try tree.validate()
