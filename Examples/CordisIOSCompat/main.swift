@@ -113,7 +113,7 @@ func logging(_ root: Context) async throws {
   let printer = try root.logger.exporter(PrintExporter(level: .warn))
   root.logger.warn("printed by PrintExporter")
   root.logger.named("forecast").warn("a named logger")
-  await printer.dispose()
+  try await printer.dispose()
   root.logger.warn("after dispose: not printed")
 }
 
@@ -169,12 +169,12 @@ func effects(_ root: Context) async throws {
     try scope.collect { say("async effect reverted") }
   }
   try await handle.ready()
-  await handle.dispose()
+  try await handle.dispose()
   let scoped = try root.effect("scoped", scoped: { scope in
     say("scoped effect ran")
     try scope.collect { say("scoped effect reverted") }
   })
-  await scoped.dispose()
+  try await scoped.dispose()
 }
 
 @CordisActor
@@ -197,8 +197,8 @@ func errorsAndAborts(_ root: Context) async throws {
   } catch let error as AggregateError {
     say("parallel, two failing: \(error.errors.count) errors: \(error)")
   }
-  await first.dispose()
-  await second.dispose()
+  try await first.dispose()
+  try await second.dispose()
   do {
     _ = try root[UnprovidedKey.self]
   } catch let error as CordisError {
@@ -219,14 +219,14 @@ func errorsAndAborts(_ root: Context) async throws {
   }
   try await aborted.ready()
   say("aborted effect ready, disposed \(aborted.isDisposed)")
-  await aborted.dispose()
+  try await aborted.dispose()
   let listening = try root.effect("listening", scoped: { scope in
     let handle = try root.on(Alarm.self) { who in say("adopted listener heard \(who)") }
     try scope.collect(handle)
   })
   try root.emit(Alarm.self, "ring")
   say("effects of listening: \(root.fiber.getEffects().first { $0.label == "listening" }?.children.map(\.label) ?? [])")
-  await listening.dispose()
+  try await listening.dispose()
   try root.emit(Alarm.self, "after dispose")
 }
 
@@ -237,21 +237,21 @@ func scopedEvents(_ root: Context) async throws {
   let quiet = try root.on(Alarm.self) { who in say("quiet heard \(who)") }
   try root.emit(scope: LoudOnly(), Alarm.self, "scoped")
   try root.emit(scope: nil, Alarm.self, "unscoped")
-  await loud.dispose()
-  await quiet.dispose()
+  try await loud.dispose()
+  try await quiet.dispose()
   let elsewhere = try root.isolate("weather").on(Alarm.self) { what in say("another realm heard \(what)") }
   let here = try root.on(Alarm.self) { what in say("weather's realm heard \(what)") }
   try root[WeatherKey.self].announce("storm")
-  await elsewhere.dispose()
-  await here.dispose()
+  try await elsewhere.dispose()
+  try await here.dispose()
   let tax = try root.on(Pricing.self) { price, next in try await next() + price / 10 }
   let discount = try root.on(Pricing.self) { price, next in
     let total = try await next()
     return total - 5
   }
   say("waterfall: \(try await root.waterfall(Pricing.self, 100) { 100 })")
-  await tax.dispose()
-  await discount.dispose()
+  try await tax.dispose()
+  try await discount.dispose()
   let twice = try root.on(Pricing.self) { _, next in
     _ = try await next()
     return try await next()
@@ -261,7 +261,7 @@ func scopedEvents(_ root: Context) async throws {
   } catch let error as CordisError {
     say("next twice \(error.code == .nextCalledMultipleTimes): \(error)")
   }
-  await twice.dispose()
+  try await twice.dispose()
   let events = Box<[String]>([])
   let status = try root.on(StatusEvent.self) { args in
     events.value.append("\(args.fiber.name) \(args.oldState) -> \(args.fiber.state)")
@@ -274,11 +274,11 @@ func scopedEvents(_ root: Context) async throws {
   try await idle.await()
   try await idle.dispose()
   let provided = try root.provide(UnprovidedKey.self, 1)
-  await provided.dispose()
+  try await provided.dispose()
   for line in events.value { say(line) }
-  await status.dispose()
-  await plugins.dispose()
-  await services.dispose()
+  try await status.dispose()
+  try await plugins.dispose()
+  try await services.dispose()
 }
 
 @CordisActor

@@ -33,9 +33,9 @@ struct EffectTests {
         #expect(root.fiber.getEffects() == [EffectMeta(label: "anonymous")])
         #expect(reverted.count == 0)
 
-        await handle.dispose()
+        try await handle.dispose()
         #expect(reverted.count == 1)
-        await handle.dispose()
+        try await handle.dispose()
         #expect(reverted.count == 1)
     }
 
@@ -65,9 +65,9 @@ struct EffectTests {
         ])
         #expect(order.calls == [])
 
-        await handle.dispose()
+        try await handle.dispose()
         #expect(order.calls == [3, 2, 1])
-        await handle.dispose()
+        try await handle.dispose()
         #expect(order.calls == [3, 2, 1])
     }
 
@@ -88,7 +88,7 @@ struct EffectTests {
         gate.open()
         try await handle.ready()
         #expect(order.calls == [1])
-        await handle.dispose()
+        try await handle.dispose()
         #expect(order.calls == [1, 2])
     }
 
@@ -103,7 +103,7 @@ struct EffectTests {
             order.record(1)
             try scope.collect { order.record(2) }
         }
-        let disposing = Task { await handle.dispose() }
+        let disposing = Task { try? await handle.dispose() }
         try await gate.reached()
         try await until("the effect to start disposing") { handle.isDisposed }
         #expect(order.calls == [])
@@ -140,7 +140,7 @@ struct EffectTests {
         for index in 0..<3 { gates.gate(index).open() }
         try await until("the body to pass its three gates") { order.count == 3 }
         #expect(order.calls == [1, 3, 5])
-        await handle.dispose()
+        try await handle.dispose()
         #expect(order.calls == [1, 3, 5, 6, 4, 2])
     }
 
@@ -153,7 +153,7 @@ struct EffectTests {
         let handle = try threeStepEffect(on: root, order, gates)
         try await gates.gate(0).reached()
 
-        let disposing = Task { await handle.dispose() }
+        let disposing = Task { try? await handle.dispose() }
         try await until("the effect to start disposing") { handle.isDisposed }
         #expect(order.calls == [])
 
@@ -176,7 +176,7 @@ struct EffectTests {
         try await gates.gate(1).reached()
         #expect(order.calls == [1])
 
-        let disposing = Task { await handle.dispose() }
+        let disposing = Task { try? await handle.dispose() }
         try await until("the effect to start disposing") { handle.isDisposed }
         #expect(order.calls == [1])
 
@@ -198,7 +198,7 @@ struct EffectTests {
         for index in 0..<3 { gates.gate(index).open() }
         try await handle.ready()
         #expect(order.calls == [1, 3, 5])
-        await handle.dispose()
+        try await handle.dispose()
         #expect(order.calls == [1, 3, 5, 6, 4, 2])
     }
 

@@ -14,9 +14,9 @@ struct EventsTests {
         let first = try root.on(CustomEvent.self) { _ in }
         let second = try root.on(CustomEvent.self) { _ in }
 
-        await first.dispose()
+        try await first.dispose()
         #expect(root.events.snapshot[CustomEvent.name] != nil)
-        await second.dispose()
+        try await second.dispose()
         #expect(root.events.snapshot[CustomEvent.name] == nil)
     }
 
@@ -32,7 +32,7 @@ struct EventsTests {
         try root.emit(CustomEvent.self)
         #expect(heard.count == 2)
 
-        await listener.dispose()
+        try await listener.dispose()
         try root.emit(CustomEvent.self)
         #expect(heard.count == 2)
     }
@@ -49,7 +49,7 @@ struct EventsTests {
         try root.emit(CustomEvent.self)
         #expect(heard.count == 1)
 
-        await listener.dispose()
+        try await listener.dispose()
         try root.emit(CustomEvent.self)
         #expect(heard.count == 1)
     }
@@ -85,7 +85,7 @@ struct EventsTests {
         let aggregate = await #expect(throws: AggregateError.self) { try await root.parallel(CustomEvent.self) }
         #expect(Set(aggregate?.errors.map { "\($0)" } ?? []) == ["test", "async"])
         #expect(finished.value)
-        await slow.dispose()
+        try await slow.dispose()
     }
 
     /// Ports cordis-ios EventsTests "ctx.emit()".

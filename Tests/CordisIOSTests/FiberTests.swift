@@ -82,7 +82,7 @@ struct FiberTests {
         try await loads.gate(0).reached()
         #expect(fiber.state == .loading)
 
-        let withdrawing = Task { await provider.dispose() }
+        let withdrawing = Task { try? await provider.dispose() }
         try await until("the provider to be withdrawn") { provider.isDisposed }
         #expect(fiber.state == .loading)
 
@@ -115,7 +115,7 @@ struct FiberTests {
         try await loads.gate(0).reached()
         #expect(fiber.state == .loading)
 
-        let withdrawing = Task { await provider.dispose() }
+        let withdrawing = Task { try? await provider.dispose() }
         try await until("the provider to be withdrawn") { provider.isDisposed }
         #expect(fiber.state == .loading)
 
@@ -185,7 +185,7 @@ struct FiberTests {
         try await settled(fiber)
         #expect(fiber.state == .failed)
 
-        await provider.dispose()
+        try await provider.dispose()
         try root.provide(Foo.self, Payload(bar: 2))
         try await quiescence(of: root)
         #expect(applied.count == 1)
@@ -345,7 +345,7 @@ struct FiberMissingInjectionTests {
         #expect(fiber.state == .active)
         #expect(fiber.missingInjections == [])
 
-        await bar.dispose()
+        try await bar.dispose()
         try await settled(fiber)
         #expect(fiber.missingInjections == ["bar"])
     }

@@ -64,7 +64,7 @@ struct IsolateTests {
         #expect(loaded.count == 2)
         #expect(unloaded.count == 0)
 
-        await rootProvider.dispose()
+        try await rootProvider.dispose()
         #expect(root.get(Foo.self, strict: false) == nil)
         #expect(ctx1.get(Foo.self, strict: false) == Payload(bar: 200))
         #expect(ctx2.get(Foo.self, strict: false) == nil)
@@ -117,7 +117,7 @@ struct IsolateTests {
         #expect(loaded.count == 3)
         #expect(unloaded.count == 0)
 
-        await sharedProvider.dispose()
+        try await sharedProvider.dispose()
         #expect(root.get(Foo.self, strict: false) == Payload(bar: 100))
         #expect(ctx1.get(Foo.self, strict: false) == nil)
         #expect(ctx2.get(Foo.self, strict: false) == nil)

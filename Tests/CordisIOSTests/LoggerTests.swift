@@ -42,12 +42,12 @@ struct LoggerTests {
         let firstExporter = try ctx.logger.exporter(ClosureExporter { first.record($0) })
         let secondExporter = try ctx.logger.exporter(ClosureExporter { second.record($0) })
 
-        await firstExporter.dispose()
+        try await firstExporter.dispose()
         ctx.logger.info("test")
         #expect(first.count == 0)
         #expect(second.count == 1)
 
-        await secondExporter.dispose()
+        try await secondExporter.dispose()
         ctx.logger.info("test")
         #expect(second.count == 1)
     }

@@ -301,7 +301,7 @@ struct ClusterInProcessCallTests {
         let late = try #require(probe.late)
         let handle = try late.provide(ClockServiceKey.self, NodeClock(node: "a"))
         #expect(await ClusterInProcessTests.eventually("b to have a proxy of a's clock", on: [a, b]) { b.state.proxies.live.count == 1 })
-        await handle.dispose()
+        try await handle.dispose()
         #expect(await ClusterInProcessTests.eventually("b's proxy to go", on: [a, b]) { b.state.proxies.live.isEmpty })
         let passing = Flag()
         try late.provide(ClockServiceKey.self, NodeClock(node: "a"), check: { passing.value })
@@ -329,7 +329,7 @@ struct ClusterInProcessCallTests {
         try #require(await ClusterInProcessTests.eventually("z to be linked", on: [a]) { a.connectedPeers == ["z"] })
         let late = try #require(probe.late)
         let first = try late.provide(ClockServiceKey.self, NodeClock(node: "a"))
-        await first.dispose()
+        try await first.dispose()
         // z does not answer: the first withdrawal goes ahead at its deadline.
         try #require(await ClusterInProcessTests.eventually("the first withdrawal to end", on: [a]) {
             z.withdrawals.count == 1 && !a.state.exports.isWithdrawing
@@ -340,7 +340,7 @@ struct ClusterInProcessCallTests {
             z.announcements.filter { $0.service == "clock" }.count == 2
         })
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await second.dispose() }
+            group.addTask { try? await second.dispose() }
             #expect(await ClusterInProcessTests.eventually("the second withdrawal to reach z", on: [a]) { z.withdrawals.count == 2 })
             try? z.send(.withdrawAck(earlier))
             // A call answered after the acknowledgement proves a has read it.

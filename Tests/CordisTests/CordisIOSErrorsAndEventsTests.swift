@@ -141,6 +141,23 @@ struct CordisIOSErrorsAndEventsTests {
         #expect(trail.entries == ["reverted"])
     }
 
+    /// cordis-ios's `handle.dispose()` throws: every disposer runs, newest first, then the first error
+    /// is rethrown (each is logged here too); a second dispose does nothing.
+    @Test func disposingAHandleRunsEveryDisposerThenRethrowsTheFirstError() async throws {
+        struct Refused: Error, Equatable { let which: Int }
+        let (root, logs) = try makeRoot()
+        let trail = Trail()
+        let handle = try root.effect("two", scoped: { scope in
+            try scope.collect { trail.add("older"); throw Refused(which: 1) }
+            try scope.collect { trail.add("newer"); throw Refused(which: 2) }
+        })
+        await #expect(throws: Refused(which: 2)) { try await handle.dispose() }
+        #expect(trail.entries == ["newer", "older"])
+        #expect(logs.at(.error).count == 2)
+        try await handle.dispose()
+        #expect(trail.entries == ["newer", "older"])
+    }
+
     @Test func anAsyncEffectRevertedWhileItRunsWaitsForItAndRunsItsLateDisposer() async throws {
         let (root, logs) = try makeRoot()
         let gate = Gate()
@@ -152,7 +169,7 @@ struct CordisIOSErrorsAndEventsTests {
             trail.add("not reached")
         }
         await gate.reached()
-        let disposing = Task { @CordisActor in await handle.dispose() }
+        let disposing = Task { @CordisActor in try? await handle.dispose() }
         // The dispose waits for the body: nothing is reverted while it is blocked at the gate.
         await Task.yield()
         #expect(trail.entries.isEmpty)
@@ -171,7 +188,7 @@ struct CordisIOSErrorsAndEventsTests {
             throw EffectAbortedError()
         })
         #expect(!handle.isDisposed)
-        await handle.dispose()
+        try await handle.dispose()
         #expect(trail.entries == ["reverted"])
     }
 
@@ -185,7 +202,7 @@ struct CordisIOSErrorsAndEventsTests {
         #expect(root.fiber.getEffects().first { $0.label == "owner" }?.children.map(\.label) == ["ctx.on(\"test/ping\")"])
         #expect(!root.fiber.getEffects().contains { $0.label == "ctx.on(\"test/ping\")" })
         try root.emit(Ping.self, 1)
-        await effect.dispose()
+        try await effect.dispose()
         try root.emit(Ping.self, 2)
         #expect(heard.value == 1)
     }
@@ -210,7 +227,7 @@ struct CordisIOSErrorsAndEventsTests {
         #expect(try await root.waterfall(Ping.self, 2) { 1 } == 32)
         let stopper = try root.on(Ping.self, options: EventOptions(prepend: true)) { value, _ in value }
         #expect(try await root.waterfall(Ping.self, 7) { 1 } == 7)
-        await stopper.dispose()
+        try await stopper.dispose()
         try root.on(Ping.self) { _, next in
             _ = try await next()
             return try await next()

@@ -28,11 +28,11 @@ struct EffectTests {
         let handle = try root.fiber.openScope().collect { disposed.hit() }
         #expect(root.fiber.effects.count == before + 1)
         #expect(root.fiber.effects.last == EffectSummary(label: "anonymous"))
-        await handle.dispose()
+        try await handle.dispose()
         #expect(disposed.value == 1)
         #expect(handle.isDisposed)
         #expect(root.fiber.effects.count == before)
-        await handle.dispose()
+        try await handle.dispose()
         #expect(disposed.value == 1)
     }
 
@@ -83,7 +83,7 @@ struct EffectTests {
         gate.open()
         let handle = try await running.value
         #expect(trail.entries == ["1"])
-        await handle.dispose()
+        try await handle.dispose()
         #expect(trail.entries == ["1", "2"])
     }
 
@@ -126,7 +126,7 @@ struct EffectTests {
         gate.open()
         let handle = try await running.value
         #expect(trail.entries == ["1", "3", "5"])
-        await handle.dispose()
+        try await handle.dispose()
         #expect(trail.entries == ["1", "3", "5", "6", "4", "2"])
     }
 

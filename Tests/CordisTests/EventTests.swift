@@ -18,7 +18,7 @@ struct EventTests {
         #expect(calls.value == 1)
         try root.emit(customEvent, ())
         #expect(calls.value == 2)
-        await handle.dispose()
+        try await handle.dispose()
         try root.emit(customEvent, ())
         #expect(calls.value == 2)
         #expect(root.listenerCounts["custom-event"] == nil)
@@ -61,7 +61,7 @@ struct EventTests {
         #expect(root.fiber.effects.count == before)
         try root.emit(customEvent, ())
         #expect(calls.value == 1)
-        await handle.dispose()
+        try await handle.dispose()
         try root.emit(customEvent, ())
         #expect(calls.value == 1)
     }

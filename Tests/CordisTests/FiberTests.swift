@@ -23,7 +23,7 @@ struct FiberTests {
         let fiber = try slowConsumer(on: root, load: load, unload: unload)
         await load.reached(1)
         #expect(fiber.state == .loading)
-        await provider.dispose()
+        try await provider.dispose()
         #expect(fiber.state == .loading)
         load.releaseOnce()
         await unload.reached(1)
@@ -44,7 +44,7 @@ struct FiberTests {
         let provider = try root.provide(name: "foo", value: Box(1))
         let fiber = try slowConsumer(on: root, load: load, unload: unload)
         await load.reached(1)
-        await provider.dispose()
+        try await provider.dispose()
         try root.provide(name: "foo", value: Box(2))
         load.open()
         try await fiber.await()
@@ -227,7 +227,7 @@ struct FiberTests {
         let provider = try root.provide(FooKey.self, Box(1))
         let fiber = try slowConsumer(on: root, load: load, unload: unload)
         try await fiber.await()
-        await provider.dispose()
+        try await provider.dispose()
         await unload.reached()
         #expect(fiber.state == .unloading)
         let disposal = Task { @CordisActor in try await fiber.dispose() }
@@ -403,7 +403,7 @@ struct FiberTests {
         await root.settled()
         #expect(fiber.state == .pending)
         // Another provider: no wait for the retry.
-        await provider.dispose()
+        try await provider.dispose()
         gone.value = 0
         try root.provide(name: "foo", value: Box(2))
         await root.settled()

@@ -35,7 +35,7 @@ struct IsolationTests {
         await root.settled()
         #expect(applied.value == 2 && disposed.value == 0)
 
-        await rootProvider.dispose()
+        try await rootProvider.dispose()
         #expect(value(root) == nil && value(ctx1) == 200)
         await root.settled()
         #expect(applied.value == 2 && disposed.value == 1)
@@ -64,7 +64,7 @@ struct IsolationTests {
         await root.settled()
         #expect(applied.value == 3 && disposed.value == 0)
 
-        await shared.dispose()
+        try await shared.dispose()
         #expect(value(root) == 100 && value(ctx1) == nil && value(ctx2) == nil)
         await root.settled()
         #expect(applied.value == 3 && disposed.value == 2)

@@ -78,7 +78,7 @@ func loadingTransitions(on ctx: Context, during body: @CordisActor () async thro
         if change.fiber.state == .loading { count += 1 }
     }
     try await body()
-    await handle.dispose()
+    try await handle.dispose()
     return count
 }
 

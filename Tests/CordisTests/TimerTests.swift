@@ -58,7 +58,7 @@ struct TimerTests {
         let probe = TimerProbe()
         let handle = try fiber.ctx.timeout(after: .seconds(1)) { probe.add("fired") }
         await clock.awaitSleeping(1)
-        await handle.dispose()
+        try await handle.dispose()
         #expect(clock.sleeping == 0)
         clock.advance(by: .seconds(2))
         await drain()
@@ -72,7 +72,7 @@ struct TimerTests {
         await clock.awaitSleeping(1)
         // The wait ends (its task is queued to run) and the effect is reverted before that task runs.
         clock.advance(by: .seconds(1))
-        await handle.dispose()
+        try await handle.dispose()
         await drain()
         #expect(probe.count == 0)
     }
@@ -197,7 +197,7 @@ struct TimerTests {
             #expect(await eventually { probe.count == expected })
         }
         await clock.awaitSleeping(1)
-        await handle.dispose()
+        try await handle.dispose()
         #expect(clock.sleeping == 0)
         clock.advance(by: .seconds(5))
         await drain()

@@ -80,7 +80,7 @@ extension Context {
         } catch is EffectAbortedError {
             return handle
         } catch {
-            Task { @CordisActor in await handle.dispose() }
+            Task { @CordisActor in await handle.revert() }
             throw error
         }
         return handle
@@ -109,7 +109,7 @@ extension Context {
             } catch {
                 scope.bodyEnded()
                 logger.error("effect \(label) of \(logger.name) failed: \(error)")
-                await handle.dispose()
+                await handle.revert()
                 throw error
             }
             scope.bodyEnded()

@@ -38,8 +38,19 @@ public final class EffectHandle {
         if case .scope(let scope)? = body { try await scope.body?.value }
     }
 
-    /// Reverts the effect now, out of order, and forgets it. Errors are logged, not thrown.
-    public func dispose() async {
+    /// Reverts the effect now, out of order, and forgets it (cordis-ios's `dispose()`): every disposer
+    /// runs, newest first, each error is logged, and the first one is rethrown once all have run. A
+    /// second call does nothing.
+    ///
+    /// - Throws: the first error a disposer threw.
+    public func dispose() async throws {
+        owner?.detach(self)
+        if let error = await run() { throw error }
+    }
+
+    /// Reverts the effect now and forgets it, as `dispose()` does, for the runtime's own use: a
+    /// disposer's error is logged only.
+    func revert() async {
         owner?.detach(self)
         await run()
     }
@@ -65,19 +76,27 @@ public final class EffectHandle {
         body = nil
     }
 
-    func run() async {
-        guard let body else { return }
+    /// Reverts the effect (once); returns the first error a disposer threw, each one logged.
+    @discardableResult
+    func run() async -> (any Error)? {
+        guard let body else { return nil }
         self.body = nil
         switch body {
         case .disposer(let disposer):
-            do { try await disposer() } catch { owner?.report(error, in: label) }
+            do {
+                try await disposer()
+            } catch {
+                owner?.report(error, in: label)
+                return error
+            }
         case .immediate(let disposer):
             disposer()
         case .timer(let queue, let id):
             queue.cancel(id)
         case .scope(let scope):
-            await scope.close()
+            return await scope.close()
         }
+        return nil
     }
 
     /// The effect's label and, for a nested scope, its children that are effects of their own.

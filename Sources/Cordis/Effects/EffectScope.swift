@@ -124,12 +124,12 @@ public final class EffectScope {
                 }
             }
         } catch {
-            await handle.dispose()
+            await handle.revert()
             throw error
         }
         if !isOpen {
             // The scope started closing while the body ran: revert what it made.
-            await handle.dispose()
+            await handle.revert()
         }
         return handle
     }
@@ -211,9 +211,12 @@ public final class EffectScope {
     }
 
     /// Seals the scope, waits for its async body if it still runs (what the body collects meanwhile is
-    /// recorded, then its `collect` throws), and reverts every effect, newest first.
-    func close() async {
+    /// recorded, then its `collect` throws), and reverts every effect, newest first; returns the first
+    /// error a disposer threw (each is logged).
+    @discardableResult
+    func close() async -> (any Error)? {
         isOpen = false
+        var firstError: (any Error)?
         if bodyRunning, let body {
             aborting = true
             _ = await body.result
@@ -226,8 +229,9 @@ public final class EffectScope {
             }
             handle.position = nil
             if handle.runImmediately() { continue }
-            await handle.run()
+            if let error = await handle.run(), firstError == nil { firstError = error }
         }
+        return firstError
     }
 
     func report(_ error: any Error, in label: String) {

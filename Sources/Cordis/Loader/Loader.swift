@@ -126,7 +126,7 @@ public final class Loader {
     public func stop() async {
         _ = try? await serialized {
             self.isRunning = false
-            await self.updateListener?.dispose()
+            await self.updateListener?.revert()
             self.updateListener = nil
             for item in self.tree.allEntries.reversed() {
                 guard let node = self.nodes[item.entry.id], let fiber = node.fiber else { continue }

@@ -50,7 +50,7 @@ public final class Throttled<Value> {
 
     /// Stops the throttle: a held call is dropped and later calls do nothing.
     public func dispose() async {
-        await handle?.dispose()
+        await handle?.revert()
     }
 
     func cancelHeld() {
@@ -104,7 +104,7 @@ public final class Debounced<Value> {
 
     /// Stops the debounce: a waiting call is dropped and later calls do nothing.
     public func dispose() async {
-        await handle?.dispose()
+        await handle?.revert()
     }
 
     func cancelWaiting() {

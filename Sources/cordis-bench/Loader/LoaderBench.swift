@@ -64,7 +64,7 @@ func runLoaderBenchmark(entries: Int) async -> [(String, Double)] {
         let change = try await clock.measure {
             try await loader.update(id: target, config: ["n": -1])
         }
-        await listener.dispose()
+        try await listener.dispose()
         results.append(("config change ms", change.milliseconds))
         results.append(("fibers reloaded", Double(loads)))
 
