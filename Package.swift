@@ -136,7 +136,7 @@ let package = Package(
             dependencies: ["Cordis", "CordisJSON", "CordisWire", "CordisControl", "CordisNode", "CordisConsole", "CordisProcessTesting"],
             swiftSettings: strict),
         // cordis-ios's own unit tests, case by case, against this package's public API.
-        .testTarget(name: "CordisIOSTests", dependencies: ["Cordis", "cordis-ios-demo"], swiftSettings: strict),
+        .testTarget(name: "CordisIOSTests", dependencies: ["Cordis", "CordisProcessTesting", "cordis-ios-demo"], swiftSettings: strict),
         .testTarget(name: "CordisSigningTests", dependencies: ["CordisSigning", "CordisJSON"], swiftSettings: strict),
     ]
 )

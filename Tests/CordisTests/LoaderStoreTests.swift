@@ -45,6 +45,20 @@ struct EntryTests {
         return nil
     }
 
+    /// `Codable` (cordis-ios's form) reads and writes an entry as the entries file does.
+    @Test func codableRoundTripsAnEntryAsTheFileWritesIt() throws {
+        let text = #"{"id":"a","plugin":"p","disabled":true,"isolate":{"x":true,"y":"blue"},"config":{"n":1}}"#
+        let entry = try JSONDecoder().decode(Entry.self, from: Data(text.utf8))
+        #expect(entry == (try Entry(json: JSONValue(parsing: text))))
+        #expect(entry.isolate == ["x": .local, "y": .shared("blue")])
+        let again = try JSONDecoder().decode(Entry.self, from: JSONEncoder().encode(entry))
+        #expect(again == entry)
+        #expect(throws: (any Error).self) {
+            try JSONDecoder().decode(IsolateSpec.self, from: Data("\"\"".utf8))
+        }
+        #expect(try JSONDecoder().decode([IsolateSpec].self, from: Data(#"[true,"b"]"#.utf8)) == [.local, .shared("b")])
+    }
+
     @Test func readsEveryField() throws {
         let entry = try Entry(json: JSONValue(parsing: """
             {"id": "g", "note": 1, "plugin": "group", "disabled": true,

@@ -370,12 +370,9 @@ public final class Fiber {
                 return nil
             }
             world.forgetReportedCycle(of: self)
-            // The providers whose calls failed with `withdrawn` are tried again when the retry is due;
-            // other providers at once.
-            if let withdrawnLoad, !withdrawnLoad.isDue, withdrawnLoad.isSame(as: target) { return nil }
-            return .load(target)
+            return waitsForRetry(target) ? nil : .load(target)
         case .active:
-            if wantsRestart || target != Target(records: resolved) { return .unload(.pending) }
+            if !staysActive(with: target) { return .unload(.pending) }
             // Same provider fibers (a target is the set of provider fibers), but a provider may have
             // re-provided another value meanwhile: serve the current records without reloading.
             if let target { resolved = target.records }
@@ -386,6 +383,19 @@ public final class Fiber {
         case .loading, .unloading, .disposed:
             return nil
         }
+    }
+
+    /// Whether loading `target` waits for a retry: the providers whose calls failed with `withdrawn` are
+    /// tried again when the retry is due, other providers at once.
+    private func waitsForRetry(_ target: Target) -> Bool {
+        guard let withdrawnLoad else { return false }
+        return !withdrawnLoad.isDue && withdrawnLoad.isSame(as: target)
+    }
+
+    /// Whether a loaded fiber keeps its load with the providers `target` resolves to: no restart is
+    /// wanted and they are the provider fibers it loaded with.
+    private func staysActive(with target: Target?) -> Bool {
+        !wantsRestart && target == Target(records: resolved)
     }
 
     // MARK: - Transitions
@@ -437,7 +447,7 @@ public final class Fiber {
         }
         error = nil
         endWithdrawnLoad()
-        if wantsDispose || wantsRestart || currentTarget() != Target(records: resolved) {
+        if wantsDispose || !staysActive(with: currentTarget()) {
             // cordis-ios's inertia: a load whose providers changed (or that is to restart or stop) while
             // it ran goes on to unloading without showing `active`; the driver's next step unloads it.
             state = .active
@@ -486,22 +496,13 @@ public final class Fiber {
         releaseProviders()
         if final == .disposed {
             finalize()
-        } else if final == .pending, loadsAtOnce() {
+        } else if final == .pending, !wantsDispose, let target = currentTarget(), !waitsForRetry(target) {
             // cordis-ios's inertia: providers that are back by the end of the unload load it again
-            // without showing `pending` in between.
-            return
+            // without showing `pending` in between; the driver's next step loads it.
+            state = .pending
         } else {
             setState(final)
         }
-    }
-
-    /// Whether a fiber ending its unload would load again at once: then it is left `pending` quietly, and
-    /// the driver's next step loads it.
-    private func loadsAtOnce() -> Bool {
-        state = .pending
-        if case .load? = nextStep() { return true }
-        state = .unloading
-        return false
     }
 
     private func releaseProviders() {

@@ -28,8 +28,6 @@ public final class EffectScope {
 
     /// Collects a disposer: it runs when the scope closes (the fiber unloads), or when the returned handle
     /// is disposed. The disposer may be synchronous or `async`.
-    ///
-    /// - Throws: `CordisError` `.inactiveScope` when the scope is closing or closed.
     /// A disposer is not an effect of its own: cordis-ios's `getEffects()` does not list it.
     ///
     /// While the scope waits for its async body to end (the effect was reverted while the body ran),
@@ -39,9 +37,7 @@ public final class EffectScope {
     @discardableResult
     public func collect(_ label: String = "anonymous", _ disposer: @escaping @CordisActor () async throws -> Void) throws -> EffectHandle {
         try ensureOpenOrAborting()
-        let handle = EffectHandle(label: label, body: .disposer(disposer), owner: self)
-        handle.isEffect = false
-        append(handle)
+        let handle = appendDisposer(label, disposer, isEffect: false)
         try ensureNotAborting()
         return handle
     }
@@ -52,7 +48,14 @@ public final class EffectScope {
     /// - Throws: `CordisError` `.inactiveScope` when the scope is closing or closed.
     func collectEffect(_ label: String, _ disposer: @escaping @CordisActor () async throws -> Void) throws -> EffectHandle {
         try ensureOpen()
+        return appendDisposer(label, disposer, isEffect: true)
+    }
+
+    private func appendDisposer(
+        _ label: String, _ disposer: @escaping @CordisActor () async throws -> Void, isEffect: Bool
+    ) -> EffectHandle {
         let handle = EffectHandle(label: label, body: .disposer(disposer), owner: self)
+        handle.isEffect = isEffect
         append(handle)
         return handle
     }

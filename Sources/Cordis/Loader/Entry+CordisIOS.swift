@@ -47,22 +47,15 @@ extension IsolateValue: Codable {
     /// - Throws: `DecodingError.dataCorrupted` for anything else (`false`, a number, an empty label).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let flag = try? container.decode(Bool.self), flag {
-            self = .private
-        } else if let label = try? container.decode(String.self), !label.isEmpty {
-            self = .label(label)
-        } else {
+        guard let value = IsolateValue(json: try container.decode(JSONValue.self)) else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "an isolate value is true or a realm label")
+                in: container, debugDescription: "an isolate value is true or a non-empty realm label")
         }
+        self = value
     }
 
     /// Encodes `true` for a private realm, the label for a shared one.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .private: try container.encode(true)
-        case .label(let label): try container.encode(label)
-        }
+        try json.encode(to: encoder)
     }
 }

@@ -45,11 +45,10 @@ extension Entry {
         case nil: break
         case .object(let members)?:
             for (service, value) in members {
-                switch value {
-                case .bool(true): isolate[service] = .private
-                case .string(let label) where !label.isEmpty: isolate[service] = .label(label)
-                default: throw fail("isolate \"\(service)\" must be true or a non-empty label string")
+                guard let realm = IsolateValue(json: value) else {
+                    throw fail("isolate \"\(service)\" must be true or a non-empty label string")
                 }
+                isolate[service] = realm
                 isolateOrder.append(service)
             }
         default: throw fail("field \"isolate\" must be an object")
@@ -155,12 +154,7 @@ extension Entry {
         if disabled { members.append(("disabled", .bool(true))) }
         if !isolate.isEmpty {
             var object = JSONObject()
-            for (service, value) in orderedIsolate {
-                switch value {
-                case .private: object[service] = .bool(true)
-                case .label(let label): object[service] = .string(label)
-                }
-            }
+            for (service, value) in orderedIsolate { object[service] = value.json }
             members.append(("isolate", .object(object)))
         }
         if !inject.isEmpty {

@@ -129,24 +129,31 @@ enum PluginExpansion {
         return ""
     }
 
-    /// The `@Inject` arguments of the class's properties, in source order, skipping unreadable ones (which
-    /// `@Inject` itself reports).
-    static func injectedDependencies(in members: MemberBlockItemListSyntax) -> [InjectArguments] {
-        var found: [InjectArguments] = []
+    /// The class's member declarations, those inside `#if` clauses (every clause) included, in source
+    /// order: what every check and generated list below looks at.
+    static func declarations(in members: MemberBlockItemListSyntax) -> [DeclSyntax] {
+        var found: [DeclSyntax] = []
         for item in members {
-            if let variable = item.decl.as(VariableDeclSyntax.self),
-               let attribute = variable.attributes.first(cordis: "Inject"),
-               case .success(let arguments) = InjectArguments.read(attribute) {
-                found.append(arguments)
-            } else if let ifConfig = item.decl.as(IfConfigDeclSyntax.self) {
+            if let ifConfig = item.decl.as(IfConfigDeclSyntax.self) {
                 for clause in ifConfig.clauses {
-                    if case .decls(let nested) = clause.elements {
-                        found += injectedDependencies(in: nested)
-                    }
+                    if case .decls(let nested) = clause.elements { found += declarations(in: nested) }
                 }
+            } else {
+                found.append(item.decl)
             }
         }
         return found
+    }
+
+    /// The `@Inject` arguments of the class's properties, in source order, skipping unreadable ones (which
+    /// `@Inject` itself reports).
+    static func injectedDependencies(in members: MemberBlockItemListSyntax) -> [InjectArguments] {
+        declarations(in: members).compactMap { decl in
+            guard let attribute = decl.as(VariableDeclSyntax.self)?.attributes.first(cordis: "Inject"),
+                  case .success(let arguments) = InjectArguments.read(attribute)
+            else { return nil }
+            return arguments
+        }
     }
 
     /// Whether the class declares its own member type named `Config`.
@@ -164,83 +171,44 @@ enum PluginExpansion {
         return [try ExtensionDeclSyntax("extension \(type.trimmed): Cordis.\(raw: name) {}")]
     }
 
-    /// The instance methods named `name` the class declares (looking inside `#if` clauses too).
+    /// The instance methods named `name` the class declares.
     static func instanceMethods(named name: String, in members: MemberBlockItemListSyntax) -> [FunctionDeclSyntax] {
-        var found: [FunctionDeclSyntax] = []
-        for item in members {
-            if let function = item.decl.as(FunctionDeclSyntax.self), function.name.text == name,
-               !function.modifiers.contains(where: {
-                   $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class)
-               }) {
-                found.append(function)
-            } else if let ifConfig = item.decl.as(IfConfigDeclSyntax.self) {
-                for clause in ifConfig.clauses {
-                    if case .decls(let nested) = clause.elements {
-                        found += instanceMethods(named: name, in: nested)
-                    }
-                }
-            }
+        declarations(in: members).compactMap { decl in
+            guard let function = decl.as(FunctionDeclSyntax.self), function.name.text == name,
+                  !function.modifiers.contains(where: {
+                      $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class)
+                  })
+            else { return nil }
+            return function
         }
-        return found
     }
 
-    /// The first declaration of a `ctx` or `config` property in the class (looking inside `#if` too).
+    /// The first declaration of a `ctx` or `config` property in the class.
     static func existingGeneratedMember(in members: MemberBlockItemListSyntax) -> Syntax? {
-        for item in members {
-            if let variable = item.decl.as(VariableDeclSyntax.self),
-               variable.bindings.contains(where: {
-                   let name = $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
-                   return name == "ctx" || name == "config"
-               }) {
-                return Syntax(variable)
-            }
-            if let ifConfig = item.decl.as(IfConfigDeclSyntax.self) {
-                for clause in ifConfig.clauses {
-                    if case .decls(let nested) = clause.elements, let found = existingGeneratedMember(in: nested) {
-                        return found
-                    }
-                }
-            }
-        }
-        return nil
+        declarations(in: members).first { declaresProperty(named: ["ctx", "config"], $0) }.map(Syntax.init)
     }
 
-    /// Whether the class declares a property named `name` (looking inside `#if` too).
+    /// Whether the class declares a property named `name`.
     static func declaresProperty(named name: String, in members: MemberBlockItemListSyntax) -> Bool {
-        for item in members {
-            if let variable = item.decl.as(VariableDeclSyntax.self),
-               variable.bindings.contains(where: { $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name }) {
-                return true
-            }
-            if let ifConfig = item.decl.as(IfConfigDeclSyntax.self) {
-                for clause in ifConfig.clauses {
-                    if case .decls(let nested) = clause.elements, declaresProperty(named: name, in: nested) {
-                        return true
-                    }
-                }
-            }
-        }
-        return false
+        declarations(in: members).contains { declaresProperty(named: [name], $0) }
+    }
+
+    /// Whether `decl` declares a property with one of `names`.
+    private static func declaresProperty(named names: Set<String>, _ decl: DeclSyntax) -> Bool {
+        decl.as(VariableDeclSyntax.self)?.bindings.contains {
+            $0.pattern.as(IdentifierPatternSyntax.self).map { names.contains($0.identifier.text) } ?? false
+        } ?? false
     }
 
     /// Whether the class declares its own member type named `typeName`.
     static func declaresType(named typeName: String, in members: MemberBlockItemListSyntax) -> Bool {
-        for item in members {
-            let decl = item.decl
+        declarations(in: members).contains { decl in
             let name: TokenSyntax? =
                 decl.as(StructDeclSyntax.self)?.name ?? decl.as(EnumDeclSyntax.self)?.name
                 ?? decl.as(ClassDeclSyntax.self)?.name ?? decl.as(ActorDeclSyntax.self)?.name
                 ?? decl.as(TypeAliasDeclSyntax.self)?.name
-            if name?.text == typeName { return true }
-            if let ifConfig = decl.as(IfConfigDeclSyntax.self) {
-                for clause in ifConfig.clauses {
-                    if case .decls(let nested) = clause.elements, declaresType(named: typeName, in: nested) {
-                        return true
-                    }
-                }
-            }
+            return name?.text == typeName
         }
-        return false
     }
 
     /// The "add 'final'" error with its fix-it, which inserts `final ` before `class`.
