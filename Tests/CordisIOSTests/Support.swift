@@ -154,7 +154,7 @@ func quiescence(of ctx: Context, seconds: Int = 10) async throws {
 @CordisActor
 func settled(_ fibers: Fiber..., seconds: Int = 10) async throws {
     for fiber in fibers {
-        try await until("\(fiber) (\(fiber.name), now \(fiber.state)) to settle", seconds: seconds) { fiber.isSettled }
+        try await until("\(fiber) (\(fiber.name), now \(fiber.state)) to settle", seconds: seconds) { fiber.inertia == nil }
     }
 }
 

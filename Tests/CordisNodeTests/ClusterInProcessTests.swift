@@ -61,7 +61,7 @@ struct ClusterInProcessTests {
     static func watch(_ entry: String, on node: Node) throws -> StateLog {
         let log = StateLog()
         let fiber = node.loader.fiber(for: entry)
-        log.handle = try node.context.on(.status) { change in
+        log.handle = try node.context.on(StatusEvent.self) { change in
             if change.fiber === fiber { log.states.append(change.fiber.state) }
         }
         return log

@@ -43,7 +43,7 @@ struct MoveCommandTests {
             let (code, output) = try await Self.console(["move", "b:greeter", "--parent", "grp"], at: a, in: cluster)
             #expect(code == 0, "\(output)")
             #expect(output.contains("b:greeter") && output.contains("active"), "\(output)")
-            let moved = try FileEntryStore(url: URL(fileURLWithPath: b.entriesFile)).load()
+            let moved: EntryTree = try FileEntryStore(url: URL(fileURLWithPath: b.entriesFile)).load()
             #expect(Self.outline(moved.entries) == "clock,grp[sub[inner],greeter]")
             let status = try await bConsole.request(.status)
             let greeter = status["nodes"]?.arrayValue?.first?["entries"]?.arrayValue?.first { $0["id"]?.stringValue == "greeter" }

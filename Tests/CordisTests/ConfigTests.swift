@@ -93,12 +93,12 @@ struct ConfigTests {
         let fiber = try root.plugin(ConfiguredServer.self, json: ["start": 1])
         try await fiber.await()
         let first = fiber.plugin
-        let error = await #expect(throws: CordisError.self) { try await fiber.update(json: ["start": "two"]) }
+        let error = await #expect(throws: CordisError.self) { try await fiber.update(["start": "two"] as JSONValue) }
         #expect(error?.message.contains("(at start)") == true)
         #expect(fiber.state == .active)
         #expect(fiber.plugin === first)
         #expect(fiber.config as? ConfiguredServer.Config == .init(start: 1))
-        try await fiber.update(json: ["start": 2])
+        try await fiber.update(["start": 2] as JSONValue)
         #expect(fiber.plugin !== first)
         #expect((fiber.plugin as? ConfiguredServer)?.config == .init(start: 2))
     }

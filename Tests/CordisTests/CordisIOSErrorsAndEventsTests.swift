@@ -122,7 +122,7 @@ struct CordisIOSErrorsAndEventsTests {
         try await fiber.dispose()
         let inactive = #expect(throws: CordisError.self) { try context.effect("late", sync: { nil }) }
         #expect(inactive?.code == .inactiveEffect)
-        #expect(CordisError.Code.nextCalledMultipleTimes == .nextCalledTwice)
+        #expect(CordisError.Code.nextCalledMultipleTimes == .nextCalledMultipleTimes)
         #expect(CordisError.Code.propertyTypeMismatch == .typeMismatch)
         #expect(CordisError.Code.invalidPlugin != .invalidEffect)
     }
@@ -233,7 +233,7 @@ struct CordisIOSErrorsAndEventsTests {
             return try await next()
         }
         let error = await #expect(throws: CordisError.self) { try await root.waterfall(Ping.self, 1) { 1 } }
-        #expect(error?.code == .nextCalledTwice)
+        #expect(error?.code == .nextCalledMultipleTimes)
         #expect(error?.message == "next() called multiple times")
     }
 

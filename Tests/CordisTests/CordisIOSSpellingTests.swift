@@ -190,7 +190,7 @@ struct CordisIOSSpellingTests {
         }
         let fiber = try root.plugin(ValidatedPlugin.self, config: PositiveConfig(count: 2))
         try await fiber.await()
-        await #expect(throws: CordisError.self) { try await fiber.update(config: PositiveConfig(count: -1)) }
+        await #expect(throws: CordisError.self) { try await fiber.update(PositiveConfig(count: -1)) }
         #expect((fiber.config as? PositiveConfig)?.count == 2)
 
         var catalog = PluginCatalog()

@@ -13,7 +13,7 @@ struct EffectTests {
             try scope.collect("test") { disposed.hit() }
         }
         try await fiber.await()
-        #expect(fiber.effects == [EffectSummary(label: "test")])
+        #expect(fiber.effects == [EffectMeta(label: "test")])
         #expect(disposed.value == 0)
         try await fiber.dispose()
         #expect(disposed.value == 1)
@@ -27,7 +27,7 @@ struct EffectTests {
         let disposed = Counter()
         let handle = try root.fiber.openScope().collect { disposed.hit() }
         #expect(root.fiber.effects.count == before + 1)
-        #expect(root.fiber.effects.last == EffectSummary(label: "anonymous"))
+        #expect(root.fiber.effects.last == EffectMeta(label: "anonymous"))
         try await handle.dispose()
         #expect(disposed.value == 1)
         #expect(handle.isDisposed)
@@ -52,11 +52,11 @@ struct EffectTests {
         }
         try await fiber.await()
         #expect(fiber.effects == [
-            EffectSummary(label: "anonymous", children: [
-                EffectSummary(label: "d1"),
-                EffectSummary(label: "inner", children: [EffectSummary(label: "d2"), EffectSummary(label: "inner")]),
+            EffectMeta(label: "anonymous", children: [
+                EffectMeta(label: "d1"),
+                EffectMeta(label: "inner", children: [EffectMeta(label: "d2"), EffectMeta(label: "inner")]),
             ]),
-            EffectSummary(label: "ctx.on(\"custom-event\")"),
+            EffectMeta(label: "ctx.on(\"custom-event\")"),
         ])
         #expect(trail.entries.isEmpty)
         try await fiber.dispose()
@@ -154,7 +154,7 @@ struct EffectTests {
         #expect(trail.entries == ["1", "2"])
         gate.open()
         let error = await #expect(throws: CordisError.self) { try await running.value }
-        #expect(error?.code == .inactiveScope)
+        #expect(error?.code == .inactiveEffect)
         #expect(error?.message == "cannot create effect on inactive context")
         #expect(trail.entries == ["1", "2", "3"])
     }

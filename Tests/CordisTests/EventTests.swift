@@ -68,7 +68,7 @@ struct EventTests {
 
     /// Three contexts: `inRealm` and `sameRealm` resolve `foo` in the shared realm `a`, `otherRealm` in `b`.
     func realms(_ root: Context) -> (inRealm: Context, sameRealm: Context, otherRealm: Context) {
-        (root.isolate("foo", label: "a"), root.isolate("foo", label: "a"), root.isolate("foo", label: "b"))
+        (root.isolate("foo", realm: .label("a")), root.isolate("foo", realm: .label("a")), root.isolate("foo", realm: .label("b")))
     }
 
     @Test func emitReachesEveryListenerAndServiceScopedEmitsOnlyTheSameRealm() async throws {
@@ -90,7 +90,7 @@ struct EventTests {
         let calls = Counter()
         try root.on(customEvent, global: true) { calls.hit() }
         try root.isolate("foo").emit(customEvent, (), service: FooKey.self)
-        try root.isolate("foo", label: "b").emit(customEvent, (), service: FooKey.self)
+        try root.isolate("foo", realm: .label("b")).emit(customEvent, (), service: FooKey.self)
         #expect(calls.value == 2)
     }
 
@@ -231,7 +231,7 @@ struct EventTests {
             return try next()
         }
         let error = #expect(throws: CordisError.self) { try root.waterfall(Self.waterfall, 1, final: { 2 }) }
-        #expect(error?.code == .nextCalledTwice)
+        #expect(error?.code == .nextCalledMultipleTimes)
         #expect(error?.message == "next() called multiple times")
     }
 
@@ -242,7 +242,7 @@ struct EventTests {
             try scope.ctx.on(customEvent) { calls.hit() }
         }
         try await fiber.await()
-        #expect(fiber.effects == [EffectSummary(label: "ctx.on(\"custom-event\")")])
+        #expect(fiber.effects == [EffectMeta(label: "ctx.on(\"custom-event\")")])
         try root.emit(customEvent, ())
         try await fiber.dispose()
         try root.emit(customEvent, ())

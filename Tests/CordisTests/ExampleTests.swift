@@ -78,7 +78,7 @@ struct ExampleTests {
         let greeter = try root.plugin(Greeter.self)  // pending: no clock yet
         try await greeter.await()
         #expect(greeter.state == .pending)
-        #expect(greeter.missing == ["clock"])
+        #expect(greeter.missingInjections == ["clock"])
         #expect(ExampleOutput.lines.isEmpty)
         let clock = try await root.plugin(ClockService.self).await()
         try await greeter.await()  // active

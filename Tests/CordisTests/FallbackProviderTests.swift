@@ -112,6 +112,6 @@ struct FallbackProviderTests {
         try await b.dispose()
         await root.settled()
         #expect(fiber.state == .pending)
-        #expect(fiber.missing == ["foo"])
+        #expect(fiber.missingInjections == ["foo"])
     }
 }

@@ -49,7 +49,7 @@ struct FiberSelfRequestTests {
         var seen: [Int] = []
         let fiber = try root.plugin(name: "updater", config: 1) { (scope: EffectScope, config: Int) in
             seen.append(config)
-            if config == 1 { try await scope.ctx.fiber.update(config: 2) }
+            if config == 1 { try await scope.ctx.fiber.update(2) }
         }
         try await withinDeadline("the self-updating fiber settling") { try await fiber.await() }
         #expect(fiber.state == .active)
@@ -96,7 +96,7 @@ struct FiberSelfRequestTests {
         let fiber = try root.plugin(name: "disposer-updater", config: 1) { (scope: EffectScope, config: Int) in
             seen.append(config)
             let ctx = scope.ctx
-            if config == 1 { try scope.collect { try await ctx.fiber.update(config: 2) } }
+            if config == 1 { try scope.collect { try await ctx.fiber.update(2) } }
         }
         try await fiber.await()
         try await withinDeadline("the restart whose disposer updates the config") { try await fiber.restart() }
@@ -139,7 +139,7 @@ struct LoaderSelfDisposalTests {
             try scope.collect { try await ctx.fiber.dispose() }
         }
         catalog.register(name: "updater", config: UpdaterConfig.self) { scope, config in
-            if config.step == 1 { try await scope.ctx.fiber.update(config: UpdaterConfig(step: 2)) }
+            if config.step == 1 { try await scope.ctx.fiber.update(UpdaterConfig(step: 2)) }
         }
         return catalog
     }

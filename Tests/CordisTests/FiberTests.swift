@@ -164,7 +164,7 @@ struct FiberTests {
 
     func statusTrail(_ root: Context) throws -> Trail {
         let trail = Trail()
-        try root.on(.status) { change in
+        try root.on(StatusEvent.self) { change in
             trail.add("\(change.fiber.id) \(change.oldState)->\(change.fiber.state)")
         }
         return trail
@@ -248,7 +248,7 @@ struct FiberTests {
                     ("plugin", { try ctx.plugin(name: "child") { _ in } }),
                     ("collect", { try scope.collect {} }),
                     ("provide", { try ctx.provide(FooKey.self, Box(1)) }),
-                    ("exportLogs", { try ctx.exportLogs(to: CapturedLogs()) }),
+                    ("exportLogs", { try ctx.logger.exporter(CapturedLogs()) }),
                 ]
                 for (name, attempt) in attempts {
                     do {
@@ -306,7 +306,7 @@ struct FiberTests {
         }
         await root.settled()
         #expect(fiber.state == .failed)
-        try await fiber.update(config: Flag(foo: true))
+        try await fiber.update(Flag(foo: true))
         #expect(fiber.state == .active)
         #expect(fiber.config as? Flag == Flag(foo: true))
     }
@@ -321,7 +321,7 @@ struct FiberTests {
             try scope.collect { seen.add("dispose") }
         }
         try await fiber.await()
-        try await fiber.update(config: Flag(foo: true))
+        try await fiber.update(Flag(foo: true))
         #expect(seen.entries == ["false", "dispose", "true"])
         #expect(updates.value == 1)
     }
@@ -336,7 +336,7 @@ struct FiberTests {
             if !config.foo { throw PluginError() }
         }
         try await active.await()
-        let error = await #expect(throws: CordisError.self) { try await active.update(config: "not a flag") }
+        let error = await #expect(throws: CordisError.self) { try await active.update("not a flag") }
         #expect(error?.code == .typeMismatch)
         #expect(active.state == .active)
         #expect(active.config as? Flag == Flag(foo: true))
@@ -346,7 +346,7 @@ struct FiberTests {
             if !config.foo { throw PluginError() }
         }
         await root.settled()
-        await #expect(throws: CordisError.self) { try await failed.update(config: 42) }
+        await #expect(throws: CordisError.self) { try await failed.update(42) }
         #expect(failed.state == .failed)
         #expect(failed.config as? Flag == Flag(foo: false))
         #expect(updates.value == 0)
@@ -359,7 +359,7 @@ struct FiberTests {
         try await fiber.dispose()
         let restartError = await #expect(throws: CordisError.self) { try await fiber.restart() }
         #expect(restartError?.code == .disposed)
-        let updateError = await #expect(throws: CordisError.self) { try await fiber.update(config: Flag(foo: true)) }
+        let updateError = await #expect(throws: CordisError.self) { try await fiber.update(Flag(foo: true)) }
         #expect(updateError?.code == .disposed)
     }
 

@@ -104,7 +104,7 @@ struct InterceptTests {
         #expect(names.entries.sorted() == ["lead/reader", "team/reader", "team/reader", "top/reader"])
 
         // Saved as read, unknown fields kept.
-        let saved = try FileEntryStore(url: folder.entries).load()
+        let saved: EntryTree = try FileEntryStore(url: folder.entries).load()
         #expect(saved.entry(id: "reader")?.inject == [Dependency(name: "namer")])
         #expect(saved.entry(id: "loose")?.inject == [Dependency(name: "namer", optional: true)])
         #expect(saved.entry(id: "team")?.intercept == ["namer": ["prefix": "team"]])

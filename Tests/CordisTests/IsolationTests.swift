@@ -49,7 +49,7 @@ struct IsolationTests {
     @Test func contextsIsolatedWithTheSameLabelShareARealm() async throws {
         let (root, _) = try makeRoot()
         let applied = Counter(), disposed = Counter()
-        let ctx1 = root.isolate("foo", label: "test"), ctx2 = root.isolate("foo", label: "test")
+        let ctx1 = root.isolate("foo", realm: .label("test")), ctx2 = root.isolate("foo", realm: .label("test"))
         for ctx in [root, ctx1, ctx2] { try consumer(on: ctx, applied: applied, disposed: disposed) }
         await root.settled()
         #expect(applied.value == 0)
@@ -95,8 +95,8 @@ struct IsolationTests {
 
     @Test func isolatingInTheRootRealmUndoesAnIsolation() async throws {
         let (root, _) = try makeRoot()
-        let isolated = root.isolate("foo", label: "blue")
-        let back = isolated.isolate("foo", in: .root)
+        let isolated = root.isolate("foo", realm: .label("blue"))
+        let back = isolated.isolate("foo", realm: .root)
         #expect(isolated.realm(for: "foo") == .label("blue"))
         #expect(back.realm(for: "foo") == .root)
         #expect(root.realm(for: "bar") == .root)

@@ -20,7 +20,7 @@ final class LeakConsumer {
 
     func apply(_ scope: EffectScope) async throws {
         _ = try service
-        try ctx.on(.status) { _ in }
+        try ctx.on(StatusEvent.self) { _ in }
         try ctx.plugin(name: "child") { scope in try scope.collect {} }
     }
 }

@@ -24,7 +24,7 @@ struct LoaderGroupFiberTests {
         try await loader.start()
         let group = try #require(loader.fiber(for: "g"))
         let child = try #require(loader.fiber(for: "c"))
-        #expect(child.parentFiber === group)
+        #expect(child.parent.fiber === group)
         #expect(child.parent.fiber === group)
         #expect(child.ctx.intercepts["x"] as? JSONValue == .integer(1))
 
@@ -55,7 +55,7 @@ struct LoaderGroupFiberTests {
 
         try await loader.move(id: "c", toParent: "b")
         #expect(loader.fiber(for: "c") === child)
-        #expect(child.parentFiber === groupB)
+        #expect(child.parent.fiber === groupB)
         #expect(spy.calls("foo") == 0 && spy.disposals("foo") == 0)
 
         // The old group no longer holds it; the new one does.
@@ -63,7 +63,7 @@ struct LoaderGroupFiberTests {
         #expect(child.state == .active)
         try await loader.remove(id: "a")
         try await loader.move(id: "c", toParent: nil)
-        #expect(child.parentFiber === loader.ctx.fiber)
+        #expect(child.parent.fiber === loader.ctx.fiber)
         try await loader.setDisabled(id: "b", true)
         #expect(child.state == .active)
         #expect(spy.calls("foo") == 0 && spy.disposals("foo") == 0)

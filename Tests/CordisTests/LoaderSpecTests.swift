@@ -52,7 +52,7 @@ struct LoaderIndexSpecTests {
         #expect(spy.disposals("bar") == 1)
 
         // plugin self-update: the config is written back to the entry and saved
-        try await foo.update(config: JSONValue.object(["a": 3]))
+        try await foo.update(JSONValue.object(["a": 3]))
         await loader.settled()
         #expect(store.stored.entries == [Entry(id: "1", plugin: "foo", config: ["a": 3]), Entry(id: "4", plugin: "qux")])
 
@@ -189,23 +189,23 @@ struct LoaderIsolationSpecTests {
             try await loader.add(Entry(id: "injector", plugin: "foo"))
         }
         // add isolate on injector (relevant)
-        try await expectCounts(foo: 0, dispose: 1) { try await loader.update(id: "injector", isolate: ["bar": .private]) }
+        try await expectCounts(foo: 0, dispose: 1) { try await loader.update(id: "injector", isolate: ["bar": .local]) }
         // add isolate on injector (irrelevant)
         try await expectCounts(foo: 0, dispose: 0) {
-            try await loader.update(id: "injector", isolate: ["bar": .private, "qux": .private])
+            try await loader.update(id: "injector", isolate: ["bar": .local, "qux": .local])
         }
         // remove isolate on injector (relevant)
-        try await expectCounts(foo: 1, dispose: 0) { try await loader.update(id: "injector", isolate: ["qux": .private]) }
+        try await expectCounts(foo: 1, dispose: 0) { try await loader.update(id: "injector", isolate: ["qux": .local]) }
         // remove isolate on injector (irrelevant)
         try await expectCounts(foo: 0, dispose: 0) { try await loader.update(id: "injector", isolate: [:]) }
         // add isolate on provider (relevant)
-        try await expectCounts(foo: 0, dispose: 1) { try await loader.update(id: "provider", isolate: ["bar": .private]) }
+        try await expectCounts(foo: 0, dispose: 1) { try await loader.update(id: "provider", isolate: ["bar": .local]) }
         // add isolate on provider (irrelevant)
         try await expectCounts(foo: 0, dispose: 0) {
-            try await loader.update(id: "provider", isolate: ["bar": .private, "qux": .private])
+            try await loader.update(id: "provider", isolate: ["bar": .local, "qux": .local])
         }
         // remove isolate on provider (relevant)
-        try await expectCounts(foo: 1, dispose: 0) { try await loader.update(id: "provider", isolate: ["qux": .private]) }
+        try await expectCounts(foo: 1, dispose: 0) { try await loader.update(id: "provider", isolate: ["qux": .local]) }
         // remove isolate on provider (irrelevant)
         try await expectCounts(foo: 0, dispose: 0) { try await loader.update(id: "provider", isolate: [:]) }
     }
@@ -214,10 +214,10 @@ struct LoaderIsolationSpecTests {
         let (loader, _) = try await startLoader(catalog)
         // add isolate group
         try await expectCounts(foo: 0, dispose: 0) {
-            try await loader.add(Entry(id: "alpha", isolate: ["bar": .private], children: [
+            try await loader.add(Entry(id: "alpha", isolate: ["bar": .local], children: [
                 Entry(id: "bar-alpha", plugin: "bar", config: ["value": "alpha"]),
             ]))
-            try await loader.add(Entry(id: "beta", isolate: ["bar": .label("beta")], children: [
+            try await loader.add(Entry(id: "beta", isolate: ["bar": .shared("beta")], children: [
                 Entry(id: "bar-beta", plugin: "bar", config: ["value": "beta"]),
             ]))
         }
@@ -226,15 +226,15 @@ struct LoaderIsolationSpecTests {
 
         // update isolate group (no change)
         let providers = (loader.fiber(for: "bar-alpha"), loader.fiber(for: "bar-beta"))
-        try await expectCounts(foo: 0, dispose: 0) { try await loader.update(id: "alpha", isolate: ["bar": .private]) }
+        try await expectCounts(foo: 0, dispose: 0) { try await loader.update(id: "alpha", isolate: ["bar": .local]) }
         #expect(loader.fiber(for: "bar-alpha") === providers.0 && loader.fiber(for: "bar-beta") === providers.1)
         #expect(providers.0?.state == .active && providers.1?.state == .active)
 
         // realm reference
         try await expectCounts(foo: 2, dispose: 0) {
             try await loader.add(Entry(id: "nested1", plugin: "foo"), parent: "alpha")
-            try await loader.add(Entry(id: "nested2", plugin: "foo", isolate: ["bar": .label("beta")]), parent: "alpha")
-            try await loader.add(Entry(id: "nested3", plugin: "foo", isolate: ["bar": .private]), parent: "alpha")
+            try await loader.add(Entry(id: "nested2", plugin: "foo", isolate: ["bar": .shared("beta")]), parent: "alpha")
+            try await loader.add(Entry(id: "nested3", plugin: "foo", isolate: ["bar": .local]), parent: "alpha")
         }
         #expect(loader.fiber(for: "nested1")?.state == .active)
         #expect(barValue(loader.fiber(for: "nested1")) == "alpha")
@@ -248,43 +248,43 @@ struct LoaderIsolationSpecTests {
         let (loader, _) = try await startLoader(catalog)
         try await expectCounts(foo: 2, dispose: 0) {
             try await loader.add(Entry(id: "outer", children: [
-                Entry(id: "inner", isolate: ["bar": .label("custom")], children: [
+                Entry(id: "inner", isolate: ["bar": .shared("custom")], children: [
                     Entry(id: "bar", plugin: "bar", config: ["value": "custom"]),
                 ]),
             ]))
-            try await loader.add(Entry(id: "alpha", plugin: "foo", isolate: ["bar": .label("custom")]))
+            try await loader.add(Entry(id: "alpha", plugin: "foo", isolate: ["bar": .shared("custom")]))
             try await loader.add(Entry(id: "beta", plugin: "foo"), parent: "inner")
         }
         #expect(barValue(loader.fiber(for: "alpha")) == "custom")
         #expect(barValue(loader.fiber(for: "beta")) == "custom")
-        try await expectCounts(foo: 0, dispose: 0) { try await loader.update(id: "outer", isolate: ["bar": .label("custom")]) }
+        try await expectCounts(foo: 0, dispose: 0) { try await loader.update(id: "outer", isolate: ["bar": .shared("custom")]) }
         try await expectCounts(foo: 0, dispose: 0) { try await loader.update(id: "outer", isolate: [:]) }
     }
 
     @Test func changingAGroupsRealmMovesItsInjectorToTheOtherProvider() async throws {
         let (loader, _) = try await startLoader(catalog)
         try await expectCounts(foo: 1, dispose: 0) {
-            try await loader.add(Entry(id: "bar-alpha", plugin: "bar", isolate: ["bar": .label("alpha")], config: ["value": "alpha"]))
-            try await loader.add(Entry(id: "bar-beta", plugin: "bar", isolate: ["bar": .label("beta")], config: ["value": "beta"]))
-            try await loader.add(Entry(id: "group", isolate: ["bar": .label("alpha")], children: [Entry(id: "foo", plugin: "foo")]))
+            try await loader.add(Entry(id: "bar-alpha", plugin: "bar", isolate: ["bar": .shared("alpha")], config: ["value": "alpha"]))
+            try await loader.add(Entry(id: "bar-beta", plugin: "bar", isolate: ["bar": .shared("beta")], config: ["value": "beta"]))
+            try await loader.add(Entry(id: "group", isolate: ["bar": .shared("alpha")], children: [Entry(id: "foo", plugin: "foo")]))
         }
         #expect(barValue(loader.fiber(for: "foo")) == "alpha")
-        try await expectCounts(foo: 1, dispose: 1) { try await loader.update(id: "group", isolate: ["bar": .label("beta")]) }
+        try await expectCounts(foo: 1, dispose: 1) { try await loader.update(id: "group", isolate: ["bar": .shared("beta")]) }
         #expect(barValue(loader.fiber(for: "foo")) == "beta")
     }
 
     @Test func changingAGroupsRealmMovesItsProviderToTheOtherInjectors() async throws {
         let (loader, _) = try await startLoader(catalog)
         try await expectCounts(foo: 1, dispose: 0) {
-            try await loader.add(Entry(id: "foo-alpha", plugin: "foo", isolate: ["bar": .label("alpha")]))
-            try await loader.add(Entry(id: "foo-beta", plugin: "foo", isolate: ["bar": .label("beta")]))
-            try await loader.add(Entry(id: "group", isolate: ["bar": .label("alpha")], children: [
+            try await loader.add(Entry(id: "foo-alpha", plugin: "foo", isolate: ["bar": .shared("alpha")]))
+            try await loader.add(Entry(id: "foo-beta", plugin: "foo", isolate: ["bar": .shared("beta")]))
+            try await loader.add(Entry(id: "group", isolate: ["bar": .shared("alpha")], children: [
                 Entry(id: "bar", plugin: "bar", config: ["value": "x"]),
             ]))
         }
         #expect(loader.fiber(for: "foo-alpha")?.state == .active)
         #expect(loader.fiber(for: "foo-beta")?.state == .pending)
-        try await expectCounts(foo: 1, dispose: 1) { try await loader.update(id: "group", isolate: ["bar": .label("beta")]) }
+        try await expectCounts(foo: 1, dispose: 1) { try await loader.update(id: "group", isolate: ["bar": .shared("beta")]) }
         #expect(loader.fiber(for: "foo-alpha")?.state == .pending)
         #expect(loader.fiber(for: "foo-beta")?.state == .active)
     }
@@ -293,7 +293,7 @@ struct LoaderIsolationSpecTests {
         let (loader, _) = try await startLoader(catalog)
         // initiate
         try await expectCounts(foo: 1, dispose: 0) {
-            try await loader.add(Entry(id: "group", isolate: ["bar": .private], children: []))
+            try await loader.add(Entry(id: "group", isolate: ["bar": .local], children: []))
             try await loader.add(Entry(id: "provider", plugin: "bar-service"))
             try await loader.add(Entry(id: "injector", plugin: "foo"))
         }

@@ -74,7 +74,7 @@ final class RecordingStore: EntryStore {
 @CordisActor
 func loadingTransitions(on ctx: Context, during body: @CordisActor () async throws -> Void) async throws -> Int {
     var count = 0
-    let handle = try ctx.on(.status) { (change: StatusChange) in
+    let handle = try ctx.on(StatusEvent.self) { (change: StatusEvent.Args) in
         if change.fiber.state == .loading { count += 1 }
     }
     try await body()

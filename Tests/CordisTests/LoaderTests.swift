@@ -88,7 +88,7 @@ struct LoaderTests {
         #expect(loader.fiber(for: "badge")?.state == .pending)
         #expect(LoaderToolbar.shared.badges.isEmpty)
         #expect(loader.fiber(for: "counter") == nil)
-        let saved = try FileEntryStore(url: entriesURL).load()
+        let saved: EntryTree = try FileEntryStore(url: entriesURL).load()
         #expect(saved.entry(id: "counter")?.disabled == true)
         #expect(saved.entry(id: "badge")?.extra["x-note"] == "kept")
         #expect(loader.status == [
@@ -326,7 +326,7 @@ struct LoaderTests {
         try await loader.setDisabled(id: "badge", true)
         try await loader.setDisabled(id: "badge", false)
         try await loader.move(id: "badge", toParent: "group")
-        try await loader.update(id: "badge", isolate: ["counter": .label("blue")])
+        try await loader.update(id: "badge", isolate: ["counter": .shared("blue")])
         try await loader.remove(id: "group")
         #expect(changes == [
             EntryChange(id: "group", kind: .added), EntryChange(id: "counter", kind: .config),

@@ -69,7 +69,7 @@ struct LoggerTests {
         let (root, all) = try makeRoot()
         let warnings = CapturedLogs(level: .warn)
         let fiber = try root.plugin(name: "exporter") { scope in
-            try scope.ctx.exportLogs(to: warnings)
+            try scope.ctx.logger.exporter(warnings)
         }
         try await fiber.await()
         root.logger.debug("detail")

@@ -54,7 +54,7 @@ struct PluginTests {
                     { try scope.collect { called.hit() } },
                     { try ctx.on(customEvent) { called.hit() } },
                 ] {
-                    do { try attempt() } catch let error as CordisError where error.code == .inactiveScope {
+                    do { try attempt() } catch let error as CordisError where error.code == .inactiveEffect {
                         messages.add(error.message)
                     }
                 }
@@ -130,7 +130,7 @@ struct PluginTests {
                 try scope.ctx.on(customEvent) {}
                 try scope.ctx.provide(FooKey.self, Box(1))
                 try scope.ctx.plugin(name: "nested") { scope in
-                    try scope.ctx.on(.status) { _ in }
+                    try scope.ctx.on(StatusEvent.self) { _ in }
                     try scope.ctx.plugin(name: "innermost", inject: [Dependency(FooKey.self)]) { scope in
                         try scope.ctx.on(customEvent) {}
                     }

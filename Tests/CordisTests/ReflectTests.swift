@@ -58,7 +58,7 @@ struct ReflectTests {
     @Test func aDisposedFibersContextNoLongerServesItsInjectedServices() async throws {
         let (root, _) = try makeRoot()
         try root.provide(FooKey.self, Box(1))
-        let fiber = try root.inject([FooKey.self]) { _ in }
+        let fiber = try root.inject([FooKey.self]) { _, _ in }
         try await fiber.await()
         #expect(try fiber.ctx[FooKey.self].value == 1)
         try await fiber.dispose()

@@ -208,7 +208,7 @@ struct RemoteInterfaceTests {
         let endpoint = LoopbackEndpoint(counter: counter)
         let badge = try await root.plugin(RemoteBadge.self).await()
         #expect(badge.state == .pending)
-        #expect(badge.missing == [RemoteCounterKey.name])
+        #expect(badge.missingInjections == [RemoteCounterKey.name])
 
         try root.provide(name: RemoteCounterKey.name, value: CounterAPIRemote.proxy(endpoint), fallbackRank: "node-b")
         await root.settled()

@@ -30,7 +30,7 @@ struct ServiceCheckTests {
         await root.settled()
         #expect(provider.state == .active)
         #expect(consumer.state == .pending)
-        #expect(consumer.missing == ["gated"])
+        #expect(consumer.missingInjections == ["gated"])
 
         gate.open = true
         root.recheck(GatedKey.self)

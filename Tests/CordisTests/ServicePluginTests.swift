@@ -123,7 +123,7 @@ struct ServicePluginTests {
         await root.settled()
         #expect(service.state == .active)
         #expect(consumer.state == .pending)
-        #expect(consumer.missing == ["gated-service"])
+        #expect(consumer.missingInjections == ["gated-service"])
         #expect(!root.has(GatedServiceKey.self))
 
         ServicePluginProbe.ready = true

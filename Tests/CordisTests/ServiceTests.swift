@@ -78,8 +78,8 @@ enum SelfInjectingKey: ServiceKey {
 @CordisActor @Service(SelfInjectingKey.self)
 final class SelfInjecting {
     func apply(_ scope: EffectScope) async throws {
-        try ctx.inject([SelfInjectingKey.self]) { scope in
-            try scope.ctx.on(customEvent) {}
+        try ctx.inject([SelfInjectingKey.self]) { ctx, _ in
+            try ctx.on(customEvent) {}
         }
     }
 }
@@ -98,7 +98,7 @@ struct ServiceTests {
     @Test func aConsumerWaitsWhileItsProvidersApplyIsPending() async throws {
         let (root, _) = try makeRoot()
         let calls = Counter()
-        let consumer = try root.inject([PendingServiceKey.self]) { _ in calls.hit() }
+        let consumer = try root.inject([PendingServiceKey.self]) { _, _ in calls.hit() }
         try await consumer.await()
         #expect(calls.value == 0)
         let provider = try root.plugin(PendingService.self)

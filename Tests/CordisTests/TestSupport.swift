@@ -89,7 +89,7 @@ final class CapturedLogs: LogSink {
 func makeRoot() throws -> (Context, CapturedLogs) {
     let root = Context()
     let logs = CapturedLogs()
-    try root.exportLogs(to: logs)
+    try root.logger.exporter(logs)
     return (root, logs)
 }
 

@@ -17,7 +17,7 @@ func timerWorld() async throws -> (root: Context, clock: ManualClock, logs: Capt
     let clock = ManualClock()
     let root = Context(clock: clock)
     let logs = CapturedLogs()
-    try root.exportLogs(to: logs)
+    try root.logger.exporter(logs)
     let fiber = try root.plugin(name: "timers") { _ in }
     try await fiber.await()
     return (root, clock, logs, fiber)
@@ -180,7 +180,7 @@ struct TimerTests {
         let (_, _, _, fiber) = try await timerWorld()
         let ctx = fiber.ctx
         try await fiber.dispose()
-        await #expect(throws: CordisError(.inactiveScope, "cannot create effect on inactive context")) {
+        await #expect(throws: CordisError(.inactiveEffect, "cannot create effect on inactive context")) {
             try await ctx.sleep(for: .seconds(1))
         }
     }

@@ -59,7 +59,7 @@ extension Context {
     /// Runs `execute` now as an effect of this context's fiber; the disposer it returns (if any) runs when
     /// the effect is reverted (cordis-ios's `ctx.effect(_:sync:)`).
     ///
-    /// - Throws: what `execute` throws; `CordisError` `.inactiveScope` unless the fiber is loading or active.
+    /// - Throws: what `execute` throws; `CordisError` `.inactiveEffect` unless the fiber is loading or active.
     @discardableResult
     public func effect(_ label: String = "anonymous", sync execute: () throws -> Disposer?) throws -> EffectHandle {
         try effect(label, scoped: { scope in
@@ -71,7 +71,7 @@ extension Context {
     /// (cordis-ios's `ctx.effect(_:scoped:)`). If it throws, what it collected is reverted and the error
     /// rethrown; an `EffectAbortedError` only ends the body, and what it collected stays.
     ///
-    /// - Throws: what `execute` throws; `CordisError` `.inactiveScope` as above.
+    /// - Throws: what `execute` throws; `CordisError` `.inactiveEffect` as above.
     @discardableResult
     public func effect(_ label: String = "anonymous", scoped execute: (EffectScope) throws -> Void) throws -> EffectHandle {
         let (handle, scope) = try fiber.openScope().nested(label)
@@ -93,7 +93,7 @@ extension Context {
     /// which (like an `EffectAbortedError`) ends the body quietly (nothing logged, `ready()` returns);
     /// then every disposer it collected runs, newest first, as in cordis-ios.
     ///
-    /// - Throws: `CordisError` `.inactiveScope` as above.
+    /// - Throws: `CordisError` `.inactiveEffect` as above.
     @discardableResult
     public func effect(
         _ label: String = "anonymous", _ execute: @escaping @CordisActor (EffectScope) async throws -> Void
@@ -104,7 +104,7 @@ extension Context {
             do {
                 try await execute(scope)
             } catch is EffectAbortedError {
-            } catch let error as CordisError where error.code == .inactiveScope && !scope.isOpen {
+            } catch let error as CordisError where error.code == .inactiveEffect && !scope.isOpen {
                 // The effect was reverted while its body ran: the body stops at its late `collect`.
             } catch {
                 scope.bodyEnded()
@@ -123,7 +123,7 @@ extension Context {
     public func inject(
         _ keys: [any ServiceKey.Type], _ body: @escaping @CordisActor (Context, EffectScope) async throws -> Void
     ) throws -> Fiber {
-        try inject(keys) { scope in try await body(scope.ctx, scope) }
+        try plugin(name: nil, inject: keys.map { Dependency(name: $0.name) }) { scope in try await body(scope.ctx, scope) }
     }
 
     /// The realm this context resolves `name` in when it is isolated, nil in the root realm
@@ -139,8 +139,8 @@ extension Context {
 
     /// A context whose `name` resolves in `realm`, or in a new private realm when `realm` is nil
     /// (cordis-ios's `isolate(_:realm:)`).
-    public func isolate(_ name: String, realm: Realm?) -> Context {
-        isolate(name, in: realm ?? makeRealm(name: name))
+    public func isolate(_ name: String, realm: Realm? = nil) -> Context {
+        isolated(name, in: realm ?? makeRealm(name: name))
     }
 
     /// A context whose service of `key` resolves in `realm`, or in a new private realm when it is nil.

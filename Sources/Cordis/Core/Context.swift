@@ -66,7 +66,7 @@ public final class Context {
     ///
     /// The fiber is `pending` until every service `P` injects is provided; it is an effect of this
     /// context's fiber (disposed when that fiber unloads). Await `fiber.await()` for it to settle.
-    /// - Throws: `CordisError` `.invalidConfig` when `P.validate` refuses `config`; `.inactiveScope` if
+    /// - Throws: `CordisError` `.invalidConfig` when `P.validate` refuses `config`; `.inactiveEffect` if
     ///   this context's fiber is not loading or active.
     @discardableResult
     public func plugin<P: Plugin>(_ type: P.Type, config: P.Config) throws -> Fiber {
@@ -75,7 +75,7 @@ public final class Context {
 
     /// Starts a plugin of type `P` with its default config (decoded from `{}`).
     ///
-    /// - Throws: `CordisError` `.invalidConfig` when `P.Config` needs fields; `.inactiveScope` as above.
+    /// - Throws: `CordisError` `.invalidConfig` when `P.Config` needs fields; `.inactiveEffect` as above.
     @discardableResult
     public func plugin<P: Plugin>(_ type: P.Type) throws -> Fiber {
         let config = try ConfigDecoding.decode(P.Config.self, from: .object([:]), plugin: P.name)
@@ -112,8 +112,8 @@ public final class Context {
         try spawn(PluginRunner.forFunction(name: name ?? PluginRunner.unnamed, dependencies: inject, config: config, apply: apply))
     }
 
-    /// Runs `apply` as a child plugin only while the services of `keys` are provided (cordis's `ctx.inject`);
-    /// without a `name`, the fiber is named after this context's fiber.
+    /// Runs `apply` as a child plugin only while the services of `keys` are provided.
+    @available(*, deprecated, message: "write inject(keys) { ctx, scope in … }; name a plugin with FunctionPlugin(name:)")
     @discardableResult
     public func inject(
         _ keys: [any ServiceKey.Type], name: String? = nil,
@@ -143,26 +143,34 @@ public final class Context {
         for dependency in runner.dependencies {
             world.registry.addDependent(child, on: context.realm(for: dependency.name).slot(dependency.name))
         }
-        world.events.emitInternal(.plugin, child)
+        world.events.emitInternal(.fiberChanged, child)
         child.schedule()
         return child
     }
 
     // MARK: - Realms
 
-    /// A context whose `service` resolves in a new realm private to it (cordis's `ctx.isolate(name)`).
+    /// A context whose `service` resolves in a new realm private to it.
+    @available(*, deprecated, message: "write isolate(service, realm: nil)")
+    @_disfavoredOverload
     public func isolate(_ service: String) -> Context {
-        isolate(service, in: .private(world.makeRealmID()))
+        isolated(service, in: makeRealm(name: service))
     }
 
-    /// A context whose `service` resolves in the shared realm `label`: every context isolated with the
-    /// same label sees the same provider.
+    /// A context whose `service` resolves in the shared realm `label`.
+    @available(*, deprecated, message: "write isolate(service, realm: .label(label))")
     public func isolate(_ service: String, label: String) -> Context {
-        isolate(service, in: .label(label))
+        isolated(service, in: .label(label))
+    }
+
+    /// A context whose `service` resolves in `realm`.
+    @available(*, deprecated, renamed: "isolate(_:realm:)")
+    public func isolate(_ service: String, in realm: Realm) -> Context {
+        isolated(service, in: realm)
     }
 
     /// A context whose `service` resolves in `realm` (`.root` undoes an isolation).
-    public func isolate(_ service: String, in realm: Realm) -> Context {
+    func isolated(_ service: String, in realm: Realm) -> Context {
         var realms = self.realms
         realms[service] = realm == .root ? nil : realm
         return Context(fiber: fiber, realms: realms, intercepts: intercepts, parent: self)
@@ -279,7 +287,7 @@ public final class Context {
         var depth = 0
         while let node = current, depth < 10_000 {
             if node === candidate { return true }
-            current = node.parentFiber
+            current = node.startedFromFiber
             depth += 1
         }
         return false
@@ -306,7 +314,7 @@ public final class Context {
         var logger = Logger(name: name, hub: world.logs, fiberID: fiber.id, fields: fiber.logFields, level: intercept?.level)
         logger.addTarget = { [weak self] target in
             guard let self else {
-                throw CordisError(.inactiveScope, "logger \(name): its context is gone")
+                throw CordisError(.inactiveEffect, "logger \(name): its context is gone")
             }
             return try self.exportLogs(to: target)
         }
@@ -315,6 +323,7 @@ public final class Context {
 
     /// Adds a `CordisActor` log exporter as an effect of this context's fiber: it receives every
     /// message at or above its level (this context's logger level when nil) until the fiber unloads.
+    @available(*, deprecated, message: "write logger.exporter(exporter)")
     @discardableResult
     public func exportLogs(to exporter: any LogExporter) throws -> EffectHandle {
         try exportLogs(to: .exporter(exporter))
@@ -322,12 +331,13 @@ public final class Context {
 
     /// Adds a thread-safe log sink as an effect of this context's fiber: it receives every record at or
     /// above its level, on the logging thread, until the fiber unloads.
+    @available(*, deprecated, message: "write logger.exporter(sink)")
     @discardableResult
     public func exportLogs(to sink: any LogSink) throws -> EffectHandle {
         try exportLogs(to: .sink(sink))
     }
 
-    private func exportLogs(to target: LogTarget) throws -> EffectHandle {
+    func exportLogs(to target: LogTarget) throws -> EffectHandle {
         let scope = try fiber.openScope()
         let logs = world.logs
         let token: LogHub.Token

@@ -6,13 +6,13 @@
 /// `.setWithoutProvide` and `.setInOtherFiber` are all `.serviceUnavailable` (the message tells them
 /// apart: `cannot get property "x" without inject`, `cannot get required service "x" in inactive
 /// context`, …). A code's `rawValue` is this package's (`"inactive-scope"`), not cordis-ios's
-/// (`"INACTIVE_EFFECT"`).
+/// (`"INACTIVE_EFFECT"`): it is what crosses the wire between nodes.
 extension CordisError.Code {
-    /// cordis-ios's `INACTIVE_EFFECT`: an effect was made on a context whose fiber is not loading or
-    /// active (`cannot create effect on inactive context`); the same as `.inactiveScope`.
-    public static var inactiveEffect: Self { .inactiveScope }
-    /// cordis-ios's `INACTIVE_CONTEXT`; the same as `.inactiveScope`.
-    public static var inactiveContext: Self { .inactiveScope }
+    /// The earlier name of `.inactiveEffect`.
+    @available(*, deprecated, renamed: "inactiveEffect")
+    public static var inactiveScope: Self { .inactiveEffect }
+    /// cordis-ios's `INACTIVE_CONTEXT`; the same as `.inactiveEffect`.
+    public static var inactiveContext: Self { .inactiveEffect }
     /// cordis-ios's `MISSING_INJECT`: a service was read that the plugin did not inject
     /// (`cannot get property "x" without inject`); the same as `.serviceUnavailable`.
     public static var missingInject: Self { .serviceUnavailable }
@@ -28,9 +28,9 @@ extension CordisError.Code {
     /// cordis-ios's `PROPERTY_TYPE`: a value of another type than the one asked for; the same as
     /// `.typeMismatch`.
     public static var propertyTypeMismatch: Self { .typeMismatch }
-    /// cordis-ios's `NEXT_CALLED_MULTIPLE_TIMES`: a waterfall's `next` was called twice
-    /// (`next() called multiple times`); the same as `.nextCalledTwice`.
-    public static var nextCalledMultipleTimes: Self { .nextCalledTwice }
+    /// The earlier name of `.nextCalledMultipleTimes`.
+    @available(*, deprecated, renamed: "nextCalledMultipleTimes")
+    public static var nextCalledTwice: Self { .nextCalledMultipleTimes }
     /// cordis-ios's `INVALID_PLUGIN`. Neither cordis-ios nor this runtime throws it; it is here for code
     /// that makes or compares it.
     public static let invalidPlugin = Self(rawValue: "invalid-plugin")

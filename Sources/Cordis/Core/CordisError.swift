@@ -15,8 +15,9 @@ public struct CordisError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let serviceUnavailable = Code(rawValue: "service-unavailable")
         /// A config could not be decoded or validated.
         public static let invalidConfig = Code(rawValue: "invalid-config")
-        /// An effect was added to a scope that is closing or closed.
-        public static let inactiveScope = Code(rawValue: "inactive-scope")
+        /// An effect was made on a scope or context whose fiber is not loading or active (cordis-ios's
+        /// `INACTIVE_EFFECT`: `cannot create effect on inactive context`).
+        public static let inactiveEffect = Code(rawValue: "inactive-scope")
         /// The fiber was disposed.
         public static let disposed = Code(rawValue: "disposed")
         /// A remote provider went away during a call.
@@ -25,8 +26,9 @@ public struct CordisError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let typeMismatch = Code(rawValue: "type-mismatch")
         /// A name or id does not follow the rules.
         public static let invalidName = Code(rawValue: "invalid-name")
-        /// An event's `next` was called twice.
-        public static let nextCalledTwice = Code(rawValue: "next-called-twice")
+        /// A waterfall's `next` was called twice (cordis-ios's `NEXT_CALLED_MULTIPLE_TIMES`:
+        /// `next() called multiple times`).
+        public static let nextCalledMultipleTimes = Code(rawValue: "next-called-twice")
         /// A timer was given a delay it cannot wait for (negative, not finite, too long, or zero for an
         /// interval).
         public static let invalidDuration = Code(rawValue: "invalid-duration")

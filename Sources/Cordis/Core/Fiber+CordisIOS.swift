@@ -1,6 +1,6 @@
 import CordisJSON
 
-/// cordis-ios's spellings of the fiber API, beside this package's own.
+/// The fiber API cordis-ios's code reads.
 extension Fiber {
     /// Replaces the plugin's config and restarts the fiber with it (cordis-ios's `update(_:noSave:)`):
     /// `config` is a value of the plugin's config type, a `JSONValue` (decoded strictly), or nil (the
@@ -9,7 +9,7 @@ extension Fiber {
     /// Waterfall listeners of `UpdateEvent` on this fiber's contexts (and global ones) run first; one that
     /// does not call `next` vetoes the update.
     ///
-    /// - Throws: as `update(config:)`: `CordisError` `.invalidConfig` or `.typeMismatch` (nothing changes
+    /// - Throws: `CordisError` `.invalidConfig` or `.typeMismatch` (nothing changes
     ///   then), `.disposed`, or the new error if the fiber fails again.
     public func update(_ config: (any Sendable)?, noSave: Bool = false) async throws {
         try ensureNotDisposed()
@@ -25,9 +25,11 @@ extension Fiber {
         try await replaceRunner(with: reconfigured, noSave: noSave)
     }
 
-    /// The services this fiber injects that are not provided now, in declaration order (cordis-ios's
-    /// `missingInjections`; the same as `missing`).
-    public var missingInjections: [String] { missing }
+    /// The required services this fiber injects that are not provided now, in declaration order: what a
+    /// `pending` fiber waits for.
+    public var missingInjections: [String] {
+        dependencies.filter { !$0.optional && world.registry.current(slot(for: $0.name)) == nil }.map(\.name)
+    }
 
     /// The fiber's id while it is not disposed, nil after (cordis-ios's `uid`).
     public var uid: Int? { state == .disposed ? nil : id }
@@ -41,11 +43,11 @@ extension Fiber {
 
     /// The fiber's effects of their own, oldest first (cordis-ios's `getEffects()`): nested effects,
     /// listeners, providers and adopted handles, each with its own such effects; not the disposers
-    /// collected with `collect(_:_:)` nor child fibers, which `effects` also lists.
+    /// collected with `collect(_:)` nor child fibers, which `effects` also lists.
     public func getEffects() -> [EffectMeta] { scope?.listedEffects ?? [] }
 
     /// The context the fiber was started from (cordis-ios's `parent`): the one `ctx.plugin` was called on.
-    /// For the root fiber, the root context. Its fiber is `parentFiber`.
+    /// For the root fiber, the root context.
     public var parent: Context { startedFrom ?? ctx }
 
     /// The services the fiber's plugin sees while it is loaded (cordis-ios's `store`), by name: the
@@ -89,4 +91,27 @@ extension Fiber {
 }
 
 /// cordis-ios's name for the description of a collected effect.
-public typealias EffectMeta = EffectSummary
+
+extension Fiber {
+    /// Runs `execute` now as an effect of this fiber; the disposer it returns, if any, runs when the
+    /// effect is disposed (the same as `ctx.effect(_:sync:)` on the fiber's context).
+    @discardableResult
+    public func effect(_ label: String = "anonymous", sync execute: () throws -> Disposer?) throws -> EffectHandle {
+        try ctx.effect(label, sync: execute)
+    }
+
+    /// Runs `execute` now with a scope as an effect of this fiber (the same as `ctx.effect(_:scoped:)`).
+    @discardableResult
+    public func effect(_ label: String = "anonymous", scoped execute: (EffectScope) throws -> Void) throws -> EffectHandle {
+        try ctx.effect(label, scoped: execute)
+    }
+
+    /// Runs `execute` as a task on `CordisActor`, an effect of this fiber (the same as `ctx.effect(_:_:)`).
+    @discardableResult
+    public func effect(
+        _ label: String = "anonymous",
+        _ execute: @escaping @CordisActor (EffectScope) async throws -> Void
+    ) throws -> EffectHandle {
+        try ctx.effect(label, execute)
+    }
+}

@@ -29,7 +29,11 @@ public final class Fiber {
     /// its fiber is `parentFiber`. `rehome(under:)` changes it.
     private(set) var startedFrom: Context?
     /// The fiber that created it, the fiber of the context it was started from (nil for the root fiber).
-    public var parentFiber: Fiber? { startedFrom?.fiber }
+    @available(*, deprecated, message: "read parent.fiber: parent is the context the fiber was started from")
+    public var parentFiber: Fiber? { startedFromFiber }
+
+    /// The fiber of the context it was started from; nil for the root fiber.
+    var startedFromFiber: Fiber? { startedFrom?.fiber }
     /// Why it was disposed, once it is.
     public private(set) var disposeReason: DisposeReason?
 
@@ -101,7 +105,7 @@ public final class Fiber {
     /// - Throws: `cannot create effect on inactive context` unless the fiber is loading or active.
     func openScope() throws -> EffectScope {
         guard let scope, scope.isOpen, state == .loading || state == .active else {
-            throw CordisError(.inactiveScope, "cannot create effect on inactive context")
+            throw CordisError(.inactiveEffect, "cannot create effect on inactive context")
         }
         return scope
     }
@@ -110,7 +114,7 @@ public final class Fiber {
     /// effects (disposing that fiber disposes it) and `context` its `parent`, as if started there. The
     /// Loader uses it when an entry moves to another group, or to hold a fiber while its group changes.
     ///
-    /// - Throws: `CordisError` `.inactiveScope` when `context`'s fiber is neither loading nor active;
+    /// - Throws: `CordisError` `.inactiveEffect` when `context`'s fiber is neither loading nor active;
     ///   nothing changes then.
     func rehome(under context: Context) throws {
         guard let parentHandle, startedFrom !== context else { return }
@@ -136,9 +140,8 @@ public final class Fiber {
     public var dependencies: [Dependency] { runner.dependencies }
 
     /// The required services that are not provided now (what a `pending` fiber waits for).
-    public var missing: [String] {
-        dependencies.filter { !$0.optional && world.registry.current(slot(for: $0.name)) == nil }.map(\.name)
-    }
+    @available(*, deprecated, renamed: "missingInjections")
+    public var missing: [String] { missingInjections }
 
     /// The provider in use for each injected service, while loaded.
     public var providers: [String: ProviderRecord] {
@@ -154,15 +157,16 @@ public final class Fiber {
     public var provided: [ServiceSlot] { records.map(\.slot) }
 
     /// The effects of its current life, oldest first.
-    public var effects: [EffectSummary] { scope?.effects ?? [] }
+    public var effects: [EffectMeta] { scope?.effects ?? [] }
 
-    /// The plugin's config, as given.
-    public var config: Any { runner.config }
+    /// The plugin's config: a value of its config type (never nil here; optional as in cordis-ios).
+    public var config: Any? { runner.config }
 
     /// The plugin instance while the fiber is loaded (for plugin types), nil otherwise.
     public var plugin: AnyObject? { instance }
 
     /// Whether no transition is in flight or scheduled.
+    @available(*, deprecated, message: "inertia == nil, or await the fiber with await()")
     public var isSettled: Bool { !isDriving }
 
     func slot(for service: String) -> ServiceSlot {
@@ -211,7 +215,13 @@ public final class Fiber {
     /// Called from the fiber's own transition, it returns once the config is replaced: the fiber
     /// reloads with it once, when that transition ends.
     /// - Throws: `CordisError` `.invalidConfig` or `.typeMismatch`; the new error if the fiber fails again.
+    @available(*, deprecated, renamed: "update(_:noSave:)")
     public func update(config: Any) async throws {
+        try await update(reconfiguring: config)
+    }
+
+    /// Replaces the config with `config`, a value of the plugin's config type or raw JSON.
+    func update(reconfiguring config: Any) async throws {
         try ensureNotDisposed()
         try await replaceRunner(with: runner.reconfigured(config))
     }
@@ -219,6 +229,7 @@ public final class Fiber {
     /// Replaces the plugin's config from JSON (decoded strictly) and restarts the fiber with it.
     ///
     /// - Throws: `CordisError` `.invalidConfig` naming the path of each problem; nothing changes then.
+    @available(*, deprecated, renamed: "update(_:noSave:)")
     public func update(json: JSONValue) async throws {
         try ensureNotDisposed()
         try await replaceRunner(with: runner.reconfigured(json: json))
@@ -553,7 +564,7 @@ public final class Fiber {
         let observers = onDispose
         onDispose.removeAll()
         for observer in observers { observer(self, reason) }
-        world.events.emitInternal(.plugin, self)
+        world.events.emitInternal(.fiberChanged, self)
         strongContext = nil
     }
 
@@ -564,7 +575,7 @@ public final class Fiber {
         if old == .active || next == .active || next == .unloading {
             for record in records { world.registry.refresh(record.slot) }
         }
-        world.events.emitInternal(.status, StatusChange(fiber: self, oldState: old))
+        world.events.emitInternal(.statusChanged, (fiber: self, oldState: old))
     }
 
     func reportDisposerError(_ error: any Error, label: String) {

@@ -3,7 +3,7 @@
 /// Throwing it from an async `ctx.effect` body or from a plugin's `apply` stops the body where it is:
 /// what it collected stays until the effect or the fiber is reverted, nothing is logged, `ready()` does
 /// not throw and the fiber does not fail. The async `ctx.effect` body treats the error of a `collect`
-/// made after its effect was reverted (`CordisError` `.inactiveScope`) the same way, as cordis-ios does
+/// made after its effect was reverted (`CordisError` `.inactiveEffect`) the same way, as cordis-ios does
 /// for its aborted bodies.
 public struct EffectAbortedError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Creates the error.

@@ -20,7 +20,7 @@ public final class EffectHandle {
     /// Where the handle sits in its owner's list.
     var position: Int?
     /// Whether the handle is an effect of its own, listed by cordis-ios's `getEffects()`; false for a
-    /// disposer collected with `collect(_:_:)` and for a child fiber's hold.
+    /// disposer collected with `collect(_:)` and for a child fiber's hold.
     var isEffect = true
 
     init(label: String, body: Body, owner: EffectScope) {
@@ -99,29 +99,38 @@ public final class EffectHandle {
         return nil
     }
 
-    /// The effect's label and, for a nested scope, its children that are effects of their own.
-    var listedSummary: EffectSummary {
-        if case .scope(let scope)? = body { return EffectSummary(label: label, children: scope.listedEffects) }
-        return EffectSummary(label: label, children: [])
+    /// The effect's label and, for a nested scope, its children that are effects of their own (what
+    /// `fiber.getEffects()` lists: not the disposers collected with `collect`).
+    public var meta: EffectMeta {
+        if case .scope(let scope)? = body { return EffectMeta(label: label, children: scope.listedEffects) }
+        return EffectMeta(label: label, children: [])
     }
 
-    /// The effect's label and, for a nested scope, its children.
-    public var summary: EffectSummary {
-        if case .scope(let scope)? = body { return EffectSummary(label: label, children: scope.effects) }
-        return EffectSummary(label: label, children: [])
+    /// The effect's label and, for a nested scope, every child: collected disposers too.
+    var fullMeta: EffectMeta {
+        if case .scope(let scope)? = body { return EffectMeta(label: label, children: scope.effects) }
+        return EffectMeta(label: label, children: [])
     }
+
+    /// The effect's label and, for a nested scope, every child, collected disposers too.
+    @available(*, deprecated, message: "read meta (its own effects), or fiber.effects for every child")
+    public var summary: EffectMeta { fullMeta }
 }
 
-/// A description of a collected effect, for inspection and tests.
-public struct EffectSummary: Sendable, Hashable {
+/// A description of a live effect (`fiber.getEffects()`, `handle.meta`), for inspection and tests.
+public struct EffectMeta: Sendable, Hashable {
     /// The effect's label.
     public let label: String
     /// Its nested effects, oldest first.
-    public let children: [EffectSummary]
+    public var children: [EffectMeta]
 
-    /// Creates a summary.
-    public init(label: String, children: [EffectSummary] = []) {
+    /// Describes an effect.
+    public init(label: String, children: [EffectMeta] = []) {
         self.label = label
         self.children = children
     }
 }
+
+/// The earlier name of `EffectMeta`.
+@available(*, deprecated, renamed: "EffectMeta")
+public typealias EffectSummary = EffectMeta

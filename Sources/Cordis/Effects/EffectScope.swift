@@ -33,9 +33,18 @@ public final class EffectScope {
     /// While the scope waits for its async body to end (the effect was reverted while the body ran),
     /// the disposer is still recorded, so it runs with the rest, and then the call throws to end the body.
     ///
-    /// - Throws: `CordisError` `.inactiveScope` when the scope is closing or closed.
+    /// - Throws: `CordisError` `.inactiveEffect` when the scope is closing or closed.
     @discardableResult
-    public func collect(_ label: String = "anonymous", _ disposer: @escaping @CordisActor () async throws -> Void) throws -> EffectHandle {
+    public func collect(_ disposer: @escaping @CordisActor () async throws -> Void) throws -> EffectHandle {
+        try collect("anonymous", disposer)
+    }
+
+    /// Collects a disposer under `label` (shown in `getEffects()` of what adopts it and in logs), as
+    /// `collect(_:)` does.
+    ///
+    /// - Throws: `CordisError` `.inactiveEffect` when the scope is closing or closed.
+    @discardableResult
+    public func collect(_ label: String, _ disposer: @escaping @CordisActor () async throws -> Void) throws -> EffectHandle {
         try ensureOpenOrAborting()
         let handle = appendDisposer(label, disposer, isEffect: false)
         try ensureNotAborting()
@@ -43,9 +52,9 @@ public final class EffectScope {
     }
 
     /// Collects a disposer that stands for an effect of its own (a listener, an exporter, a timer): like
-    /// `collect(_:_:)`, but listed by cordis-ios's `getEffects()`.
+    /// `collect(_:)`, but listed by cordis-ios's `getEffects()`.
     ///
-    /// - Throws: `CordisError` `.inactiveScope` when the scope is closing or closed.
+    /// - Throws: `CordisError` `.inactiveEffect` when the scope is closing or closed.
     func collectEffect(_ label: String, _ disposer: @escaping @CordisActor () async throws -> Void) throws -> EffectHandle {
         try ensureOpen()
         return appendDisposer(label, disposer, isEffect: true)
@@ -65,7 +74,7 @@ public final class EffectScope {
     /// listed among its effects. Adopting a handle this scope holds, or one already reverted, does
     /// nothing.
     ///
-    /// - Throws: `CordisError` `.inactiveScope` when the scope is closing or closed (the handle stays
+    /// - Throws: `CordisError` `.inactiveEffect` when the scope is closing or closed (the handle stays
     ///   where it was).
     public func collect(_ handle: EffectHandle) throws {
         try ensureOpenOrAborting()
@@ -78,7 +87,7 @@ public final class EffectScope {
 
     /// Collects a disposer that neither waits nor throws; the scope reverts it without an `await`.
     ///
-    /// - Throws: `CordisError` `.inactiveScope` when the scope is closing or closed.
+    /// - Throws: `CordisError` `.inactiveEffect` when the scope is closing or closed.
     func collectImmediate(_ label: String, _ disposer: @escaping @CordisActor () -> Void) throws -> EffectHandle {
         try ensureOpen()
         let handle = EffectHandle(label: label, body: .immediate(disposer), owner: self)
@@ -90,7 +99,7 @@ public final class EffectScope {
     /// first (the timer's action uses it), so the timer is scheduled only once the effect is collected.
     /// Reverting the effect cancels the timer, without an `await`.
     ///
-    /// - Throws: `CordisError` `.inactiveScope` when the scope is closing or closed (nothing is scheduled).
+    /// - Throws: `CordisError` `.inactiveEffect` when the scope is closing or closed (nothing is scheduled).
     func collectTimer(
         _ label: String, in queue: TimerQueue, _ schedule: (EffectHandle) -> UInt64
     ) throws -> EffectHandle {
@@ -148,14 +157,14 @@ public final class EffectScope {
     }
 
     /// The effects collected so far, oldest first.
-    public var effects: [EffectSummary] { handles.compactMap { $0?.summary } }
+    public var effects: [EffectMeta] { handles.compactMap { $0?.fullMeta } }
 
     /// The effects collected so far that are effects of their own (cordis-ios's `getEffects()`): nested
-    /// effects, listeners, providers, adopted handles; not the disposers collected with `collect(_:_:)`.
-    var listedEffects: [EffectSummary] {
+    /// effects, listeners, providers, adopted handles; not the disposers collected with `collect(_:)`.
+    var listedEffects: [EffectMeta] {
         handles.compactMap { handle in
             guard let handle, handle.isEffect else { return nil }
-            return handle.listedSummary
+            return handle.meta
         }
     }
 
@@ -191,7 +200,7 @@ public final class EffectScope {
     }
 
     private static var inactive: CordisError {
-        CordisError(.inactiveScope, "cannot create effect on inactive context")
+        CordisError(.inactiveEffect, "cannot create effect on inactive context")
     }
 
     func detach(_ handle: EffectHandle) {

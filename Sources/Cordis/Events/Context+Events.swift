@@ -181,7 +181,7 @@ public final class Next<R> {
     ///
     /// - Throws: `next() called multiple times` on a second call; whatever the chain throws.
     public func callAsFunction() throws -> R {
-        guard let body else { throw CordisError(.nextCalledTwice, "next() called multiple times") }
+        guard let body else { throw CordisError(.nextCalledMultipleTimes, "next() called multiple times") }
         self.body = nil
         return try body()
     }

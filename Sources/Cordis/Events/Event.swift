@@ -28,14 +28,9 @@ public struct WaterfallEvent<Payload, Result>: Sendable, Hashable, CustomStringC
     public var description: String { name }
 }
 
-/// A state change of a fiber: the payload of `internal/status`.
-@CordisActor
-public struct StatusChange {
-    /// The fiber that changed.
-    public let fiber: Fiber
-    /// Its state before the change (the new one is `fiber.state`).
-    public let oldState: FiberState
-}
+/// A state change of a fiber: the payload of `internal/status`, `StatusEvent`'s arguments.
+@available(*, deprecated, renamed: "StatusEvent.Args")
+public typealias StatusChange = StatusEvent.Args
 
 /// A config update of a fiber: the payload of `internal/update`.
 @CordisActor
@@ -51,14 +46,20 @@ public struct FiberUpdate {
     }
 }
 
-extension Event where Payload == StatusChange, Result == Void {
+extension Event where Payload == StatusEvent.Args, Result == Void {
     /// `internal/status`: a fiber changed state.
-    public static var status: Self { Self("internal/status") }
+    @available(*, deprecated, message: "listen with on(StatusEvent.self)")
+    public static var status: Self { statusChanged }
+
+    static var statusChanged: Self { Self(StatusEvent.name) }
 }
 
 extension Event where Payload == Fiber, Result == Void {
     /// `internal/plugin`: a fiber was created, or disposed (then its state is `disposed`).
-    public static var plugin: Self { Self("internal/plugin") }
+    @available(*, deprecated, message: "listen with on(PluginEvent.self)")
+    public static var plugin: Self { fiberChanged }
+
+    static var fiberChanged: Self { Self(PluginEvent.name) }
 }
 
 extension Event where Payload == ServiceSlot, Result == Void {

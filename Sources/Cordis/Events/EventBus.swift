@@ -99,8 +99,8 @@ final class EventBus {
     /// (`PluginEvent`, `StatusEvent`, `ServiceEvent`), which are held in the key's shape.
     private func emitKeyed<P>(_ name: String, _ payload: P) {
         switch payload {
-        case let change as StatusChange:
-            deliverKeyed(name, (fiber: change.fiber, oldState: change.oldState) as StatusEvent.Args)
+        case let change as StatusEvent.Args:
+            deliverKeyed(name, change)
         case let fiber as Fiber:
             deliverKeyed(name, fiber as PluginEvent.Args)
         case let slot as ServiceSlot:

@@ -215,7 +215,7 @@ extension Context {
     /// the first listener returns (`terminal`'s result when there is none).
     ///
     /// - Parameter scope: only the listeners it admits take part; nil admits all.
-    /// - Throws: `CordisError` `.nextCalledTwice` when a `next` is called twice; what a listener or
+    /// - Throws: `CordisError` `.nextCalledMultipleTimes` when a `next` is called twice; what a listener or
     ///   `terminal` throws.
     @discardableResult
     public func waterfall<K: EventKey>(
@@ -261,7 +261,7 @@ private final class NextGuard {
     private var used = false
 
     func take() throws {
-        guard !used else { throw CordisError(.nextCalledTwice, "next() called multiple times") }
+        guard !used else { throw CordisError(.nextCalledMultipleTimes, "next() called multiple times") }
         used = true
     }
 }

@@ -39,16 +39,17 @@ extension Entry {
         default: throw fail("field \"disabled\" must be a boolean")
         }
 
-        var isolate: [String: IsolateValue] = [:]
+        var isolate: [String: IsolateSpec]?
         var isolateOrder: [String] = []
         switch object["isolate"] {
         case nil: break
         case .object(let members)?:
+            isolate = [:]
             for (service, value) in members {
-                guard let realm = IsolateValue(json: value) else {
+                guard let realm = IsolateSpec(json: value) else {
                     throw fail("isolate \"\(service)\" must be true or a non-empty label string")
                 }
-                isolate[service] = realm
+                isolate?[service] = realm
                 isolateOrder.append(service)
             }
         default: throw fail("field \"isolate\" must be an object")
@@ -108,7 +109,6 @@ extension Entry {
         }
 
         if plugin == Self.groupPlugin {
-            plugin = nil
             if children == nil { children = [] }
         } else if let plugin, children != nil {
             throw fail("a group has no plugin, got \"\(plugin)\" with \"children\"")
@@ -125,7 +125,7 @@ extension Entry {
         self.init(
             id: id, plugin: plugin, disabled: disabled, isolate: isolate, config: object["config"],
             children: children, inject: inject, intercept: intercept, extra: extra)
-        self.isolateOrder = Self.order(isolate, keeping: isolateOrder)
+        self.isolateOrder = Self.order(isolate ?? [:], keeping: isolateOrder)
     }
 
     /// Checks that `inject` is on a plugin entry only and that `inject` and `intercept` name each service
@@ -150,9 +150,9 @@ extension Entry {
     /// of names when every one is required, else as an object of `{"required": Bool}`; a group's plugin
     /// as `"group"`.
     public func json() -> JSONValue {
-        var members: [JSONObject.Element] = [("id", .string(id)), ("plugin", .string(plugin ?? Self.groupPlugin))]
+        var members: [JSONObject.Element] = [("id", .string(id)), ("plugin", .string(plugin))]
         if disabled { members.append(("disabled", .bool(true))) }
-        if !isolate.isEmpty {
+        if isolate != nil {
             var object = JSONObject()
             for (service, value) in orderedIsolate { object[service] = value.json }
             members.append(("isolate", .object(object)))

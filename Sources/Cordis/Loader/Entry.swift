@@ -11,13 +11,13 @@ public struct Entry: Sendable, Hashable {
 
     /// The entry's id, unique in the whole tree.
     public var id: String
-    /// The catalog name of the plugin; nil for a group (written as `"group"`).
-    public var plugin: String?
+    /// The catalog name of the plugin; `"group"` for a group.
+    public var plugin: String
     /// True when the entry (and, for a group, everything under it) does not run.
     public var disabled: Bool
-    /// Service name to realm for the services this entry isolates.
-    public var isolate: [String: IsolateValue] {
-        didSet { isolateOrder = Self.order(isolate, keeping: isolateOrder) }
+    /// Service name to realm for the services this entry isolates; nil when the entry has no `isolate`.
+    public var isolate: [String: IsolateSpec]? {
+        didSet { isolateOrder = Self.order(isolate ?? [:], keeping: isolateOrder) }
     }
     /// Services the entry's fiber injects beside its plugin's own (cordis's entry `inject`): a required
     /// one holds the fiber `pending` until it is provided, an optional one only reloads it on a change.
@@ -37,14 +37,15 @@ public struct Entry: Sendable, Hashable {
     /// The order `isolate` keys are written in: as read, then new keys sorted.
     var isolateOrder: [String]
 
-    /// Creates an entry; pass `children` (even `[]`) to make a group.
+    /// Creates an entry; pass `children` (even `[]`) to make a group, whose `plugin` is then `"group"`
+    /// unless given.
     public init(
-        id: String, plugin: String? = nil, disabled: Bool = false, isolate: [String: IsolateValue] = [:],
+        id: String, plugin: String? = nil, disabled: Bool = false, isolate: [String: IsolateSpec]? = nil,
         config: JSONValue? = nil, children: [Entry]? = nil, inject: [Dependency] = [], intercept: JSONObject = [:],
         extra: JSONObject = [:]
     ) {
         self.id = id
-        self.plugin = plugin
+        self.plugin = plugin ?? Self.groupPlugin
         self.disabled = disabled
         self.isolate = isolate
         self.inject = inject
@@ -52,16 +53,19 @@ public struct Entry: Sendable, Hashable {
         self.config = config
         self.children = children
         self.extra = extra
-        self.isolateOrder = Self.order(isolate, keeping: [])
+        self.isolateOrder = Self.order(isolate ?? [:], keeping: [])
     }
 
     /// True when the entry is a group.
     public var isGroup: Bool { children != nil }
 
     /// The `isolate` members in file order.
-    public var orderedIsolate: [(service: String, value: IsolateValue)] {
-        isolateOrder.compactMap { key in isolate[key].map { (key, $0) } }
+    public var orderedIsolate: [(service: String, value: IsolateSpec)] {
+        isolateOrder.compactMap { key in isolate?[key].map { (key, $0) } }
     }
+
+    /// The services this entry isolates, none when `isolate` is nil.
+    var isolates: [String: IsolateSpec] { isolate ?? [:] }
 
     /// True when `id` is 1–64 characters of `A-Z a-z 0-9 . _ -`.
     public static func isValidID(_ id: String) -> Bool {
@@ -78,7 +82,7 @@ public struct Entry: Sendable, Hashable {
         }
     }
 
-    static func order(_ isolate: [String: IsolateValue], keeping previous: [String]) -> [String] {
+    static func order(_ isolate: [String: IsolateSpec], keeping previous: [String]) -> [String] {
         var order = previous.filter { isolate[$0] != nil }
         let known = Set(order)
         order += isolate.keys.filter { !known.contains($0) }.sorted()

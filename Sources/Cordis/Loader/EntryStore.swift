@@ -14,38 +14,39 @@
 /// `FileEntryStore`) can be called from anywhere through its own type.
 public protocol EntryStore: Sendable {
     /// The stored tree, or an empty one when none was saved. Throws when it cannot be read or parsed.
+    /// `try store.load()` without a type reads `[Entry]`; write `try store.load() as EntryTree` for this.
+    @_disfavoredOverload
     @CordisActor func load() throws -> EntryTree
     /// Replaces the stored tree. Throws, leaving the stored tree unchanged, when it cannot be saved.
+    @_disfavoredOverload
     @CordisActor func save(_ tree: EntryTree) throws
-    /// The stored top-level entries (cordis-ios's `load()`), or none when nothing was saved.
-    @_disfavoredOverload
+    /// The stored top-level entries, or none when nothing was saved.
     @CordisActor func load() throws -> [Entry]
-    /// Replaces the stored entries (cordis-ios's `save(_:)`).
-    @_disfavoredOverload
+    /// Replaces the stored entries.
     @CordisActor func save(_ entries: [Entry]) throws
 }
 
 @CordisActor
 extension EntryStore {
     /// The stored tree's top-level entries.
-    @_disfavoredOverload
     public func load() throws -> [Entry] {
         try EntryStoreForwarding.forward(for: Self.self) { try (load() as EntryTree).entries }
     }
 
     /// Saves `entries` as a tree of this version.
-    @_disfavoredOverload
     public func save(_ entries: [Entry]) throws {
         try EntryStoreForwarding.forward(for: Self.self) { try save(EntryTree(entries: entries)) }
     }
 
     /// The entries of a store written in cordis-ios's form, as a tree.
+    @_disfavoredOverload
     public func load() throws -> EntryTree {
         try EntryStoreForwarding.forward(for: Self.self) { EntryTree(entries: try load() as [Entry]) }
     }
 
     /// Saves the tree's top-level entries through a store written in cordis-ios's form (the tree's
     /// unknown top-level fields are not kept by such a store).
+    @_disfavoredOverload
     public func save(_ tree: EntryTree) throws {
         try EntryStoreForwarding.forward(for: Self.self) { try save(tree.entries) }
     }

@@ -31,7 +31,7 @@ extension EntryTree {
             }
             // The entry's own object sits below its groups' objects and `children` arrays.
             let level = topLevel + 2 * depth - 1
-            var inside = entry.isolate.isEmpty ? 0 : 1
+            var inside = entry.isolates.isEmpty ? 0 : 1
             if let config = entry.config { inside = max(inside, config.nestingDepth) }
             if !entry.extra.isEmpty { inside = max(inside, JSONValue.object(entry.extra).nestingDepth - 1) }
             if level + inside > maxNesting {

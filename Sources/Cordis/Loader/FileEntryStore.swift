@@ -43,6 +43,7 @@ public struct FileEntryStore: EntryStore, Sendable {
 
     private var path: String { url.path }
 
+    @_disfavoredOverload
     nonisolated public func load() throws -> EntryTree {
         let bytes: [UInt8]
         do {
@@ -113,7 +114,6 @@ public struct FileEntryStore: EntryStore, Sendable {
     /// The file's top-level entries (cordis-ios's `load()`), callable from any thread.
     ///
     /// - Throws: `EntryStoreError` as `load() -> EntryTree` does.
-    @_disfavoredOverload
     nonisolated public func load() throws -> [Entry] {
         try (load() as EntryTree).entries
     }
@@ -122,7 +122,6 @@ public struct FileEntryStore: EntryStore, Sendable {
     /// keeps its form as `save(_: EntryTree)` says.
     ///
     /// - Throws: `EntryStoreError` as `save(_: EntryTree)` does; the file is unchanged then.
-    @_disfavoredOverload
     nonisolated public func save(_ entries: [Entry]) throws {
         try save(EntryTree(entries: entries))
     }
@@ -130,6 +129,7 @@ public struct FileEntryStore: EntryStore, Sendable {
     /// Writes the object form, except over a file that is a bare array of entries (cordis-ios's form),
     /// which stays one while the tree has no unknown top-level fields to keep: what a user wrote, the
     /// Loader saves in the same form.
+    @_disfavoredOverload
     nonisolated public func save(_ tree: EntryTree) throws {
         try tree.validate()
         let bytes = tree.extra.isEmpty && Self.holdsBareList(path) ? tree.serializedList() : tree.serialized()

@@ -44,6 +44,7 @@ public final class InMemoryEntryStore: EntryStore, Sendable {
         state.withLock { $0.loadFailure = error }
     }
 
+    @_disfavoredOverload
     nonisolated public func load() throws -> EntryTree {
         try state.withLock { state in
             if let failure = state.loadFailure { throw failure }
@@ -51,6 +52,7 @@ public final class InMemoryEntryStore: EntryStore, Sendable {
         }
     }
 
+    @_disfavoredOverload
     nonisolated public func save(_ tree: EntryTree) throws {
         try state.withLock { state in
             if let failure = state.saveFailure { throw failure }

@@ -7,7 +7,7 @@ extension Loader {
         var depth = 0
         while let candidate = current, depth < 10_000 {
             if let id = entryOfFiber[candidate.id] { return id }
-            current = candidate.parentFiber
+            current = candidate.startedFromFiber
             depth += 1
         }
         return nil

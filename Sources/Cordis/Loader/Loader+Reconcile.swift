@@ -19,10 +19,10 @@ extension Loader {
         var pending: [(entry: Entry, parent: PlannedEntry?)] = tree.entries.reversed().map { ($0, nil) }
         while let (entry, parent) = pending.popLast() {
             var realms = parent?.realms ?? [:]
-            for (service, value) in entry.isolate {
+            for (service, value) in entry.isolates {
                 switch value {
-                case .label(let label): realms[service] = .label(label)
-                case .private: realms[service] = privateRealm(entry: entry.id, service: service)
+                case .shared(let label): realms[service] = .label(label)
+                case .local: realms[service] = privateRealm(entry: entry.id, service: service)
                 }
             }
             var intercepts = parent?.intercepts ?? JSONObject()
@@ -76,7 +76,7 @@ extension Loader {
             let previousParent = node.parent
             node.entry = entry
             node.parent = item.parent
-            let pluginName = entry.isGroup ? Entry.groupPlugin : (entry.plugin ?? "")
+            let pluginName = entry.isGroup ? Entry.groupPlugin : entry.plugin
             let config = Self.normalizedConfig(entry.config)
             let previousPlugin = node.plugin, previousGroup = node.isGroup, previousConfig = node.config
             let previousInject = node.inject, previousIntercepts = node.intercepts
@@ -142,7 +142,7 @@ extension Loader {
             }
         }
         nodes = nextNodes
-        let used = Set(planned.lazy.filter { $0.entry.isolate.values.contains(.private) }.map(\.entry.id))
+        let used = Set(planned.lazy.filter { $0.entry.isolates.values.contains(.local) }.map(\.entry.id))
         privateRealms = privateRealms.filter { used.contains($0.key) }
 
         // A moving fiber leaves its old group first (which may be stopping), held by the Loader's fiber
@@ -156,7 +156,7 @@ extension Loader {
         for (fiber, prepared) in updates where fiber.state != .disposed {
             updating.insert(fiber.id)
             do {
-                try await fiber.update(config: prepared.config)
+                try await fiber.update(reconfiguring: prepared.config)
             } catch {
                 // The fiber keeps the new config and shows its failure in `status`.
             }
@@ -253,7 +253,7 @@ extension Loader {
     private func childrenByParent() -> [ObjectIdentifier: [Fiber]] {
         var children: [ObjectIdentifier: [Fiber]] = [:]
         for fiber in ctx.world.fibers.fibers {
-            guard let parent = fiber.parentFiber else { continue }
+            guard let parent = fiber.startedFromFiber else { continue }
             children[ObjectIdentifier(parent), default: []].append(fiber)
         }
         return children
@@ -266,7 +266,7 @@ extension Loader {
         var changes: [EntryChange] = []
         if entry.plugin != was.plugin || entry.isGroup != was.isGroup { changes.append(EntryChange(id: id, kind: .plugin)) }
         if parent != previousParent { changes.append(EntryChange(id: id, kind: .moved)) }
-        if entry.isolate != was.isolate { changes.append(EntryChange(id: id, kind: .isolate)) }
+        if entry.isolates != was.isolates { changes.append(EntryChange(id: id, kind: .isolate)) }
         if entry.inject != was.inject { changes.append(EntryChange(id: id, kind: .inject)) }
         if entry.intercept != was.intercept { changes.append(EntryChange(id: id, kind: .intercept)) }
         if normalizedConfig(entry.config) != normalizedConfig(was.config) { changes.append(EntryChange(id: id, kind: .config)) }

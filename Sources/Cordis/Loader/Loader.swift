@@ -82,7 +82,7 @@ public final class Loader {
             var error = node?.error
             if error == nil, let fiber, fiber.state == .failed, let failure = fiber.error { error = "\(failure)" }
             return EntryStatus(
-                id: entry.id, plugin: entry.isGroup ? Entry.groupPlugin : (entry.plugin ?? Entry.groupPlugin),
+                id: entry.id, plugin: entry.isGroup ? Entry.groupPlugin : entry.plugin,
                 parent: item.parent, disabled: entry.disabled, state: fiber?.state, error: error,
                 waiting: fiber?.pendingReason)
         }
@@ -188,7 +188,7 @@ public final class Loader {
     /// or provide changes are rebuilt (for a group: in its whole subtree).
     ///
     /// - Throws: `LoaderError` `unknown-entry`, `save-failed`; nothing changed then.
-    public func update(id: String, isolate: [String: IsolateValue]) async throws {
+    public func update(id: String, isolate: [String: IsolateSpec]) async throws {
         try await change { tree in
             guard let changed = tree.modifying(id, { $0.isolate = isolate }) else { throw LoaderError.unknownEntry(id) }
             return (changed, [])
@@ -316,7 +316,7 @@ public final class Loader {
     }
 
     private func load() throws -> EntryTree {
-        let loaded = try store.load()
+        let loaded: EntryTree = try store.load()
         try validate(loaded, starting: [])
         return loaded
     }
@@ -340,7 +340,7 @@ public final class Loader {
                 continue
             }
             guard wanted.contains(entry.id) else { continue }
-            let plugin = entry.plugin ?? ""
+            let plugin = entry.plugin
             guard let item = catalog.item(named: plugin) else {
                 // An entry the file already had is kept, and reported in `status`; a new one is refused.
                 if nodes[entry.id]?.entry?.plugin == entry.plugin { continue }
@@ -414,7 +414,7 @@ public final class Loader {
     private func fiberUpdatedItself(_ fiber: Fiber) {
         guard !updating.contains(fiber.id), isRunning,
               let id = entryOfFiber[fiber.id], let node = nodes[id], node.fiber === fiber, !node.isGroup,
-              let item = catalog.item(named: node.plugin), let json = item.encode(fiber.config)
+              let item = catalog.item(named: node.plugin), let json = item.encode(fiber.runner.config)
         else { return }
         enqueue { [weak self] in
             guard let self else { return }

@@ -54,7 +54,7 @@ public struct Logger: Sendable {
     /// nil) on `CordisActor` until that fiber unloads or the handle is disposed. The same as
     /// `ctx.exportLogs(to:)`.
     ///
-    /// - Throws: `CordisError` `.inactiveScope` when the fiber is not loading or active, or when the
+    /// - Throws: `CordisError` `.inactiveEffect` when the fiber is not loading or active, or when the
     ///   logger was not made by a context (or its context is gone).
     @CordisActor @discardableResult
     public func exporter(_ exporter: any LogExporter) throws -> EffectHandle {
@@ -65,7 +65,7 @@ public struct Logger: Sendable {
     /// record at or above its level, on the logging thread, until that fiber unloads or the handle is
     /// disposed. The same as `ctx.exportLogs(to:)`.
     ///
-    /// - Throws: `CordisError` `.inactiveScope` when the fiber is not loading or active, or when the
+    /// - Throws: `CordisError` `.inactiveEffect` when the fiber is not loading or active, or when the
     ///   logger was not made by a context (or its context is gone).
     @CordisActor @discardableResult
     public func exporter(_ sink: any LogSink) throws -> EffectHandle {
@@ -74,7 +74,7 @@ public struct Logger: Sendable {
 
     @CordisActor private func add(_ target: LogTarget) throws -> EffectHandle {
         guard let addTarget else {
-            throw CordisError(.inactiveScope, "logger \(name) has no context: add exporters with ctx.exportLogs(to:)")
+            throw CordisError(.inactiveEffect, "logger \(name) has no context: add exporters with ctx.exportLogs(to:)")
         }
         return try addTarget(target)
     }

@@ -16,7 +16,7 @@ public protocol AnyPlugin: Sendable {
     /// type, a `JSONValue` (decoded strictly), or nil (the config decoded from `{}`).
     ///
     /// - Throws: `CordisError` `.invalidConfig` when the config does not decode or is refused by the
-    ///   plugin's validation, `.typeMismatch` for a value of another type, `.inactiveScope` when `ctx`'s
+    ///   plugin's validation, `.typeMismatch` for a value of another type, `.inactiveEffect` when `ctx`'s
     ///   fiber is not loading or active.
     @CordisActor func start(on ctx: Context, rawConfig: (any Sendable)?) throws -> Fiber
     /// Registers the plugin in `catalog` under `name`, so Loader entries can name it.
@@ -172,7 +172,7 @@ extension Context {
     /// Starts the function plugin `plugin` as a child of this context's fiber with `config`, or with the
     /// config decoded from `{}` when it is nil (cordis-ios's `ctx.plugin(_:config:)`).
     ///
-    /// - Throws: `CordisError` `.invalidConfig` when the config is refused; `.inactiveScope` when this
+    /// - Throws: `CordisError` `.invalidConfig` when the config is refused; `.inactiveEffect` when this
     ///   context's fiber is not loading or active.
     @discardableResult
     public func plugin<C>(_ plugin: FunctionPlugin<C>, config: C? = nil) throws -> Fiber {

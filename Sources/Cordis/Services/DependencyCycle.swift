@@ -22,7 +22,7 @@ extension Fiber {
     public var pendingReason: String? {
         guard state == .pending else { return nil }
         if let cycle = dependencyCycle { return "waits for " + cycle.joined(separator: " → ") }
-        let missing = self.missing
+        let missing = self.missingInjections
         return missing.isEmpty ? nil : "waits for " + missing.joined(separator: ", ")
     }
 
@@ -49,7 +49,7 @@ extension World {
     /// returns the path up to the first service met twice.
     func cycle(from fiber: Fiber, path: inout [String], explored: inout Set<ObjectIdentifier>) -> [String]? {
         guard path.count < Self.deepestCycleSearch else { return nil }
-        for service in fiber.missing {
+        for service in fiber.missingInjections {
             if path.contains(service) { return path + [service] }
             guard let candidates = declaredProviders[service], !candidates.isEmpty else { continue }
             let slot = fiber.slot(for: service)

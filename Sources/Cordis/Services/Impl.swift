@@ -30,7 +30,7 @@ public final class Impl {
     public var ctx: Context {
         let own = fiber.ctx
         let realm = record.slot.realm
-        return own.realm(for: name) == realm ? own : own.isolate(name, in: realm)
+        return own.realm(for: name) == realm ? own : own.isolated(name, in: realm)
     }
 }
 

@@ -6,7 +6,7 @@ extension Context {
     /// Runs `callback` once after `delay` (cordis's `ctx.setTimeout`), unless the returned handle is
     /// disposed or the fiber unloads first.
     ///
-    /// - Throws: `.invalidDuration`; `.inactiveScope` unless the fiber is loading or active.
+    /// - Throws: `.invalidDuration`; `.inactiveEffect` unless the fiber is loading or active.
     @discardableResult
     public func timeout(
         after delay: Duration, _ callback: @escaping @CordisActor () async throws -> Void
@@ -43,7 +43,7 @@ extension Context {
     ///
     /// - Throws: `CordisError` `.unloaded` as soon as the fiber unloads (or its effects are reverted)
     ///   before the delay has passed; `CancellationError` when the waiting task is cancelled;
-    ///   `.invalidDuration`; `.inactiveScope` unless the fiber is loading or active.
+    ///   `.invalidDuration`; `.inactiveEffect` unless the fiber is loading or active.
     public func sleep(for delay: Duration) async throws {
         let delay = try TimerDelay.checked(delay, timer: "ctx.sleep()", plugin: fiber.name)
         let scope = try fiber.openScope()
@@ -73,7 +73,7 @@ extension Context {
     /// until the returned handle is disposed or the fiber unloads. Each wait starts when the previous
     /// callback has returned, so calls never overlap.
     ///
-    /// - Throws: `.invalidDuration` (a period must be greater than zero); `.inactiveScope` as above.
+    /// - Throws: `.invalidDuration` (a period must be greater than zero); `.inactiveEffect` as above.
     @discardableResult
     public func interval(
         every period: Duration, _ callback: @escaping @CordisActor () async throws -> Void
@@ -105,7 +105,7 @@ extension Context {
     /// and the sequence ends when the fiber unloads or `ticks.handle` is disposed. Ticks not yet read are
     /// buffered up to one: a reader slower than the period gets the latest tick.
     ///
-    /// - Throws: `.invalidDuration` (a period must be greater than zero); `.inactiveScope` as above.
+    /// - Throws: `.invalidDuration` (a period must be greater than zero); `.inactiveEffect` as above.
     public func interval(every period: Duration) throws -> TimerTicks {
         let period = try TimerDelay.checked(period, timer: "ctx.interval()", plugin: fiber.name, positive: true)
         let scope = try fiber.openScope()
@@ -130,7 +130,7 @@ extension Context {
     /// since the last run, with the latest value (unless `trailing` is false, which drops it). Disposing
     /// the throttle or unloading the fiber cancels a held call, and later calls do nothing.
     ///
-    /// - Throws: `.invalidDuration`; `.inactiveScope` as above.
+    /// - Throws: `.invalidDuration`; `.inactiveEffect` as above.
     public func throttle<Value>(
         _ delay: Duration, trailing: Bool = true, _ callback: @escaping @CordisActor (Value) throws -> Void
     ) throws -> Throttled<Value> {
@@ -147,7 +147,7 @@ extension Context {
     /// restarts the wait, and the last value is passed. Disposing the debounce or unloading the fiber
     /// cancels a waiting call, and later calls do nothing.
     ///
-    /// - Throws: `.invalidDuration`; `.inactiveScope` as above.
+    /// - Throws: `.invalidDuration`; `.inactiveEffect` as above.
     public func debounce<Value>(
         _ delay: Duration, _ callback: @escaping @CordisActor (Value) throws -> Void
     ) throws -> Debounced<Value> {

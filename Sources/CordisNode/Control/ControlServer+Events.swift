@@ -15,7 +15,7 @@ extension ControlServer {
         operators.replace(with: node.configuration.security.operators)
         warnAboutClusterRole(in: node.configuration.security.operators)
         trustedKeys = node.configuration.security.trustedKeys
-        let status = try node.context.on(.status) { [weak node] change in
+        let status = try node.context.on(StatusEvent.self) { [weak node] change in
             node?.control.fiberEvent(change)
         }
         let entries = try node.loader.ctx.on(.loaderEntry) { [weak node] change in
@@ -25,7 +25,7 @@ extension ControlServer {
         watchMemberHealth(every: node.configuration.heartbeatInterval)
     }
 
-    private func fiberEvent(_ change: StatusChange) {
+    private func fiberEvent(_ change: StatusEvent.Args) {
         let fiber = change.fiber
         guard fiber.id != node.context.fiber.id else { return }
         var detail = JSONObject()

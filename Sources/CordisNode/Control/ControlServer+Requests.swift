@@ -130,7 +130,7 @@ extension ControlServer {
             let entry = try Entry(json: args["entry"] ?? .null, location: "add")
             let parent = args["parent"]?.stringValue
             try await node.loader.add(entry, parent: parent)
-            audit(session, requester, "add entry \(entry.id) (\(entry.plugin ?? "group"))", entry: entry.id)
+            audit(session, requester, "add entry \(entry.id) (\(entry.plugin))", entry: entry.id)
             return entryResult(entry.id)
         case .remove:
             let id = try args.requiredString("entry")

@@ -33,7 +33,7 @@ extension Node {
     }
 
     private func fiberStatus(_ fiber: Fiber) -> FiberStatus {
-        let missing = fiber.state == .pending ? fiber.missing : []
+        let missing = fiber.state == .pending ? fiber.missingInjections : []
         return FiberStatus(
             fiber: fiber.id, entry: loader.entryID(for: fiber), plugin: fiber.name, state: fiber.state.rawValue,
             provides: fiber.provided.map { FiberStatus.Slot(service: $0.name, realm: realmLabel($0.realm)) },

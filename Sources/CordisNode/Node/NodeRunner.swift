@@ -88,7 +88,7 @@ public enum NodeRunner {
         // Records below the node's level are neither printed nor kept: a debug line per call costs
         // nothing unless `--log-level debug` asked for it.
         let context = Context(logLevel: options.logLevel, recentLevel: options.logLevel)
-        _ = try? context.exportLogs(to: NodeLogExporter.make(node: options.name, level: options.logLevel, format: options.logFormat))
+        _ = try? context.logger.exporter(NodeLogExporter.make(node: options.name, level: options.logLevel, format: options.logFormat))
         let logger = context.logger("node")
         logger.debug(
             "open-file limit \(descriptors.limit): up to \(descriptors.connections) connections, "
@@ -175,7 +175,7 @@ public enum NodeRunner {
             _ = try? notifier.stopping()
             let finished = await stop(node, within: options.shutdownTimeout)
             if !finished {
-                let busy = node.context.fibers.filter { !$0.isSettled }.map { "\($0.name)#\($0.id) \($0.state)" }
+                let busy = node.context.fibers.filter { $0.inertia != nil }.map { "\($0.name)#\($0.id) \($0.state)" }
                 logger.error("shutdown did not finish within \(options.shutdownTimeout); still busy: \(busy)")
                 return ExitCode.failure
             }

@@ -176,7 +176,7 @@ extension Node {
             realm: announcement.realm)
         let proxy = service.makeProxy(endpoint)
         do {
-            remote.proxies[key] = try context.isolate(announcement.service, in: realm).plugin(name: "remote:\(announcement.service)") { scope in
+            remote.proxies[key] = try context.isolate(announcement.service, realm: realm).plugin(name: "remote:\(announcement.service)") { scope in
                 try scope.ctx.provide(name: announcement.service, value: proxy, fallbackRank: rank)
             }
         } catch {

@@ -58,7 +58,7 @@ func runLoaderBenchmark(entries: Int) async -> [(String, Double)] {
         results.append(("start ms", start.milliseconds))
 
         var loads = 0
-        let listener = try root.on(.status) { (change: StatusChange) in
+        let listener = try root.on(StatusEvent.self) { (change: StatusEvent.Args) in
             if change.fiber.state == .loading { loads += 1 }
         }
         let change = try await clock.measure {

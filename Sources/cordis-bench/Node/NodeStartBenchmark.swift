@@ -16,7 +16,7 @@ enum NodeStartBenchmark {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let entries = (0..<size).map { index -> Entry in
-            let realm: IsolateValue = index % 10 == 0 ? .label("shared-\(index)") : .private
+            let realm: IsolateSpec = index % 10 == 0 ? .shared("shared-\(index)") : .local
             return Entry(id: "c\(index)", plugin: "counter", isolate: ["counter": realm])
         }
         let store = InMemoryEntryStore(EntryTree(entries: entries))

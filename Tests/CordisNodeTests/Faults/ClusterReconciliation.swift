@@ -23,10 +23,8 @@ struct ClusterReconciliation {
     static func enabledEntries(of members: [ClusterMember]) throws -> [String: [(id: String, plugin: String)]] {
         var result: [String: [(id: String, plugin: String)]] = [:]
         for member in members {
-            let tree = try FileEntryStore(url: URL(fileURLWithPath: member.entriesFile)).load()
-            result[member.name] = tree.entries.filter { !$0.disabled }.compactMap { entry in
-                entry.plugin.map { (entry.id, $0) }
-            }
+            let entries: [Entry] = try FileEntryStore(url: URL(fileURLWithPath: member.entriesFile)).load()
+            result[member.name] = entries.filter { !$0.disabled && !$0.isGroup }.map { (id: $0.id, plugin: $0.plugin) }
         }
         return result
     }

@@ -22,7 +22,7 @@ struct ConsoleKilledChangeTests {
     /// A tree as one line: every entry with its plugin, disabled flag, config and children, in order.
     static func describe(_ entries: [Entry]) -> String {
         entries.map { entry in
-            var text = "\(entry.id):\(entry.plugin ?? "group")\(entry.disabled ? ":off" : "")"
+            var text = "\(entry.id):\(entry.plugin)\(entry.disabled ? ":off" : "")"
             if let config = entry.config { text += ":\(config.jsonString())" }
             if let children = entry.children { text += "[\(describe(children))]" }
             return text
@@ -101,7 +101,7 @@ struct ConsoleKilledChangeTests {
                 // Until the file and the fibers agree (a change read before the kill may still be running).
                 var seen = old
                 let settled = try await observer.awaitStatus("round \(round) of \(kind): fibers that follow the file") { status in
-                    guard let tree = try? FileEntryStore(url: URL(fileURLWithPath: a.entriesFile)).load() else { return false }
+                    guard let tree = try? FileEntryStore(url: URL(fileURLWithPath: a.entriesFile)).load() as EntryTree else { return false }
                     seen = Self.describe(tree.entries)
                     return Self.fibered(status) == Self.running(tree.entries)
                 }

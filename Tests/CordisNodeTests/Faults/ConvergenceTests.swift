@@ -55,11 +55,11 @@ struct ConvergenceTests {
 
         /// The model of what a file holds, from the file.
         static func read(_ path: String) throws -> Model {
-            let tree = try FileEntryStore(url: URL(fileURLWithPath: path)).load()
+            let tree: EntryTree = try FileEntryStore(url: URL(fileURLWithPath: path)).load()
             var model = Model()
             func add(_ entry: Entry, parent: String?) {
                 model.items.append(Item(
-                    id: entry.id, plugin: entry.plugin ?? "group", parent: parent, disabled: entry.disabled,
+                    id: entry.id, plugin: entry.plugin, parent: parent, disabled: entry.disabled,
                     start: entry.config?.objectValue?["start"]?.intValue))
             }
             for entry in tree.entries {

@@ -17,7 +17,7 @@ struct EntriesFileFaultTests {
 
     /// The file's tree, normalised: (id, plugin, disabled) of each entry.
     static func shape(_ path: String) throws -> [String] {
-        try FileEntryStore(url: URL(fileURLWithPath: path)).load().entries.map { "\($0.id):\($0.plugin ?? "-"):\($0.disabled)" }
+        try FileEntryStore(url: URL(fileURLWithPath: path)).load().map { "\($0.id):\($0.isGroup ? "-" : $0.plugin):\($0.disabled)" }
     }
 
     @Test("SIGKILL at random moments of saves, fifteen times: the file always parses and is the old or the new tree")

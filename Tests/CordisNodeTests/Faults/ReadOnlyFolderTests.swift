@@ -64,7 +64,7 @@ struct ReadOnlyFolderTests {
             try disk.remount(readOnly: false, size: "256k")
             _ = try await console.request(.add, args: ["entry": ["id": "second-greeter", "plugin": "greeter"]])
             #expect(try await console.awaitFiber(ofEntry: "second-greeter", inState: "active") != nil)
-            let saved = try FileEntryStore(url: URL(fileURLWithPath: path)).load()
+            let saved: EntryTree = try FileEntryStore(url: URL(fileURLWithPath: path)).load()
             #expect(saved.entries.contains { $0.id == "second-greeter" })
         }
     }
