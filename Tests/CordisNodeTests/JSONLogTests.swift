@@ -18,9 +18,9 @@ struct JSONLogTests {
 
     @Test("a record is one JSON object: RFC 3339 UTC time, level, message, and the journald fields by name")
     func recordIsOneObject() throws {
-        let record = LogRecord(
-            date: Date(timeIntervalSince1970: 1_764_795_194.25), level: .warn, name: "greeter",
-            message: "two\nlines, \"quoted\"", fiberID: 7,
+        let record = LogMessage(
+            timestamp: Date(timeIntervalSince1970: 1_764_795_194.25), level: .warn, name: "greeter",
+            text: "two\nlines, \"quoted\"", fiberID: 7,
             fields: [(key: "CORDIS_ENTRY", value: "greeter"), (key: "CORDIS_OPERATOR", value: "alice")])
         let line = JSONLogLine.line(record: record, node: "a")
         #expect(!line.contains("\n"))

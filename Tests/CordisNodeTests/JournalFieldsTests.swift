@@ -9,15 +9,15 @@ struct JournalFieldsTests {
         arguments: [(LogLevel.error, 3), (.warn, 4), (.info, 6), (.debug, 7)])
     func levelsMapToPriorities(level: LogLevel, priority: Int) {
         #expect(JournalFields.priority(of: level) == priority)
-        let record = LogRecord(level: level, name: "n", message: "m")
+        let record = LogMessage(level: level, name: "n", text: "m")
         let fields = JournalFields.make(record: record, node: "a")
         #expect(fields.first { $0.0 == "PRIORITY" }?.1 == String(priority))
     }
 
     @Test("A record becomes the node's fields followed by its own, in order")
     func recordBecomesFieldsInOrder() {
-        let record = LogRecord(
-            level: .warn, name: "greeter", message: "hello at 12 from b", fiberID: 7,
+        let record = LogMessage(
+            level: .warn, name: "greeter", text: "hello at 12 from b", fiberID: 7,
             fields: [(key: "CORDIS_ENTRY", value: "greeter"), (key: "CORDIS_PEER", value: "b")])
         let fields = JournalFields.make(record: record, node: "a")
         #expect(
@@ -33,7 +33,7 @@ struct JournalFieldsTests {
 
     @Test("A record without a fiber has no CORDIS_FIBER, and the identifier can be changed")
     func recordWithoutFiberHasNoFiberField() {
-        let record = LogRecord(level: .info, name: "node", message: "started")
+        let record = LogMessage(level: .info, name: "node", text: "started")
         let fields = JournalFields.make(record: record, node: "a", identifier: "my-node")
         #expect(!fields.contains { $0.0 == "CORDIS_FIBER" })
         #expect(fields.first { $0.0 == "SYSLOG_IDENTIFIER" }?.1 == "my-node")
@@ -41,8 +41,8 @@ struct JournalFieldsTests {
 
     @Test("Record fields cannot override the fields the mapping sets")
     func recordFieldsCannotOverrideReservedOnes() {
-        let record = LogRecord(
-            level: .error, name: "x", message: "m",
+        let record = LogMessage(
+            level: .error, name: "x", text: "m",
             fields: [
                 (key: "PRIORITY", value: "7"), (key: "CORDIS_NODE", value: "z"), (key: "CORDIS_ENTRY", value: "e"),
             ])

@@ -55,9 +55,9 @@ struct LogRateLimitTests {
         let hub = LogHub(capacity: 100)
         let throttle = LogThrottle(logger: Logger(name: "node", hub: hub), limit: LogRateLimit(window: .seconds(10), burst: 2))
         for _ in 0..<1_000 { throttle.log(.warn, kind: "handshakeFailed", "handshake failed", now: start) }
-        #expect(hub.recent.map(\.message) == ["handshake failed", "handshake failed"])
+        #expect(hub.recent.map(\.text) == ["handshake failed", "handshake failed"])
         throttle.flush(now: start + .seconds(10))
-        #expect(hub.recent.map(\.message).last == "handshakeFailed: … and 998 more in the last 10 s")
+        #expect(hub.recent.map(\.text).last == "handshakeFailed: … and 998 more in the last 10 s")
         #expect(hub.recent.count == 3)
     }
 }

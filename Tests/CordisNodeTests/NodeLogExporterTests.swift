@@ -63,18 +63,18 @@ struct NodeLogExporterTests {
 
     @Test("A stderr line carries the same fields as the journal entry")
     func stderrLineCarriesTheFields() {
-        let record = LogRecord(
-            level: .warn, name: "greeter", message: "hello", fields: [(key: "CORDIS_ENTRY", value: "x")])
+        let record = LogMessage(
+            level: .warn, name: "greeter", text: "hello", fields: [(key: "CORDIS_ENTRY", value: "x")])
         #expect(
             NodeStderrLogExporter.line(record: record, node: "a") == "[warn] greeter: hello CORDIS_NODE=a CORDIS_ENTRY=x")
-        let withFiber = LogRecord(level: .error, name: "node", message: "down", fiberID: 3)
+        let withFiber = LogMessage(level: .error, name: "node", text: "down", fiberID: 3)
         #expect(NodeStderrLogExporter.line(record: withFiber, node: "b") == "[error] node: down CORDIS_NODE=b CORDIS_FIBER=3")
     }
 
     @Test("A stderr line stays one line and quotes values that need it")
     func stderrLineQuotesValues() {
-        let record = LogRecord(
-            level: .info, name: "loader", message: "two\nlines",
+        let record = LogMessage(
+            level: .info, name: "loader", text: "two\nlines",
             fields: [
                 (key: "CORDIS_PEER", value: "unix:/run/a b.sock"), (key: "CORDIS_NOTE", value: "say \"hi\""),
                 (key: "CORDIS_EMPTY", value: ""),

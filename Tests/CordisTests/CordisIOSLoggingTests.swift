@@ -90,9 +90,9 @@ struct CordisIOSLoggingTests {
         let later = Received()
         let queue = ExporterQueue(RecordingExporter(level: nil, received: later))
         for index in 0..<3 {
-            queue.deliver(LogRecord(level: .info, name: "worker", message: "\(index)"), onActor: false)
+            queue.deliver(LogMessage(level: .info, name: "worker", text: "\(index)"), onActor: false)
         }
-        queue.deliver(LogRecord(level: .info, name: "root", message: "on the actor"), onActor: true)
+        queue.deliver(LogMessage(level: .info, name: "root", text: "on the actor"), onActor: true)
         #expect(later.texts.isEmpty, "a record logged on the actor waits behind the queued ones")
         #expect(await awaitState { later.messages.count >= 4 })
         #expect(later.texts == ["0", "1", "2", "on the actor"])
@@ -102,18 +102,18 @@ struct CordisIOSLoggingTests {
         let received = Received()
         let queue = ExporterQueue(RecordingExporter(level: nil, received: received), limit: 3)
         for index in 0..<5 {
-            queue.deliver(LogRecord(level: .info, name: "burst", message: "\(index)"), onActor: false)
+            queue.deliver(LogMessage(level: .info, name: "burst", text: "\(index)"), onActor: false)
         }
         #expect(await awaitState { received.messages.count >= 4 })
         #expect(received.texts == ["0", "1", "2", "2 log records were dropped: this exporter fell 3 records behind"])
-        queue.deliver(LogRecord(level: .info, name: "burst", message: "next"), onActor: true)
+        queue.deliver(LogMessage(level: .info, name: "burst", text: "next"), onActor: true)
         #expect(received.texts.last == "next", "once drained, records on the actor go straight through again")
 
-        queue.deliver(LogRecord(level: .info, name: "burst", message: "queued, then removed"), onActor: false)
+        queue.deliver(LogMessage(level: .info, name: "burst", text: "queued, then removed"), onActor: false)
         queue.remove()
-        queue.deliver(LogRecord(level: .info, name: "burst", message: "after removal"), onActor: true)
+        queue.deliver(LogMessage(level: .info, name: "burst", text: "after removal"), onActor: true)
         let marker = ExporterQueue(RecordingExporter(level: nil, received: received))
-        marker.deliver(LogRecord(level: .info, name: "burst", message: "marker"), onActor: false)
+        marker.deliver(LogMessage(level: .info, name: "burst", text: "marker"), onActor: false)
         #expect(await awaitState { received.texts.last == "marker" })
         #expect(Array(received.texts.suffix(2)) == ["next", "marker"], "a removed exporter receives nothing queued")
     }
@@ -152,7 +152,7 @@ struct CordisIOSLoggingTests {
         root.logger.debug("below the logger's level")
         root.logger.info("one")
         #expect(root.logger.buffer.map(\.text) == ["one"])
-        #expect(root.recentLogs.map(\.message) == ["below the logger's level", "one"], "recentLogs keeps every level")
+        #expect(root.recentLogs.map(\.text) == ["below the logger's level", "one"], "recentLogs keeps every level")
         root.intercept(LoggerIntercept.self, .init(level: .debug)).logger.debug("verbose")
         #expect(root.logger.buffer.map(\.text) == ["one", "verbose"])
 

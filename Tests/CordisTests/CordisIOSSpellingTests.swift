@@ -218,7 +218,7 @@ struct CordisIOSSpellingTests {
         #expect(fiber.effects.map(\.label) == ["ctx.logger.exporter()"])
         try await fiber.dispose()
         root.logger.info("after")
-        #expect(captured.all.map(\.message) == ["while loaded"])
+        #expect(captured.all.map(\.text) == ["while loaded"])
         #expect(throws: CordisError.self) {
             try Logger(name: "free", hub: LogHub(recentLevel: .debug)).exporter(captured)
         }

@@ -50,7 +50,7 @@ struct DependencyCycleTests {
         #expect(greeter.pendingReason == "waits for clock → greeter → clock")
         // A consumer outside the cycle waits for it too, and is told so.
         #expect(reader.pendingReason == "waits for clock → greeter → clock")
-        let warnings = logs.at(.warn).map(\.message)
+        let warnings = logs.at(.warn).map(\.text)
         #expect(warnings.first == "plugin greeter waits for a dependency cycle: clock → greeter → clock; "
             + "none of its fibers can load until one of them stops injecting the next")
         #expect(warnings.filter { $0.contains("dependency cycle") }.count == 2)

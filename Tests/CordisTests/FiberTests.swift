@@ -157,7 +157,7 @@ struct FiberTests {
         #expect(disposed.value == 1)
         #expect(fiber.state == .disposed)
         #expect(logs.at(.error).count == 1)
-        #expect(logs.at(.error).first?.message.contains("test") == true)
+        #expect(logs.at(.error).first?.text.contains("test") == true)
     }
 
     // MARK: - Do better than the anchors

@@ -61,7 +61,7 @@ struct InterceptTests {
             try fiber.ctx.intercepted(NamerIntercept.self)
         }
         #expect(fiber.ctx.interceptConfig(NamerIntercept.self) == nil)
-        #expect(logs.at(.error).contains { $0.message.contains("(at prefix)") })
+        #expect(logs.at(.error).contains { $0.text.contains("(at prefix)") })
     }
 
     static func catalog(names: Trail) -> PluginCatalog {

@@ -13,7 +13,7 @@ struct LoaderLogFieldsTests {
         let loader = Loader(
             ctx: root, catalog: catalog, store: InMemoryEntryStore(EntryTree(entries: [Entry(id: "speaker", plugin: "talker")])))
         try await loader.start()
-        let records = logs.all.filter { $0.message.hasPrefix("from ") }
+        let records = logs.all.filter { $0.text.hasPrefix("from ") }
         #expect(records.count == 2)
         for record in records {
             #expect(record.fields.contains { $0.key == "CORDIS_ENTRY" && $0.value == "speaker" })

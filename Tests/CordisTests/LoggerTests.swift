@@ -28,7 +28,7 @@ struct LoggerTests {
         let (root, logs) = try makeRoot()
         root.logger.debug("hello")
         #expect(logs.names == ["root"])
-        #expect(logs.all.first?.message == "hello")
+        #expect(logs.all.first?.text == "hello")
         #expect(logs.all.first?.fiberID == root.fiber.id)
     }
 
@@ -61,7 +61,7 @@ struct LoggerTests {
         try await caller.await()
         try root[LoggingServiceKey.self].action()
         #expect(logs.names == ["foo:driver", "foo:driver", "foo:driver"])
-        #expect(logs.all.map(\.message) == ["init", "action", "action"])
+        #expect(logs.all.map(\.text) == ["init", "action", "action"])
         #expect(!logs.names.contains("root") && !logs.names.contains("caller"))
     }
 
@@ -75,11 +75,11 @@ struct LoggerTests {
         root.logger.debug("detail")
         root.logger.warn("careful")
         root.logger.error("broken")
-        #expect(warnings.all.map(\.message) == ["careful", "broken"])
+        #expect(warnings.all.map(\.text) == ["careful", "broken"])
         try await fiber.dispose()
         root.logger.error("after")
         #expect(warnings.all.count == 2)
-        #expect(all.all.map(\.message) == ["detail", "careful", "broken", "after"])
+        #expect(all.all.map(\.text) == ["detail", "careful", "broken", "after"])
     }
 
     @Test("the buffer keeps records from its level; an exporter still gets the rest; nothing taken is not even built")
@@ -95,21 +95,21 @@ struct LoggerTests {
         logger.debug(detail(), fields: [("KEY", detail())])
         logger.info("kept")
         #expect(built.withLock { $0 } == 0, "a debug line nothing takes is not built")
-        #expect(hub.recent.map(\.message) == ["kept"])
+        #expect(hub.recent.map(\.text) == ["kept"])
 
         let verbose = CapturedLogs(level: .debug)
         let token = hub.add(verbose)
         #expect(hub.takes(.debug))
         logger.debug(detail())
         #expect(built.withLock { $0 } == 1)
-        #expect(verbose.all.map(\.message) == ["detail"], "an exporter at debug gets it")
-        #expect(hub.recent.map(\.message) == ["kept"], "the buffer still keeps only info and above")
+        #expect(verbose.all.map(\.text) == ["detail"], "an exporter at debug gets it")
+        #expect(hub.recent.map(\.text) == ["kept"], "the buffer still keeps only info and above")
         hub.remove(token)
         #expect(!hub.takes(.debug), "without the exporter nothing takes debug again")
 
         hub.recentLevel = .debug
         logger.debug(detail())
-        #expect(hub.recent.map(\.message) == ["kept", "detail"])
+        #expect(hub.recent.map(\.text) == ["kept", "detail"])
         #expect(hub.recent.map(\.sequence) == [1, 3], "every record taken is numbered")
     }
 
@@ -117,7 +117,7 @@ struct LoggerTests {
         let hub = LogHub(capacity: 3)
         let logger = Logger(name: "bounded", hub: hub)
         for index in 0..<5 { logger.info("\(index)") }
-        #expect(hub.recent.map(\.message) == ["2", "3", "4"])
+        #expect(hub.recent.map(\.text) == ["2", "3", "4"])
         #expect(hub.recent.map(\.sequence) == [3, 4, 5])
     }
 }

@@ -69,18 +69,18 @@ final class Gate {
 /// A log exporter keeping every record, for assertions.
 final class CapturedLogs: LogSink {
     let level: LogLevel
-    private let records = Mutex<[LogRecord]>([])
+    private let records = Mutex<[LogMessage]>([])
 
     init(level: LogLevel = .debug) {
         self.level = level
     }
 
-    func export(_ record: LogRecord) {
+    func export(_ record: LogMessage) {
         records.withLock { $0.append(record) }
     }
 
-    var all: [LogRecord] { records.withLock { $0 } }
-    func at(_ level: LogLevel) -> [LogRecord] { all.filter { $0.level == level } }
+    var all: [LogMessage] { records.withLock { $0 } }
+    func at(_ level: LogLevel) -> [LogMessage] { all.filter { $0.level == level } }
     var names: [String] { all.map(\.name) }
 }
 

@@ -99,7 +99,7 @@ struct TimerTests {
         try fiber.ctx.timeout(after: .seconds(2)) { probe.add("second") }
         await clock.awaitSleeping(1)
         clock.advance(by: .seconds(1))
-        #expect(await eventually { logs.at(.error).contains { $0.message.contains("timeout callback of timers failed") } })
+        #expect(await eventually { logs.at(.error).contains { $0.text.contains("timeout callback of timers failed") } })
         #expect(fiber.state == .active)
         await clock.awaitSleeping(1)
         clock.advance(by: .seconds(1))
@@ -245,7 +245,7 @@ struct TimerTests {
             clock.advance(by: .seconds(1))
             #expect(await eventually { probe.count == expected })
         }
-        #expect(await eventually { logs.at(.error).filter { $0.message.contains("interval callback of timers failed") }.count == 2 })
+        #expect(await eventually { logs.at(.error).filter { $0.text.contains("interval callback of timers failed") }.count == 2 })
         #expect(fiber.state == .active)
     }
 

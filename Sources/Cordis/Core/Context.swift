@@ -355,7 +355,7 @@ public final class Context {
 
     /// The recent log records kept in memory (the last thousand, or `logger.bufferSize`, at or above the
     /// level given at creation, oldest first).
-    public var recentLogs: [LogRecord] { world.logs.recent }
+    public var recentLogs: [LogMessage] { world.logs.recent }
 
     // MARK: - Inspection
 

@@ -8,7 +8,7 @@ final class ExporterQueue: Sendable {
     static let limit = 4096
 
     private struct State {
-        var waiting: [LogRecord] = []
+        var waiting: [LogMessage] = []
         /// Whether a task on the actor is draining `waiting` (set until it finds it empty).
         var draining = false
         var dropped = 0
@@ -26,7 +26,7 @@ final class ExporterQueue: Sendable {
 
     /// Hands `record` to the exporter: now when `onActor` (the caller is on `CordisActor`) and nothing
     /// waits, else through the queue.
-    func deliver(_ record: LogRecord, onActor: Bool) {
+    func deliver(_ record: LogMessage, onActor: Bool) {
         enum Step { case now, queued, startDrain, dropped }
         let step: Step = state.withLock { state in
             if state.removed { return .dropped }
@@ -62,7 +62,7 @@ final class ExporterQueue: Sendable {
     /// Exports what waits, oldest first, until nothing does; then says how many were dropped, if any.
     @CordisActor private func drain() {
         while true {
-            let next: (batch: [LogRecord], dropped: Int)? = state.withLock { state in
+            let next: (batch: [LogMessage], dropped: Int)? = state.withLock { state in
                 guard !state.removed, !state.waiting.isEmpty || state.dropped > 0 else {
                     state.draining = false
                     return nil
@@ -76,9 +76,9 @@ final class ExporterQueue: Sendable {
                 exporter.export(record)
             }
             if next.dropped > 0, exporter.takes(.warn, loggerLevel: nil), !isRemoved {
-                exporter.export(LogRecord(
+                exporter.export(LogMessage(
                     level: .warn, name: LoggerIntercept.name,
-                    message: "\(next.dropped) log records were dropped: this exporter fell \(limit) records behind"))
+                    text: "\(next.dropped) log records were dropped: this exporter fell \(limit) records behind"))
             }
         }
     }

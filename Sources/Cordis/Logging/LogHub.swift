@@ -19,7 +19,7 @@ public final class LogHub: Sendable {
     }
 
     private struct Kept {
-        var record: LogRecord
+        var record: LogMessage
         /// The level of the logger that logged it (what its `buffer` shows).
         var loggerLevel: LogLevel
     }
@@ -160,7 +160,7 @@ public final class LogHub: Sendable {
     }
 
     /// Records a message from a logger at the default level; see `log(_:loggerLevel:isolation:)`.
-    public func log(_ record: LogRecord, isolation: (any Actor)? = #isolation) {
+    public func log(_ record: LogMessage, isolation: (any Actor)? = #isolation) {
         log(record, loggerLevel: nil, isolation: isolation)
     }
 
@@ -168,9 +168,9 @@ public final class LogHub: Sendable {
     /// and exporters that take its level (an exporter without a level takes `loggerLevel`, `info` when
     /// nil). `isolation` is the caller's: on `CordisActor`, exporters receive the record before this
     /// returns.
-    public func log(_ record: LogRecord, loggerLevel: LogLevel?, isolation: (any Actor)? = #isolation) {
+    public func log(_ record: LogMessage, loggerLevel: LogLevel?, isolation: (any Actor)? = #isolation) {
         guard takes(record.level, loggerLevel: loggerLevel) else { return }
-        let (stamped, targets): (LogRecord, [Target]) = state.withLock { state in
+        let (stamped, targets): (LogMessage, [Target]) = state.withLock { state in
             state.sequence += 1
             var stamped = record
             stamped.sequence = state.sequence
@@ -195,13 +195,13 @@ public final class LogHub: Sendable {
     }
 
     /// The buffered records, oldest first.
-    public var recent: [LogRecord] {
+    public var recent: [LogMessage] {
         state.withLock { $0.ordered.map(\.record) }
     }
 
     /// The buffered records at or above the level of the logger that logged them, oldest first (what
     /// cordis-ios's `buffer` holds).
-    public var recentAtLoggerLevel: [LogRecord] {
+    public var recentAtLoggerLevel: [LogMessage] {
         state.withLock { $0.ordered.filter { $0.record.level <= $0.loggerLevel }.map(\.record) }
     }
 }

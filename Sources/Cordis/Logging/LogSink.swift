@@ -14,7 +14,7 @@ public protocol LogSink: Sendable {
     /// The least severe level this sink takes.
     var level: LogLevel { get }
     /// Receives one record at or above `level`, on the thread that logged it.
-    func export(_ record: LogRecord)
+    func export(_ record: LogMessage)
 }
 
 /// Prints records to standard error as `[level] name: message`, one line each, flushed.
@@ -28,8 +28,8 @@ public struct StderrLogExporter: LogSink {
     }
 
     /// Writes the line.
-    public func export(_ record: LogRecord) {
-        var line = "[\(record.level)] \(record.name): \(record.message)"
+    public func export(_ record: LogMessage) {
+        var line = "[\(record.level)] \(record.name): \(record.text)"
         for field in record.fields { line += " \(field.key)=\(field.value)" }
         line += "\n"
         StandardStreams.write(line, to: STDERR_FILENO)

@@ -91,7 +91,7 @@ public struct Logger: Sendable {
     ) {
         guard hub.takes(level, loggerLevel: self.level) else { return }
         hub.log(
-            LogRecord(level: level, name: name, message: message(), fiberID: fiberID, fields: self.fields + fields()),
+            LogMessage(level: level, name: name, text: message(), fiberID: fiberID, fields: self.fields + fields()),
             loggerLevel: self.level, isolation: isolation)
     }
 

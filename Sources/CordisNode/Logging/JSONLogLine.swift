@@ -16,11 +16,11 @@ import Glibc
 /// `SYSLOG_IDENTIFIER`.
 enum JSONLogLine {
     /// The JSON object for `record`, compact, without its newline (a line break in a value is escaped).
-    static func line(record: LogRecord, node: String) -> String {
+    static func line(record: LogMessage, node: String) -> String {
         var object = JSONObject()
-        object["time"] = .string(timestamp(record.date.timeIntervalSince1970))
+        object["time"] = .string(timestamp(record.timestamp.timeIntervalSince1970))
         object["level"] = .string(record.level.description)
-        object["message"] = .string(record.message)
+        object["message"] = .string(record.text)
         for (name, value) in JournalFields.make(record: record, node: node) {
             switch name {
             case "MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER": continue

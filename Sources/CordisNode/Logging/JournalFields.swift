@@ -28,10 +28,10 @@ package enum JournalFields {
     /// Record field names are made valid journald names (see `fieldName(_:)`); one that collides with
     /// `reservedNames` is dropped.
     package static func make(
-        record: LogRecord, node: String, identifier: String = defaultIdentifier
+        record: LogMessage, node: String, identifier: String = defaultIdentifier
     ) -> [(String, String)] {
         var fields: [(String, String)] = [
-            ("MESSAGE", "\(record.name): \(record.message)"),
+            ("MESSAGE", "\(record.name): \(record.text)"),
             ("PRIORITY", String(priority(of: record.level))),
             ("SYSLOG_IDENTIFIER", identifier),
             ("CORDIS_NODE", node),

@@ -29,7 +29,7 @@ public struct JournalLogExporter: LogSink {
     }
 
     /// Sends the record's entry, or writes its stderr line when `sd_journal_sendv` fails.
-    public func export(_ record: LogRecord) {
+    public func export(_ record: LogMessage) {
         let fields = JournalFields.make(record: record, node: node, identifier: identifier)
         if Self.send(fields) < 0 {
             StandardStreams.write(NodeStderrLogExporter.line(record: record, node: node) + "\n", to: STDERR_FILENO)

@@ -27,7 +27,7 @@ public struct NodeStderrLogExporter: LogSink {
     }
 
     /// Writes the record's line to standard error.
-    public func export(_ record: LogRecord) {
+    public func export(_ record: LogMessage) {
         let line = switch format {
         case .text: Self.line(record: record, node: node)
         case .json: JSONLogLine.line(record: record, node: node)
@@ -41,8 +41,8 @@ public struct NodeStderrLogExporter: LogSink {
     ///
     /// Line breaks in the message are escaped as `\n`; a value that is empty or holds a space, a quote,
     /// `=`, a backslash or a control character is written in double quotes with those escaped.
-    package static func line(record: LogRecord, node: String) -> String {
-        var line = "[\(record.level)] \(record.name): \(escapeBreaks(record.message))"
+    package static func line(record: LogMessage, node: String) -> String {
+        var line = "[\(record.level)] \(record.name): \(escapeBreaks(record.text))"
         for (name, value) in JournalFields.make(record: record, node: node) {
             switch name {
             case "MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER", "CORDIS_LOGGER": continue
