@@ -33,7 +33,7 @@ public struct ConsoleArguments: Sendable, Hashable {
           --discovery etcd:URL[,URL...] members
                                       the members and their services straight from etcd
           enable NODE:ENTRY | disable NODE:ENTRY
-          config NODE:ENTRY JSON
+          config NODE:ENTRY [JSON]    set the entry's config; without JSON print the config it has (as stored)
           add NODE [--parent ENTRY] --id ID --plugin NAME [--config JSON] [--isolate SERVICE[=LABEL]]... [--disabled]
           remove NODE:ENTRY
           move NODE:ENTRY [--parent ENTRY]
@@ -188,8 +188,9 @@ public struct ConsoleArguments: Sendable, Hashable {
             try expect(1, "NODE:ENTRY")
             command = .setDisabled(try EntryReference(parsing: rest[0]), name == "disable")
         case "config":
-            try expect(2, "NODE:ENTRY JSON")
-            command = .config(try EntryReference(parsing: rest[0]), try Self.json(rest[1], what: "the config"))
+            guard rest.count == 1 || rest.count == 2 else { throw ConsoleError(.usage, "config takes NODE:ENTRY [JSON]") }
+            let reference = try EntryReference(parsing: rest[0])
+            command = rest.count == 1 ? .showConfig(reference) : .config(reference, try Self.json(rest[1], what: "the config"))
         case "remove":
             try expect(1, "NODE:ENTRY")
             command = .remove(try EntryReference(parsing: rest[0]))

@@ -243,6 +243,10 @@ final class ConsoleSession: Sendable {
         case .config(let reference, let config):
             let result = try await request(.config, node: reference.node, args: ["entry": .string(reference.entry), "config": config])
             return printEntry(result, node: reference.node, output: output, style: style)
+        case .showConfig(let reference):
+            let config = try await storedConfig(of: reference)
+            output.out(config.jsonString(json ? .pretty : .compact) + (json ? "" : "\n"))
+            return 0
         case .add(let node, let parent, let entry):
             var args: JSONObject = ["entry": .object(entry)]
             if let parent { args["parent"] = .string(parent) }
@@ -301,6 +305,25 @@ final class ConsoleSession: Sendable {
         if let error = result["error"]?.stringValue { line += " " + style.paint("error: \(error)", "31") }
         output.out(line + "\n")
         return 0
+    }
+
+    /// Entry `reference`'s config as its node stores it, read from that node's status.
+    ///
+    /// - Throws: `ConsoleError` `failed` when the node has no such entry or is too old to report configs,
+    ///   or the request's own errors.
+    private func storedConfig(of reference: EntryReference) async throws -> JSONValue {
+        let raw = StatusPaging.join(try await request(.status, node: reference.node))
+        let status = try decoded("status") { try ClusterStatus(json: raw) }
+        guard let node = status.nodes.first(where: { $0.name == reference.node }), node.reachable else {
+            throw ConsoleError(.failed, "\(reference.node) sent no status")
+        }
+        guard let entry = node.entries.first(where: { $0.id == reference.entry }) else {
+            throw ConsoleError(.failed, "unknown entry \"\(reference.entry)\" on \(reference.node)")
+        }
+        guard let config = entry.config else {
+            throw ConsoleError(.failed, "\(reference.node) does not report configs: it runs an older cordis-node")
+        }
+        return config
     }
 
     /// Asks `command` of `on`, or of every member the node reached has a link to (on `client`, the
