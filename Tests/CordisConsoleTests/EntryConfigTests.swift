@@ -4,7 +4,8 @@ import Foundation
 import Testing
 
 /// An entry's config as an operator sees it, with real nodes: in `status` (text and `--json`), printed by
-/// `config NODE:ENTRY` without JSON.
+/// `config NODE:ENTRY` without JSON, and a `config` (or `enable`, `add`) that leaves the plugin `failed`
+/// exits 1 with the reason, as `restart` does.
 @Suite("Entry configs", .serialized)
 struct EntryConfigTests {
     static let entriesA = #"{"version":1,"entries":[{"id":"clock","plugin":"clock"},{"id":"counter","plugin":"counter","config":{"start":100}},{"id":"secret","plugin":"counter","disabled":true,"config":{"start":{"$env":"CORDIS_TEST_START","default":3}}},{"id":"tools","plugin":"group","children":[{"id":"flaky","plugin":"flaky","config":{"fail":false}}]}]}"#
@@ -68,5 +69,29 @@ struct EntryConfigTests {
         let tooMany = try await cluster.console("a", ["config", "a:counter", "{}", "{}"])
         #expect(tooMany.code == 64, "\(tooMany)")
         #expect(tooMany.err.hasPrefix("error: config takes NODE:ENTRY [JSON]"), "\(tooMany)")
+    }
+
+    @Test("a config, enable or add that leaves the plugin failed exits 1 with the reason, as restart does; one that recovers it exits 0")
+    func aChangeThatFailsThePluginExits1() async throws {
+        let cluster = try Cluster()
+        defer { Task { await cluster.stop() } }
+        try await cluster.start("a", entries: Self.entriesA)
+        let failed = try await cluster.console("a", ["config", "a:flaky", #"{"fail":true}"#])
+        #expect(failed.code == 1, "\(failed)")
+        #expect(failed.out.contains("a:flaky failed") && failed.out.contains("flaky failed as its config asks"), "\(failed)")
+        let failedJSON = try await cluster.console("a", ["--json", "config", "a:flaky", #"{"fail":true,"times":5}"#])
+        #expect(failedJSON.code == 1, "\(failedJSON)")
+        #expect(try JSONParser().parse(Array(failedJSON.out.utf8))["state"] == "failed", "\(failedJSON)")
+        let recovered = try await cluster.console("a", ["config", "a:flaky", #"{"fail":false}"#])
+        #expect(recovered.code == 0, "\(recovered)")
+        #expect(recovered.out == "a:flaky active\n", "\(recovered)")
+        let added = try await cluster.console("a", ["add", "a", "--id", "bad", "--plugin", "flaky", "--config", #"{"fail":true}"#, "--disabled"])
+        #expect(added.code == 0, "\(added)")
+        let enabled = try await cluster.console("a", ["enable", "a:bad"])
+        #expect(enabled.code == 1, "\(enabled)")
+        #expect(enabled.out.contains("a:bad failed"), "\(enabled)")
+        let addedFailing = try await cluster.console("a", ["add", "a", "--id", "worse", "--plugin", "flaky", "--config", #"{"fail":true}"#])
+        #expect(addedFailing.code == 1, "\(addedFailing)")
+        #expect(addedFailing.out.contains("a:worse failed"), "\(addedFailing)")
     }
 }

@@ -50,8 +50,8 @@ public struct ConsoleArguments: Sendable, Hashable {
           --version                   print the version
         --node defaults to $CORDIS_CONSOLE_NODE, --tls-cert, --tls-key and --tls-ca to
         $CORDIS_CONSOLE_TLS_CERT, $CORDIS_CONSOLE_TLS_KEY and $CORDIS_CONSOLE_TLS_CA (an operator
-        certificate: SAN URI:cordis://operator/NAME). Exit codes: 0 ok, 1 rejected or failed,
-        3 status found a problem, 64 usage, 69 no node reachable.
+        certificate: SAN URI:cordis://operator/NAME). Exit codes: 0 ok, 1 rejected or failed (a
+        change that left its plugin failed included), 3 status found a problem, 64 usage, 69 no node reachable.
         """
 
     /// What `--version` prints: `cordis-console VERSION`.

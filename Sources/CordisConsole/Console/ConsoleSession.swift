@@ -259,9 +259,7 @@ final class ConsoleSession: Sendable {
             return printEntry(result, node: reference.node, output: output, style: style)
         case .restart(let reference):
             let result = try await request(.restart, node: reference.node, args: ["entry": .string(reference.entry)])
-            _ = printEntry(result, node: reference.node, output: output, style: style)
-            // Failing again is a failure of the command: the plugin was not recovered.
-            return result["state"]?.stringValue == "failed" ? 1 : 0
+            return printEntry(result, node: reference.node, output: output, style: style)
         case .traffic(let on):
             return try await traffic(on: on, output: output, style: style)
         case .remove(let reference):
@@ -291,20 +289,23 @@ final class ConsoleSession: Sendable {
         }
     }
 
-    /// Prints a changed entry's resulting state: `NODE:ENTRY STATE` (and its error, if any).
+    /// Prints a changed entry's resulting state: `NODE:ENTRY STATE` (and its error, if any). Returns the
+    /// exit code: 1 when the change was applied but left the entry's fiber `failed` (its plugin does not
+    /// run; `config`, `enable`, `add`, `move` and `restart` alike), else 0.
     private func printEntry(_ result: JSONValue, node: String, output: ConsoleOutput, style: TextStyle) -> Int32 {
         var object = result.objectValue ?? JSONObject()
         object["node"] = .string(node)
+        let code: Int32 = result["state"]?.stringValue == "failed" ? 1 : 0
         if json {
             output.out(JSONValue.object(object).jsonString(.pretty))
-            return 0
+            return code
         }
         let entry = result["entry"]?.stringValue ?? "?"
         let state = result["state"]?.stringValue
         var line = "\(node):\(entry) " + (state.map(style.state) ?? style.dim(result["disabled"]?.boolValue == true ? "disabled" : "no fiber"))
         if let error = result["error"]?.stringValue { line += " " + style.paint("error: \(error)", "31") }
         output.out(line + "\n")
-        return 0
+        return code
     }
 
     /// Entry `reference`'s config as its node stores it, read from that node's status.
