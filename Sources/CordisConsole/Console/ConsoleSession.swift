@@ -416,6 +416,8 @@ final class ConsoleSession: Sendable {
         guard follow else { return 0 }
         for await event in client.events {
             output.out(try EventText.line(EventRecord(event), json: json))
+            // Nobody reads any more (`events --follow | head -1` after head exited): the follow is over.
+            if output.isReaderGone() { return 0 }
             // The node ended the subscription because this console fell behind: follow again from now.
             if event.kind == "lagged" {
                 args["history"] = false
