@@ -30,11 +30,15 @@ struct ClosedOutputTests {
         let address = "unix:" + folder.path("a.sock")
         // One pipe for stdout and stderr, its reading end closed before the node writes its first line.
         let pipe = try ChildPipe()
+        // As NodeProcess does: not systemd's variables another suite may have set in this process meanwhile.
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["NOTIFY_SOCKET", "JOURNAL_STREAM", "LISTEN_FDS"] { environment[name] = nil }
         let node = try ChildProcess(
             executable: NodeProcess.nodeExecutable,
             arguments: ["--name", "a", "--entries", folder.path("a.json"), "--listen", address, "--log-format", format,
                         "--log-level", "debug"],
-            directory: folder.url, standardOutput: pipe.writing.fileDescriptor, standardError: pipe.writing.fileDescriptor)
+            directory: folder.url, environment: environment,
+            standardOutput: pipe.writing.fileDescriptor, standardError: pipe.writing.fileDescriptor)
         try pipe.writing.close()
         try pipe.reading.close()
         defer { node.signal(SIGKILL) }

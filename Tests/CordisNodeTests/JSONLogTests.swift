@@ -99,6 +99,7 @@ struct JSONLogTests {
         let broken = try await ChildProcess.run(
             NodeProcess.nodeExecutable,
             ["--name", "a", "--entries", folder.path("broken.json"), "--listen", "unix:" + folder.path("b.sock"), "--log-format", "json"],
+            environment: ProcessInfo.processInfo.environment.filter { !["NOTIFY_SOCKET", "JOURNAL_STREAM", "LISTEN_FDS"].contains($0.key) },
             deadline: .seconds(30))
         #expect(broken.termination?.status == 66, "\(broken.output)")
         let errorLines = broken.output.split(separator: "\n")
