@@ -2,6 +2,8 @@
 import Cordis
 import Foundation
 
+// A reader of the report that goes away (`cordis-bench all | head`) never kills the run with SIGPIPE.
+_ = signal(SIGPIPE, SIG_IGN)
 let arguments = Array(CommandLine.arguments.dropFirst())
 let json = arguments.contains("--json")
 let commands = arguments.filter { !$0.hasPrefix("--") }

@@ -49,7 +49,7 @@ struct ConsoleClusterTests {
         #expect(a["version"]?.stringValue != nil)
         #expect(a["addresses"] == [.string(cluster.address("a"))])
         let off = try #require(a["entries"]?.arrayValue?.first { $0["id"] == "off" })
-        #expect(off == ["id": "off", "plugin": "counter", "parent": nil, "disabled": true, "state": nil, "error": nil])
+        #expect(off == ["id": "off", "plugin": "counter", "parent": nil, "disabled": true, "config": [:], "state": nil, "error": nil])
         let clock = try #require(Self.fiber(status, "a", entry: "clock"))
         #expect(clock["provides"] == [["service": "clock", "realm": nil]])
         let greeter = try #require(Self.fiber(status, "b", entry: "greeter"))

@@ -7,7 +7,7 @@ import Testing
 @Suite("cordis-console JSON member order", .serialized)
 struct ConsoleJSONShapeTests {
     static let nodeKeys = ["name", "addresses", "incarnation", "version", "reachable", "entries", "fibers"]
-    static let entryKeys = ["id", "plugin", "parent", "disabled", "state", "error"]
+    static let entryKeys = ["id", "plugin", "parent", "disabled", "config", "state", "error"]
     static let fiberKeys = ["fiber", "entry", "plugin", "state", "provides", "injects", "missing", "error"]
     static let providerKeys = ["node", "entry", "fiber", "realm"]
 

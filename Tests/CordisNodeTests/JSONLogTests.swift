@@ -65,7 +65,7 @@ struct JSONLogTests {
         #expect(journal is JournalLogExporter)
     }
 
-    @Test("cordis-node --log-format json writes every log line as a JSON object; another format is bad usage")
+    @Test("cordis-node --log-format json writes every line, on stdout and stderr, as a JSON object, listening on and metrics on included; another format is bad usage")
     func nodeWritesJSONLines() async throws {
         let folder = try TestFolder()
         defer { folder.remove() }
@@ -73,12 +73,14 @@ struct JSONLogTests {
         let node = try NodeProcess(
             name: "a",
             arguments: ["--name", "a", "--entries", folder.path("a.json"), "--listen", "unix:" + folder.path("a.sock"),
-                        "--log-format", "json"],
+                        "--metrics-listen", "tcp:127.0.0.1:0", "--log-format", "json"],
             directory: folder.url)
         #expect(await node.waitForLine(containing: "hello at"))
-        await node.stop()
-        let logged = node.text.split(separator: "\n").filter { !$0.hasPrefix("listening on") }
-        #expect(logged.count >= 2, "\(node.text)")
+        #expect(await node.waitForLine(containing: "metrics on http://127.0.0.1:"))
+        node.signal(SIGTERM)
+        #expect(await node.exitCode() == 0)
+        let logged = node.text.split(separator: "\n")
+        #expect(logged.count >= 4, "\(node.text)")
         for line in logged {
             let object = try Self.parse(String(line))
             #expect(object["CORDIS_NODE"] == "a", "\(line)")
@@ -86,6 +88,27 @@ struct JSONLogTests {
         }
         let hello = try #require(logged.first { $0.contains("hello at") })
         #expect(try Self.parse(String(hello))["CORDIS_ENTRY"] == "greeter")
+        // The startup lines keep their words, as the message of an info record.
+        let listening = try #require(logged.first { $0.contains("listening on") }, "\(node.text)")
+        #expect(try Self.parse(String(listening))["message"] == .string("listening on unix:" + folder.path("a.sock")))
+        #expect(try Self.parse(String(listening))["level"] == "info")
+        let metrics = try #require(logged.first { $0.contains("metrics on") }, "\(node.text)")
+        #expect(try Self.parse(String(metrics))["message"]?.stringValue?.hasPrefix("metrics on http://127.0.0.1:") == true)
+        // An error at start is a JSON object too, at level error.
+        try folder.write("broken.json", "{ not json")
+        let broken = try await ChildProcess.run(
+            NodeProcess.nodeExecutable,
+            ["--name", "a", "--entries", folder.path("broken.json"), "--listen", "unix:" + folder.path("b.sock"), "--log-format", "json"],
+            environment: ProcessInfo.processInfo.environment.filter { !["NOTIFY_SOCKET", "JOURNAL_STREAM", "LISTEN_FDS"].contains($0.key) },
+            deadline: .seconds(30))
+        #expect(broken.termination?.status == 66, "\(broken.output)")
+        let errorLines = broken.output.split(separator: "\n")
+        #expect(!errorLines.isEmpty)
+        for line in errorLines {
+            let object = try Self.parse(String(line))
+            #expect(object["level"] == "error", "\(line)")
+            #expect(object["message"]?.stringValue?.contains("cannot use entries file") == true, "\(line)")
+        }
         let bad = try await ChildProcess.run(
             NodeProcess.nodeExecutable, ["--name", "a", "--entries", folder.path("a.json"), "--log-format", "xml"],
             deadline: .seconds(30))

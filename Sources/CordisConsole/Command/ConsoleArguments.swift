@@ -33,7 +33,7 @@ public struct ConsoleArguments: Sendable, Hashable {
           --discovery etcd:URL[,URL...] members
                                       the members and their services straight from etcd
           enable NODE:ENTRY | disable NODE:ENTRY
-          config NODE:ENTRY JSON
+          config NODE:ENTRY [JSON]    set the entry's config; without JSON print the config it has (as stored)
           add NODE [--parent ENTRY] --id ID --plugin NAME [--config JSON] [--isolate SERVICE[=LABEL]]... [--disabled]
           remove NODE:ENTRY
           move NODE:ENTRY [--parent ENTRY]
@@ -50,8 +50,8 @@ public struct ConsoleArguments: Sendable, Hashable {
           --version                   print the version
         --node defaults to $CORDIS_CONSOLE_NODE, --tls-cert, --tls-key and --tls-ca to
         $CORDIS_CONSOLE_TLS_CERT, $CORDIS_CONSOLE_TLS_KEY and $CORDIS_CONSOLE_TLS_CA (an operator
-        certificate: SAN URI:cordis://operator/NAME). Exit codes: 0 ok, 1 rejected or failed,
-        3 status found a problem, 64 usage, 69 no node reachable.
+        certificate: SAN URI:cordis://operator/NAME). Exit codes: 0 ok, 1 rejected or failed (a
+        change that left its plugin failed included), 3 status found a problem, 64 usage, 69 no node reachable.
         """
 
     /// What `--version` prints: `cordis-console VERSION`.
@@ -188,8 +188,9 @@ public struct ConsoleArguments: Sendable, Hashable {
             try expect(1, "NODE:ENTRY")
             command = .setDisabled(try EntryReference(parsing: rest[0]), name == "disable")
         case "config":
-            try expect(2, "NODE:ENTRY JSON")
-            command = .config(try EntryReference(parsing: rest[0]), try Self.json(rest[1], what: "the config"))
+            guard rest.count == 1 || rest.count == 2 else { throw ConsoleError(.usage, "config takes NODE:ENTRY [JSON]") }
+            let reference = try EntryReference(parsing: rest[0])
+            command = rest.count == 1 ? .showConfig(reference) : .config(reference, try Self.json(rest[1], what: "the config"))
         case "remove":
             try expect(1, "NODE:ENTRY")
             command = .remove(try EntryReference(parsing: rest[0]))

@@ -16,6 +16,8 @@ public enum ConsoleCommand: Sendable, Hashable {
     case setDisabled(EntryReference, Bool)
     /// `config NODE:ENTRY JSON`.
     case config(EntryReference, JSONValue)
+    /// `config NODE:ENTRY` without JSON: prints the entry's config as stored.
+    case showConfig(EntryReference)
     /// `add NODE …`: the node, the parent group, and the entry as JSON.
     case add(node: String, parent: String?, entry: JSONObject)
     /// `remove NODE:ENTRY`.

@@ -1,3 +1,4 @@
+import CordisFiles
 import CordisJSON
 import CordisControl
 import CordisWire
@@ -7,10 +8,15 @@ import Foundation
 /// the exit code. The node reached relays requests for the other members.
 public enum Console {
     /// Runs the console with `arguments` (without the program name); returns the exit code.
+    ///
+    /// SIGPIPE is ignored for the whole process first: a reader of its output that goes away
+    /// (`cordis-console status | head -1`) never kills it; the rest of the output is dropped, and
+    /// `events --follow` ends (exit 0) once its output has nowhere to go.
     public static func main(
         arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
         output: ConsoleOutput = .standard
     ) async -> Int32 {
+        StandardStreams.ignoreBrokenPipes()
         let (arguments, discovery) = DiscoveryListing.split(arguments, environment: environment)
         let parsed: ConsoleArguments
         do {

@@ -243,6 +243,10 @@ final class ConsoleSession: Sendable {
         case .config(let reference, let config):
             let result = try await request(.config, node: reference.node, args: ["entry": .string(reference.entry), "config": config])
             return printEntry(result, node: reference.node, output: output, style: style)
+        case .showConfig(let reference):
+            let config = try await storedConfig(of: reference)
+            output.out(config.jsonString(json ? .pretty : .compact) + (json ? "" : "\n"))
+            return 0
         case .add(let node, let parent, let entry):
             var args: JSONObject = ["entry": .object(entry)]
             if let parent { args["parent"] = .string(parent) }
@@ -255,9 +259,7 @@ final class ConsoleSession: Sendable {
             return printEntry(result, node: reference.node, output: output, style: style)
         case .restart(let reference):
             let result = try await request(.restart, node: reference.node, args: ["entry": .string(reference.entry)])
-            _ = printEntry(result, node: reference.node, output: output, style: style)
-            // Failing again is a failure of the command: the plugin was not recovered.
-            return result["state"]?.stringValue == "failed" ? 1 : 0
+            return printEntry(result, node: reference.node, output: output, style: style)
         case .traffic(let on):
             return try await traffic(on: on, output: output, style: style)
         case .remove(let reference):
@@ -287,20 +289,42 @@ final class ConsoleSession: Sendable {
         }
     }
 
-    /// Prints a changed entry's resulting state: `NODE:ENTRY STATE` (and its error, if any).
+    /// Prints a changed entry's resulting state: `NODE:ENTRY STATE` (and its error, if any). Returns the
+    /// exit code: 1 when the change was applied but left the entry's fiber `failed` (its plugin does not
+    /// run; `config`, `enable`, `add`, `move` and `restart` alike), else 0.
     private func printEntry(_ result: JSONValue, node: String, output: ConsoleOutput, style: TextStyle) -> Int32 {
         var object = result.objectValue ?? JSONObject()
         object["node"] = .string(node)
+        let code: Int32 = result["state"]?.stringValue == "failed" ? 1 : 0
         if json {
             output.out(JSONValue.object(object).jsonString(.pretty))
-            return 0
+            return code
         }
         let entry = result["entry"]?.stringValue ?? "?"
         let state = result["state"]?.stringValue
         var line = "\(node):\(entry) " + (state.map(style.state) ?? style.dim(result["disabled"]?.boolValue == true ? "disabled" : "no fiber"))
         if let error = result["error"]?.stringValue { line += " " + style.paint("error: \(error)", "31") }
         output.out(line + "\n")
-        return 0
+        return code
+    }
+
+    /// Entry `reference`'s config as its node stores it, read from that node's status.
+    ///
+    /// - Throws: `ConsoleError` `failed` when the node has no such entry or is too old to report configs,
+    ///   or the request's own errors.
+    private func storedConfig(of reference: EntryReference) async throws -> JSONValue {
+        let raw = StatusPaging.join(try await request(.status, node: reference.node))
+        let status = try decoded("status") { try ClusterStatus(json: raw) }
+        guard let node = status.nodes.first(where: { $0.name == reference.node }), node.reachable else {
+            throw ConsoleError(.failed, "\(reference.node) sent no status")
+        }
+        guard let entry = node.entries.first(where: { $0.id == reference.entry }) else {
+            throw ConsoleError(.failed, "unknown entry \"\(reference.entry)\" on \(reference.node)")
+        }
+        guard let config = entry.config else {
+            throw ConsoleError(.failed, "\(reference.node) does not report configs: it runs an older cordis-node")
+        }
+        return config
     }
 
     /// Asks `command` of `on`, or of every member the node reached has a link to (on `client`, the
@@ -392,6 +416,8 @@ final class ConsoleSession: Sendable {
         guard follow else { return 0 }
         for await event in client.events {
             output.out(try EventText.line(EventRecord(event), json: json))
+            // Nobody reads any more (`events --follow | head -1` after head exited): the follow is over.
+            if output.isReaderGone() { return 0 }
             // The node ended the subscription because this console fell behind: follow again from now.
             if event.kind == "lagged" {
                 args["history"] = false

@@ -46,6 +46,8 @@ public struct ClusterStatus: Sendable, Hashable {
         public var error: String?
         /// Why its fiber is `pending` (`waits for counter → clock → counter`), nil when it is not.
         public var waiting: String? = nil
+        /// Its config as stored (`{}` when it has none), nil when its node did not say (an older node).
+        public var config: JSONValue? = nil
     }
 
     /// The provider a fiber uses for one injected service.
@@ -119,7 +121,7 @@ public struct ClusterStatus: Sendable, Hashable {
             degraded: status.degraded,
             entries: status.entries.map { entry in
                 Entry(id: entry.id, plugin: entry.plugin, parent: entry.parent, disabled: entry.disabled,
-                      state: entry.state, error: entry.error, waiting: entry.waiting)
+                      state: entry.state, error: entry.error, waiting: entry.waiting, config: entry.config)
             },
             fibers: status.fibers.map { fiber in
                 Fiber(

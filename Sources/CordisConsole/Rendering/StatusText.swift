@@ -1,5 +1,7 @@
-/// The text form of `status`: for each node its reachability, its entries (with state, why a pending
-/// one waits and error), and its fibers (what each provides, the provider it uses, what a pending one
+import CordisJSON
+
+/// The text form of `status`: for each node its reachability, its entries (with state, config, why a
+/// pending one waits and error), and its fibers (what each provides, the provider it uses, what a pending one
 /// waits for, the dependency cycle when it waits for one, why one failed).
 /// A member that did not answer is listed with the time it was last seen and its last known entries
 /// and fibers, uncoloured and dim.
@@ -21,6 +23,8 @@ public enum StatusText {
                 var text = "    \(entry.id) (\(entry.plugin))"
                 if let parent = entry.parent { text += " in \(parent)" }
                 text += " " + (entry.state.map(shown.state) ?? shown.dim(entry.disabled ? "disabled" : "no fiber"))
+                // The config as stored, when there is one to show (`{}` is what a plugin gets without one).
+                if let config = entry.config, config != .object(JSONObject()) { text += " config " + config.jsonString(.compact) }
                 if let waiting = entry.waiting { text += " " + shown.paint(waiting, "33") }
                 if let error = entry.error { text += " " + shown.paint("error: \(error)", "31") }
                 lines.append(line(text))

@@ -421,6 +421,12 @@ function configProblems(message) {
   return problems;
 }
 
+function configText(entry) {
+  // The editor opens on the config the entry has, as stored, so saving it unchanged changes nothing;
+  // a node too old to report configs sends none, and the editor then starts from {}.
+  return entry.config === undefined ? '{}' : JSON.stringify(entry.config, null, 2);
+}
+
 function renderEditor(node, entry, key) {
   const editor = model.editors[key];
   const fields = (catalogOf(node.name).find((plugin) => plugin.name === entry.plugin) || {}).config || [];
@@ -497,7 +503,7 @@ function renderEntry(node, item, live) {
     el('td', { class: 'error', text: entry.error || '' }),
     el('td', {}, el('label', { class: 'switch', title: 'enabled' }, toggle, el('span'))),
     el('td', { class: 'actions' },
-      entry.plugin === 'group' ? null : button('Config', () => { model.editors[key] = model.editors[key] || { text: '{}', error: null }; renderPlugins(true); }, { 'data-edit': key }),
+      entry.plugin === 'group' ? null : button('Config', () => { model.editors[key] = model.editors[key] || { text: configText(entry), error: null }; renderPlugins(true); }, { 'data-edit': key }),
       ' ', button('Restart', () => run('restart', {}, (result) => key + ' restarted: ' + ((result && result.state) || 'done')), { 'data-restart': key }),
       ' ', button('Move', () => {
         const parent = window.prompt('Move ' + key + ' into which group? (empty: the top level)', entry.parent || '');

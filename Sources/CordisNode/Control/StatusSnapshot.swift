@@ -1,7 +1,7 @@
 import Cordis
 import CordisWire
 
-/// The node's part of `status --json`: its entries and every fiber, with what each provides, the
+/// The node's part of `status --json`: its entries (each with its config as stored) and every fiber, with what each provides, the
 /// provider it uses for each injected service, and what a pending fiber waits for (with the dependency
 /// cycle, when it waits for one).
 extension Node {
@@ -18,7 +18,8 @@ extension Node {
             entries: loader.status.map { entry in
                 EntryStatus(
                     id: entry.id, plugin: entry.plugin, parent: entry.parent, disabled: entry.disabled,
-                    state: entry.state?.rawValue, error: entry.error, waiting: entry.waiting)
+                    state: entry.state?.rawValue, error: entry.error, waiting: entry.waiting,
+                    config: storedConfig(of: entry.id))
             },
             fibers: context.fibers.filter { $0.id != context.fiber.id }.map(fiberStatus))
         status.degraded = degradedReason
@@ -30,6 +31,13 @@ extension Node {
                 ttl: Double(ttl.seconds) + Double(ttl.attoseconds) / 1e18)
         }
         return status
+    }
+
+    /// Entry `id`'s config as the entries file holds it (references to the environment stay references),
+    /// `{}` when it has none: what the Loader gives its plugin then.
+    private func storedConfig(of id: String) -> JSONValue {
+        guard let config = loader.entry(id: id)?.config, config != .null else { return .object(JSONObject()) }
+        return config
     }
 
     private func fiberStatus(_ fiber: Fiber) -> FiberStatus {

@@ -32,6 +32,11 @@ public enum NodeRunner {
     /// Runs a node from `arguments` (without the program name) until it is told to stop; returns the
     /// exit code.
     ///
+    /// SIGPIPE is ignored for the whole process first: a reader of the node's stdout or stderr that goes
+    /// away (`cordis-node … 2>&1 | jq`, then jq exits) never ends the node; its logs go where they still
+    /// can (journald, the recent records `events` shows). Every node binary built on this runner, custom
+    /// ones included, gets this.
+    ///
     /// - Parameters:
     ///   - catalog: the plugins the node can run, for a node of the given name.
     ///   - remoteServices: the services its plugins share across the cluster.
@@ -40,6 +45,7 @@ public enum NodeRunner {
         catalog: @CordisActor (String) -> PluginCatalog = { BuiltinCatalog.plugins(node: $0) },
         remoteServices: RemoteServiceCatalog = BuiltinCatalog.remoteServices
     ) async -> Int32 {
+        StandardStreams.ignoreBrokenPipes()
         let command: NodeCommand
         do {
             command = try NodeOptionsParser().parse(arguments)
@@ -63,6 +69,9 @@ public enum NodeRunner {
         // Installed first: a signal that arrives while the node starts is queued and handled once it is
         // up, never by its default action (SIGHUP and SIGTERM would end the process).
         let signals = SignalStream([SIGTERM, SIGINT, SIGHUP])
+        let lines = StartupLines(node: options.name, format: options.logFormat)
+        func printLine(_ text: String) { lines.out(text) }
+        func printError(_ text: String) { lines.error(text) }
         let store = FileEntryStore(url: URL(fileURLWithPath: options.entriesFile))
         do {
             _ = try store.load()

@@ -51,6 +51,15 @@ struct ControlModelCodingTests {
         #expect(try reencoded(EntryStatus.self, Self.brokenEntry) == Self.brokenEntry)
     }
 
+    @Test("an entry status carries its config as stored, after disabled, and only when the node sent one")
+    func entryStatusConfig() throws {
+        let configured = #"{"id":"counter","plugin":"counter","parent":null,"disabled":false,"config":{"start":{"$env":"START"},"label":"x"},"state":"active","error":null}"#
+        #expect(try reencoded(EntryStatus.self, configured) == configured)
+        let entry = try JSONValueDecoder().decode(EntryStatus.self, from: JSONValue(parsing: configured))
+        #expect(entry.config?["start"]?["$env"] == "START")
+        #expect(try JSONValueDecoder().decode(EntryStatus.self, from: JSONValue(parsing: Self.brokenEntry)).config == nil)
+    }
+
     @Test("a fiber status keeps injects in order with null providers, and waiting only when set")
     func fiberStatusGolden() throws {
         #expect(try reencoded(FiberStatus.self, Self.pendingFiber) == Self.pendingFiber)
