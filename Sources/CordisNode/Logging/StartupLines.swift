@@ -26,7 +26,7 @@ struct StartupLines: Sendable {
         case .text:
             return text
         case .json:
-            return JSONLogLine.line(record: LogRecord(level: level, name: "node", message: text), node: node)
+            return JSONLogLine.line(record: LogMessage(level: level, name: "node", text: text), node: node)
         }
     }
 
