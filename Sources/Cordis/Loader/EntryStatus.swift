@@ -1,3 +1,5 @@
+import CordisJSON
+
 /// What the Loader knows about one entry: where it sits, whether it runs, and why not.
 public struct EntryStatus: Sendable, Hashable {
     /// The entry's id.
@@ -16,11 +18,13 @@ public struct EntryStatus: Sendable, Hashable {
     /// Why its fiber is `pending` (`waits for clock → greeter → clock` for a dependency cycle, `waits for
     /// clock` for a missing service); nil otherwise.
     public let waiting: String?
+    /// Its config as the entry holds it (environment references stay references); nil when it has none.
+    public let config: JSONValue?
 
     /// Creates a status line.
     public init(
         id: String, plugin: String, parent: String?, disabled: Bool, state: FiberState?, error: String?,
-        waiting: String? = nil
+        waiting: String? = nil, config: JSONValue? = nil
     ) {
         self.id = id
         self.plugin = plugin
@@ -29,5 +33,6 @@ public struct EntryStatus: Sendable, Hashable {
         self.state = state
         self.error = error
         self.waiting = waiting
+        self.config = config
     }
 }

@@ -84,7 +84,7 @@ public final class Loader {
             return EntryStatus(
                 id: entry.id, plugin: entry.isGroup ? Entry.groupPlugin : entry.plugin,
                 parent: item.parent, disabled: entry.disabled, state: fiber?.state, error: error,
-                waiting: fiber?.pendingReason)
+                waiting: fiber?.pendingReason, config: entry.config)
         }
     }
 

@@ -19,7 +19,7 @@ extension Node {
                 EntryStatus(
                     id: entry.id, plugin: entry.plugin, parent: entry.parent, disabled: entry.disabled,
                     state: entry.state?.rawValue, error: entry.error, waiting: entry.waiting,
-                    config: storedConfig(of: entry.id))
+                    config: Self.statusConfig(entry.config))
             },
             fibers: context.fibers.filter { $0.id != context.fiber.id }.map(fiberStatus))
         status.degraded = degradedReason
@@ -33,10 +33,10 @@ extension Node {
         return status
     }
 
-    /// Entry `id`'s config as the entries file holds it (references to the environment stay references),
+    /// An entry's config as the entries file holds it (references to the environment stay references),
     /// `{}` when it has none: what the Loader gives its plugin then.
-    private func storedConfig(of id: String) -> JSONValue {
-        guard let config = loader.entry(id: id)?.config, config != .null else { return .object(JSONObject()) }
+    private static func statusConfig(_ config: JSONValue?) -> JSONValue {
+        guard let config, config != .null else { return .object(JSONObject()) }
         return config
     }
 
