@@ -8,51 +8,22 @@ and waits for the node's error beside the field, calls a service method, kills n
 turn unreachable, and saves a screenshot of each page. Every wait is for a state, with a deadline; it prints
 one JSON line of findings at the end (the Swift test checks them) and exits non-zero on the first failure.
 """
-import json
 import os
 import signal
 import sys
-import traceback
 
-from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+
+from chromium_page import ChromiumPage
 
 
 def main():
     url, shots, kill_pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    options = Options()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1360,900", "--hide-scrollbars", "--force-device-scale-factor=1"):
-        options.add_argument(argument)
-    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+    browser = ChromiumPage(("--hide-scrollbars", "--force-device-scale-factor=1"))
+    driver, until, query, text, attribute = (
+        browser.driver, browser.until, browser.query, browser.text, browser.attribute)
     findings = {}
-    step = "start"
-
-    def until(what, condition, timeout=20):
-        nonlocal step
-        step = what
-        try:
-            return WebDriverWait(driver, timeout).until(lambda _: condition())
-        except TimeoutException:
-            raise AssertionError("timed out waiting until " + what)
-
-    def query(selector):
-        found = driver.find_elements(By.CSS_SELECTOR, selector)
-        return found[0] if found else None
-
-    def text(selector):
-        # Read in the page: rows are redrawn when the status comes, so no element is held on to.
-        return driver.execute_script(
-            "const e = document.querySelector(arguments[0]); return e ? (e.innerText ?? e.textContent) : ''", selector) or ""
-
-    def attribute(selector, name):
-        return driver.execute_script(
-            "const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null", selector, name)
 
     def rows(selector):
         """The cells' text of each row, read in the page at once (rows are redrawn as events come)."""
@@ -67,7 +38,7 @@ def main():
     def shot(name):
         driver.save_screenshot(os.path.join(shots, "web-%s.png" % name))
 
-    try:
+    def check():
         driver.get(url)
         # The token URL redirects to the page without the token, and the cookie keeps it.
         until("the token is out of the address bar", lambda: "token=" not in driver.current_url)
@@ -160,15 +131,7 @@ def main():
         until("c shows as left", lambda: attribute('#members tr[data-member="c"]', "data-health") == "left", timeout=30)
         findings["forgottenHealth"] = attribute('#members tr[data-member="c"]', "data-health")
         findings["latenciesMs"] = driver.execute_script("return window.cordisLatencies")
-        print(json.dumps({"ok": True, "findings": findings}), flush=True)
-    except Exception as error:  # the step and the page's text say what went wrong
-        driver.save_screenshot(os.path.join(shots, "failure.png"))
-        print(json.dumps({"ok": False, "step": step, "error": str(error), "findings": findings,
-                          "page": driver.find_element(By.TAG_NAME, "body").text[:4000]}), flush=True)
-        traceback.print_exc()
-        sys.exit(1)
-    finally:
-        driver.quit()
+    browser.run(findings, os.path.join(shots, "failure.png"), check)
 
 
 if __name__ == "__main__":

@@ -92,7 +92,8 @@ struct LoaderTests {
         #expect(saved.entry(id: "counter")?.disabled == true)
         #expect(saved.entry(id: "badge")?.extra["x-note"] == "kept")
         #expect(loader.status == [
-            EntryStatus(id: "counter", plugin: "counter", parent: nil, disabled: true, state: nil, error: nil),
+            EntryStatus(id: "counter", plugin: "counter", parent: nil, disabled: true, state: nil, error: nil,
+                config: ["start": 5]),
             EntryStatus(
                 id: "badge", plugin: "badge", parent: nil, disabled: false, state: .pending, error: nil,
                 waiting: "waits for counter"),

@@ -15,6 +15,14 @@ struct WebConsoleBrowserTests {
     ]
 
     /// The repository's root (this file is Tests/CordisConsoleTests/Web/…).
+    /// Fails the test unless Chromium, its driver and Python (with Selenium, which the scripts import) are
+    /// installed.
+    static func requireBrowser() throws {
+        for program in ["/usr/bin/chromium", "/usr/bin/chromedriver", "/usr/bin/python3"] {
+            try #require(FileManager.default.isExecutableFile(atPath: program), "\(program) is missing: scripts/test.sh installs chromium, chromium-driver and python3-selenium")
+        }
+    }
+
     static var root: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
@@ -22,9 +30,7 @@ struct WebConsoleBrowserTests {
 
     @Test("every page is live in Chromium: a switch changes an entry, a bad config shows the node's error by its field, a call answers, a killed node turns unreachable")
     func pagesInABrowser() async throws {
-        for program in ["/usr/bin/chromium", "/usr/bin/chromedriver", "/usr/bin/python3"] {
-            try #require(FileManager.default.isExecutableFile(atPath: program), "\(program) is missing: scripts/test.sh installs chromium, chromium-driver and python3-selenium")
-        }
+        try Self.requireBrowser()
         let cluster = try Cluster()
         defer { Task { await cluster.stop() } }
         let a = try await cluster.start("a", entries: Self.entries["a"] ?? "")

@@ -12,9 +12,7 @@ struct WebConsoleConfigEditorTests {
 
     @Test("the Config editor opens on the entry's config, and saving it unchanged keeps the config and the running counter")
     func editorOpensOnTheStoredConfig() async throws {
-        for program in ["/usr/bin/chromium", "/usr/bin/chromedriver", "/usr/bin/python3"] {
-            try #require(FileManager.default.isExecutableFile(atPath: program), "\(program) is missing: scripts/test.sh installs chromium, chromium-driver and python3-selenium")
-        }
+        try WebConsoleBrowserTests.requireBrowser()
         let cluster = try Cluster()
         defer { Task { await cluster.stop() } }
         try await cluster.start("a", entries: Self.entries)
