@@ -196,6 +196,17 @@ struct FileEntryStoreTests {
         #expect(try folder.names() == ["entries.json"])
     }
 
+    @Test func anEmptyIsolateReadsAsPresentAndIsWrittenBack() throws {
+        let folder = try TemporaryFolder()
+        let store = FileEntryStore(url: folder.file("entries.json"))
+        try folder.write(#"[{"id": "a", "plugin": "p", "isolate": {}}, {"id": "b", "plugin": "p"}]"#, to: "entries.json")
+        let entries: [Entry] = try store.load()
+        #expect(entries.map(\.isolate) == [[:], nil])
+        try store.save(entries)
+        #expect(try folder.read("entries.json").contains("\"isolate\": {}"))
+        #expect(try store.load() == entries)
+    }
+
     @Test func keepsABareArrayFileABareArrayAndAnObjectFileAnObject() throws {
         let folder = try TemporaryFolder()
         let store = FileEntryStore(url: folder.file("entries.json"))

@@ -429,6 +429,18 @@ struct LoaderRebuildTests {
         #expect(loader.status.map(\.plugin) == ["bar", "group"])
     }
 
+    @Test func anEmptyIsolateIsKeptAndRestartsNothing() async throws {
+        let store = InMemoryEntryStore(EntryTree(entries: [Entry(id: "a", plugin: "foo")]))
+        let loader = Loader(ctx: Context(), catalog: catalog, store: store)
+        try await loader.start()
+        let fiber = loader.fiber(for: "a")
+        try await loader.reconcile([Entry(id: "a", plugin: "foo", isolate: [:])])
+        #expect(loader.fiber(for: "a") === fiber && fiber?.state == .active)
+        #expect(spy.calls("foo") == 1 && spy.disposals("foo") == 0)
+        #expect(store.stored.entries == [Entry(id: "a", plugin: "foo", isolate: [:])])
+        #expect(store.stored.entries[0].json().jsonString() == #"{"id":"a","plugin":"foo","isolate":{}}"#)
+    }
+
     @Test func aGroupThatDisposesItselfIsMarkedDisabledAndItsChildrenStop() async throws {
         let store = InMemoryEntryStore(EntryTree(entries: [
             Entry(id: "g", children: [Entry(id: "a", plugin: "foo"), Entry(id: "b", plugin: "bar")]),
