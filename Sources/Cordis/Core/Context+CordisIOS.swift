@@ -123,7 +123,7 @@ extension Context {
     public func inject(
         _ keys: [any ServiceKey.Type], _ body: @escaping @CordisActor (Context, EffectScope) async throws -> Void
     ) throws -> Fiber {
-        try plugin(name: nil, inject: keys.map { Dependency(name: $0.name) }) { scope in try await body(scope.ctx, scope) }
+        try function(inject: keys.map { Dependency(name: $0.name) }) { scope in try await body(scope.ctx, scope) }
     }
 
     /// The realm this context resolves `name` in when it is isolated, nil in the root realm

@@ -84,6 +84,7 @@ public final class Context {
 
     /// Starts a plugin of type `P` with a JSON config, decoded strictly (unknown keys and wrong types
     /// are errors naming their path).
+    @available(*, deprecated, message: "write plugin(PluginType(P.self), rawConfig: json)")
     @discardableResult
     public func plugin<P: Plugin>(_ type: P.Type, json: JSONValue) throws -> Fiber {
         let config = try ConfigDecoding.decode(P.Config.self, from: json, plugin: P.name)
@@ -93,23 +94,35 @@ public final class Context {
     /// Starts a function plugin: `apply` runs whenever the fiber loads, with a scope for its effects.
     /// Without a `name`, the fiber is named after this context's fiber (as cordis-ios names an unnamed
     /// plugin after its nearest named ancestor, `root` at the top).
+    @available(*, deprecated, message: "write plugin(FunctionPlugin<NoConfig>(name:inject:) { ctx, _, scope in … })")
     @discardableResult
     public func plugin(
         name: String? = nil, inject: [Dependency] = [],
         _ apply: @escaping @CordisActor (EffectScope) async throws -> Void
     ) throws -> Fiber {
-        try spawn(PluginRunner.forFunction(name: name ?? PluginRunner.unnamed, dependencies: inject, config: EmptyConfig()) { scope, _ in
-            try await apply(scope)
-        })
+        try function(name: name, inject: inject, apply)
     }
 
     /// Starts a function plugin with a typed config, passed to `apply` on every load; named as above.
+    @available(*, deprecated, message: "write plugin(FunctionPlugin<Config>(name:inject:) { ctx, config, scope in … }, config:)")
     @discardableResult
     public func plugin<C: Decodable>(
         name: String? = nil, inject: [Dependency] = [], config: C,
         _ apply: @escaping @CordisActor (EffectScope, C) async throws -> Void
     ) throws -> Fiber {
         try spawn(PluginRunner.forFunction(name: name ?? PluginRunner.unnamed, dependencies: inject, config: config, apply: apply))
+    }
+
+    /// Starts an unnamed-by-default function plugin without a config: the runtime's own plugins (a
+    /// Loader group, a node's proxy of a remote service).
+    @discardableResult
+    package func function(
+        name: String? = nil, inject: [Dependency] = [],
+        _ apply: @escaping @CordisActor (EffectScope) async throws -> Void
+    ) throws -> Fiber {
+        try spawn(PluginRunner.forFunction(name: name ?? PluginRunner.unnamed, dependencies: inject, config: EmptyConfig()) { scope, _ in
+            try await apply(scope)
+        })
     }
 
     /// Runs `apply` as a child plugin only while the services of `keys` are provided.
@@ -119,7 +132,7 @@ public final class Context {
         _ keys: [any ServiceKey.Type], name: String? = nil,
         _ apply: @escaping @CordisActor (EffectScope) async throws -> Void
     ) throws -> Fiber {
-        try plugin(name: name, inject: keys.map { Dependency(name: $0.name) }, apply)
+        try function(name: name, inject: keys.map { Dependency(name: $0.name) }, apply)
     }
 
     /// Starts `runner` as a child plugin whose fiber also injects `extra` (a Loader entry's `inject`).
@@ -262,7 +275,7 @@ public final class Context {
         let record: ProviderRecord
         if let pinned = fiber.pinned(K.name) {
             record = pinned
-        } else if fiber.dependencies.contains(where: { $0.name == K.name }) {
+        } else if fiber.declaredDependencies.contains(where: { $0.name == K.name }) {
             throw CordisError(.serviceUnavailable, "cannot get required service \"\(property)\" in inactive context")
         } else if let live = world.registry.current(realm(for: K.name).slot(K.name)),
                   fiber.isRoot || isOwnOrAncestor(live.fiber) {
@@ -355,6 +368,7 @@ public final class Context {
 
     /// The recent log records kept in memory (the last thousand, or `logger.bufferSize`, at or above the
     /// level given at creation, oldest first).
+    @available(*, deprecated, message: "read logger.buffer (the records at their logger's level or above)")
     public var recentLogs: [LogMessage] { world.logs.recent }
 
     // MARK: - Inspection
@@ -368,18 +382,35 @@ public final class Context {
     }
 
     /// The provider a service resolves to in a realm now, if any.
+    @available(*, deprecated, message: "read reflect.store (the provider of each service slot)")
     public func provider(of service: String, in realm: Realm = .root) -> ProviderRecord? {
+        currentProvider(of: service, in: realm)
+    }
+
+    /// Every provider registered in every slot (available or not).
+    @available(*, deprecated, message: "read reflect.store (the provider of each service slot)")
+    public var providerRecords: [ProviderRecord] { allProviderRecords }
+
+    /// Every provider registered in one slot (available or not), oldest first: what an
+    /// `internal/service` event for that slot is about.
+    @available(*, deprecated, message: "read reflect.store (the provider of each service slot)")
+    public func providerRecords(in slot: ServiceSlot) -> [ProviderRecord] {
+        registeredProviders(in: slot)
+    }
+
+    /// The provider a service resolves to in a realm now, if any.
+    package func currentProvider(of service: String, in realm: Realm = .root) -> ProviderRecord? {
         world.registry.current(realm.slot(service))
     }
 
     /// Every provider registered in every slot (available or not).
-    public var providerRecords: [ProviderRecord] {
+    package var allProviderRecords: [ProviderRecord] {
         world.registry.providedSlots.flatMap { world.registry.records($0) }
     }
 
     /// Every provider registered in one slot (available or not), oldest first: what an
     /// `internal/service` event for that slot is about.
-    public func providerRecords(in slot: ServiceSlot) -> [ProviderRecord] {
+    package func registeredProviders(in slot: ServiceSlot) -> [ProviderRecord] {
         world.registry.records(slot)
     }
 }

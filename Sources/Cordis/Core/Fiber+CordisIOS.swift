@@ -28,7 +28,7 @@ extension Fiber {
     /// The required services this fiber injects that are not provided now, in declaration order: what a
     /// `pending` fiber waits for.
     public var missingInjections: [String] {
-        dependencies.filter { !$0.optional && world.registry.current(slot(for: $0.name)) == nil }.map(\.name)
+        declaredDependencies.filter { !$0.optional && world.registry.current(slot(for: $0.name)) == nil }.map(\.name)
     }
 
     /// The fiber's id while it is not disposed, nil after (cordis-ios's `uid`).
@@ -56,7 +56,7 @@ extension Fiber {
     public var store: [String: Impl]? {
         guard scope != nil else { return nil }
         var store: [String: Impl] = [:]
-        for (service, record) in providers { store[service] = Impl(record) }
+        for (service, record) in providerRecords { store[service] = Impl(record) }
         for record in records where store[record.slot.name] == nil { store[record.slot.name] = Impl(record) }
         return store
     }
@@ -79,7 +79,7 @@ extension Fiber {
     /// `Injection` (`Plugin.injections`, `FunctionPlugin(injections:)`), nil when it has none.
     public var inject: [String: (any Sendable)?] {
         var inject: [String: (any Sendable)?] = [:]
-        for dependency in dependencies {
+        for dependency in declaredDependencies {
             inject.updateValue(nil, forKey: dependency.name)
         }
         // The context carries the last config given for a service, as it applies them in order.

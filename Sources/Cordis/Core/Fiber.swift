@@ -137,14 +137,22 @@ public final class Fiber {
     }
 
     /// The services it injects.
-    public var dependencies: [Dependency] { runner.dependencies }
+    @available(*, deprecated, message: "read inject (the injected services) or missingInjections")
+    public var dependencies: [Dependency] { declaredDependencies }
+
+    /// The services it injects, optional ones marked.
+    package var declaredDependencies: [Dependency] { runner.dependencies }
 
     /// The required services that are not provided now (what a `pending` fiber waits for).
     @available(*, deprecated, renamed: "missingInjections")
     public var missing: [String] { missingInjections }
 
     /// The provider in use for each injected service, while loaded.
-    public var providers: [String: ProviderRecord] {
+    @available(*, deprecated, message: "read store (the provider in use for each service, as an Impl)")
+    public var providers: [String: ProviderRecord] { providerRecords }
+
+    /// The provider in use for each injected service, while loaded.
+    package var providerRecords: [String: ProviderRecord] {
         Dictionary(resolved.map { ($0.service, $0.record) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -154,7 +162,11 @@ public final class Fiber {
     }
 
     /// The services this fiber provides now, with their realms.
-    public var provided: [ServiceSlot] { records.map(\.slot) }
+    @available(*, deprecated, message: "read store (it lists the services the fiber provides) or ctx.reflect.store")
+    public var provided: [ServiceSlot] { providedSlots }
+
+    /// The services this fiber provides now, with their realms.
+    package var providedSlots: [ServiceSlot] { records.map(\.slot) }
 
     /// The effects of its current life, oldest first.
     public var effects: [EffectMeta] { scope?.effects ?? [] }
@@ -249,7 +261,7 @@ public final class Fiber {
     }
 
     func afterUpdate(noSave: Bool = false) async throws {
-        world.events.emitInternal(.update, FiberUpdate(fiber: self, noSave: noSave))
+        world.events.emitInternal(.configReplaced, FiberUpdate(fiber: self, noSave: noSave))
         try await restart()
     }
 

@@ -4,8 +4,16 @@ extension Context {
     ///
     /// - Parameter global: receive service-scoped emissions from every realm.
     /// - Throws: `cannot create effect on inactive context` when the fiber is not loading or active.
+    @available(*, deprecated, message: "declare the event as an EventKey and listen with on(Key.self, options:)")
     @discardableResult
     public func on<P, R>(
+        _ event: Event<P, R>, global: Bool = false, _ listener: @escaping @CordisActor (P) throws -> R
+    ) throws -> EffectHandle {
+        try onValue(event, global: global, listener)
+    }
+
+    /// Listens to an event named by a value (the runtime's own events).
+    func onValue<P, R>(
         _ event: Event<P, R>, global: Bool = false, _ listener: @escaping @CordisActor (P) throws -> R
     ) throws -> EffectHandle {
         try listen(event.name, body: listener, isAsync: false, global: global)
@@ -13,6 +21,7 @@ extension Context {
 
     /// Listens to `event` with an `async` listener: `emit` starts it without waiting; `parallel` and
     /// `serial` await it.
+    @available(*, deprecated, message: "declare the event as an EventKey and listen with an async on(Key.self, options:)")
     @discardableResult
     public func onAsync<P, R>(
         _ event: Event<P, R>, global: Bool = false, _ listener: @escaping @CordisActor (P) async throws -> R
@@ -21,8 +30,14 @@ extension Context {
     }
 
     /// Listens to `event` once: the listener is removed before it runs.
+    @available(*, deprecated, message: "declare the event as an EventKey and listen with once(Key.self)")
     @discardableResult
     public func once<P, R>(_ event: Event<P, R>, _ listener: @escaping @CordisActor (P) throws -> R) throws -> EffectHandle {
+        try onceValue(event, listener)
+    }
+
+    /// `once` for an event named by a value.
+    func onceValue<P, R>(_ event: Event<P, R>, _ listener: @escaping @CordisActor (P) throws -> R) throws -> EffectHandle {
         let registration = OnceRegistration()
         let bus = world.events
         let name = event.name
@@ -41,6 +56,7 @@ extension Context {
     }
 
     /// Listens to a waterfall event; the listener decides whether to call `next`.
+    @available(*, deprecated, message: "declare the event as an EventKey and listen with a waterfall on(Key.self) { args, next in … }")
     @discardableResult
     public func on<P, R>(
         _ event: WaterfallEvent<P, R>, _ listener: @escaping @CordisActor (P, Next<R>) throws -> R
@@ -74,6 +90,7 @@ extension Context {
     /// - Parameter service: scope the emission to listeners that resolve this service in the same
     ///   realm as this context (and global listeners).
     /// - Throws: the first error a synchronous listener throws (the rest are skipped).
+    @available(*, deprecated, message: "declare the event as an EventKey and call emit(Key.self, args) or emit(scope:_:_:)")
     public func emit<P, R>(_ event: Event<P, R>, _ payload: P, service: (any ServiceKey.Type)? = nil) throws {
         try emit(event, payload, filter: scopeFilter(service))
     }
@@ -95,6 +112,7 @@ extension Context {
     /// Calls every listener concurrently and waits for all of them.
     ///
     /// - Throws: the first error a listener throws (the others still finish).
+    @available(*, deprecated, message: "declare the event as an EventKey and call parallel(Key.self, args) or parallel(scope:_:_:)")
     public func parallel<P, R>(_ event: Event<P, R>, _ payload: P, service: (any ServiceKey.Type)? = nil) async throws {
         if let firstError = await parallelErrors(event, payload, scopeFilter(service)).first { throw firstError }
     }
@@ -119,6 +137,7 @@ extension Context {
     }
 
     /// Calls listeners one after another, awaiting each; returns the first non-nil result (and stops).
+    @available(*, deprecated, message: "declare the event as an EventKey and call serial(Key.self, args) or serial(scope:_:_:)")
     public func serial<P, R>(_ event: Event<P, R?>, _ payload: P, service: (any ServiceKey.Type)? = nil) async throws -> R? {
         try await serial(event, payload, filter: scopeFilter(service))
     }
@@ -136,6 +155,7 @@ extension Context {
     }
 
     /// Calls synchronous listeners one after another; returns the first non-nil result (and stops).
+    @available(*, deprecated, message: "declare the event as an EventKey and call bail(Key.self, args) or bail(scope:_:_:)")
     public func bail<P, R>(_ event: Event<P, R?>, _ payload: P, service: (any ServiceKey.Type)? = nil) throws -> R? {
         for listener in world.events.snapshot(event.name, scopeFilter(service)) {
             if let body = listener.body as? @CordisActor (P) throws -> R?, let result = try body(payload) {
@@ -148,6 +168,7 @@ extension Context {
     /// Runs a waterfall: the first listener gets the payload and a `next` that runs the second, and so
     /// on; after the last listener, `next` runs `final`. A listener that does not call `next` stops the
     /// chain. Each `next` may be called once.
+    @available(*, deprecated, message: "declare the event as an EventKey and call waterfall(Key.self, args) { … }")
     public func waterfall<P, R>(_ event: WaterfallEvent<P, R>, _ payload: P, final: @escaping @CordisActor () throws -> R) throws -> R {
         let listeners = world.events.snapshot(event.name, .all).compactMap {
             $0.body as? @CordisActor (P, Next<R>) throws -> R
@@ -192,4 +213,13 @@ public final class Next<R> {
 private final class OnceRegistration {
     var handle: EffectHandle?
     var listener: EventBus.Listener?
+}
+
+extension Context {
+    /// Listens to `internal/service` with the slot whose provider changed, name and realm (the node's
+    /// exports follow it); `ServiceEvent` gives the name and value only.
+    @discardableResult
+    package func onServiceSlot(_ listener: @escaping @CordisActor (ServiceSlot) throws -> Void) throws -> EffectHandle {
+        try onValue(.slotChanged, listener)
+    }
 }

@@ -5,7 +5,13 @@ public struct Event<Payload, Result>: Sendable, Hashable, CustomStringConvertibl
     public let name: String
 
     /// Names an event.
+    @available(*, deprecated, message: "declare the event as an EventKey (enum E: EventKey { typealias Args = … })")
     public init(_ name: String) {
+        self.name = name
+    }
+
+    /// Names one of the runtime's own events.
+    init(named name: String) {
         self.name = name
     }
 
@@ -20,7 +26,13 @@ public struct WaterfallEvent<Payload, Result>: Sendable, Hashable, CustomStringC
     public let name: String
 
     /// Names an event.
+    @available(*, deprecated, message: "declare the event as an EventKey (enum E: EventKey { typealias Args = … })")
     public init(_ name: String) {
+        self.name = name
+    }
+
+    /// Names one of the runtime's own events.
+    init(named name: String) {
         self.name = name
     }
 
@@ -51,7 +63,7 @@ extension Event where Payload == StatusEvent.Args, Result == Void {
     @available(*, deprecated, message: "listen with on(StatusEvent.self)")
     public static var status: Self { statusChanged }
 
-    static var statusChanged: Self { Self(StatusEvent.name) }
+    static var statusChanged: Self { Self(named: StatusEvent.name) }
 }
 
 extension Event where Payload == Fiber, Result == Void {
@@ -59,15 +71,21 @@ extension Event where Payload == Fiber, Result == Void {
     @available(*, deprecated, message: "listen with on(PluginEvent.self)")
     public static var plugin: Self { fiberChanged }
 
-    static var fiberChanged: Self { Self(PluginEvent.name) }
+    static var fiberChanged: Self { Self(named: PluginEvent.name) }
 }
 
 extension Event where Payload == ServiceSlot, Result == Void {
     /// `internal/service`: the provider a service resolves to in a realm changed.
-    public static var service: Self { Self("internal/service") }
+    @available(*, deprecated, message: "listen with on(ServiceEvent.self, options:)")
+    public static var service: Self { slotChanged }
+
+    static var slotChanged: Self { Self(named: ServiceEvent.name) }
 }
 
 extension Event where Payload == FiberUpdate, Result == Void {
     /// `internal/update`: a fiber's config was replaced (it restarts next).
-    public static var update: Self { Self("internal/update") }
+    @available(*, deprecated, message: "listen with a waterfall on(UpdateEvent.self) { args, next in … }")
+    public static var update: Self { configReplaced }
+
+    static var configReplaced: Self { Self(named: UpdateEvent.name) }
 }

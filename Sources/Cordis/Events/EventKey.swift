@@ -38,7 +38,7 @@ public struct EventOptions: Sendable, Hashable {
 /// (`K.Args` to `K.Result?`): one registered with `on` returns nil, so `serial` and `bail` pass it by.
 extension Context {
     /// The event of `key` as this package's `Event`, in the shape its listeners are held.
-    private func event<K: EventKey>(_ key: K.Type) -> Event<K.Args, K.Result?> { Event(K.name) }
+    private func event<K: EventKey>(_ key: K.Type) -> Event<K.Args, K.Result?> { Event(named: K.name) }
 
     /// Listens to `key` until this context's fiber unloads (or the handle is disposed); the listener
     /// never bails.
@@ -93,7 +93,7 @@ extension Context {
     public func once<K: EventKey>(
         _ key: K.Type, options: EventOptions = EventOptions(), _ listener: @escaping @CordisActor (K.Args) throws -> Void
     ) throws -> EffectHandle {
-        try once(event(key)) { args in
+        try onceValue(event(key)) { args in
             try listener(args)
             return nil
         }

@@ -44,7 +44,21 @@ public struct EntryChange: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(id): \(kind)" }
 }
 
+/// `loader/entry`: the Loader changed an entry (emitted on the Loader's context):
+/// `loader.ctx.on(LoaderEntryEvent.self) { change in … }`.
+public enum LoaderEntryEvent: EventKey {
+    /// The entry and what happened to it.
+    public typealias Args = EntryChange
+    /// It never bails.
+    public typealias Result = Never
+    /// `loader/entry`.
+    public static var name: String { "loader/entry" }
+}
+
 extension Event where Payload == EntryChange, Result == Void {
     /// `loader/entry`: the Loader changed an entry (emitted on the Loader's context).
-    public static var loaderEntry: Self { Self("loader/entry") }
+    @available(*, deprecated, message: "listen with on(LoaderEntryEvent.self)")
+    public static var loaderEntry: Self { entryChanged }
+
+    static var entryChanged: Self { Self(named: LoaderEntryEvent.name) }
 }

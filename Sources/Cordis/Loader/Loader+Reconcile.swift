@@ -169,7 +169,7 @@ extension Loader {
                 if let prepared {
                     fiber = try prepared.start(context, injecting: item.entry.inject)
                 } else {
-                    fiber = try context.plugin(name: Entry.groupPlugin) { _ in }
+                    fiber = try context.function(name: Entry.groupPlugin) { _ in }
                 }
                 fiber.onDispose.append { [weak self, weak node] fiber, reason in
                     guard let self, let node else { return }
@@ -247,7 +247,7 @@ extension Loader {
     }
 
     private func uses(_ fiber: Fiber, anyOf services: Set<String>) -> Bool {
-        fiber.dependencies.contains { services.contains($0.name) } || fiber.provided.contains { services.contains($0.name) }
+        fiber.declaredDependencies.contains { services.contains($0.name) } || fiber.providedSlots.contains { services.contains($0.name) }
     }
 
     private func childrenByParent() -> [ObjectIdentifier: [Fiber]] {
@@ -278,7 +278,8 @@ extension Loader {
     private func emit(_ changes: [EntryChange]) {
         for change in changes {
             do {
-                try ctx.emit(.loaderEntry, change)
+                try ctx.emit(LoaderEntryEvent.self, change)
+                try ctx.emit(.entryChanged, change, filter: .all)
             } catch {
                 ctx.logger("loader").error("a listener of loader/entry failed: \(error)")
             }

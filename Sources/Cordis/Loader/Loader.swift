@@ -404,7 +404,7 @@ public final class Loader {
 
     private func listenForUpdates() {
         guard updateListener == nil else { return }
-        updateListener = try? ctx.on(.update) { [weak self] (update: FiberUpdate) in
+        updateListener = try? ctx.onValue(.configReplaced) { [weak self] (update: FiberUpdate) in
             guard !update.noSave else { return }
             self?.fiberUpdatedItself(update.fiber)
         }

@@ -125,7 +125,7 @@ final class ServiceRegistry {
         state.current = next
         // In the order the dependents started.
         for fiber in state.dependents.fibers { fiber.schedule() }
-        events.emitInternal(.service, slot)
+        events.emitInternal(.slotChanged, slot)
     }
 
     private static func choose(in state: SlotState) -> ProviderRecord? {

@@ -18,7 +18,7 @@ extension ControlServer {
         let status = try node.context.on(StatusEvent.self) { [weak node] change in
             node?.control.fiberEvent(change)
         }
-        let entries = try node.loader.ctx.on(.loaderEntry) { [weak node] change in
+        let entries = try node.loader.ctx.on(LoaderEntryEvent.self) { [weak node] change in
             node?.control.publish(kind: "entry", detail: ["entry": .string(change.id), "change": .string(change.kind.rawValue)])
         }
         eventListeners = [status, entries]

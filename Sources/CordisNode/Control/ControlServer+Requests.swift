@@ -190,7 +190,7 @@ extension ControlServer {
         guard let catalogued = node.remoteServices.service(named: service) else {
             throw ControlError("rejected", "\(service) is not a remote-capable service on \(node.name)")
         }
-        guard let record = node.context.provider(of: service, in: realm) else {
+        guard let record = node.context.currentProvider(of: service, in: realm) else {
             throw ControlError("rejected", "no provider of \(service) in realm \(realm)")
         }
         let arguments = args["args"]?.objectValue ?? JSONObject()

@@ -44,9 +44,9 @@ extension Node {
         let missing = fiber.state == .pending ? fiber.missingInjections : []
         return FiberStatus(
             fiber: fiber.id, entry: loader.entryID(for: fiber), plugin: fiber.name, state: fiber.state.rawValue,
-            provides: fiber.provided.map { FiberStatus.Slot(service: $0.name, realm: realmLabel($0.realm)) },
-            injects: fiber.dependencies.map { dependency in
-                FiberStatus.Injection(service: dependency.name, provider: fiber.providers[dependency.name].map(provider))
+            provides: fiber.providedSlots.map { FiberStatus.Slot(service: $0.name, realm: realmLabel($0.realm)) },
+            injects: fiber.declaredDependencies.map { dependency in
+                FiberStatus.Injection(service: dependency.name, provider: fiber.providerRecords[dependency.name].map(provider))
             },
             missing: missing,
             waiting: missing.compactMap { service in

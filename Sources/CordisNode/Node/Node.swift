@@ -188,7 +188,7 @@ public final class Node {
         running = true
         // Exports follow the service registry: a provider appearing, leaving, or changing availability
         // (its fiber's state, its `check`) changes the provider its slot resolves to.
-        remote.registryListener = try context.on(.service) { [weak self] slot in self?.refreshExports(in: slot) }
+        remote.registryListener = try context.onServiceSlot { [weak self] slot in self?.refreshExports(in: slot) }
         try control.startEventStream()
         try await loader.start()
         refreshHandshake()

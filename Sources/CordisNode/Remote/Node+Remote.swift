@@ -11,7 +11,7 @@ extension Node {
     /// each change of the service registry reconciles its own slot (`refreshExports(in:)`).
     func refreshExports() {
         guard running else { return }
-        exportsChanged(.available(context.providerRecords.compactMap { record in
+        exportsChanged(.available(context.allProviderRecords.compactMap { record in
             shareable(record.slot).flatMap { exportable(record, service: $0.service, realm: $0.realm) }
         }))
     }
@@ -25,11 +25,11 @@ extension Node {
         guard running, let (service, realm) = shareable(slot) else { return }
         // Nothing to share (the slot's current provider is a fallback, a proxy, or there is none: no
         // ordinary provider is available) and nothing of it shared: nothing changes (a proxy leaving, say).
-        if context.provider(of: slot.name, in: slot.realm).map({ $0.isFallback }) ?? true,
+        if context.currentProvider(of: slot.name, in: slot.realm).map({ $0.isFallback }) ?? true,
            !state.exports.exportsAny(of: slot.name, in: realm) {
             return
         }
-        let available = context.providerRecords(in: slot).compactMap { exportable($0, service: service, realm: realm) }
+        let available = context.registeredProviders(in: slot).compactMap { exportable($0, service: service, realm: realm) }
         exportsChanged(.slotChanged(service: slot.name, realm: realm, available: available))
     }
 
@@ -176,7 +176,7 @@ extension Node {
             realm: announcement.realm)
         let proxy = service.makeProxy(endpoint)
         do {
-            remote.proxies[key] = try context.isolate(announcement.service, realm: realm).plugin(name: "remote:\(announcement.service)") { scope in
+            remote.proxies[key] = try context.isolate(announcement.service, realm: realm).function(name: "remote:\(announcement.service)") { scope in
                 try scope.ctx.provide(name: announcement.service, value: proxy, fallbackRank: rank)
             }
         } catch {
@@ -201,7 +201,7 @@ extension Node {
         }
         // The registry's current provider serves (a fallback is a proxy: never served on); else one whose
         // withdrawal `Exports` has under way, as its remote consumers' disposers may still call it.
-        let current = context.provider(of: call.service, in: realm).flatMap { $0.isFallback ? nil : $0 }
+        let current = context.currentProvider(of: call.service, in: realm).flatMap { $0.isFallback ? nil : $0 }
         guard let record = current ?? withdrawingProvider(of: call.service, in: call.realm) else {
             session.send(RemoteCallError(.withdrawn, "\(name) does not provide \(call.service)").reply(to: call.id))
             return

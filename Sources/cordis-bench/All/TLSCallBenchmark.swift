@@ -71,7 +71,7 @@ enum TLSCallBenchmark {
         let deadline = clock.now + .seconds(20)
         var proxy: (any ClockAPI)?
         while proxy == nil {
-            proxy = a.context.provider(of: ClockServiceKey.name)?.value as? any ClockAPI
+            proxy = a.context.currentProvider(of: ClockServiceKey.name)?.value as? any ClockAPI
             if proxy == nil {
                 guard clock.now < deadline else { throw BenchmarkError("no TLS link from a to b within 20 s") }
                 try await Task.sleep(for: .milliseconds(1))

@@ -176,7 +176,7 @@ enum ClusterBenchmark {
         }
 
         func callRoundTrips(_ iterations: Int) async throws -> [UInt64] {
-            guard let record = node.context.provider(of: ClockServiceKey.name), let clock = record.value as? any ClockAPI else {
+            guard let record = node.context.currentProvider(of: ClockServiceKey.name), let clock = record.value as? any ClockAPI else {
                 throw BenchmarkError("no clock proxy on a")
             }
             for _ in 0..<200 { _ = try await clock.now() }
@@ -192,7 +192,7 @@ enum ClusterBenchmark {
 
         /// Calls completed per second with `inFlight` callers on `CordisActor` calling for `seconds`.
         func throughput(inFlight: Int, seconds: Double) async throws -> Double {
-            guard let record = node.context.provider(of: ClockServiceKey.name), let clock = record.value as? any ClockAPI else {
+            guard let record = node.context.currentProvider(of: ClockServiceKey.name), let clock = record.value as? any ClockAPI else {
                 throw BenchmarkError("no clock proxy on a")
             }
             let start = DispatchTime.now().uptimeNanoseconds

@@ -77,9 +77,9 @@ enum CoreBenchmark {
     }
 
     private static func provide(on root: Context) throws -> Fiber {
-        try root.plugin(name: "provider") { scope in
+        try root.plugin(FunctionPlugin<NoConfig>(name: "provider") { _, _, scope in
             try scope.ctx.provide(BenchKey.self, BenchService())
-        }
+        })
     }
 
     private static func measure(consumers count: Int) async throws -> Row {
@@ -92,9 +92,9 @@ enum CoreBenchmark {
         fibers.reserveCapacity(count)
         let loadStart = clock.now
         for _ in 0..<count {
-            fibers.append(try root.plugin(name: "consumer", inject: [Dependency(BenchKey.self)]) { scope in
+            fibers.append(try root.plugin(FunctionPlugin<NoConfig>(name: "consumer", inject: [BenchKey.self]) { _, _, scope in
                 _ = try scope.ctx[BenchKey.self]
-            })
+            }))
         }
         await root.settled()
         let load = clock.now - loadStart
@@ -143,10 +143,10 @@ enum CoreBenchmark {
         var fibers: [Fiber] = []
         fibers.reserveCapacity(count)
         for _ in 0..<count {
-            fibers.append(try root.plugin(name: "consumer", inject: [Dependency(BenchKey.self)]) { scope in
+            fibers.append(try root.plugin(FunctionPlugin<NoConfig>(name: "consumer", inject: [BenchKey.self]) { _, _, scope in
                 _ = try scope.ctx[BenchKey.self]
                 if withTimeouts { try scope.ctx.timeout(after: .seconds(3600)) {} }
-            })
+            }))
         }
         await root.settled()
         try check(fibers, are: .active)
@@ -171,17 +171,17 @@ enum CoreBenchmark {
         var perProvider: [Double] = []
         for round in 0..<max(1, rounds) {
             let root = Context()
-            let consumer = try root.plugin(name: "consumer", inject: [Dependency(BenchKey.self)]) { scope in
+            let consumer = try root.plugin(FunctionPlugin<NoConfig>(name: "consumer", inject: [BenchKey.self]) { _, _, scope in
                 _ = try scope.ctx[BenchKey.self]
-            }
+            })
             let clock = ContinuousClock()
             let start = clock.now
             var providers: [Fiber] = []
             providers.reserveCapacity(count)
             for index in 0..<count {
-                providers.append(try root.plugin(name: "proxy\(index)") { scope in
+                providers.append(try root.plugin(FunctionPlugin<NoConfig>(name: "proxy\(index)") { _, _, scope in
                     _ = try scope.ctx.provide(name: BenchKey.name, value: BenchService(), fallbackRank: "node\(index)")
-                })
+                }))
             }
             await root.settled()
             guard consumer.state == .active else { throw BenchmarkError("the consumer is \(consumer.state), expected active") }
