@@ -36,7 +36,7 @@ struct ConfigTests {
 
     @Test func aValidJSONConfigIsDecodedIntoThePluginsConfig() async throws {
         let (root, _) = try makeRoot()
-        let fiber = try root.plugin(ConfiguredServer.self, json: ["start": 1, "server": ["port": 8080]])
+        let fiber = try root.plugin(PluginType(ConfiguredServer.self), rawConfig: ["start": 1, "server": ["port": 8080]] as JSONValue)
         try await fiber.await()
         #expect(fiber.state == .active)
         #expect((fiber.plugin as? ConfiguredServer)?.config == .init(start: 1, server: .init(port: 8080)))
@@ -44,7 +44,7 @@ struct ConfigTests {
 
     @Test func aWrongTypeIsAnInvalidConfigErrorNamingThePluginAndThePath() async throws {
         let (root, _) = try makeRoot()
-        let error = configError { try root.plugin(ConfiguredServer.self, json: ["start": "one"]) }
+        let error = configError { try root.plugin(PluginType(ConfiguredServer.self), rawConfig: ["start": "one"] as JSONValue) }
         #expect(error?.code == .invalidConfig)
         let text = "\(error.map { "\($0)" } ?? "")"
         #expect(text.contains("invalid config:"))
@@ -57,7 +57,7 @@ struct ConfigTests {
     @Test func anUnknownKeyIsAnInvalidConfigErrorNamingItsPath() async throws {
         let (root, _) = try makeRoot()
         let error = configError {
-            try root.plugin(ConfiguredServer.self, json: ["start": 1, "strat": 2, "server": ["port": 1, "host": "x"]])
+            try root.plugin(PluginType(ConfiguredServer.self), rawConfig: ["start": 1, "strat": 2, "server": ["port": 1, "host": "x"]] as JSONValue)
         }
         let lines = error?.message.split(separator: "\n").map(String.init) ?? []
         #expect(lines.first?.contains("invalid config:") == true)
@@ -68,15 +68,15 @@ struct ConfigTests {
 
     @Test func aNestedWrongTypeNamesTheNestedPath() async throws {
         let (root, _) = try makeRoot()
-        let error = configError { try root.plugin(ConfiguredServer.self, json: ["start": 1, "server": ["port": true]]) }
+        let error = configError { try root.plugin(PluginType(ConfiguredServer.self), rawConfig: ["start": 1, "server": ["port": true]] as JSONValue) }
         #expect(error?.message.contains("(at server.port)") == true)
     }
 
     @Test func aPluginWithoutConfigRefusesUnknownKeysAndTakesAnEmptyObject() async throws {
         let (root, _) = try makeRoot()
-        try await root.plugin(Unconfigured.self, json: [:]).await()
-        try await root.plugin(Unconfigured.self, json: nil).await()
-        let error = configError { try root.plugin(Unconfigured.self, json: ["extra": 1]) }
+        try await root.plugin(PluginType(Unconfigured.self), rawConfig: [:] as JSONValue).await()
+        try await root.plugin(PluginType(Unconfigured.self), rawConfig: JSONValue.null).await()
+        let error = configError { try root.plugin(PluginType(Unconfigured.self), rawConfig: ["extra": 1] as JSONValue) }
         #expect(error?.message.contains("invalid config:") == true)
         #expect(error?.message.contains("(at extra)") == true)
     }
@@ -90,7 +90,7 @@ struct ConfigTests {
 
     @Test func anInvalidJSONUpdateThrowsAndChangesNothingAValidOneRestarts() async throws {
         let (root, _) = try makeRoot()
-        let fiber = try root.plugin(ConfiguredServer.self, json: ["start": 1])
+        let fiber = try root.plugin(PluginType(ConfiguredServer.self), rawConfig: ["start": 1] as JSONValue)
         try await fiber.await()
         let first = fiber.plugin
         let error = await #expect(throws: CordisError.self) { try await fiber.update(["start": "two"] as JSONValue) }

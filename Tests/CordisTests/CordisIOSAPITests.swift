@@ -67,9 +67,9 @@ struct CordisIOSAPITests {
         let isolated = root.isolate("clock").intercept(name: "clock", ["a": 1])
         #expect(isolated.parent?.parent === root && isolated.root === root && root.root === root)
         var seen: [Bool] = []
-        try await root.isolate("x").plugin(name: "child") { scope in
+        try await root.isolate("x").plugin(FunctionPlugin<NoConfig>(name: "child") { _, _, scope in
             seen = [scope.ctx.parent?.parent === root, scope.ctx.root === root, scope.ctx.isRoot]
-        }.await()
+        }).await()
         #expect(seen == [true, true, false])
     }
 }

@@ -116,7 +116,7 @@ struct CordisIOSErrorsAndEventsTests {
         let (root, _) = try makeRoot()
         let missing = #expect(throws: CordisError.self) { _ = try root[FooKey.self] }
         #expect(missing?.code == .missingInject)
-        let fiber = try root.plugin(name: "gone") { _ in }
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "gone") { _, _, _ in })
         try await fiber.await()
         let context = fiber.ctx
         try await fiber.dispose()
@@ -130,10 +130,10 @@ struct CordisIOSErrorsAndEventsTests {
     @Test func anApplyEndingWithEffectAbortedErrorLeavesTheFiberActiveWithWhatItCollected() async throws {
         let (root, logs) = try makeRoot()
         let trail = Trail()
-        let fiber = try root.plugin(name: "aborting") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "aborting") { _, _, scope in
             try scope.collect { trail.add("reverted") }
             throw EffectAbortedError()
-        }
+        })
         try await fiber.await()
         #expect(fiber.state == .active)
         #expect(logs.at(.error).isEmpty)
@@ -245,7 +245,7 @@ struct CordisIOSErrorsAndEventsTests {
         try root.on(ServiceEvent.self) { args in
             trail.add("service \(args.name) \((args.value as? Box)?.value.description ?? "none")")
         }
-        let fiber = try root.plugin(name: "p") { scope in try scope.ctx.provide(FooKey.self, Box(5)) }
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "p") { _, _, scope in try scope.ctx.provide(FooKey.self, Box(5)) })
         try await fiber.await()
         try await fiber.dispose()
         #expect(trail.entries == [
@@ -336,7 +336,7 @@ struct CordisIOSErrorsAndEventsTests {
     @Test func aPluginTypesInjectAndInjectionsGateItAndCarryTheirConfigs() async throws {
         let (root, _) = try makeRoot()
         let fiber = try root.plugin(InjectingInCordisIOSForm.self)
-        #expect(fiber.dependencies.map(\.name) == ["bar", "foo"])
+        #expect(fiber.declaredDependencies.map(\.name) == ["bar", "foo"])
         try root.provide(BarKey.self, Box(1))
         await root.settled()
         #expect(fiber.state == .pending)
@@ -347,7 +347,7 @@ struct CordisIOSErrorsAndEventsTests {
         // `inject` alone is the list when `injections` is not declared (cordis-ios's default).
         let plain = try root.plugin(InjectOnlyInCordisIOSForm.self)
         try await plain.await()
-        #expect(plain.dependencies.map(\.name) == ["bar"])
+        #expect(plain.declaredDependencies.map(\.name) == ["bar"])
         #expect(plain.state == .active)
     }
 

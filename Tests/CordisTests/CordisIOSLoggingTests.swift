@@ -62,10 +62,10 @@ struct CordisIOSLoggingTests {
     @Test func anExporterStopsWhenItsFiberUnloads() async throws {
         let root = Context(logLevel: .error)
         let received = Received()
-        let fiber = try root.plugin(name: "exporting") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "exporting") { _, _, scope in
             try scope.ctx.logger.exporter(RecordingExporter(level: .info, received: received))
             scope.ctx.logger.info("loaded")
-        }
+        })
         try await fiber.await()
         root.logger.info("while loaded")
         try await fiber.dispose()
@@ -127,7 +127,7 @@ struct CordisIOSLoggingTests {
         intercepted.logger.debug("intercepted")
         intercepted.logger.named("custom").debug("named")
         intercepted.logger("explicit").debug("explicit")
-        let child = try intercepted.plugin(name: "child") { scope in scope.ctx.logger.debug("from a plugin under it") }
+        let child = try intercepted.plugin(FunctionPlugin<NoConfig>(name: "child") { _, _, scope in scope.ctx.logger.debug("from a plugin under it") })
         try await child.await()
         let nearer = intercepted.intercept(LoggerIntercept.self, .init(name: "nearer"))
         nearer.logger.debug("nearer")

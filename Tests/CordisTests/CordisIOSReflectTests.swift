@@ -27,12 +27,12 @@ struct CordisIOSReflectTests {
         let (root, _) = try makeRoot()
         let slot = ServiceSlot(name: FooKey.name, realm: .root)
         #expect(root.reflect.store[slot] == nil && !root.reflect.props.contains(FooKey.name))
-        let provider = try root.plugin(name: "foo-provider") { scope in try scope.ctx.provide(FooKey.self, Box(7)) }
+        let provider = try root.plugin(FunctionPlugin<NoConfig>(name: "foo-provider") { _, _, scope in try scope.ctx.provide(FooKey.self, Box(7)) })
         try await provider.await()
         let impl = try #require(root.reflect.store[slot])
         #expect(impl.name == "foo" && impl.fiber === provider && impl.ctx.fiber === provider)
         #expect((impl.value as? Box)?.value == 7)
-        #expect(impl == root.reflect.store[slot] && impl.record === root.provider(of: FooKey.name))
+        #expect(impl == root.reflect.store[slot] && impl.record === root.currentProvider(of: FooKey.name))
         #expect(root.reflect.props.contains(FooKey.name))
         try await provider.dispose()
         #expect(root.reflect.store[slot] == nil)
@@ -41,9 +41,9 @@ struct CordisIOSReflectTests {
 
     @Test func reflectKeysAnIsolatedProviderByItsSlotAndItsContextResolvesThere() async throws {
         let (root, _) = try makeRoot()
-        let provider = try root.plugin(name: "eu-provider") { scope in
+        let provider = try root.plugin(FunctionPlugin<NoConfig>(name: "eu-provider") { _, _, scope in
             try scope.ctx.isolate(FooKey.name, realm: .label("eu")).provide(FooKey.self, Box(1))
-        }
+        })
         try await provider.await()
         let impl = try #require(root.reflect.store[ServiceSlot(name: FooKey.name, realm: .label("eu"))])
         #expect(impl.ctx.realm(for: FooKey.name) == .label("eu") && impl.ctx.fiber === provider)
@@ -71,7 +71,7 @@ struct CordisIOSReflectTests {
         let (root, _) = try makeRoot()
         let a = try await root.plugin(Quiet.self).await()
         let b = try await root.plugin(PluginType(Quiet.self), rawConfig: nil).await()
-        let other = try await root.plugin(name: "other") { _ in }.await()
+        let other = try await root.plugin(FunctionPlugin<NoConfig>(name: "other") { _, _, _ in }).await()
         #expect(root.registry.get(Quiet.self)?.fiberList.map(\.id) == [a.id, b.id])
         #expect(root.registry.runtimes.map(\.name) == ["Quiet", "other"])
         let deleted = await root.registry.delete(Quiet.self)
@@ -84,7 +84,7 @@ struct CordisIOSReflectTests {
 
     @Test func aFibersRuntimeIsNilForTheRootOnly() async throws {
         let (root, _) = try makeRoot()
-        let child = try await root.plugin(name: "child") { _ in }.await()
+        let child = try await root.plugin(FunctionPlugin<NoConfig>(name: "child") { _, _, _ in }).await()
         #expect(root.fiber.runtime == nil)
         #expect(child.runtime?.fiberList.first === child)
     }
@@ -92,10 +92,10 @@ struct CordisIOSReflectTests {
     @Test func eventsSnapshotCountsAListenerWhileItsFiberIsLoaded() async throws {
         let (root, _) = try makeRoot()
         #expect(root.events.snapshot[Pinged.name] == nil)
-        let listener = try root.plugin(name: "listener") { scope in
+        let listener = try root.plugin(FunctionPlugin<NoConfig>(name: "listener") { _, _, scope in
             try scope.ctx.on(Pinged.self) { _ in }
             try scope.ctx.on(Pinged.self) { _ in }
-        }
+        })
         try await listener.await()
         #expect(root.events.snapshot[Pinged.name] == 2)
         try await listener.dispose()
@@ -106,10 +106,10 @@ struct CordisIOSReflectTests {
         let (root, _) = try makeRoot()
         let isolated = root.isolate(FooKey.name)
         let inner = Trail()
-        let outer = try isolated.plugin(name: "outer") { scope in
-            let child = try scope.ctx.plugin(name: "inner") { _ in }
+        let outer = try isolated.plugin(FunctionPlugin<NoConfig>(name: "outer") { _, _, scope in
+            let child = try scope.ctx.plugin(FunctionPlugin<NoConfig>(name: "inner") { _, _, _ in })
             inner.add(child.parent === scope.ctx ? "inner's parent is outer's ctx" : "other parent")
-        }
+        })
         try await outer.await()
         #expect(outer.parent === isolated && outer.parent.fiber === root.fiber)
         #expect(inner.entries == ["inner's parent is outer's ctx"])
@@ -118,11 +118,11 @@ struct CordisIOSReflectTests {
 
     @Test func aFibersStoreHoldsItsServicesWhileLoadedAndIsNilOtherwise() async throws {
         let (root, _) = try makeRoot()
-        let consumer = try root.plugin(name: "consumer", inject: [Dependency(FooKey.self)]) { scope in
+        let consumer = try root.plugin(FunctionPlugin<NoConfig>(name: "consumer", inject: [FooKey.self]) { _, _, scope in
             try scope.ctx.provide(BarKey.self, Box(2))
-        }
+        })
         #expect(consumer.store == nil)
-        let provider = try root.plugin(name: "provider") { scope in try scope.ctx.provide(FooKey.self, Box(1)) }
+        let provider = try root.plugin(FunctionPlugin<NoConfig>(name: "provider") { _, _, scope in try scope.ctx.provide(FooKey.self, Box(1)) })
         try await provider.await()
         try await consumer.await()
         let store = try #require(consumer.store)
@@ -152,7 +152,7 @@ struct CordisIOSReflectTests {
     @Test func inertiaIsSetWhileATransitionRunsAndAwaitingItWaitsForIt() async throws {
         let (root, _) = try makeRoot()
         let gate = Gate()
-        let fiber = try root.plugin(name: "slow") { _ in await gate.pass() }
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "slow") { _, _, _ in await gate.pass() })
         await gate.reached()
         let inertia = try #require(fiber.inertia)
         #expect(fiber.state == .loading)

@@ -40,7 +40,7 @@ struct CordisIOSSpellingTests {
         await root.settled()
         #expect(values.entries == ["7 true"])
         #expect(try root[FooKey.self].value == 7)
-        let stranger = try root.plugin(name: "stranger") { _ in }
+        let stranger = try root.plugin(FunctionPlugin<NoConfig>(name: "stranger") { _, _, _ in })
         try await stranger.await()
         #expect(throws: CordisError(.serviceUnavailable, "cannot get property \"bar\" without inject")) {
             try stranger.ctx[BarKey.self]
@@ -50,17 +50,17 @@ struct CordisIOSSpellingTests {
     @Test func getWithStrictSkipsTheInjectChecksAndStrictHidesUnavailableProviders() async throws {
         let (root, _) = try makeRoot()
         let gate = Gate()
-        let provider = try root.plugin(name: "provider") { scope in
+        let provider = try root.plugin(FunctionPlugin<NoConfig>(name: "provider") { _, _, scope in
             try scope.ctx.provide(FooKey.self, Box(1))
             await gate.pass()
-        }
+        })
         await gate.reached()
         // Registered but its fiber is still loading: only a non-strict read sees it.
         #expect(root.get(FooKey.self, strict: true) == nil)
         #expect(root.get(FooKey.self, strict: false)?.value == 1)
         gate.open()
         try await provider.await()
-        let stranger = try root.plugin(name: "stranger") { _ in }
+        let stranger = try root.plugin(FunctionPlugin<NoConfig>(name: "stranger") { _, _, _ in })
         try await stranger.await()
         #expect(stranger.ctx.get(FooKey.self, strict: true)?.value == 1)
         #expect(root.get(BarKey.self, strict: false) == nil)
@@ -68,16 +68,16 @@ struct CordisIOSSpellingTests {
 
     @Test func setReplacesTheValueOfAServiceTheFiberProvides() async throws {
         let (root, _) = try makeRoot()
-        let provider = try root.plugin(name: "provider") { scope in
+        let provider = try root.plugin(FunctionPlugin<NoConfig>(name: "provider") { _, _, scope in
             try scope.ctx.provide(FooKey.self, Box(1))
-        }
+        })
         try await provider.await()
         try provider.ctx.set(FooKey.self, Box(2))
         #expect(try root[FooKey.self].value == 2)
         #expect(throws: CordisError(
             .serviceUnavailable, "cannot set property \"bar\" without provide")
         ) {
-            let other = try root.plugin { _ in }
+            let other = try root.plugin(FunctionPlugin<NoConfig>() { _, _, _ in })
             try other.ctx.set(BarKey.self, Box(3))
         }
     }
@@ -87,7 +87,7 @@ struct CordisIOSSpellingTests {
         let trail = Trail()
         let body = Gate()
         var asyncHandle: EffectHandle?
-        let fiber = try root.plugin(name: "effects") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "effects") { _, _, scope in
             let ctx = scope.ctx
             try ctx.effect("sync", sync: {
                 trail.add("sync on")
@@ -102,7 +102,7 @@ struct CordisIOSSpellingTests {
                 trail.add("async on")
                 try scope.collect { trail.add("async off") }
             }
-        }
+        })
         try await fiber.await()
         #expect(fiber.effects.map(\.label) == ["sync", "scoped", "async"])
         body.open()
@@ -143,10 +143,10 @@ struct CordisIOSSpellingTests {
 
     @Test func getWithoutStrictReadsAServiceThePluginDoesNotInjectWhereAnOptionalIsExpected() async throws {
         let (root, _) = try makeRoot()
-        let provider = try root.plugin(name: "provider") { scope in try scope.ctx.provide(BarKey.self, Box(4)) }
+        let provider = try root.plugin(FunctionPlugin<NoConfig>(name: "provider") { _, _, scope in try scope.ctx.provide(BarKey.self, Box(4)) })
         try await provider.await()
         let read = Trail()
-        let reader = try root.plugin(name: "reader") { scope in
+        let reader = try root.plugin(FunctionPlugin<NoConfig>(name: "reader") { _, _, scope in
             // cordis-ios's forms: get(_:strict:) with its default, wherever an optional is expected.
             if let bar = scope.ctx.get(BarKey.self) { read.add("if let \(bar.value)") }
             guard let bar = scope.ctx.get(BarKey.self) else { return }
@@ -155,7 +155,7 @@ struct CordisIOSSpellingTests {
             read.add("unprovided \(scope.ctx.get(QuxKey.self) == nil)")
             // This package's throwing get keeps its inject check.
             do { _ = try scope.ctx[BarKey.self] as Box } catch { read.add("\(error)") }
-        }
+        })
         try await reader.await()
         #expect(read.entries == [
             "if let 4", "guard let 4", "chained 4", "unprovided true",
@@ -186,7 +186,7 @@ struct CordisIOSSpellingTests {
             try root.plugin(ValidatedPlugin.self, config: PositiveConfig(count: 0))
         }
         #expect(throws: CordisError(.invalidConfig, "plugin \"ValidatedPlugin\": invalid config: count must be at least 1")) {
-            try root.plugin(ValidatedPlugin.self, json: ["count": 0])
+            try root.plugin(PluginType(ValidatedPlugin.self), rawConfig: ["count": 0] as JSONValue)
         }
         let fiber = try root.plugin(ValidatedPlugin.self, config: PositiveConfig(count: 2))
         try await fiber.await()
@@ -210,10 +210,10 @@ struct CordisIOSSpellingTests {
     @Test func aLoggersExporterIsAnEffectOfItsContextsFiber() async throws {
         let (root, _) = try makeRoot()
         let captured = CapturedLogs(level: .info)
-        let fiber = try root.plugin(name: "exporting") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "exporting") { _, _, scope in
             try scope.ctx.logger.exporter(captured)
             scope.ctx.logger.info("while loaded")
-        }
+        })
         try await fiber.await()
         #expect(fiber.effects.map(\.label) == ["ctx.logger.exporter()"])
         try await fiber.dispose()

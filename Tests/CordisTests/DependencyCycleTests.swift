@@ -78,7 +78,7 @@ struct DependencyCycleTests {
 
     @Test func aFiberThatIsNotPendingHasNoReason() async throws {
         let (root, _) = try makeRoot()
-        let fiber = try root.plugin(name: "plain") { _ in }
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "plain") { _, _, _ in })
         try await fiber.await()
         #expect(fiber.pendingReason == nil)
         #expect(fiber.dependencyCycle == nil)

@@ -9,9 +9,9 @@ struct EffectTests {
     @Test func aPluginsEffectIsListedAndRevertedOnceWhenItsFiberIsDisposed() async throws {
         let (root, _) = try makeRoot()
         let disposed = Counter()
-        let fiber = try root.plugin(name: "plugin") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "plugin") { _, _, scope in
             try scope.collect("test") { disposed.hit() }
-        }
+        })
         try await fiber.await()
         #expect(fiber.effects == [EffectMeta(label: "test")])
         #expect(disposed.value == 0)
@@ -39,7 +39,7 @@ struct EffectTests {
     @Test func nestedEffectsAreListedAsChildrenAndRevertedNewestFirstInnermostFirst() async throws {
         let (root, _) = try makeRoot()
         let trail = Trail()
-        let fiber = try root.plugin(name: "nested") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "nested") { _, _, scope in
             try await scope.effect { outer in
                 try outer.collect("d1") { trail.add("1") }
                 try await outer.effect("inner") { inner in
@@ -48,8 +48,8 @@ struct EffectTests {
                 }
                 return nil
             }
-            _ = try scope.ctx.on(customEvent) {}
-        }
+            _ = try scope.ctx.on(CustomEvent.self) {}
+        })
         try await fiber.await()
         #expect(fiber.effects == [
             EffectMeta(label: "anonymous", children: [

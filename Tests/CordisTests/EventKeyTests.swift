@@ -41,10 +41,10 @@ struct EventKeyTests {
     @Test func listenersAreEffectsOfTheirFiberAndOnceRunsOnce() async throws {
         let (root, _) = try makeRoot()
         let trail = Trail()
-        let fiber = try root.plugin(name: "listener") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "listener") { _, _, scope in
             try scope.ctx.on(Greeted.self) { trail.add("plugin \($0)") }
             try scope.ctx.once(Greeted.self) { trail.add("once \($0)") }
-        }
+        })
         try await fiber.await()
         try root.emit(Greeted.self, "a")
         try root.emit(Greeted.self, "b")

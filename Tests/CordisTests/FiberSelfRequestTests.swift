@@ -5,7 +5,10 @@ import Testing
 @testable import Cordis
 
 /// A custom event a plugin awaits with `parallel` from its own `apply`.
-private let selfRequestEvent = Event<Void, Void>("test/self-request")
+private enum SelfRequestEvent: EventKey {
+    typealias Args = Void
+    static var name: String { "test/self-request" }
+}
 
 /// A plugin ending, restarting or updating itself from its own code (`apply`, a listener, a disposer):
 /// the request is applied when the fiber's current transition ends, never waited for from inside it.
@@ -14,12 +17,12 @@ struct FiberSelfRequestTests {
     @Test func aPluginThatDisposesItselfInApplyReachesDisposedRunningItsDisposersNewestFirst() async throws {
         let (root, _) = try makeRoot()
         let trail = Trail()
-        let fiber = try root.plugin(name: "quitter") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "quitter") { _, _, scope in
             try scope.collect { trail.add("first disposer") }
             try scope.collect { trail.add("second disposer") }
             try await scope.ctx.fiber.dispose()
             trail.add("apply returned")
-        }
+        })
         try await withinDeadline("the self-disposing fiber settling") { try await fiber.await() }
         #expect(fiber.state == .disposed)
         #expect(fiber.disposeReason == .explicit)
@@ -32,13 +35,13 @@ struct FiberSelfRequestTests {
         let (root, _) = try makeRoot()
         let trail = Trail()
         var loads = 0
-        let fiber = try root.plugin(name: "restarter") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "restarter") { _, _, scope in
             loads += 1
             let life = loads
             trail.add("apply \(life)")
             try scope.collect { trail.add("dispose \(life)") }
             if life == 1 { try await scope.ctx.fiber.restart() }
-        }
+        })
         try await withinDeadline("the self-restarting fiber settling") { try await fiber.await() }
         #expect(fiber.state == .active)
         #expect(trail.entries == ["apply 1", "dispose 1", "apply 2"])
@@ -46,30 +49,30 @@ struct FiberSelfRequestTests {
 
     @Test func aPluginThatUpdatesItsConfigInApplyRestartsOnceWithTheNewConfig() async throws {
         let (root, _) = try makeRoot()
-        var seen: [Int] = []
-        let fiber = try root.plugin(name: "updater", config: 1) { (scope: EffectScope, config: Int) in
-            seen.append(config)
-            if config == 1 { try await scope.ctx.fiber.update(2) }
-        }
+        let seen = Cordis.Box<[Int]>([])
+        let fiber = try root.plugin(FunctionPlugin<Int>(name: "updater") { ctx, config, _ in
+            seen.value.append(config)
+            if config == 1 { try await ctx.fiber.update(2) }
+        }, config: 1)
         try await withinDeadline("the self-updating fiber settling") { try await fiber.await() }
         #expect(fiber.state == .active)
-        #expect(seen == [1, 2])
+        #expect(seen.value == [1, 2])
         #expect(fiber.config as? Int == 2)
     }
 
     @Test func aPluginThatDisposesItselfFromItsOwnListenerReachesDisposed() async throws {
         let (root, _) = try makeRoot()
         let trail = Trail()
-        let fiber = try root.plugin(name: "listener-quitter") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "listener-quitter") { _, _, scope in
             let ctx = scope.ctx
-            try ctx.onAsync(selfRequestEvent) { (_: Void) async throws in
+            try ctx.on(SelfRequestEvent.self) { (_: Void) async throws in
                 try await ctx.fiber.dispose()
                 trail.add("listener returned")
             }
             try scope.collect { trail.add("disposer") }
-            try await ctx.parallel(selfRequestEvent, ())
+            try await ctx.parallel(SelfRequestEvent.self)
             trail.add("apply returned")
-        }
+        })
         try await withinDeadline("the fiber disposed by its listener settling") { try await fiber.await() }
         #expect(fiber.state == .disposed)
         #expect(trail.entries == ["listener returned", "apply returned", "disposer"])
@@ -78,11 +81,11 @@ struct FiberSelfRequestTests {
     @Test func aPluginThatDisposesItselfFromADisposerEndsDisposedAfterTheRestart() async throws {
         let (root, _) = try makeRoot()
         var loads = 0
-        let fiber = try root.plugin(name: "disposer-quitter") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "disposer-quitter") { _, _, scope in
             loads += 1
             let ctx = scope.ctx
             try scope.collect { try await ctx.fiber.dispose() }
-        }
+        })
         try await fiber.await()
         try await withinDeadline("the restart whose disposer disposes the fiber") { try await fiber.restart() }
         #expect(fiber.state == .disposed)
@@ -92,27 +95,26 @@ struct FiberSelfRequestTests {
 
     @Test func aPluginThatUpdatesItselfFromADisposerLoadsOnceMoreWithTheNewConfig() async throws {
         let (root, _) = try makeRoot()
-        var seen: [Int] = []
-        let fiber = try root.plugin(name: "disposer-updater", config: 1) { (scope: EffectScope, config: Int) in
-            seen.append(config)
-            let ctx = scope.ctx
+        let seen = Cordis.Box<[Int]>([])
+        let fiber = try root.plugin(FunctionPlugin<Int>(name: "disposer-updater") { ctx, config, scope in
+            seen.value.append(config)
             if config == 1 { try scope.collect { try await ctx.fiber.update(2) } }
-        }
+        }, config: 1)
         try await fiber.await()
         try await withinDeadline("the restart whose disposer updates the config") { try await fiber.restart() }
         #expect(fiber.state == .active)
-        #expect(seen == [1, 2])
+        #expect(seen.value == [1, 2])
     }
 
     @Test func aDisposalByTheParentIsNotMadeExplicitByASelfDisposeInADisposer() async throws {
         let (root, _) = try makeRoot()
         var child: Fiber?
-        let parent = try root.plugin(name: "parent") { scope in
-            child = try scope.ctx.plugin(name: "child") { inner in
+        let parent = try root.plugin(FunctionPlugin<NoConfig>(name: "parent") { _, _, scope in
+            child = try scope.ctx.plugin(FunctionPlugin<NoConfig>(name: "child") { _, _, inner in
                 let ctx = inner.ctx
                 try inner.collect { try await ctx.fiber.dispose() }
-            }
-        }
+            })
+        })
         try await parent.await()
         let loaded = try #require(child)
         try await loaded.await()

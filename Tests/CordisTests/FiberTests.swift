@@ -10,10 +10,10 @@ struct FiberTests {
 
     /// A plugin injecting `foo` whose load waits for `load` and whose disposer waits for `unload`.
     func slowConsumer(on root: Context, load: Gate, unload: Gate) throws -> Fiber {
-        try root.plugin(name: "slow", inject: [Dependency(FooKey.self)]) { scope in
+        try root.plugin(FunctionPlugin<NoConfig>(name: "slow", inject: [FooKey.self]) { _, _, scope in
             await load.pass()
             try scope.collect { await unload.pass() }
-        }
+        })
     }
 
     @Test func aLoadInFlightIsNotInterruptedAndAProviderChangeDuringItReloadsAfterwards() async throws {
@@ -59,11 +59,11 @@ struct FiberTests {
         let (root, _) = try makeRoot()
         let trail = Trail()
         let unload = Gate()
-        let provider = try root.plugin(name: "foo-provider") { scope in
+        let provider = try root.plugin(FunctionPlugin<NoConfig>(name: "foo-provider") { _, _, scope in
             try scope.collect { trail.add("provider teardown") }
             try scope.ctx.provide(FooKey.self, Box(7))
-        }
-        let consumer = try root.plugin(name: "consumer", inject: [Dependency(FooKey.self)]) { scope in
+        })
+        let consumer = try root.plugin(FunctionPlugin<NoConfig>(name: "consumer", inject: [FooKey.self]) { _, _, scope in
             let foo = try scope.ctx[FooKey.self]
             try scope.collect {
                 await unload.pass()
@@ -71,7 +71,7 @@ struct FiberTests {
                 let value = try scope.ctx[FooKey.self].value
                 trail.add("consumer bye \(value) from \(foo.value)")
             }
-        }
+        })
         await root.settled()
         #expect(consumer.state == .active)
         let withdrawal = Task { @CordisActor in try await provider.dispose() }
@@ -90,18 +90,18 @@ struct FiberTests {
         let (root, _) = try makeRoot()
         let trail = Trail()
         let unload = Gate()
-        let provider = try root.plugin(name: "foo-bar-provider") { scope in
+        let provider = try root.plugin(FunctionPlugin<NoConfig>(name: "foo-bar-provider") { _, _, scope in
             try scope.collect { trail.add("provider teardown") }
             try scope.ctx.provide(FooKey.self, Box(1))
             try scope.ctx.provide(BarKey.self, Box(2))
-        }
-        let consumer = try root.plugin(name: "consumer", inject: [Dependency(FooKey.self), Dependency(BarKey.self)]) { scope in
+        })
+        let consumer = try root.plugin(FunctionPlugin<NoConfig>(name: "consumer", inject: [FooKey.self, BarKey.self]) { _, _, scope in
             let sum = try scope.ctx[FooKey.self].value + scope.ctx[BarKey.self].value
             try scope.collect {
                 await unload.pass()
                 trail.add("consumer bye \(sum)")
             }
-        }
+        })
         // Three lives of the provider; each withdrawal waits for the consumer, which holds both
         // services, and no longer.
         for life in 1...3 {
@@ -126,18 +126,18 @@ struct FiberTests {
     @Test func aPluginThatThrowsIsFailedWithItsListenersRolledBackAndOneErrorLogged() async throws {
         let (root, logs) = try makeRoot()
         let received = Counter()
-        let apply: @CordisActor (EffectScope, Flag) async throws -> Void = { scope, config in
-            try scope.ctx.on(customEvent) { received.hit() }
+        let apply = FunctionPlugin<Flag>(name: "apply") { ctx, config, _ in
+            try ctx.on(CustomEvent.self) { received.hit() }
             if !config.foo { throw PluginError() }
         }
-        let failing = try root.plugin(name: "apply", config: Flag(foo: false), apply)
-        let working = try root.plugin(name: "apply", config: Flag(foo: true), apply)
+        let failing = try root.plugin(apply, config: Flag(foo: false))
+        let working = try root.plugin(apply, config: Flag(foo: true))
         await root.settled()
         #expect(failing.state == .failed)
         #expect(failing.error as? PluginError == PluginError())
         #expect(working.state == .active)
         #expect(logs.at(.error).count == 1)
-        try root.emit(customEvent, ())
+        try root.emit(CustomEvent.self)
         #expect(received.value == 1)
         await #expect(throws: PluginError()) { try await failing.await() }
     }
@@ -145,12 +145,12 @@ struct FiberTests {
     @Test func aDisposerThatThrowsIsLoggedAndDisposeStillSucceeds() async throws {
         let (root, logs) = try makeRoot()
         let disposed = Counter()
-        let fiber = try root.plugin(name: "throwing-disposer") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "throwing-disposer") { _, _, scope in
             try scope.collect("test") {
                 disposed.hit()
                 throw PluginError(message: "test")
             }
-        }
+        })
         try await fiber.await()
         #expect(disposed.value == 0)
         try await fiber.dispose()
@@ -173,7 +173,7 @@ struct FiberTests {
     @Test func aFiberDisposedWhilePendingReachesDisposedAndEmitsStatus() async throws {
         let (root, _) = try makeRoot()
         let trail = try statusTrail(root)
-        let fiber = try root.plugin(name: "waiting", inject: [Dependency(FooKey.self)]) { _ in }
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "waiting", inject: [FooKey.self]) { _, _, _ in })
         try await fiber.await()
         #expect(fiber.state == .pending)
         try await fiber.dispose()
@@ -184,7 +184,7 @@ struct FiberTests {
     @Test func aFiberDisposedWhileFailedReachesDisposedAndEmitsStatus() async throws {
         let (root, _) = try makeRoot()
         let trail = try statusTrail(root)
-        let fiber = try root.plugin(name: "failing") { _ in throw PluginError() }
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "failing") { _, _, _ in throw PluginError() })
         await root.settled()
         #expect(fiber.state == .failed)
         try await fiber.dispose()
@@ -195,7 +195,7 @@ struct FiberTests {
     @Test func everyStateChangeIsEmittedAsStatusInOrder() async throws {
         let (root, _) = try makeRoot()
         let trail = try statusTrail(root)
-        let fiber = try root.plugin(name: "plain") { _ in }
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "plain") { _, _, _ in })
         try await fiber.await()
         try await fiber.dispose()
         let id = fiber.id
@@ -240,12 +240,12 @@ struct FiberTests {
     @Test func anUnloadingFiberRefusesNewEffectsWithAClearError() async throws {
         let (root, _) = try makeRoot()
         let refusals = Trail()
-        let fiber = try root.plugin(name: "late") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "late") { _, _, scope in
             let ctx = scope.ctx
             try scope.collect {
                 let attempts: [(String, @CordisActor () throws -> Void)] = [
-                    ("on", { try ctx.on(customEvent) {} }),
-                    ("plugin", { try ctx.plugin(name: "child") { _ in } }),
+                    ("on", { try ctx.on(CustomEvent.self) {} }),
+                    ("plugin", { try ctx.plugin(FunctionPlugin<NoConfig>(name: "child") { _, _, _ in }) }),
                     ("collect", { try scope.collect {} }),
                     ("provide", { try ctx.provide(FooKey.self, Box(1)) }),
                     ("exportLogs", { try ctx.logger.exporter(CapturedLogs()) }),
@@ -259,7 +259,7 @@ struct FiberTests {
                     }
                 }
             }
-        }
+        })
         try await fiber.await()
         let before = root.listenerCounts
         try await fiber.dispose()
@@ -268,16 +268,16 @@ struct FiberTests {
         })
         #expect(root.listenerCounts == before)
         #expect(root.fibers.map(\.id) == [root.fiber.id])
-        #expect(root.provider(of: "foo") == nil)
+        #expect(root.currentProvider(of: "foo") == nil)
     }
 
     @Test func restartRecoversAFailedFiber() async throws {
         let (root, _) = try makeRoot()
         let attempts = Counter()
-        let fiber = try root.plugin(name: "flaky") { _ in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "flaky") { _, _, _ in
             attempts.hit()
             if attempts.value == 1 { throw PluginError() }
-        }
+        })
         await #expect(throws: PluginError()) { try await fiber.await() }
         #expect(fiber.state == .failed)
         try await fiber.restart()
@@ -289,10 +289,10 @@ struct FiberTests {
     @Test func restartReloadsAnActiveFiber() async throws {
         let (root, _) = try makeRoot()
         let trail = Trail()
-        let fiber = try root.plugin(name: "restartable") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "restartable") { _, _, scope in
             trail.add("apply")
             try scope.collect { trail.add("dispose") }
-        }
+        })
         try await fiber.await()
         try await fiber.restart()
         #expect(fiber.state == .active)
@@ -301,9 +301,9 @@ struct FiberTests {
 
     @Test func updatingTheConfigRecoversAFailedFiber() async throws {
         let (root, _) = try makeRoot()
-        let fiber = try root.plugin(name: "configured", config: Flag(foo: false)) { _, config in
+        let fiber = try root.plugin(FunctionPlugin<Flag>(name: "configured") { _, config, _ in
             if !config.foo { throw PluginError() }
-        }
+        }, config: Flag(foo: false))
         await root.settled()
         #expect(fiber.state == .failed)
         try await fiber.update(Flag(foo: true))
@@ -315,11 +315,14 @@ struct FiberTests {
         let (root, _) = try makeRoot()
         let seen = Trail()
         let updates = Counter()
-        try root.on(.update) { _ in updates.hit() }
-        let fiber = try root.plugin(name: "configured", config: Flag(foo: false)) { scope, config in
+        try root.on(UpdateEvent.self, options: EventOptions(global: true)) { _, next in
+            try await next()
+            updates.hit()
+        }
+        let fiber = try root.plugin(FunctionPlugin<Flag>(name: "configured") { _, config, scope in
             seen.add("\(config.foo)")
             try scope.collect { seen.add("dispose") }
-        }
+        }, config: Flag(foo: false))
         try await fiber.await()
         try await fiber.update(Flag(foo: true))
         #expect(seen.entries == ["false", "dispose", "true"])
@@ -330,11 +333,14 @@ struct FiberTests {
         let (root, _) = try makeRoot()
         let loads = Counter()
         let updates = Counter()
-        try root.on(.update) { _ in updates.hit() }
-        let active = try root.plugin(name: "configured", config: Flag(foo: true)) { _, config in
+        try root.on(UpdateEvent.self, options: EventOptions(global: true)) { _, next in
+            try await next()
+            updates.hit()
+        }
+        let active = try root.plugin(FunctionPlugin<Flag>(name: "configured") { _, config, _ in
             loads.hit()
             if !config.foo { throw PluginError() }
-        }
+        }, config: Flag(foo: true))
         try await active.await()
         let error = await #expect(throws: CordisError.self) { try await active.update("not a flag") }
         #expect(error?.code == .typeMismatch)
@@ -342,9 +348,9 @@ struct FiberTests {
         #expect(active.config as? Flag == Flag(foo: true))
         #expect(loads.value == 1)
 
-        let failed = try root.plugin(name: "configured", config: Flag(foo: false)) { _, config in
+        let failed = try root.plugin(FunctionPlugin<Flag>(name: "configured") { _, config, _ in
             if !config.foo { throw PluginError() }
-        }
+        }, config: Flag(foo: false))
         await root.settled()
         await #expect(throws: CordisError.self) { try await failed.update(42) }
         #expect(failed.state == .failed)
@@ -354,7 +360,7 @@ struct FiberTests {
 
     @Test func aDisposedFiberRefusesRestartAndUpdate() async throws {
         let (root, _) = try makeRoot()
-        let fiber = try root.plugin(name: "gone", config: Flag()) { _, _ in }
+        let fiber = try root.plugin(FunctionPlugin<Flag>(name: "gone") { _, _, _ in }, config: Flag())
         try await fiber.await()
         try await fiber.dispose()
         let restartError = await #expect(throws: CordisError.self) { try await fiber.restart() }
@@ -367,12 +373,12 @@ struct FiberTests {
     /// call does when the member life its proxy stands for has ended, at once and without suspending.
     /// Counts its attempts; `loaded` is passed once a load succeeds.
     func withdrawnConsumer(on root: Context, gone: Box, attempts: Box, loaded: Gate) throws -> Fiber {
-        try root.plugin(name: "caller", inject: [Dependency(FooKey.self)]) { _ in
+        try root.plugin(FunctionPlugin<NoConfig>(name: "caller", inject: [FooKey.self]) { _, _, _ in
             attempts.value += 1
             // Bounded for the run without the fix, which loaded again at once, in the same job, for ever.
             if gone.value == 1, attempts.value < 1_000 { throw CordisError(.withdrawn, "foo is gone") }
             await loaded.pass()
-        }
+        })
     }
 
     @Test func aLoadFailingWithWithdrawnWhileItsProviderStaysRegisteredIsTriedAgainLaterNotAtOnce() async throws {

@@ -34,15 +34,15 @@ struct InterceptTests {
         try root.provide(NamerKey.self, namer)
         let names = Trail()
         let outer = root.intercept(NamerIntercept.self, .init(prefix: "outer"))
-        try outer.plugin(name: "parent") { scope in
+        try outer.plugin(FunctionPlugin<NoConfig>(name: "parent") { _, _, scope in
             names.add(namer.name(for: scope.ctx))
             // Children inherit it; a nearer intercept replaces it for its subtree only.
-            try scope.ctx.plugin(name: "child") { scope in names.add(namer.name(for: scope.ctx)) }
-            try scope.ctx.intercept(NamerIntercept.self, .init(prefix: "inner")).plugin(name: "nested") { scope in
+            try scope.ctx.plugin(FunctionPlugin<NoConfig>(name: "child") { _, _, scope in names.add(namer.name(for: scope.ctx)) })
+            try scope.ctx.intercept(NamerIntercept.self, .init(prefix: "inner")).plugin(FunctionPlugin<NoConfig>(name: "nested") { _, _, scope in
                 names.add(namer.name(for: scope.ctx))
-            }
-        }
-        try root.plugin(name: "plain") { scope in names.add(namer.name(for: scope.ctx)) }
+            })
+        })
+        try root.plugin(FunctionPlugin<NoConfig>(name: "plain") { _, _, scope in names.add(namer.name(for: scope.ctx)) })
         await root.settled()
         #expect(names.entries.sorted() == ["none/plain", "outer/child", "outer/parent", "inner/nested"].sorted())
         // Isolating keeps the intercepts.
@@ -52,7 +52,7 @@ struct InterceptTests {
 
     @Test func aJSONInterceptThatDoesNotDecodeIsAnErrorNamingThePluginAndPath() async throws {
         let (root, logs) = try makeRoot()
-        let fiber = try root.intercept(name: "namer", ["prefix": 3]).plugin(name: "reader") { _ in }
+        let fiber = try root.intercept(name: "namer", ["prefix": 3]).plugin(FunctionPlugin<NoConfig>(name: "reader") { _, _, _ in })
         try await fiber.await()
         #expect(throws: CordisError(
             .invalidConfig,

@@ -6,10 +6,10 @@ import Testing
 struct IsolationTests {
     /// Plugs a consumer of `foo` that counts its loads and unloads.
     func consumer(on ctx: Context, applied: Counter, disposed: Counter) throws {
-        try ctx.plugin(name: "consumer", inject: [Dependency(FooKey.self)]) { scope in
+        try ctx.plugin(FunctionPlugin<NoConfig>(name: "consumer", inject: [FooKey.self]) { _, _, scope in
             applied.hit()
             try scope.collect { disposed.hit() }
-        }
+        })
     }
 
     func value(_ ctx: Context) -> Int? {
@@ -75,19 +75,19 @@ struct IsolationTests {
         try root.provide(FooKey.self, Box(1))
         try root.isolate("foo").provide(FooKey.self, Box(2))
         #expect(throws: CordisError.self) { try root.provide(FooKey.self, Box(3)) }
-        #expect(root.providerRecords.count == 2)
+        #expect(root.allProviderRecords.count == 2)
     }
 
     @Test func aServiceScopedEventReachesOnlyListenersInTheServicesRealm() async throws {
         let (root, _) = try makeRoot()
         let ctx = root.isolate("foo")
         let outer = Counter(), inner = Counter()
-        try root.on(customEvent) { outer.hit() }
-        try ctx.on(customEvent) { inner.hit() }
-        let service = try ctx.plugin(name: "foo") { scope in
+        try root.on(CustomEvent.self) { outer.hit() }
+        try ctx.on(CustomEvent.self) { inner.hit() }
+        let service = try ctx.plugin(FunctionPlugin<NoConfig>(name: "foo") { _, _, scope in
             try scope.ctx.provide(FooKey.self, Box(1))
-            try scope.ctx.emit(customEvent, (), service: FooKey.self)
-        }
+            try scope.ctx.emit(scope: IsolationScope(ctx: scope.ctx, name: FooKey.name), CustomEvent.self)
+        })
         try await service.await()
         #expect(outer.value == 0)
         #expect(inner.value == 1)

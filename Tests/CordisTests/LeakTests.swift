@@ -9,7 +9,7 @@ enum LeakServiceKey: ServiceKey {
 @CordisActor @Service(LeakServiceKey.self)
 final class LeakService {
     func apply(_ scope: EffectScope) async throws {
-        try ctx.on(customEvent) {}
+        try ctx.on(CustomEvent.self) {}
         try scope.collect {}
     }
 }
@@ -21,7 +21,7 @@ final class LeakConsumer {
     func apply(_ scope: EffectScope) async throws {
         _ = try service
         try ctx.on(StatusEvent.self) { _ in }
-        try ctx.plugin(name: "child") { scope in try scope.collect {} }
+        try ctx.plugin(FunctionPlugin<NoConfig>(name: "child") { _, _, scope in try scope.collect {} })
     }
 }
 
@@ -67,16 +67,16 @@ struct LeakTests {
         #expect(await eventually { refs.isFreed })
         #expect(refs.fiber == nil && refs.context == nil && refs.instance == nil)
         #expect(consumer.state == .pending)
-        #expect(root.providerRecords.isEmpty)
+        #expect(root.allProviderRecords.isEmpty)
     }
 
     @Test func aFunctionPluginDisposedWithItsParentIsFreed() async throws {
         let (root, _) = try makeRoot()
         weak var child: Fiber?
         let refs = try await plugAndDispose(root) {
-            try root.plugin(name: "parent") { scope in
-                child = try scope.ctx.plugin(name: "child") { scope in try scope.collect {} }
-            }
+            try root.plugin(FunctionPlugin<NoConfig>(name: "parent") { _, _, scope in
+                child = try scope.ctx.plugin(FunctionPlugin<NoConfig>(name: "child") { _, _, scope in try scope.collect {} })
+            })
         }
         #expect(await eventually { refs.isFreed && child == nil })
         #expect(child == nil)

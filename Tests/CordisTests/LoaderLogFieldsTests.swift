@@ -8,7 +8,7 @@ struct LoaderLogFieldsTests {
         var catalog = PluginCatalog()
         catalog.register(name: "talker") { scope in
             scope.ctx.logger.info("from the entry")
-            try scope.ctx.plugin(name: "child") { child in child.ctx.logger("child").info("from a child") }
+            try scope.ctx.plugin(FunctionPlugin<NoConfig>(name: "child") { _, _, child in child.ctx.logger("child").info("from a child") })
         }
         let loader = Loader(
             ctx: root, catalog: catalog, store: InMemoryEntryStore(EntryTree(entries: [Entry(id: "speaker", plugin: "talker")])))

@@ -85,6 +85,6 @@ func loadingTransitions(on ctx: Context, during body: @CordisActor () async thro
 /// The value a fiber's injected `bar` resolves to (the config of the provider), if it is loaded.
 @CordisActor
 func barValue(_ fiber: Fiber?) -> JSONValue? {
-    guard let record = fiber?.providers["bar"] else { return nil }
+    guard let record = fiber?.providerRecords["bar"] else { return nil }
     return (record.value as? JSONValue)?["value"]
 }

@@ -271,7 +271,7 @@ struct LoaderTests {
     @Test func aPluginThatDisposesItselfMarksItsEntryDisabled() async throws {
         let (loader, store) = try await exampleLoader()
         var changes: [EntryChange] = []
-        try loader.ctx.on(.loaderEntry) { changes.append($0) }
+        try loader.ctx.on(LoaderEntryEvent.self) { changes.append($0) }
         let counter = try #require(loader.fiber(for: "counter"))
         try await counter.dispose()
         await loader.settled()
@@ -321,7 +321,7 @@ struct LoaderTests {
     @Test func changesEmitLoaderEntryEventsNamingWhatChanged() async throws {
         let (loader, _) = try await exampleLoader()
         var changes: [EntryChange] = []
-        try loader.ctx.on(.loaderEntry) { changes.append($0) }
+        try loader.ctx.on(LoaderEntryEvent.self) { changes.append($0) }
         try await loader.add(Entry(id: "group", children: []))
         try await loader.update(id: "counter", config: ["start": 1])
         try await loader.setDisabled(id: "badge", true)
@@ -340,7 +340,7 @@ struct LoaderTests {
     @Test func injectAndInterceptEditsEmitLoaderEntryEventsLikeConfigChanges() async throws {
         let (loader, _) = try await exampleLoader()
         var changes: [EntryChange] = []
-        try loader.ctx.on(.loaderEntry) { changes.append($0) }
+        try loader.ctx.on(LoaderEntryEvent.self) { changes.append($0) }
         try await loader.update(id: "badge", inject: [Dependency(name: "clock", optional: true)])
         try await loader.update(id: "badge", intercept: ["counter": ["step": 2]])
         // The same lists again change nothing, so they say nothing.

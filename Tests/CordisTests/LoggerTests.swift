@@ -46,7 +46,7 @@ struct LoggerTests {
 
     @Test func aPluginLogsUnderItsName() async throws {
         let (root, logs) = try makeRoot()
-        let fiber = try root.plugin(name: "greeter") { scope in scope.ctx.logger.info("hello") }
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "greeter") { _, _, scope in scope.ctx.logger.info("hello") })
         try await fiber.await()
         #expect(logs.names == ["greeter"])
         #expect(logs.all.first?.fiberID == fiber.id)
@@ -55,9 +55,9 @@ struct LoggerTests {
     @Test func aServiceLogsUnderItsOwnNameFromItsMethodsAndItsApplyWhoeverCalls() async throws {
         let (root, logs) = try makeRoot()
         try await root.plugin(LoggingService.self).await()
-        let caller = try root.plugin(name: "caller", inject: [Dependency(LoggingServiceKey.self)]) { scope in
+        let caller = try root.plugin(FunctionPlugin<NoConfig>(name: "caller", inject: [LoggingServiceKey.self]) { _, _, scope in
             try scope.ctx[LoggingServiceKey.self].action()
-        }
+        })
         try await caller.await()
         try root[LoggingServiceKey.self].action()
         #expect(logs.names == ["foo:driver", "foo:driver", "foo:driver"])
@@ -68,9 +68,9 @@ struct LoggerTests {
     @Test func anExporterTakesOnlyItsLevelsAndIsAnEffectOfItsFiber() async throws {
         let (root, all) = try makeRoot()
         let warnings = CapturedLogs(level: .warn)
-        let fiber = try root.plugin(name: "exporter") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "exporter") { _, _, scope in
             try scope.ctx.logger.exporter(warnings)
-        }
+        })
         try await fiber.await()
         root.logger.debug("detail")
         root.logger.warn("careful")

@@ -25,9 +25,9 @@ struct PluginTests {
     @Test func aFunctionPluginIsAppliedOnceWithItsConfig() async throws {
         let (root, _) = try makeRoot()
         let seen = Trail()
-        let fiber = try root.plugin(name: "functional", config: ["foo": "bar"]) { _, config in
+        let fiber = try root.plugin(FunctionPlugin<[String: String]>(name: "functional") { _, config, _ in
             seen.add(config.map { "\($0.key)=\($0.value)" }.joined())
-        }
+        }, config: ["foo": "bar"])
         try await fiber.await()
         #expect(seen.entries == ["foo=bar"])
     }
@@ -46,24 +46,24 @@ struct PluginTests {
         let (root, _) = try makeRoot()
         let called = Counter()
         let messages = Trail()
-        let fiber = try root.plugin(name: "inactive") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "inactive") { _, _, scope in
             let ctx = scope.ctx
             try scope.collect {
                 for attempt in [
-                    { try ctx.plugin(name: "child") { _ in called.hit() } } as @CordisActor () throws -> Void,
+                    { try ctx.plugin(FunctionPlugin<NoConfig>(name: "child") { _, _, _ in called.hit() }) } as @CordisActor () throws -> Void,
                     { try scope.collect { called.hit() } },
-                    { try ctx.on(customEvent) { called.hit() } },
+                    { try ctx.on(CustomEvent.self) { called.hit() } },
                 ] {
                     do { try attempt() } catch let error as CordisError where error.code == .inactiveEffect {
                         messages.add(error.message)
                     }
                 }
             }
-        }
+        })
         try await fiber.await()
         try await fiber.dispose()
         #expect(messages.entries == Array(repeating: "cannot create effect on inactive context", count: 3))
-        try root.emit(customEvent, ())
+        try root.emit(CustomEvent.self)
         await root.settled()
         #expect(called.value == 0)
     }
@@ -71,7 +71,7 @@ struct PluginTests {
     @Test func aContextDescribesItselfByItsPluginsName() async throws {
         let (root, _) = try makeRoot()
         #expect("\(root)" == "Context <root>")
-        let foo = try root.plugin(name: "foo") { _ in }
+        let foo = try root.plugin(FunctionPlugin<NoConfig>(name: "foo") { _, _, _ in })
         #expect("\(foo.ctx)" == "Context <foo>")
         let qux = try root.plugin(Qux.self)
         #expect("\(qux.ctx)" == "Context <Qux>")
@@ -81,32 +81,32 @@ struct PluginTests {
     @Test func nestedPluginsAreDisposedWithTheirParentAndTakeTheirListenersAlong() async throws {
         let (root, _) = try makeRoot()
         let calls = Counter()
-        let fiber = try root.plugin(name: "outer") { scope in
-            try scope.ctx.on(customEvent) { calls.hit() }
-            let nested = try scope.ctx.plugin(name: "nested") { scope in
-                try scope.ctx.on(customEvent) { calls.hit() }
-                try scope.ctx.plugin(name: "innermost") { scope in
-                    try scope.ctx.on(customEvent) { calls.hit() }
-                }
-            }
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "outer") { _, _, scope in
+            try scope.ctx.on(CustomEvent.self) { calls.hit() }
+            let nested = try scope.ctx.plugin(FunctionPlugin<NoConfig>(name: "nested") { _, _, scope in
+                try scope.ctx.on(CustomEvent.self) { calls.hit() }
+                try scope.ctx.plugin(FunctionPlugin<NoConfig>(name: "innermost") { _, _, scope in
+                    try scope.ctx.on(CustomEvent.self) { calls.hit() }
+                })
+            })
             try await nested.await()
-        }
-        try root.on(customEvent) { calls.hit() }
+        })
+        try root.on(CustomEvent.self) { calls.hit() }
         try await fiber.await()
         await root.settled()
         #expect(calls.value == 0)
         #expect(root.fibers.count == 4)
-        try root.emit(customEvent, ())
+        try root.emit(CustomEvent.self)
         #expect(calls.value == 4)
 
         try await fiber.dispose()
         #expect(root.fibers.map(\.id) == [root.fiber.id])
-        try root.emit(customEvent, ())
+        try root.emit(CustomEvent.self)
         #expect(calls.value == 5)
 
         try await fiber.dispose()
         #expect(root.fibers.count == 1)
-        try root.emit(customEvent, ())
+        try root.emit(CustomEvent.self)
         #expect(calls.value == 6)
     }
 
@@ -119,23 +119,23 @@ struct PluginTests {
 
     func snapshot(_ root: Context) -> Snapshot {
         Snapshot(
-            listeners: root.listenerCounts, fibers: root.fibers.count, providers: root.providerRecords.count,
+            listeners: root.listenerCounts, fibers: root.fibers.count, providers: root.allProviderRecords.count,
             rootEffects: root.fiber.effects.count)
     }
 
     @Test func disposingAPluginRestoresTheWorldAndPluggingItAgainRebuildsTheSameWorld() async throws {
         let (root, _) = try makeRoot()
         let plug = { @CordisActor in
-            try root.plugin(name: "outer") { scope in
-                try scope.ctx.on(customEvent) {}
+            try root.plugin(FunctionPlugin<NoConfig>(name: "outer") { _, _, scope in
+                try scope.ctx.on(CustomEvent.self) {}
                 try scope.ctx.provide(FooKey.self, Box(1))
-                try scope.ctx.plugin(name: "nested") { scope in
+                try scope.ctx.plugin(FunctionPlugin<NoConfig>(name: "nested") { _, _, scope in
                     try scope.ctx.on(StatusEvent.self) { _ in }
-                    try scope.ctx.plugin(name: "innermost", inject: [Dependency(FooKey.self)]) { scope in
-                        try scope.ctx.on(customEvent) {}
-                    }
-                }
-            }
+                    try scope.ctx.plugin(FunctionPlugin<NoConfig>(name: "innermost", inject: [FooKey.self]) { _, _, scope in
+                        try scope.ctx.on(CustomEvent.self) {}
+                    })
+                })
+            })
         }
         let before = snapshot(root)
         let fiber = try plug()
@@ -154,9 +154,9 @@ struct PluginTests {
     @Test func disposingTheRootRevertsEverythingItHoldsAndTheRootLivesOn() async throws {
         let root = Context()
         let disposed = Counter()
-        let fiber = try root.plugin(name: "child") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "child") { _, _, scope in
             try scope.collect { disposed.hit() }
-        }
+        })
         try await fiber.await()
         #expect(root.fiber.id == 0)
         #expect(fiber.id == 1)
@@ -168,7 +168,7 @@ struct PluginTests {
         #expect(root.fiber.effects.isEmpty)
         try await root.fiber.dispose()
         #expect(disposed.value == 1)
-        let again = try root.plugin(name: "again") { _ in }
+        let again = try root.plugin(FunctionPlugin<NoConfig>(name: "again") { _, _, _ in })
         try await again.await()
         #expect(again.state == .active)
     }
@@ -176,10 +176,10 @@ struct PluginTests {
     @Test func applyAndItsCollectedTeardownRunOncePerLife() async throws {
         let (root, _) = try makeRoot()
         let trail = Trail()
-        let fiber = try root.plugin(name: "service-init") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "service-init") { _, _, scope in
             trail.add("start")
             try scope.collect { trail.add("stop") }
-        }
+        })
         try await fiber.await()
         #expect(trail.entries == ["start"])
         try await fiber.dispose()

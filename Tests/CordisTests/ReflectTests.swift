@@ -7,16 +7,16 @@ struct ReflectTests {
     @Test func readingAServiceThatWasNotInjectedThrows() async throws {
         let (root, _) = try makeRoot()
         let messages = Trail()
-        let sibling = try root.plugin(name: "bar-provider") { scope in try scope.ctx.provide(BarKey.self, Box(1)) }
+        let sibling = try root.plugin(FunctionPlugin<NoConfig>(name: "bar-provider") { _, _, scope in try scope.ctx.provide(BarKey.self, Box(1)) })
         try await sibling.await()
-        let fiber = try root.plugin(name: "reader") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "reader") { _, _, scope in
             do { _ = try scope.ctx[BarKey.self] } catch let error as CordisError {
                 messages.add(error.message)
             }
             do { _ = try scope.ctx.get(QuxKey.self, property: "x") } catch let error as CordisError {
                 messages.add(error.message)
             }
-        }
+        })
         try await fiber.await()
         #expect(messages.entries == [
             "cannot get property \"bar\" without inject", "cannot get property \"x\" without inject",
@@ -27,11 +27,11 @@ struct ReflectTests {
         let (root, _) = try makeRoot()
         try root.provide(FooKey.self, Box(3))
         let read = Trail()
-        let fiber = try root.plugin(name: "outer") { scope in
-            try scope.ctx.plugin(name: "inner") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "outer") { _, _, scope in
+            try scope.ctx.plugin(FunctionPlugin<NoConfig>(name: "inner") { _, _, scope in
                 read.add("\(try scope.ctx[FooKey.self].value)")
-            }
-        }
+            })
+        })
         try await fiber.await()
         await root.settled()
         #expect(read.entries == ["3"])
@@ -40,7 +40,7 @@ struct ReflectTests {
     @Test func aSecondProviderInTheSameRealmIsADuplicateError() async throws {
         let (root, _) = try makeRoot()
         let outcome = Trail()
-        let fiber = try root.plugin(name: "provider") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "provider") { _, _, scope in
             try scope.ctx.provide(FooKey.self, Box(1))
             do {
                 try scope.ctx.provide(FooKey.self, Box(2))
@@ -48,7 +48,7 @@ struct ReflectTests {
             } catch let error as CordisError {
                 outcome.add("\(error.code): \(error.message)")
             }
-        }
+        })
         try await fiber.await()
         #expect(outcome.entries.count == 1)
         #expect(outcome.entries.first?.hasPrefix("duplicate-service: service \"foo\" has been registered at <provider>") == true)
@@ -77,7 +77,7 @@ struct ReflectTests {
         let (root, _) = try makeRoot()
         #expect(!root.has(FooKey.self))
         #expect(throws: CordisError.self) { try root[FooKey.self] }
-        let fiber = try root.plugin(name: "provider") { scope in try scope.ctx.provide(FooKey.self, Box(5)) }
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "provider") { _, _, scope in try scope.ctx.provide(FooKey.self, Box(5)) })
         try await fiber.await()
         #expect(try root[FooKey.self].value == 5)
     }

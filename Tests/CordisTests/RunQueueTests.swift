@@ -14,9 +14,9 @@ final class OrderService {}
 @CordisActor
 struct RunQueueTests {
     private func provide(_ root: Context) throws -> Fiber {
-        try root.plugin(name: "provider") { scope in
+        try root.plugin(FunctionPlugin<NoConfig>(name: "provider") { _, _, scope in
             try scope.ctx.provide(OrderKey.self, OrderService())
-        }
+        })
     }
 
     @Test("A provider that comes back reloads its 200 consumers in the order they started, every time")
@@ -27,9 +27,9 @@ struct RunQueueTests {
         let names = (0..<200).map { "consumer-\($0)" }
         var consumers: [Fiber] = []
         for name in names {
-            consumers.append(try root.plugin(name: name, inject: [Dependency(OrderKey.self)]) { _ in
+            consumers.append(try root.plugin(FunctionPlugin<NoConfig>(name: name, inject: [OrderKey.self]) { _, _, _ in
                 log.add(name)
-            })
+            }))
         }
         await root.settled()
         #expect(log.entries == names)
@@ -57,12 +57,12 @@ struct RunQueueTests {
         try await withinDeadline("two consumers that wait for each other") {
             let root = Context()
             let gate = Gate()
-            let waiter = try root.plugin(name: "waiter", inject: [Dependency(OrderKey.self)]) { _ in
+            let waiter = try root.plugin(FunctionPlugin<NoConfig>(name: "waiter", inject: [OrderKey.self]) { _, _, _ in
                 await gate.pass()
-            }
-            let signaller = try root.plugin(name: "signaller", inject: [Dependency(OrderKey.self)]) { _ in
+            })
+            let signaller = try root.plugin(FunctionPlugin<NoConfig>(name: "signaller", inject: [OrderKey.self]) { _, _, _ in
                 gate.open()
-            }
+            })
             _ = try provide(root)
             // Quiescent only once both loads ended: a driver that held up the next would never get there.
             await root.settled()
@@ -76,11 +76,11 @@ struct RunQueueTests {
         let root = Context()
         let log = Trail()
         // The first consumer starts a child when it loads: the child's driver is queued during the turn.
-        let first = try root.plugin(name: "first") { scope in
+        let first = try root.plugin(FunctionPlugin<NoConfig>(name: "first") { _, _, scope in
             log.add("first")
-            try scope.ctx.plugin(name: "child") { _ in log.add("child") }
-        }
-        let second = try root.plugin(name: "second") { _ in log.add("second") }
+            try scope.ctx.plugin(FunctionPlugin<NoConfig>(name: "child") { _, _, _ in log.add("child") })
+        })
+        let second = try root.plugin(FunctionPlugin<NoConfig>(name: "second") { _, _, _ in log.add("second") })
         await root.settled()
         #expect(first.state == .active && second.state == .active)
         #expect(log.entries == ["first", "second", "child"])

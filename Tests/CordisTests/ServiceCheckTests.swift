@@ -19,14 +19,14 @@ struct ServiceCheckTests {
         let gate = CheckSwitch()
         var loads = 0
         var unloads = 0
-        let provider = try root.plugin(name: "provider") { scope in
+        let provider = try root.plugin(FunctionPlugin<NoConfig>(name: "provider") { _, _, scope in
             try scope.ctx.provide(GatedKey.self, 42, check: { gate.open })
-        }
-        let consumer = try root.plugin(name: "consumer", inject: [Dependency(GatedKey.self)]) { scope in
+        })
+        let consumer = try root.plugin(FunctionPlugin<NoConfig>(name: "consumer", inject: [GatedKey.self]) { _, _, scope in
             #expect(try scope.ctx[GatedKey.self] == 42)
             loads += 1
             try scope.collect { unloads += 1 }
-        }
+        })
         await root.settled()
         #expect(provider.state == .active)
         #expect(consumer.state == .pending)

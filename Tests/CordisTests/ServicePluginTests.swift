@@ -83,8 +83,8 @@ struct ServicePluginTests {
         await ServicePluginProbe.gate.reached(1)
         // Provided (registered in its slot) while setup runs, but not available to consumers yet.
         #expect(service.state == .loading)
-        #expect(root.providerRecords(in: ServiceSlot(name: "setup-service", realm: .root)).count == 1)
-        #expect(service.provided == [ServiceSlot(name: "setup-service", realm: .root)])
+        #expect(root.registeredProviders(in: ServiceSlot(name: "setup-service", realm: .root)).count == 1)
+        #expect(service.providedSlots == [ServiceSlot(name: "setup-service", realm: .root)])
         #expect(consumer.state == .pending)
 
         ServicePluginProbe.gate.open()
@@ -112,7 +112,7 @@ struct ServicePluginTests {
         await root.settled()
         #expect(service.state == .failed)
         #expect(consumer.state == .pending)
-        #expect(root.providerRecords(in: ServiceSlot(name: "setup-service", realm: .root)).isEmpty)
+        #expect(root.registeredProviders(in: ServiceSlot(name: "setup-service", realm: .root)).isEmpty)
     }
 
     @Test func consumersStayPendingWhileCheckSaysFalseAndFollowARecheck() async throws {

@@ -13,7 +13,7 @@ final class PendingService {
         let ctx = self.ctx
         await withCheckedContinuation { (resume: CheckedContinuation<Void, Never>) in
             do {
-                try ctx.once(customEvent) { resume.resume() }
+                try ctx.once(CustomEvent.self) { resume.resume() }
             } catch {
                 resume.resume()
             }
@@ -79,7 +79,7 @@ enum SelfInjectingKey: ServiceKey {
 final class SelfInjecting {
     func apply(_ scope: EffectScope) async throws {
         try ctx.inject([SelfInjectingKey.self]) { ctx, _ in
-            try ctx.on(customEvent) {}
+            try ctx.on(CustomEvent.self) {}
         }
     }
 }
@@ -106,7 +106,7 @@ struct ServiceTests {
         #expect(provider.state == .loading)
         #expect(consumer.state == .pending)
         #expect(calls.value == 0)
-        try root.emit(customEvent, ())
+        try root.emit(CustomEvent.self)
         await root.settled()
         #expect(provider.state == .active)
         #expect(consumer.state == .active)
@@ -125,14 +125,14 @@ struct ServiceTests {
         await root.settled()
         #expect(ChainInits.counts == ["foo": 1, "bar": 1, "qux": 1])
         #expect(bar.state == .active)
-        #expect(Set(bar.providers.keys) == ["chain-foo", "chain-qux"])
+        #expect(Set(bar.providerRecords.keys) == ["chain-foo", "chain-qux"])
         #expect(ChainBar.injects.map(\.name) == ["chain-foo", "chain-qux"])
     }
 
     @Test func aServiceInjectingItselfLeavesNothingBehindWhenDisposed() async throws {
         let (root, _) = try makeRoot()
         func snapshot() -> ([String: Int], Int, Int) {
-            (root.listenerCounts, root.fibers.count, root.providerRecords.count)
+            (root.listenerCounts, root.fibers.count, root.allProviderRecords.count)
         }
         let before = snapshot()
         let fiber = try root.plugin(SelfInjecting.self)
@@ -156,24 +156,24 @@ struct ServiceTests {
         #expect(root.has(StandaloneKey.self))
         let standalone = try root[StandaloneKey.self]
         #expect(standalone === fiber.plugin)
-        #expect(fiber.provided == [ServiceSlot(name: "standalone", realm: .root)])
+        #expect(fiber.providedSlots == [ServiceSlot(name: "standalone", realm: .root)])
         try await fiber.dispose()
         #expect(!root.has(StandaloneKey.self))
-        #expect(root.providerRecords.isEmpty)
+        #expect(root.allProviderRecords.isEmpty)
     }
 
     @Test func aProviderChangeReloadsItsConsumersOnce() async throws {
         let (root, _) = try makeRoot()
         let trail = Trail()
-        try root.plugin(name: "consumer", inject: [Dependency(FooKey.self)]) { scope in
+        try root.plugin(FunctionPlugin<NoConfig>(name: "consumer", inject: [FooKey.self]) { _, _, scope in
             let foo = try scope.ctx[FooKey.self]
             trail.add("load \(foo.value)")
             try scope.collect { trail.add("unload \(foo.value)") }
-        }
-        let first = try root.plugin(name: "first") { scope in try scope.ctx.provide(FooKey.self, Box(1)) }
+        })
+        let first = try root.plugin(FunctionPlugin<NoConfig>(name: "first") { _, _, scope in try scope.ctx.provide(FooKey.self, Box(1)) })
         await root.settled()
         try await first.dispose()
-        try root.plugin(name: "second") { scope in try scope.ctx.provide(FooKey.self, Box(2)) }
+        try root.plugin(FunctionPlugin<NoConfig>(name: "second") { _, _, scope in try scope.ctx.provide(FooKey.self, Box(2)) })
         await root.settled()
         #expect(trail.entries == ["load 1", "unload 1", "load 2"])
     }
@@ -181,9 +181,9 @@ struct ServiceTests {
     @Test func anOptionalDependencyLetsAFiberRunAndReloadsItWhenTheServiceArrives() async throws {
         let (root, _) = try makeRoot()
         let trail = Trail()
-        let fiber = try root.plugin(name: "optional", inject: [Dependency(FooKey.self, optional: true)]) { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "optional", injections: [Injection(FooKey.self, optional: true)]) { _, _, scope in
             trail.add(scope.ctx.has(FooKey.self) ? "with foo" : "without foo")
-        }
+        })
         try await fiber.await()
         #expect(fiber.state == .active)
         try root.provide(FooKey.self, Box(1))

@@ -127,4 +127,7 @@ enum QuxKey: ServiceKey {
 }
 
 /// `custom-event`, as in cordis's specs.
-let customEvent = Event<Void, Void>("custom-event")
+enum CustomEvent: EventKey {
+    typealias Args = Void
+    static var name: String { "custom-event" }
+}

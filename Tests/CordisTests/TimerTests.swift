@@ -18,7 +18,7 @@ func timerWorld() async throws -> (root: Context, clock: ManualClock, logs: Capt
     let root = Context(clock: clock)
     let logs = CapturedLogs()
     try root.logger.exporter(logs)
-    let fiber = try root.plugin(name: "timers") { _ in }
+    let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "timers") { _, _, _ in })
     try await fiber.await()
     return (root, clock, logs, fiber)
 }
@@ -108,7 +108,7 @@ struct TimerTests {
 
     @Test func timersOfSeveralFibersFireInDeadlineOrderAndOneUnloadLeavesTheOthers() async throws {
         let (root, clock, _, first) = try await timerWorld()
-        let second = try root.plugin(name: "second") { _ in }
+        let second = try root.plugin(FunctionPlugin<NoConfig>(name: "second") { _, _, _ in })
         try await second.await()
         let probe = TimerProbe()
         try first.ctx.timeout(after: .seconds(3)) { probe.add("first 3") }
@@ -209,11 +209,11 @@ struct TimerTests {
         let root = Context(clock: clock)
         let probe = TimerProbe()
         var life = 0
-        let fiber = try root.plugin(name: "ticker") { scope in
+        let fiber = try root.plugin(FunctionPlugin<NoConfig>(name: "ticker") { _, _, scope in
             life += 1
             let current = life
             try scope.ctx.interval(every: .seconds(1)) { probe.add("life \(current)") }
-        }
+        })
         try await fiber.await()
         await clock.awaitSleeping(1)
         clock.advance(by: .seconds(1))

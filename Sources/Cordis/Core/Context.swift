@@ -368,7 +368,6 @@ public final class Context {
 
     /// The recent log records kept in memory (the last thousand, or `logger.bufferSize`, at or above the
     /// level given at creation, oldest first).
-    @available(*, deprecated, message: "read logger.buffer (the records at their logger's level or above)")
     public var recentLogs: [LogMessage] { world.logs.recent }
 
     // MARK: - Inspection

@@ -116,7 +116,6 @@ public final class EffectScope {
     /// If this scope closes while `body` is suspended, what it had collected is reverted then, its later
     /// `collect` calls throw `cannot create effect on inactive context`, and a disposer it still returns
     /// runs as soon as it returns.
-    @available(*, deprecated, message: "write collect(ctx.effect(_:_:) { scope in … }) (an effect adopted by this scope)")
     @discardableResult
     public func effect(
         _ label: String = "anonymous",
