@@ -180,6 +180,33 @@ struct CordisIOSSpellingTests {
         await loader.stop()
     }
 
+    /// cordis-ios's `LoaderError` is an enum whose case carries the id: a pattern binds it, and the other
+    /// refusals are `.refused`, with the same `code`, `entryID` and `message`.
+    @Test func anUnknownEntryBindsItsIDInACasePattern() async throws {
+        let (root, _) = try makeRoot()
+        let loader = Loader(ctx: root, catalog: PluginCatalog(), store: InMemoryEntryStore())
+        try await loader.start()
+        var bound: String?
+        do {
+            try await loader.setDisabled(id: "ghost", true)
+        } catch let error as LoaderError {
+            if case .unknownEntry(let id) = error { bound = id }
+            #expect(error.code == .unknownEntry)
+            #expect(error.message == "unknown entry \"ghost\"")
+        }
+        #expect(bound == "ghost")
+        let refusal = await #expect(throws: LoaderError.self) {
+            try await loader.add(Entry(id: "x", plugin: "missing"))
+        }
+        guard case .refused(let detail)? = refusal else {
+            Issue.record("expected a refusal, got \(String(describing: refusal))")
+            return
+        }
+        #expect(detail.code == .unknownPlugin)
+        #expect(refusal?.entryID == "x")
+        await loader.stop()
+    }
+
     @Test func validateIsCalledWhereverAConfigIsGiven() async throws {
         let (root, _) = try makeRoot()
         #expect(throws: CordisError(.invalidConfig, "plugin \"ValidatedPlugin\": invalid config: count must be at least 1")) {

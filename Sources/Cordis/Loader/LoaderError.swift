@@ -1,7 +1,15 @@
 /// A Loader change or start that was refused: the message names the entry and what is wrong.
 ///
 /// When a change throws, nothing changed: neither the entries file nor the running fibers.
-public struct LoaderError: Error, Sendable, Hashable, CustomStringConvertible {
+/// A change naming an entry that does not exist throws `.unknownEntry(id)`, as cordis-ios's Loader does
+/// (`catch LoaderError.unknownEntry(let id)`); every other refusal is `.refused`, with a `code` that says
+/// which. `code`, `entryID` and `message` read the same for both.
+public enum LoaderError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No entry has this id.
+    case unknownEntry(String)
+    /// Any other refusal: its code, the entry concerned and the message.
+    case refused(Refusal)
+
     /// The kind of refusal; an extendable set of names.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         /// The code's stable name.
@@ -37,41 +45,78 @@ public struct LoaderError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let notRunning = Code(rawValue: "not-running")
     }
 
-    /// The kind of refusal.
-    public var code: Code
-    /// The entry concerned, when there is one.
-    public var entryID: String?
-    /// What was refused and why.
-    public var message: String
-    /// The error underneath (a `ConfigError`, an `EntryStoreError`…), if any.
-    public var underlying: (any Error)?
+    /// A refusal other than an unknown entry.
+    public struct Refusal: Sendable, Hashable {
+        /// The kind of refusal.
+        public var code: Code
+        /// The entry concerned, when there is one.
+        public var entryID: String?
+        /// What was refused and why.
+        public var message: String
+        /// The error underneath (a `ConfigError`, an `EntryStoreError`…), if any.
+        public var underlying: (any Error)?
 
-    /// Creates an error.
+        /// Creates a refusal.
+        public init(_ code: Code, entryID: String? = nil, _ message: String, underlying: (any Error)? = nil) {
+            self.code = code
+            self.entryID = entryID
+            self.message = message
+            self.underlying = underlying
+        }
+
+        public static func == (lhs: Refusal, rhs: Refusal) -> Bool {
+            lhs.code == rhs.code && lhs.entryID == rhs.entryID && lhs.message == rhs.message
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(code)
+            hasher.combine(entryID)
+            hasher.combine(message)
+        }
+    }
+
+    /// Creates an error: `.unknownEntry(entryID)` for the code `unknown-entry` with an entry, `.refused`
+    /// otherwise.
     public init(_ code: Code, entryID: String? = nil, _ message: String, underlying: (any Error)? = nil) {
-        self.code = code
-        self.entryID = entryID
-        self.message = message
-        self.underlying = underlying
+        if code == .unknownEntry, let entryID {
+            self = .unknownEntry(entryID)
+        } else {
+            self = .refused(Refusal(code, entryID: entryID, message, underlying: underlying))
+        }
+    }
+
+    /// The kind of refusal.
+    public var code: Code {
+        switch self {
+        case .unknownEntry: return .unknownEntry
+        case .refused(let refusal): return refusal.code
+        }
+    }
+
+    /// The entry concerned, when there is one.
+    public var entryID: String? {
+        switch self {
+        case .unknownEntry(let id): return id
+        case .refused(let refusal): return refusal.entryID
+        }
+    }
+
+    /// What was refused and why.
+    public var message: String {
+        switch self {
+        case .unknownEntry(let id): return "unknown entry \"\(id)\""
+        case .refused(let refusal): return refusal.message
+        }
+    }
+
+    /// The error underneath (a `ConfigError`, an `EntryStoreError`…), if any.
+    public var underlying: (any Error)? {
+        if case .refused(let refusal) = self { return refusal.underlying }
+        return nil
     }
 
     /// The message.
     public var description: String { message }
-
-    public static func == (lhs: LoaderError, rhs: LoaderError) -> Bool {
-        lhs.code == rhs.code && lhs.entryID == rhs.entryID && lhs.message == rhs.message
-    }
-
-    /// Whether `error` is this refusal, so that a `catch` clause can name one
-    /// (`catch LoaderError.unknownEntry("weather")`, as with cordis-ios's enum).
-    public static func ~= (pattern: LoaderError, error: any Error) -> Bool {
-        (error as? LoaderError) == pattern
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(entryID)
-        hasher.combine(message)
-    }
 }
 
 extension LoaderError {
@@ -85,13 +130,6 @@ extension LoaderError {
         default: code = .invalidID
         }
         self.init(code, entryID: error.entryID, error.message, underlying: error)
-    }
-
-    /// The error a change naming entry `id` gets when no entry has that id (cordis-ios's
-    /// `LoaderError.unknownEntry(id)`): `catch LoaderError.unknownEntry("weather")`, or `==`, matches it.
-    /// To read the id from any refusal, use `entryID` (`code == .unknownEntry`).
-    public static func unknownEntry(_ id: String) -> LoaderError {
-        LoaderError(.unknownEntry, entryID: id, "unknown entry \"\(id)\"")
     }
 
     static func unknownPlugin(_ plugin: String, entry id: String) -> LoaderError {
