@@ -137,7 +137,7 @@ struct CordisIOSSpellingTests {
         #expect(try right[FooKey.self].value == 5)
         #expect(root.get(FooKey.self, strict: false) == nil)
         #expect(realm.id > 0 && root.makeRealm(name: "bar").id > realm.id)
-        #expect(realm.name == "private#\(realm.id)" && Realm.root.name == "root" && Realm.root.id == 0)
+        #expect(realm.name == "foo" && Realm.root.name == "root" && Realm.root.id == 0)
         #expect(Realm.label("team").name == "team" && Realm.label("team").id == 0)
     }
 

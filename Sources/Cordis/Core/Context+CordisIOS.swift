@@ -134,7 +134,7 @@ extension Context {
 
     /// A new private realm (cordis-ios's `makeRealm(name:)`), for `isolate(_:realm:)`.
     public func makeRealm(name: String) -> Realm {
-        .private(world.makeRealmID())
+        .private(world.makeRealmID(), name: name)
     }
 
     /// A context whose `name` resolves in `realm`, or in a new private realm when `realm` is nil

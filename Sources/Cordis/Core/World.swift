@@ -20,7 +20,7 @@ final class World {
     /// every fiber: few fibers ever wait for a cycle).
     var reportedCycles: [Int: [String]] = [:]
     private var nextFiberID = 0
-    private var nextRealmID = 0
+    private var nextRealmID: UInt64 = 0
     private var drivers = 0
     private var quiescenceWaiters: [CheckedContinuation<Void, Never>] = []
     /// Fibers whose driver starts at the run queue's next turn, in the order they were scheduled.
@@ -48,7 +48,7 @@ final class World {
     /// The id of the newest fiber made (0, the root's, before any other).
     var lastFiberID: Int { max(nextFiberID - 1, 0) }
 
-    func makeRealmID() -> Int {
+    func makeRealmID() -> UInt64 {
         nextRealmID += 1
         return nextRealmID
     }

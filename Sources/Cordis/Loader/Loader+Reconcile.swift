@@ -40,7 +40,7 @@ extension Loader {
 
     private func privateRealm(entry: String, service: String) -> Realm {
         if let realm = privateRealms[entry]?[service] { return realm }
-        let realm = Realm.private(ctx.world.makeRealmID())
+        let realm = Realm.private(ctx.world.makeRealmID(), name: "\(entry):\(service)")
         privateRealms[entry, default: [:]][service] = realm
         return realm
     }

@@ -65,10 +65,6 @@ extension Node {
     }
 
     private func realmLabel(_ realm: Realm) -> String? {
-        switch realm {
-        case .root: return nil
-        case .label(let label): return label
-        case .private: return "private"
-        }
+        realm.isPrivate ? "private" : realm.label
     }
 }

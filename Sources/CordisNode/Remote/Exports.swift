@@ -152,11 +152,8 @@ struct Exports {
     /// reconciled: nothing of it was ever exported.
     static func announcedRealm(of realm: Realm, remoteCapable: Bool) -> String?? {
         guard remoteCapable else { return .none }
-        switch realm {
-        case .root: return .some(nil)
-        case .label(let label): return .some(label)
-        case .private: return .none
-        }
+        if realm.isPrivate { return .none }
+        return .some(realm.label)
     }
 
     /// Whether a provider of a slot whose providers may be shared (`announcedRealm(of:remoteCapable:)`)
