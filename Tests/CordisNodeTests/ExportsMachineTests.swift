@@ -1,4 +1,4 @@
-import Cordis
+@testable import Cordis
 @testable import CordisNode
 import CordisProcessTesting
 import CordisWire
@@ -315,7 +315,7 @@ struct ExportsMachineTests {
         #expect(!Exports.shares(isFallback: false, isAvailable: true, sharing: false))
         #expect(Exports.announcedRealm(of: .root, remoteCapable: true) == .some(nil))
         #expect(Exports.announcedRealm(of: .label("eu"), remoteCapable: true) == .some("eu"))
-        #expect(Exports.announcedRealm(of: Context().makeRealm(name: "foo"), remoteCapable: true) == nil)
+        #expect(Exports.announcedRealm(of: .private(3, name: "foo"), remoteCapable: true) == nil)
         #expect(Exports.announcedRealm(of: .root, remoteCapable: false) == nil)
         #expect(Exports.announcedRealm(of: .label("eu"), remoteCapable: false) == nil)
     }

@@ -4,6 +4,7 @@ import CordisDiscovery
 import CordisWire
 import Dispatch
 import FoundationEssentials
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -275,19 +276,100 @@ private final class Outcome {
 }
 
 /// POSIX signals as an async stream (the default handlers are replaced while it lives).
-final class SignalStream {
+///
+/// The handlers are installed before `init` returns, so a signal that arrives at any moment after is
+/// delivered, never lost and never handled by its default action (SIGHUP and SIGTERM would end the
+/// process). Each handler writes the signal's number to a pipe (all it may do in a handler), and the
+/// pipe's reader hands it to the streams that asked for it.
+final class SignalStream: Sendable {
     let stream: AsyncStream<Int32>
-    private let sources: [any DispatchSourceSignal]
+    private let subscription: Int?
 
     init(_ signals: [Int32]) {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .unbounded)
         self.stream = stream
-        sources = signals.map { number in
-            Glibc.signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            return source
+        subscription = SignalPipe.subscribe(Set(signals), continuation)
+    }
+
+    deinit {
+        if let subscription { SignalPipe.unsubscribe(subscription) }
+    }
+}
+
+/// The pipe the signal handlers write to, opened once per process before any handler is installed, and
+/// the streams its reader serves.
+enum SignalPipe {
+    /// The write end, read by the handlers; -1 before the pipe is open.
+    nonisolated(unsafe) private static var writeEnd: Int32 = -1
+
+    private struct State {
+        var reader: (any DispatchSourceRead)?
+        var subscribers: [Int: (signals: Set<Int32>, continuation: AsyncStream<Int32>.Continuation)] = [:]
+        var nextID = 0
+        var installed: Set<Int32> = []
+    }
+
+    private static let state = Mutex(State())
+
+    /// Installs the handlers of `signals` and serves them to `continuation`; nil when no pipe can be opened
+    /// (no descriptors left), and then the signals keep their default actions.
+    static func subscribe(_ signals: Set<Int32>, _ continuation: AsyncStream<Int32>.Continuation) -> Int? {
+        state.withLock { state in
+            if state.reader == nil {
+                var ends: [Int32] = [-1, -1]
+                guard pipe(&ends) == 0 else { return nil }
+                for end in ends {
+                    _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+                    _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+                }
+                writeEnd = ends[1]
+                let readEnd = ends[0]
+                let reader = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
+                reader.setEventHandler { drain(readEnd) }
+                reader.resume()
+                state.reader = reader
+            }
+            let id = state.nextID
+            state.nextID += 1
+            state.subscribers[id] = (signals, continuation)
+            for number in signals where state.installed.insert(number).inserted {
+                var action = sigaction()
+                action.__sigaction_handler.sa_handler = { number in SignalPipe.notify(number) }
+                sigemptyset(&action.sa_mask)
+                action.sa_flags = SA_RESTART
+                sigaction(number, &action, nil)
+            }
+            return id
         }
+    }
+
+    /// Stops serving a stream (its signals stay handled: they are ignored when nobody asks for them).
+    static func unsubscribe(_ id: Int) {
+        let removed = state.withLock { $0.subscribers.removeValue(forKey: id) }
+        removed?.continuation.finish()
+    }
+
+    /// Reads every number waiting in the pipe and hands each to the streams that asked for it.
+    private static func drain(_ readEnd: Int32) {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while true {
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(readEnd, $0.baseAddress, $0.count) }
+            guard count > 0 else { return }
+            let subscribers = state.withLock { Array($0.subscribers.values) }
+            for byte in bytes[0..<count] {
+                let number = Int32(byte)
+                for subscriber in subscribers where subscriber.signals.contains(number) {
+                    subscriber.continuation.yield(number)
+                }
+            }
+        }
+    }
+
+    /// Writes `number` to the pipe: async-signal-safe (one `write`, errno kept).
+    private static func notify(_ number: Int32) {
+        let saved = errno
+        var byte = UInt8(truncatingIfNeeded: number)
+        _ = Glibc.write(writeEnd, &byte, 1)
+        errno = saved
     }
 }
