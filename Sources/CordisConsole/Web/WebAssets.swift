@@ -167,7 +167,7 @@ table.grid tr:last-child td { border-bottom: none; }
 .health-up { background: #e3f5ea; color: var(--up); }
 .health-down, .health-unreachable { background: #fdecea; color: var(--down); }
 .health-suspected, .health-degraded { background: #fff3d6; color: var(--warn); }
-.health-left { background: #eceef1; color: var(--neutral); }
+.health-left, .health-stopped { background: #eceef1; color: var(--neutral); }
 .state-active { background: #dff3e4; color: #1f6b3a; }
 .state-pending { background: #fbf1c7; color: #7a5b00; }
 .state-loading, .state-unloading { background: #dceefb; color: #1d5d90; }
@@ -329,7 +329,7 @@ function renderCluster() {
   const summary = document.getElementById('summary');
   summary.replaceChildren(
     el('div', { class: 'tile' }, el('b', { text: String(members.length) }), 'members'),
-    ...['up', 'suspected', 'degraded', 'down', 'left'].filter((health) => counts[health])
+    ...['up', 'suspected', 'degraded', 'down', 'stopped', 'left'].filter((health) => counts[health])
       .map((health) => el('div', { class: 'tile' }, el('b', { text: String(counts[health]) }), health)));
   const previous = memberRows;
   memberRows = new Map();
@@ -362,8 +362,8 @@ function renderCluster() {
       el('td', { class: 'nowrap', text: link }),
       el('td', { text: lease }),
       el('td', { class: 'nowrap', text: fibers }),
-      // A member that is down can be forgotten (admin role: the node decides).
-      el('td', {}, health === 'down' ? el('button', {
+      // A member that is down or stopped can be forgotten (admin role: the node decides).
+      el('td', {}, health === 'down' || health === 'stopped' ? el('button', {
         type: 'button', 'data-forget': member.name, text: 'Forget',
         onclick: () => act('forget', null, { member: member.name })
           .then(() => notice('forgot ' + member.name, true)).catch((error) => notice(error.message)),

@@ -110,7 +110,16 @@ extension ControlServer {
     func status(_ request: ControlRequest, by requester: OperatorIdentity?) async throws -> JSONValue {
         let own = try node.statusSnapshot()
         lastStatus[node.name] = own
-        guard request.args["cluster"]?.boolValue == true else { return .object(["nodes": .array([own])]) }
+        // Each member's health, as `members` says it: one reading for the whole answer.
+        let health = node.memberHealth()
+        func withHealth(_ snapshot: JSONValue, of member: String) -> JSONValue {
+            guard case .object(var object) = snapshot, let state = health[member] else { return snapshot }
+            object["health"] = .string(state.rawValue)
+            return .object(object)
+        }
+        guard request.args["cluster"]?.boolValue == true else {
+            return .object(["nodes": .array([withHealth(own, of: node.name)])])
+        }
         let members = node.state.knownMembers.sorted()
         let timeout = relayTimeout(for: request)
         let question = ControlRequest(id: 0, command: .status, operator: requester?.relayed)
@@ -143,7 +152,7 @@ extension ControlServer {
                 nodes.append(try unreachableStatus(member, reason: "no answer"))
             }
         }
-        return .object(["nodes": .array(nodes)])
+        return .object(["nodes": .array(zip(nodes, [node.name] + members).map { withHealth($0, of: $1) })])
     }
 
     /// A member that could not be asked: the last snapshot seen, marked unreachable, with the reason.
