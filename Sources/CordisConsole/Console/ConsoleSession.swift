@@ -169,9 +169,17 @@ final class ConsoleSession: Sendable {
         }
     }
 
-    /// The whole cluster's status result, seen through the node reached (on `client`), pages joined.
-    func clusterStatusResult(via client: ControlClient? = nil) async throws -> JSONValue {
-        StatusPaging.join(try await request(.status, args: ["cluster": true], via: client))
+    /// The whole cluster's status result, seen through the node reached (on `client`), pages joined; with
+    /// `on`, only that member's (the node reached says so when it knows no such member).
+    func clusterStatusResult(on member: String? = nil, via client: ControlClient? = nil) async throws -> JSONValue {
+        var args: JSONObject = ["cluster": true]
+        if let member { args["on"] = .string(member) }
+        let joined = StatusPaging.join(try await request(.status, args: args, via: client))
+        guard let member else { return joined }
+        // A node older than `on` answers for the whole cluster: keep the member asked for.
+        let nodes = (joined["nodes"]?.arrayValue ?? []).filter { $0["name"]?.stringValue == member }
+        guard !nodes.isEmpty else { throw ConsoleError(.failed, "\(address) knows no member named \(member)") }
+        return .object(["nodes": .array(nodes)])
     }
 
     /// The whole cluster's status, seen through the node reached (on `client`).
@@ -206,9 +214,9 @@ final class ConsoleSession: Sendable {
         case .version:
             output.out(ConsoleArguments.versionLine + "\n")
             return 0
-        case .status:
+        case .status(let on):
             // The JSON is printed as the node sent it, before it is read for the exit code.
-            let raw = try await clusterStatusResult()
+            let raw = try await clusterStatusResult(on: on)
             if json { output.out(raw.jsonString(.pretty)) }
             let status = try decoded("status") { try ClusterStatus(json: raw) }
             if !json { output.out(StatusText.render(status, style: style)) }

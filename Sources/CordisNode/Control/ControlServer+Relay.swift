@@ -106,7 +106,9 @@ extension ControlServer {
 
     /// `status`: this node's snapshot, or with `cluster: true` every member's, unreachable ones with
     /// `reachable: false` and the last snapshot seen. Each member is asked for `requester` and checks
-    /// it by its own operators file: a member that refuses it shows only as refused, nothing of it.
+    /// it by its own operators file: a member that refuses it shows only as refused, nothing of it. With
+    /// `on` as well, only that member is asked and listed (`unknown-member` when this node knows none by
+    /// that name). Every node listed carries its `health` as this node sees it.
     func status(_ request: ControlRequest, by requester: OperatorIdentity?) async throws -> JSONValue {
         let own = try node.statusSnapshot()
         lastStatus[node.name] = own
@@ -117,10 +119,17 @@ extension ControlServer {
             object["health"] = .string(state.rawValue)
             return .object(object)
         }
-        guard request.args["cluster"]?.boolValue == true else {
+        let only = request.args["on"]?.stringValue
+        guard request.args["cluster"]?.boolValue == true, only != node.name else {
             return .object(["nodes": .array([withHealth(own, of: node.name)])])
         }
-        let members = node.state.knownMembers.sorted()
+        var members = node.state.knownMembers.sorted()
+        if let only {
+            guard members.contains(only) else {
+                throw ControlError("unknown-member", "\(node.name) knows no member named \(only) (members lists the ones it knows)")
+            }
+            members = [only]
+        }
         let timeout = relayTimeout(for: request)
         let question = ControlRequest(id: 0, command: .status, operator: requester?.relayed)
         // Every member is asked at once, each question a child of this request's task.
@@ -152,7 +161,8 @@ extension ControlServer {
                 nodes.append(try unreachableStatus(member, reason: "no answer"))
             }
         }
-        return .object(["nodes": .array(zip(nodes, [node.name] + members).map { withHealth($0, of: $1) })])
+        if only != nil { nodes.removeFirst() }
+        return .object(["nodes": .array(zip(nodes, (only == nil ? [node.name] : []) + members).map { withHealth($0, of: $1) })])
     }
 
     /// A member that could not be asked: the last snapshot seen, marked unreachable, with the reason.
