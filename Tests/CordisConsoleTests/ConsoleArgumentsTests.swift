@@ -11,7 +11,8 @@ struct ConsoleArgumentsTests {
         let given = try ConsoleArguments(parsing: ["--node", "tcp:h:1", "status", "--json"], environment: ["CORDIS_CONSOLE_NODE": "unix:/x.sock"])
         #expect(given.node == "tcp:h:1")
         #expect(given.json)
-        #expect(given.command == .status)
+        #expect(given.command == .status(on: nil))
+        #expect(try ConsoleArguments(parsing: ["status", "--on", "b"], environment: [:]).command == .status(on: "b"))
     }
 
     @Test("add reads isolate as a private realm or a shared label, and the config as JSON")

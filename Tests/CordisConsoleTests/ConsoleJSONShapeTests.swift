@@ -6,9 +6,11 @@ import Testing
 /// (`JSONValue` equality ignores key order, so the other console tests cannot tell).
 @Suite("cordis-console JSON member order", .serialized)
 struct ConsoleJSONShapeTests {
-    static let nodeKeys = ["name", "addresses", "incarnation", "version", "reachable", "entries", "fibers"]
+    static let nodeKeys = ["name", "addresses", "incarnation", "version", "reachable", "entries", "fibers", "health"]
     static let entryKeys = ["id", "plugin", "parent", "disabled", "config", "state", "error"]
     static let fiberKeys = ["fiber", "entry", "plugin", "state", "provides", "injects", "missing", "error"]
+    /// A proxy's fiber names the node it stands for, after its plugin.
+    static let proxyKeys = ["fiber", "entry", "plugin", "origin", "state", "provides", "injects", "missing", "error"]
     static let providerKeys = ["node", "entry", "fiber", "realm"]
 
     static func keys(_ value: JSONValue?) -> [String] { value?.objectValue?.keys ?? [] }
@@ -30,7 +32,8 @@ struct ConsoleJSONShapeTests {
             #expect(Self.keys(node) == Self.nodeKeys)
             for entry in node["entries"]?.arrayValue ?? [] { #expect(Self.keys(entry) == Self.entryKeys) }
             for fiber in node["fibers"]?.arrayValue ?? [] {
-                #expect(Self.keys(fiber) == Self.fiberKeys)
+                let proxy = fiber["plugin"]?.stringValue?.hasPrefix("remote:") == true
+                #expect(Self.keys(fiber) == (proxy ? Self.proxyKeys : Self.fiberKeys))
                 for slot in fiber["provides"]?.arrayValue ?? [] { #expect(Self.keys(slot) == ["service", "realm"]) }
                 for provider in fiber["injects"]?.objectValue?.values ?? [] where provider != .null {
                     #expect(Self.keys(provider) == Self.providerKeys)
@@ -39,6 +42,10 @@ struct ConsoleJSONShapeTests {
         }
         let greeter = try #require(ConsoleClusterTests.fiber(status, "b", entry: "greeter"))
         #expect(Self.keys(greeter["injects"]) == ["clock"])
+        // The proxy b uses for a's clock names a as its origin.
+        let bFibers = nodes.first { $0["name"] == "b" }?["fibers"]?.arrayValue ?? []
+        let proxy = bFibers.first { $0["plugin"] == "remote:clock" }
+        #expect(proxy?["origin"] == "a", "\(bFibers)")
 
         let members = try Self.parse(try await cluster.console("a", ["members", "--json"]).out)
         #expect(Self.keys(members) == ["members"])

@@ -39,6 +39,31 @@ struct MembershipEventTests {
         #expect(relayed.code != 0 && relayed.err.contains("no member is named b"), "\(relayed)")
     }
 
+    @Test("a member stopped with SIGTERM shows as member stopped in events --follow and stopped in members, not down")
+    func memberStopped() async throws {
+        let cluster = try Cluster()
+        defer { Task { await cluster.stop() } }
+        let a = try await cluster.start("a", entries: ConsoleClusterTests.entriesA)
+        let b = try await cluster.start("b", entries: #"{"version":1,"entries":[]}"#, peers: ["a"])
+        #expect(await a.waitForLine(containing: "linked to b"))
+        let console = NodeProcess.productsDirectory.appendingPathComponent("cordis-console")
+        let follower = try NodeProcess(
+            name: "events", arguments: ["--node", cluster.address("a"), "events", "--follow", "--on", "a"],
+            directory: cluster.folder.url, executable: console)
+        defer { Task { await follower.stop() } }
+        #expect(await follower.waitForLine(containing: "a member b up"), "\(follower.text)")
+        b.signal(SIGTERM)
+        #expect(await b.exitCode() == 0)
+        #expect(await follower.waitForLine(containing: "a member b stopped"), "\(follower.text)")
+        #expect(!follower.text.contains("a member b down"), "\(follower.text)")
+        let members = try await cluster.console("a", ["members"])
+        #expect(members.out.contains("\nb stopped"), "\(members.out)")
+        let status = try await cluster.console("a", ["status"])
+        #expect(status.code == 3 && status.out.contains("node b") && status.out.contains("stopped"), "\(status)")
+        await follower.stop()
+        await cluster.stop()
+    }
+
     @Test("a member that stops answering shows as suspected before it is down, and members says so meanwhile")
     func memberSuspectedThenDown() async throws {
         let cluster = try Cluster()

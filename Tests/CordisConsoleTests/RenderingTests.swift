@@ -41,6 +41,32 @@ struct RenderingTests {
         #expect(status.hasProblems)
     }
 
+    @Test("a proxy names the node it stands for in status, graph text and DOT; a member's health heads its status")
+    func proxyOriginAndHealth() throws {
+        var json = Self.sample
+        guard case .object(var root) = json, case .array(var nodes)? = root["nodes"], case .object(var b) = nodes[1],
+              case .array(var fibers)? = b["fibers"], case .object(var proxy) = fibers[1]
+        else { Issue.record("the sample changed"); return }
+        proxy["origin"] = "a"
+        fibers[1] = .object(proxy)
+        b["fibers"] = .array(fibers)
+        b["health"] = "stopped"
+        b["lastSeen"] = 4
+        nodes[1] = .object(b)
+        root["nodes"] = .array(nodes)
+        json = .object(root)
+        let status = try ClusterStatus(json: json)
+        #expect(status.nodes[1].fibers[1].origin == "a")
+        #expect(status.nodes[1].fibers[0].origin == nil)
+        let text = StatusText.render(status, style: TextStyle(colored: false))
+        #expect(text.contains("#5 remote:clock (proxy of a) active"), "\(text)")
+        #expect(text.contains("node b stopped, unreachable (no answer) - last seen 4 s ago"), "\(text)")
+        let graph = GraphText.render(status, style: TextStyle(colored: false))
+        #expect(graph.contains("remote:clock (proxy of a) #5"), "\(graph)")
+        let dot = GraphDot.render(status)
+        #expect(dot.contains("remote:clock\\nproxy of a\\n#5 active"), "\(dot)")
+    }
+
     @Test("text output has no escape sequences when not on a terminal, and colours when it is")
     func plainWhenPiped() throws {
         let status = try ClusterStatus(json: Self.sample)

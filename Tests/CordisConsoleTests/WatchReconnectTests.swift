@@ -32,7 +32,7 @@ struct WatchReconnectTests {
         #expect(lines.contains { $0.contains("last seen 8 s ago") }, "\(lines)")
     }
 
-    @Test("watch starts from the history, says why it lost its node, counts down and reconnects to another member",
+    @Test("watch starts from the history, says why it lost its node, counts down, reconnects to another member and shows what happened meanwhile",
           .enabled(if: WatchTmuxTests.tmux != nil, "tmux is not installed"))
     func reconnectsToAnotherMember() async throws {
         let cluster = try Cluster()
@@ -61,8 +61,13 @@ struct WatchReconnectTests {
         pane = try await WatchTmuxTests.awaitPane(socket, "the reconnection to b", deadline: .seconds(40)) {
             $0.contains("connected to \(cluster.address("b"))")
         }
-        pane = try await WatchTmuxTests.awaitPane(socket, "a shown as unreachable through b") {
-            $0.contains("a unreachable") && !$0.contains("reconnecting to")
+        pane = try await WatchTmuxTests.awaitPane(socket, "a shown as down and unreachable through b") {
+            $0.contains("a down, unreachable") && !$0.contains("reconnecting to")
+        }
+        // What b saw while watch had no link comes from b's history: a going down, b's proxies of a's
+        // services disposed.
+        pane = try await WatchTmuxTests.awaitPane(socket, "the reconnection gap's events") {
+            $0.contains("b member a down") && $0.contains("b status remote:clock#1 unloading → disposed")
         }
         #expect(!pane.contains("back-at-shell"))
         try await WatchTmuxTests.tmux(socket, ["send-keys", "-t", "watch", "q"])

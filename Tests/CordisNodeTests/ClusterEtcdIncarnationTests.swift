@@ -43,7 +43,10 @@ struct ClusterEtcdIncarnationTests {
             var expired = false
             let deadline = ContinuousClock.now + .seconds(10)
             while !expired, ContinuousClock.now < deadline {
-                expired = (try await watcher.request(.members))["members"]?.arrayValue?.contains { $0["name"]?.stringValue == "b" } == false
+                // Once its lease expired, b stays listed, down (nobody heard it leave).
+                expired = (try await watcher.request(.members))["members"]?.arrayValue?.contains {
+                    $0["name"]?.stringValue == "b" && $0["health"]?.stringValue == "down"
+                } == true
             }
             b.process.signal(SIGCONT)
             #expect(expired, "b's lease never expired")

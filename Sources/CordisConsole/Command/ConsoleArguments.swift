@@ -24,7 +24,7 @@ public struct ConsoleArguments: Sendable, Hashable {
     /// The usage text printed by `--help` and after a usage error.
     public static let usage = """
         usage: cordis-console [--node ADDR] [--secret-file FILE] [--tls-cert FILE --tls-key FILE --tls-ca FILE] [--timeout S] [--json] COMMAND
-          status                      every node: entries and fibers, reachability
+          status [--on NODE]          every node (or one): entries and fibers, reachability
           graph [--format text|dot]   the cluster-wide fiber graph
           watch                       live full-screen view (q or Ctrl-C to leave)
           events [--follow] [--on NODE]
@@ -160,8 +160,9 @@ public struct ConsoleArguments: Sendable, Hashable {
         }
         switch name {
         case "status":
-            try expect(0, "no arguments")
-            command = .status
+            try expect(0, "no arguments besides --on NODE")
+            allowed.insert("--on")
+            command = .status(on: try Self.nodeName(single("--on")))
         case "graph":
             try expect(0, "no arguments besides --format")
             allowed.insert("--format")

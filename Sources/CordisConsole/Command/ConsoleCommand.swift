@@ -2,8 +2,8 @@ import CordisJSON
 
 /// One `cordis-console` command, parsed from the command line.
 public enum ConsoleCommand: Sendable, Hashable {
-    /// `status`: every node's entries and fibers.
-    case status
+    /// `status [--on NODE]`: every node's entries and fibers, or one node's.
+    case status(on: String?)
     /// `graph [--format text|dot]`.
     case graph(GraphFormat)
     /// `watch`: the live full-screen view.

@@ -54,8 +54,10 @@ extension ConsoleSession {
             }
         }
         follow(client, link: link)
+        // What was shown: a reconnection shows only the history's events that came after it.
+        var resume = EventResume()
         let history = try await subscribe(via: client, history: true)
-        for record in history { screen.record(EventText.line(record)) }
+        for record in resume.unseen(history) { screen.record(EventText.line(record)) }
 
         var fetching = false
         var stale = true
@@ -81,23 +83,21 @@ extension ConsoleSession {
             terminal.draw(screen.lines(width: size.width, height: size.height, style: style))
         }
 
-        // Reconnection: the addresses to try in turn, the next attempt's time and the wait after it.
-        var candidates: [String] = []
-        var next = 0
+        // Reconnection: the rule (the addresses to try in turn, the wait) and the next attempt's time.
+        var reconnection: Reconnection?
         var attemptAt: ContinuousClock.Instant?
-        var delay: Duration = .seconds(1)
         var connecting = false
         func showCountdown() {
-            guard let attemptAt, !candidates.isEmpty else { return }
+            guard let attemptAt, let reconnection else { return }
             let left = max(0, Int(((attemptAt - .now) / .seconds(1)).rounded(.up)))
             screen.reconnecting = connecting
-                ? "connecting to \(candidates[next])…"
-                : "reconnecting to \(candidates[next]) in \(left) s"
+                ? "connecting to \(reconnection.target)…"
+                : "reconnecting to \(reconnection.target) in \(left) s"
         }
         func attempt() {
-            guard !connecting, !candidates.isEmpty else { return }
+            guard !connecting, let reconnection else { return }
             connecting = true
-            let target = candidates[next]
+            let target = reconnection.target
             Task {
                 do {
                     let parsed = try Address(parsing: target)
@@ -132,6 +132,7 @@ extension ConsoleSession {
                 redraw()
             case .event(let event, let number):
                 guard number == link else { continue }
+                resume.saw(EventRecord(event))
                 screen.record(EventText.line(EventRecord(event)))
                 // The node ended the subscription because this console fell behind: follow again from now.
                 if event.kind == "lagged" {
@@ -159,12 +160,9 @@ extension ConsoleSession {
                 fetching = false
                 screen.problem = "lost the link to \(address): \(reason)"
                 // The same address first, then every other address a member was seen with.
-                let seen = (screen.status?.nodes ?? []).flatMap(\.addresses)
-                candidates = [address] + seen.filter { $0 != address }
-                candidates = candidates.enumerated().filter { candidates.firstIndex(of: $0.element) == $0.offset }.map(\.element)
-                next = 0
-                delay = .seconds(1)
-                attemptAt = .now + delay
+                let rule = Reconnection(lost: address, seen: (screen.status?.nodes ?? []).flatMap(\.addresses))
+                reconnection = rule
+                attemptAt = .now + rule.delay
                 showCountdown()
                 redraw()
             case .connected(let newClient, let target):
@@ -183,8 +181,10 @@ extension ConsoleSession {
                 screen.problem = nil
                 follow(newClient, link: link)
                 do {
-                    _ = try await subscribe(via: newClient, history: false)
+                    // The history gives what happened while the link was down, and nothing shown already.
+                    let history = try await subscribe(via: newClient, history: true)
                     screen.record("\(EventText.timestamp(Date().timeIntervalSince1970)) connected to \(target)\n")
+                    for record in resume.unseen(history) { screen.record(EventText.line(record)) }
                 } catch {
                     screen.problem = "\(target) did not take the subscription: \(error)"
                 }
@@ -194,10 +194,8 @@ extension ConsoleSession {
                 connecting = false
                 guard attemptAt != nil else { continue }
                 screen.problem = reason
-                next = (next + 1) % max(1, candidates.count)
-                // A round over every address doubles the wait, up to `longestReconnectDelay`.
-                if next == 0 { delay = min(delay * 2, Self.longestReconnectDelay) }
-                attemptAt = .now + delay
+                reconnection?.failed()
+                attemptAt = .now + (reconnection?.delay ?? .seconds(1))
                 showCountdown()
                 redraw()
             }

@@ -169,9 +169,17 @@ final class ConsoleSession: Sendable {
         }
     }
 
-    /// The whole cluster's status result, seen through the node reached (on `client`), pages joined.
-    func clusterStatusResult(via client: ControlClient? = nil) async throws -> JSONValue {
-        StatusPaging.join(try await request(.status, args: ["cluster": true], via: client))
+    /// The whole cluster's status result, seen through the node reached (on `client`), pages joined; with
+    /// `on`, only that member's (the node reached says so when it knows no such member).
+    func clusterStatusResult(on member: String? = nil, via client: ControlClient? = nil) async throws -> JSONValue {
+        var args: JSONObject = ["cluster": true]
+        if let member { args["on"] = .string(member) }
+        let joined = StatusPaging.join(try await request(.status, args: args, via: client))
+        guard let member else { return joined }
+        // A node older than `on` answers for the whole cluster: keep the member asked for.
+        let nodes = (joined["nodes"]?.arrayValue ?? []).filter { $0["name"]?.stringValue == member }
+        guard !nodes.isEmpty else { throw ConsoleError(.failed, "\(address) knows no member named \(member)") }
+        return .object(["nodes": .array(nodes)])
     }
 
     /// The whole cluster's status, seen through the node reached (on `client`).
@@ -206,9 +214,9 @@ final class ConsoleSession: Sendable {
         case .version:
             output.out(ConsoleArguments.versionLine + "\n")
             return 0
-        case .status:
+        case .status(let on):
             // The JSON is printed as the node sent it, before it is read for the exit code.
-            let raw = try await clusterStatusResult()
+            let raw = try await clusterStatusResult(on: on)
             if json { output.out(raw.jsonString(.pretty)) }
             let status = try decoded("status") { try ClusterStatus(json: raw) }
             if !json { output.out(StatusText.render(status, style: style)) }
@@ -403,28 +411,81 @@ final class ConsoleSession: Sendable {
         return code
     }
 
+    /// `events [--follow] [--on NODE]`: the recent events, then with `follow` each new one until the
+    /// console is stopped. When the link to the node goes, it says so on stderr and reconnects as
+    /// `watch` does (`Reconnection`: the same address, then every address a member was seen with), then
+    /// prints from the nodes' history what happened meanwhile and nothing printed already (`EventResume`).
     private func events(follow: Bool, on: String?, output: ConsoleOutput) async throws -> Int32 {
         var args: JSONObject = ["follow": .bool(follow), "history": true, "cluster": true]
         if let on { args["on"] = .string(on) }
-        let result = try await request(.subscribe, args: args)
-        let history = result["events"] ?? .array([])
-        let records = try decode([EventRecord].self, from: history, as: "event history")
-        for (record, raw) in zip(records, history.arrayValue ?? []) {
-            // A recorded event is printed with --json as the node sent it.
-            output.out(json ? raw.jsonString(.compact) + "\n" : EventText.line(record))
-        }
-        guard follow else { return 0 }
-        for await event in client.events {
-            output.out(try EventText.line(EventRecord(event), json: json))
-            // Nobody reads any more (`events --follow | head -1` after head exited): the follow is over.
-            if output.isReaderGone() { return 0 }
-            // The node ended the subscription because this console fell behind: follow again from now.
-            if event.kind == "lagged" {
-                args["history"] = false
-                _ = try await request(.subscribe, args: args)
+        var resume = EventResume()
+        var client = self.client
+        var address = self.address
+        func printHistory(_ result: JSONValue) throws {
+            let history = result["events"] ?? .array([])
+            let records = try decode([EventRecord].self, from: history, as: "event history")
+            for (record, raw) in zip(records, history.arrayValue ?? []) where !resume.unseen([record]).isEmpty {
+                // A recorded event is printed with --json as the node sent it.
+                output.out(json ? raw.jsonString(.compact) + "\n" : EventText.line(record))
             }
         }
-        throw ConsoleError(.unavailable, "the link to \(address) closed")
+        try printHistory(try await request(.subscribe, args: args))
+        guard follow else { return 0 }
+        var seen = await memberAddresses(via: client)
+        while true {
+            for await event in client.events {
+                let record = EventRecord(event)
+                resume.saw(record)
+                output.out(try EventText.line(record, json: json))
+                // Nobody reads any more (`events --follow | head -1` after head exited): the follow is over.
+                if output.isReaderGone() { return 0 }
+                // The node ended the subscription because this console fell behind: follow again from now.
+                if event.kind == "lagged" {
+                    args["history"] = false
+                    _ = try await request(.subscribe, args: args, via: client)
+                }
+            }
+            output.err("lost the link to \(address): \(await client.closeReason ?? "the link closed"); reconnecting\n")
+            var reconnection = Reconnection(lost: address, seen: seen)
+            while true {
+                // The wait between attempts is a backoff, not a synchronisation.
+                try await Task.sleep(for: reconnection.delay)
+                if output.isReaderGone() { return 0 }
+                let target = reconnection.target
+                do {
+                    let fresh = try await connector(try Address(parsing: target))
+                    args["history"] = true
+                    let result: JSONValue
+                    do {
+                        result = try await request(.subscribe, args: args, via: fresh)
+                    } catch {
+                        await fresh.close()
+                        throw error
+                    }
+                    let old = client
+                    Task { await old.close() }
+                    client = fresh
+                    address = target
+                    output.err("connected to \(target)\n")
+                    try printHistory(result)
+                    seen = await memberAddresses(via: client)
+                    break
+                } catch {
+                    let reason = (error as? ConsoleError)?.message
+                        ?? Self.connectFailure(error, node: target, timeout: Double(timeout.components.seconds)).message
+                    output.err("cannot reconnect to \(target): \(reason)\n")
+                    reconnection.failed()
+                }
+            }
+        }
+    }
+
+    /// The addresses the members the node reached on `client` advertise (none when it does not say).
+    private func memberAddresses(via client: ControlClient) async -> [String] {
+        guard let result = try? await request(.members, via: client),
+              let members = try? decode([MemberStatus].self, from: result["members"] ?? .array([]), as: "member list")
+        else { return [] }
+        return members.flatMap(\.addresses)
     }
 }
 

@@ -22,6 +22,9 @@ public struct ClusterStatus: Sendable, Hashable {
         public var entries: [Entry]
         /// Its fibers (the last known ones when it is not reachable).
         public var fibers: [Fiber]
+        /// Its health as the node reached sees it (`up`, `suspected`, `down`, `stopped`, `degraded`), nil
+        /// from an older node.
+        public var health: String? = nil
 
         /// `last seen N s ago` (whole seconds, rounded down), or `never seen`.
         public var lastSeenText: String {
@@ -82,6 +85,9 @@ public struct ClusterStatus: Sendable, Hashable {
         public var cycle: [String] = []
         /// Why it failed.
         public var error: String?
+        /// For a proxy, the node whose provider it stands for; nil for any other fiber (and from an
+        /// older node).
+        public var origin: String? = nil
 
         /// Whether it is a proxy for a provider on another node.
         public var isProxy: Bool { plugin.hasPrefix("remote:") }
@@ -132,7 +138,8 @@ public struct ClusterStatus: Sendable, Hashable {
                             Provider(node: provider.node, entry: provider.entry, fiber: provider.fiber, realm: provider.realm)
                         })
                     },
-                    missing: fiber.missing, cycle: fiber.cycle, error: fiber.error)
-            })
+                    missing: fiber.missing, cycle: fiber.cycle, error: fiber.error, origin: fiber.origin)
+            },
+            health: status.health)
     }
 }

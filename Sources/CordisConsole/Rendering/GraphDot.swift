@@ -1,7 +1,7 @@
 /// The Graphviz form of `graph`: one `subgraph cluster_NODE` per node, one box per fiber filled by
 /// state, and an edge from each consumer to the provider it uses (across nodes, through the fiber ids),
 /// labelled with the service (and `@realm` when the provider is in a realm). A pending fiber's box says
-/// what it waits for.
+/// what it waits for; a proxy's box names the node it stands for (`proxy of b`).
 /// An unreachable member's fibers are its last known ones, drawn dashed and unfilled whatever their
 /// state, under a label with the time it was last seen.
 public enum GraphDot {
@@ -20,6 +20,7 @@ public enum GraphDot {
                 let id = fiberID(node.name, fiber.id)
                 known.insert(id)
                 var label = fiber.entry.map { "\($0)\\n\(fiber.plugin)" } ?? fiber.plugin
+                if let origin = fiber.origin { label += "\\nproxy of \(origin)" }
                 label += "\\n#\(fiber.id) \(fiber.state)"
                 if !fiber.missing.isEmpty { label += "\\nwaits for " + fiber.missing.joined(separator: ", ") }
                 if node.reachable {

@@ -35,8 +35,9 @@ public enum GraphText {
             walk("", "")
             for (index, fiber) in loose.enumerated() {
                 let last = index == loose.count - 1
+                let origin = fiber.origin.map { " (proxy of \($0))" } ?? ""
                 items.append(("", last,
-                              "\(fiber.plugin) #\(fiber.id) " + shown.state(fiber.state), details(fiber, style: shown)))
+                              "\(fiber.plugin)\(origin) #\(fiber.id) " + shown.state(fiber.state), details(fiber, style: shown)))
             }
             if items.isEmpty { lines.append(style.dim("└─ (nothing)")) }
             if !node.reachable, !items.isEmpty { lines.append(style.dim("(last known)")) }

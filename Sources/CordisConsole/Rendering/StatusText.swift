@@ -37,11 +37,17 @@ public enum StatusText {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// What a member's header says beyond its name: ` unreachable (REASON) - last seen N s ago` (or
-    /// `never seen`) for a member that did not answer, ` degraded (REASON)` for a degraded one, else nothing.
+    /// What a member's header says beyond its name: ` HEALTH, unreachable (REASON) - last seen N s ago`
+    /// (or `never seen`) for a member that did not answer (HEALTH `down` or `stopped`, when the node said
+    /// it), ` suspected` for a silent one that answered, ` degraded (REASON)` for a degraded one, else
+    /// nothing.
     public static func reachability(_ node: ClusterStatus.Node, style: TextStyle) -> String {
         var text = ""
+        if node.reachable, node.health == "suspected" { text += " " + style.paint("suspected", "33") }
         if !node.reachable {
+            if let health = node.health, health == "down" || health == "stopped" {
+                text += " " + style.paint(health, health == "down" ? "31" : "2") + ","
+            }
             text += " " + style.paint("unreachable", "31")
             if let reason = node.unreachableReason { text += style.dim(" (\(reason))") }
             text += style.dim(" - \(node.lastSeenText)")
@@ -52,9 +58,11 @@ public enum StatusText {
         return text
     }
 
-    /// One fiber as a line: `#7 greeter [greeter] active provides … uses clock → b:clock#3`.
+    /// One fiber as a line: `#7 greeter [greeter] active provides … uses clock → b:clock#3`; a proxy
+    /// names the node it stands for: `#4 remote:clock (proxy of b) active provides clock`.
     public static func fiberLine(_ fiber: ClusterStatus.Fiber, style: TextStyle) -> String {
         var line = "#\(fiber.id) \(fiber.plugin)"
+        if let origin = fiber.origin { line += " (proxy of \(origin))" }
         if let entry = fiber.entry { line += " [\(entry)]" }
         line += " " + style.state(fiber.state)
         if !fiber.provides.isEmpty { line += " provides " + fiber.provides.joined(separator: ", ") }

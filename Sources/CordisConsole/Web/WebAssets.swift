@@ -57,6 +57,7 @@ enum WebAssets {
   <div id="link" class="link connecting" title="the console's live stream">connecting…</div>
 </header>
 <div id="problem" class="banner" hidden></div>
+<div id="stale" class="banner stale" role="alert" hidden></div>
 <div id="notice" class="banner notice" hidden></div>
 <main>
   <section id="page-cluster" data-page="cluster" hidden>
@@ -154,6 +155,9 @@ h1 { font-size: 20px; margin: 16px 0 12px; }
 h2 { font-size: 15px; margin: 18px 0 8px; }
 .muted { color: var(--muted); }
 .banner { margin: 0; padding: 8px 24px; background: #fdecea; color: #8a1c12; border-bottom: 1px solid #f5c2bc; }
+.banner.stale { background: #3a3f4b; color: #f3f4f6; border-bottom-color: #2a2f3a; font-weight: 600; }
+body.stale main { filter: grayscale(1); opacity: 0.55; pointer-events: none; user-select: none; }
+.link.stale::before { content: "● "; color: #9aa3b2; }
 .banner.notice { background: #fff6e0; color: #7a4d00; border-bottom-color: #f1d9a0; }
 .banner.notice.ok { background: #e9f7ef; color: #185c35; border-bottom-color: #bfe3cd; }
 table.grid { border-collapse: collapse; width: 100%; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
@@ -167,7 +171,7 @@ table.grid tr:last-child td { border-bottom: none; }
 .health-up { background: #e3f5ea; color: var(--up); }
 .health-down, .health-unreachable { background: #fdecea; color: var(--down); }
 .health-suspected, .health-degraded { background: #fff3d6; color: var(--warn); }
-.health-left { background: #eceef1; color: var(--neutral); }
+.health-left, .health-stopped { background: #eceef1; color: var(--neutral); }
 .state-active { background: #dff3e4; color: #1f6b3a; }
 .state-pending { background: #fbf1c7; color: #7a5b00; }
 .state-loading, .state-unloading { background: #dceefb; color: #1d5d90; }
@@ -329,7 +333,7 @@ function renderCluster() {
   const summary = document.getElementById('summary');
   summary.replaceChildren(
     el('div', { class: 'tile' }, el('b', { text: String(members.length) }), 'members'),
-    ...['up', 'suspected', 'degraded', 'down', 'left'].filter((health) => counts[health])
+    ...['up', 'suspected', 'degraded', 'down', 'stopped', 'left'].filter((health) => counts[health])
       .map((health) => el('div', { class: 'tile' }, el('b', { text: String(counts[health]) }), health)));
   const previous = memberRows;
   memberRows = new Map();
@@ -362,8 +366,8 @@ function renderCluster() {
       el('td', { class: 'nowrap', text: link }),
       el('td', { text: lease }),
       el('td', { class: 'nowrap', text: fibers }),
-      // A member that is down can be forgotten (admin role: the node decides).
-      el('td', {}, health === 'down' ? el('button', {
+      // A member that is down or stopped can be forgotten (admin role: the node decides).
+      el('td', {}, health === 'down' || health === 'stopped' ? el('button', {
         type: 'button', 'data-forget': member.name, text: 'Forget',
         onclick: () => act('forget', null, { member: member.name })
           .then(() => notice('forgot ' + member.name, true)).catch((error) => notice(error.message)),
@@ -790,8 +794,42 @@ function schedule(...parts) {
     if (parts.has('all')) renderAll();
     else if (parts.has('timeline') && currentPage() === 'timeline') renderTimeline();
     if (parts.has('graph') && currentPage() === 'graph') renderGraph();
+    if (stale) disableControls();
   });
 }
+
+// ---- A lost stream
+
+// Why the page no longer hears the console (null while it does). What the page shows then is as it was
+// when the stream went: greyed, every control off, and a banner that says so plainly.
+let stale = null;
+function controls() { return document.querySelectorAll('main button, main input, main select, main textarea'); }
+function disableControls() {
+  for (const control of controls()) {
+    if (!control.disabled) { control.disabled = true; control.dataset.staleOff = '1'; }
+  }
+}
+function showStale(why) {
+  stale = why;
+  document.body.classList.add('stale');
+  const banner = document.getElementById('stale');
+  banner.textContent = why;
+  banner.hidden = false;
+  const link = document.getElementById('link');
+  link.className = 'link stale';
+  link.textContent = why.startsWith('This page\'s token') ? 'token no longer valid' : 'stream lost, reconnecting…';
+  disableControls();
+}
+function clearStale() {
+  if (!stale) return;
+  stale = null;
+  document.body.classList.remove('stale');
+  document.getElementById('stale').hidden = true;
+  for (const control of controls()) {
+    if (control.dataset.staleOff) { control.disabled = false; delete control.dataset.staleOff; }
+  }
+}
+function lostAt() { return new Date().toISOString().slice(11, 19) + ' UTC'; }
 
 function renderAll() {
   const problem = document.getElementById('problem');
@@ -809,14 +847,43 @@ function renderAll() {
   if (page === 'timeline') renderTimeline();
 }
 
+let reconnectDelay = 1000;
 function connect() {
   const link = document.getElementById('link');
   const source = new EventSource('/events');
   source.addEventListener('open', () => { link.className = 'link live'; link.textContent = 'live'; });
-  source.addEventListener('error', () => { link.className = 'link lost'; link.textContent = 'reconnecting…'; });
+  source.addEventListener('error', () => {
+    if (!stale) {
+      showStale('The console\'s live stream was lost at ' + lostAt() + ': what this page shows is as it was then, '
+        + 'and its controls are off until the stream is back. Reconnecting…');
+    }
+    // The browser retries a stream that broke by itself; one the console refused (or that never opened)
+    // is closed: ask why, then try again or say the token is no longer valid.
+    if (source.readyState !== EventSource.CLOSED) return;
+    source.close();
+    const probe = new AbortController();
+    fetch('/events', { credentials: 'same-origin', signal: probe.signal, headers: { Accept: 'text/event-stream' } })
+      .then((response) => {
+        probe.abort();
+        if (response.status === 401) {
+          showStale('This page\'s token is no longer valid (the web console was restarted or stopped, and a new one has '
+            + 'another token): this page shows the cluster as it was at ' + lostAt() + '. Open the address with the '
+            + 'token the web console printed when it started.');
+          return;
+        }
+        setTimeout(connect, reconnectDelay);
+      })
+      .catch(() => {
+        // Nothing answers at this address (the console is stopped): try again, waiting longer each time.
+        reconnectDelay = Math.min(reconnectDelay * 2, 5000);
+        setTimeout(connect, reconnectDelay);
+      });
+  });
   source.addEventListener('state', (message) => {
     model.data = JSON.parse(message.data);
     model.receivedAt = Date.now();
+    reconnectDelay = 1000;
+    clearStale();
     link.className = 'link live';
     link.textContent = 'live via ' + model.data.node;
     schedule('all');

@@ -349,12 +349,9 @@ actor WebConsole {
         let seen = (members["members"]?.arrayValue ?? []).flatMap { member in
             (member["addresses"]?.arrayValue ?? []).compactMap(\.stringValue)
         }
-        var candidates = [address]
-        for candidate in seen where !candidates.contains(candidate) { candidates.append(candidate) }
-        var delay: Duration = .seconds(1)
-        var index = 0
+        var reconnection = Reconnection(lost: address, seen: seen)
         while !Task.isCancelled {
-            let target = candidates[index % candidates.count]
+            let target = reconnection.target
             do {
                 let parsed = try Address(parsing: target)
                 let fresh = try await session.connector(parsed)
@@ -374,10 +371,9 @@ actor WebConsole {
                     + "; reconnecting"
                 broadcast("state", stateJSON)
             }
-            index += 1
-            if index % candidates.count == 0 { delay = min(delay * 2, ConsoleSession.longestReconnectDelay) }
+            reconnection.failed()
             // The wait between attempts is a backoff, not a synchronisation.
-            try? await Task.sleep(for: delay)
+            try? await Task.sleep(for: reconnection.delay)
         }
     }
 

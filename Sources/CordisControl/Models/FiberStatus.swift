@@ -122,6 +122,9 @@ public struct FiberStatus: Sendable, Hashable, Codable {
     public var entry: String?
     /// Its plugin's name (`remote:SERVICE` for a proxy).
     public var plugin: String
+    /// For a proxy, the node whose provider it stands for; nil for any other fiber (and from an older
+    /// node). Written after `plugin`, only when set.
+    public var origin: String?
     /// Its state.
     public var state: String
     /// The services it provides.
@@ -140,14 +143,15 @@ public struct FiberStatus: Sendable, Hashable, Codable {
 
     /// The JSON members, in the order they are written.
     enum CodingKeys: String, CodingKey {
-        case fiber, entry, plugin, state, provides, injects, missing, waiting, cycle, error
+        case fiber, entry, plugin, origin, state, provides, injects, missing, waiting, cycle, error
     }
 
     /// Creates a fiber status.
     public init(
         fiber: Int, entry: String?, plugin: String, state: String, provides: [Slot], injects: [Injection],
-        missing: [String], waiting: [Mismatch] = [], cycle: [String] = [], error: String?
+        missing: [String], waiting: [Mismatch] = [], cycle: [String] = [], error: String?, origin: String? = nil
     ) {
+        self.origin = origin
         self.fiber = fiber
         self.entry = entry
         self.plugin = plugin
@@ -166,6 +170,7 @@ public struct FiberStatus: Sendable, Hashable, Codable {
         fiber = try container.decode(Int.self, forKey: .fiber)
         entry = try container.decodeIfPresent(String.self, forKey: .entry)
         plugin = try container.decodeIfPresent(String.self, forKey: .plugin) ?? "?"
+        origin = try container.decodeIfPresent(String.self, forKey: .origin)
         state = try container.decodeIfPresent(String.self, forKey: .state) ?? "?"
         provides = try container.decodeIfPresent([Slot].self, forKey: .provides) ?? []
         injects = []
@@ -193,12 +198,14 @@ public struct FiberStatus: Sendable, Hashable, Codable {
         return try container.nestedContainer(keyedBy: ObjectKey.self, forKey: key)
     }
 
-    /// Encodes the fiber: `entry` and `error` as `null` when nil, `waiting` and `cycle` only when not empty.
+    /// Encodes the fiber: `entry` and `error` as `null` when nil, `origin` only when set, `waiting` and
+    /// `cycle` only when not empty.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(fiber, forKey: .fiber)
         try container.encode(entry, forKey: .entry)
         try container.encode(plugin, forKey: .plugin)
+        try container.encodeIfPresent(origin, forKey: .origin)
         try container.encode(state, forKey: .state)
         try container.encode(provides, forKey: .provides)
         var services = container.nestedContainer(keyedBy: ObjectKey.self, forKey: .injects)

@@ -13,9 +13,10 @@ public struct MemberStatus: Sendable, Hashable, Codable {
     public var incarnation: String
     /// Whether it is the node that answered.
     public var isSelf: Bool
-    /// Whether it is not down (always true for the node itself): linked, or in etcd mode registered.
+    /// Whether it answers (always true for the node itself): its health is `up`, `suspected` or `degraded`.
     public var reachable: Bool
-    /// `up`, `down` or `degraded` (the node itself, in etcd mode), when the node sends it.
+    /// `up`, `suspected`, `down`, `stopped` or `degraded` (the node itself, in etcd mode), when the node
+    /// sends it.
     public var health: String?
     /// Whether a link to it is up (always true for the node itself), when the node sends it.
     public var linked: Bool?

@@ -4,7 +4,7 @@ import CordisJSON
 /// it and encodes it with `JSONValueEncoder`; a console decodes it back with `JSONValueDecoder`. The
 /// JSON is the `status --json` shape, member for member and in this order, with `null` for an absent
 /// incarnation or version, `unreachable` only when set, and `lastSeen` (a number or `null`) only for a
-/// member that is not reachable.
+/// member that is not reachable, then `health` when the node that answered sends it.
 ///
 /// Decoding needs `name`; other missing members read as empty, `false` or nil, members it does not
 /// know are ignored, and a member of the wrong JSON type is an error (`ConfigError` naming its path).
@@ -38,11 +38,14 @@ public struct NodeStatus: Sendable, Hashable, Codable {
     public var degraded: String?
     /// Its etcd lease while it holds one (etcd mode), nil otherwise (and from an older node).
     public var lease: LeaseStatus?
+    /// Its health as the node that answered sees it (`up`, `suspected`, `down`, `stopped`, `degraded`:
+    /// the same word `members` says), nil from an older node.
+    public var health: String?
 
     /// The JSON members, in the order they are written.
     enum CodingKeys: String, CodingKey {
         case name, addresses, incarnation, version, reachable, entries, fibers, unreachable
-        case lastSeen, degraded, lease
+        case lastSeen, degraded, lease, health
     }
 
     /// Creates a status.
@@ -74,6 +77,7 @@ public struct NodeStatus: Sendable, Hashable, Codable {
         if container.contains(.lastSeen) { lastSeenMember = .some(try container.decodeIfPresent(Double.self, forKey: .lastSeen)) }
         degraded = try container.decodeIfPresent(String.self, forKey: .degraded)
         lease = try container.decodeIfPresent(LeaseStatus.self, forKey: .lease)
+        health = try container.decodeIfPresent(String.self, forKey: .health)
     }
 
     /// Encodes the status: `incarnation` and `version` as `null` when nil, `unreachable` only when set,
@@ -91,6 +95,7 @@ public struct NodeStatus: Sendable, Hashable, Codable {
         if !reachable, let lastSeenMember { try container.encode(lastSeenMember, forKey: .lastSeen) }
         try container.encodeIfPresent(degraded, forKey: .degraded)
         try container.encodeIfPresent(lease, forKey: .lease)
+        try container.encodeIfPresent(health, forKey: .health)
     }
 }
 

@@ -5,12 +5,12 @@ import CordisWire
 /// at every heartbeat interval while the node runs; `NodeState` says what changed since the last.
 extension ControlServer {
     /// Publishes a change of a member's health (`NodeState` compares each reading with the last) as a
-    /// `member` event: a `down` with how long ago the member was last heard from, a `suspected` with how
+    /// `member` event: a `down` or `stopped` with how long ago the member was last heard from, a `suspected` with how
     /// long it has been silent, a `degraded` with why, a `left` with `forgotten` when an operator forgot it.
     func publish(_ change: MemberHealth.Change) {
         var reason: String?
         switch change.change {
-        case "down": reason = lastSeen(change.member).map { "last heard from \(Int($0.rounded(.down))) s ago" }
+        case "down", "stopped": reason = lastSeen(change.member).map { "last heard from \(Int($0.rounded(.down))) s ago" }
         case "suspected": reason = node.link(to: change.member).map { session in
             "silent for \((NodeMetrics.seconds(since: session.link.lastHeard) * 10).rounded() / 10) s"
         }

@@ -5,15 +5,16 @@ import CordisWire
 /// decommissioned member (no more dialling, gone from the view) on every reachable member.
 extension ControlServer {
     /// Every member this node knows, itself first, with its health (`memberHealth()`): `reachable`
-    /// unless it is down, and whether a link to it is up. In etcd mode a member registered without a
-    /// link is reachable, and one no longer registered is not listed.
+    /// while it answers (up, suspected, degraded), and whether a link to it is up. A member down or
+    /// stopped stays listed (in etcd mode too, once its registration ended); a forgotten one (`left`) is
+    /// not listed.
     func membersList() throws -> JSONValue {
         let health = node.memberHealth()
         let list = node.members.compactMap { member -> MemberStatus? in
-            guard let state = health[member.name] else { return nil }
+            guard let state = health[member.name], state != .left else { return nil }
             var status = MemberStatus(
                 name: member.name, addresses: member.addresses, incarnation: member.incarnation,
-                isSelf: member.name == node.name, reachable: state != .down)
+                isSelf: member.name == node.name, reachable: state.isReachable)
             status.health = state.rawValue
             status.linked = member.name == node.name || node.link(to: member.name) != nil
             return status

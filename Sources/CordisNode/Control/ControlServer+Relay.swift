@@ -106,12 +106,30 @@ extension ControlServer {
 
     /// `status`: this node's snapshot, or with `cluster: true` every member's, unreachable ones with
     /// `reachable: false` and the last snapshot seen. Each member is asked for `requester` and checks
-    /// it by its own operators file: a member that refuses it shows only as refused, nothing of it.
+    /// it by its own operators file: a member that refuses it shows only as refused, nothing of it. With
+    /// `on` as well, only that member is asked and listed (`unknown-member` when this node knows none by
+    /// that name). Every node listed carries its `health` as this node sees it.
     func status(_ request: ControlRequest, by requester: OperatorIdentity?) async throws -> JSONValue {
         let own = try node.statusSnapshot()
         lastStatus[node.name] = own
-        guard request.args["cluster"]?.boolValue == true else { return .object(["nodes": .array([own])]) }
-        let members = node.state.knownMembers.sorted()
+        // Each member's health, as `members` says it: one reading for the whole answer.
+        let health = node.memberHealth()
+        func withHealth(_ snapshot: JSONValue, of member: String) -> JSONValue {
+            guard case .object(var object) = snapshot, let state = health[member] else { return snapshot }
+            object["health"] = .string(state.rawValue)
+            return .object(object)
+        }
+        let only = request.args["on"]?.stringValue
+        guard request.args["cluster"]?.boolValue == true, only != node.name else {
+            return .object(["nodes": .array([withHealth(own, of: node.name)])])
+        }
+        var members = node.state.knownMembers.sorted()
+        if let only {
+            guard members.contains(only) else {
+                throw ControlError("unknown-member", "\(node.name) knows no member named \(only) (members lists the ones it knows)")
+            }
+            members = [only]
+        }
         let timeout = relayTimeout(for: request)
         let question = ControlRequest(id: 0, command: .status, operator: requester?.relayed)
         // Every member is asked at once, each question a child of this request's task.
@@ -143,7 +161,8 @@ extension ControlServer {
                 nodes.append(try unreachableStatus(member, reason: "no answer"))
             }
         }
-        return .object(["nodes": .array(nodes)])
+        if only != nil { nodes.removeFirst() }
+        return .object(["nodes": .array(zip(nodes, (only == nil ? [node.name] : []) + members).map { withHealth($0, of: $1) })])
     }
 
     /// A member that could not be asked: the last snapshot seen, marked unreachable, with the reason.

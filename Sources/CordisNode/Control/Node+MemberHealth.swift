@@ -1,17 +1,15 @@
 import Cordis
 
 extension Node {
-    /// Each member this node knows and has not forgotten, itself included, with its health
-    /// (`MemberHealth.reading`).
+    /// Each member this node knows, itself included, with its health as `NodeState` decides it
+    /// (`NodeState.memberHealth`); forgotten members are `left`. The shell only reads its clock: how
+    /// long each member's link in use has been silent.
     func memberHealth() -> [String: MemberHealth] {
         let now = ContinuousClock.now
-        let sightings = members.map { member in
-            MemberHealth.Sighting(
-                name: member.name, silence: link(to: member.name).map { now - $0.link.lastHeard },
-                registered: state.discovery.member(named: member.name) != nil)
+        var silences: [String: Duration] = [:]
+        for member in state.membership.linkedNames {
+            if let session = link(to: member) { silences[member] = now - session.link.lastHeard }
         }
-        return MemberHealth.reading(
-            of: name, degraded: degradedReason != nil, members: sightings, forgotten: state.forgottenNames,
-            heartbeatTimeout: configuration.heartbeatTimeout, etcdMode: etcd != nil)
+        return state.memberHealth(silences: silences, heartbeatTimeout: configuration.heartbeatTimeout)
     }
 }

@@ -21,7 +21,11 @@ extension Node {
                     state: entry.state?.rawValue, error: entry.error, waiting: entry.waiting,
                     config: Self.statusConfig(entry.config))
             },
-            fibers: context.fibers.filter { $0.id != context.fiber.id }.map(fiberStatus))
+            fibers: { () -> [FiberStatus] in
+                // A proxy's origin: the node whose provider it stands for.
+                let origins = Dictionary(remote.proxies.map { ($0.value.id, $0.key.node) }, uniquingKeysWith: { first, _ in first })
+                return context.fibers.filter { $0.id != context.fiber.id }.map { fiberStatus($0, origin: origins[$0.id]) }
+            }())
         status.degraded = degradedReason
         if let etcd, etcd.lease != 0, degradedReason == nil {
             let hex = String(UInt64(bitPattern: etcd.lease), radix: 16)
@@ -40,7 +44,7 @@ extension Node {
         return config
     }
 
-    private func fiberStatus(_ fiber: Fiber) -> FiberStatus {
+    private func fiberStatus(_ fiber: Fiber, origin: String?) -> FiberStatus {
         let missing = fiber.state == .pending ? fiber.missingInjections : []
         return FiberStatus(
             fiber: fiber.id, entry: loader.entryID(for: fiber), plugin: fiber.name, state: fiber.state.rawValue,
@@ -53,7 +57,7 @@ extension Node {
                 mismatches[service].map { FiberStatus.Mismatch(service: service, reason: $0) }
             },
             cycle: fiber.state == .pending ? fiber.dependencyCycle ?? [] : [],
-            error: fiber.error.map { "\($0)" })
+            error: fiber.error.map { "\($0)" }, origin: origin)
     }
 
     private func provider(_ record: ProviderRecord) -> FiberStatus.Provider {

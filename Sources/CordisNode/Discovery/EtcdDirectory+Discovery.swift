@@ -18,7 +18,10 @@ extension EtcdDirectory: MemberDiscovery {
     mutating func receive(_ event: DiscoveryEvent) -> [DiscoveryDirective] {
         let directives: [Directive]
         switch event {
-        case .started, .peerListed, .forgotten, .departed, .dialled:
+        case .forgotten(let name):
+            forget(name)
+            return []
+        case .started, .peerListed, .departed, .dialled:
             return []
         case .linked(let member, let incarnation, _):
             directives = receive(Event.linkUp(member: member, incarnation: incarnation))

@@ -21,6 +21,9 @@ import CordisWire
 /// - **A link that failed drops the life at once.** Its providers are retracted (consumers go to
 ///   `pending`, as in the mesh) and stay retracted until a link to the same life is up again; the node
 ///   re-dials it while it is listed. A member whose key is deleted (its lease expired) is gone.
+/// - **A registration that ends is remembered.** A member whose key goes (its lease expired, or it
+///   stopped) is kept in `ended`, with whether its last registration said it was stopping, until it
+///   registers again or an operator forgets it: its health is `down` or `stopped`, never unlisted.
 struct EtcdDirectory: Sendable {
     /// The key prefix of the members: `cordis/members/NAME`.
     static let membersPrefix = "cordis/members/"
@@ -36,6 +39,8 @@ struct EtcdDirectory: Sendable {
         var name: String
         var incarnation: String
         var addresses: [String]
+        /// The member marked its registration as stopping (an orderly stop) before removing it.
+        var stopping = false
     }
 
     /// A provider as registered.
@@ -89,6 +94,9 @@ struct EtcdDirectory: Sendable {
     let name: String
     /// The members listed, by name.
     private(set) var members: [String: Registration] = [:]
+    /// The members whose registration ended (their key deleted, or missing from a listing) while this
+    /// node watched, by name, with their last registration: until they register again or are forgotten.
+    private(set) var ended: [String: Registration] = [:]
     /// The providers listed, by key.
     private(set) var listings: [String: Listing] = [:]
     /// The keys of `listings` by the member that registered them, so a change to one member costs its
@@ -138,7 +146,9 @@ struct EtcdDirectory: Sendable {
             }
             for (memberName, old) in members where freshMembers[memberName]?.incarnation != old.incarnation {
                 gone(memberName, old.incarnation, into: &directives)
+                if freshMembers[memberName] == nil { end(old) }
             }
+            for memberName in freshMembers.keys { ended[memberName] = nil }
             members = freshMembers
             withdrawnOnLink = withdrawnOnLink.filter { key, revision in
                 freshListings[key] != nil && (freshRevisions[key] ?? 0) <= revision
@@ -172,6 +182,7 @@ struct EtcdDirectory: Sendable {
                             gone(member.name, old.incarnation, into: &directives)
                         }
                         members[member.name] = member
+                        ended[member.name] = nil
                         touchedMembers.insert(member.name)
                     } else if let listing = Self.listing(kv) {
                         guard listing.announcement.node != name, listings[kv.key] != nil || listings.count < Self.maxServices
@@ -191,6 +202,7 @@ struct EtcdDirectory: Sendable {
                         let memberName = String(key.dropFirst(Self.membersPrefix.count))
                         if let old = members.removeValue(forKey: memberName) {
                             gone(memberName, old.incarnation, into: &directives)
+                            end(old)
                         }
                     } else if listings[key] != nil {
                         withdrawnOnLink[key] = nil
@@ -269,6 +281,18 @@ struct EtcdDirectory: Sendable {
         directives.append(.retract(old))
     }
 
+    /// A member's registration ended: remembered (within `maxMembers`) until it registers again or is
+    /// forgotten.
+    private mutating func end(_ registration: Registration) {
+        guard ended[registration.name] != nil || ended.count < Self.maxMembers else { return }
+        ended[registration.name] = registration
+    }
+
+    /// An operator forgot `member`: its ended registration is no longer remembered.
+    mutating func forget(_ member: String) {
+        ended[member] = nil
+    }
+
     /// A member life is over: its offers are retracted and the node told.
     private mutating func gone(_ member: String, _ incarnation: String, into directives: inout [Directive]) {
         retractOffers(of: member, incarnation, into: &directives)
@@ -329,11 +353,12 @@ struct EtcdDirectory: Sendable {
 
     /// The value of a member key.
     static func memberValue(_ registration: Registration, version: String) -> [UInt8] {
-        let value: JSONValue = [
+        var value: JSONObject = [
             "name": .string(registration.name), "incarnation": .string(registration.incarnation),
             "addresses": .array(registration.addresses.map { .string($0) }), "version": .string(version),
         ]
-        return value.serialized()
+        if registration.stopping { value["stopping"] = true }
+        return JSONValue.object(value).serialized()
     }
 
     /// The value of a service key.
@@ -374,7 +399,8 @@ struct EtcdDirectory: Sendable {
         else { return nil }
         let addresses = (object["addresses"]?.arrayValue ?? []).compactMap(\.stringValue)
             .filter { $0.utf8.count <= 1024 }.prefix(Membership.maxAddresses)
-        return Registration(name: name, incarnation: incarnation, addresses: Array(addresses))
+        return Registration(
+            name: name, incarnation: incarnation, addresses: Array(addresses), stopping: object["stopping"]?.boolValue == true)
     }
 
     /// A service key read back; nil for anything else or anything malformed.

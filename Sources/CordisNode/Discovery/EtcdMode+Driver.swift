@@ -122,14 +122,30 @@ extension EtcdMode {
         publishExports()
     }
 
-    /// Ends the discovery work and revokes the lease (every key of this node goes at once).
+    /// Ends the discovery work, marks this node's member key as stopping (`markStopping`) and revokes the
+    /// lease (every key of this node goes at once).
     func endDiscovery() async {
         for task in tasks { task.cancel() }
         tasks.removeAll()
         if lease != 0 {
+            await markStopping()
             try? await client.revoke(lease: lease)
             lease = 0
         }
+    }
+
+    /// Marks this node's member key as stopping, so the others see an orderly stop (`stopped`) rather than
+    /// a lease that expired (`down`) when the key goes. Only this life's own key is changed (read, then
+    /// replaced if it has not changed since); whatever etcd answers, the stop goes on.
+    private func markStopping() async {
+        let key = EtcdDirectory.memberKey(node.name)
+        guard let current = try? await client.get(key),
+              EtcdDirectory.member(current)?.incarnation == node.liveIncarnation
+        else { return }
+        var stopping = registration
+        stopping.stopping = true
+        let value = EtcdDirectory.memberValue(stopping, version: CordisVersion.current)
+        _ = try? await client.replace(key, value, lease: lease, ifModifiedAt: current.modRevision)
     }
 
     /// Takes what each renewal of the lease came to (`LeaseKeeper` renews it at a third of its TTL, off

@@ -40,7 +40,7 @@ struct NodeScrape {
         text.gauge("cordis_entries", "Entries of this node's plugin tree.", entries)
         text.gauge("cordis_entries_with_error", "Entries whose plugin is unknown, whose config was refused, or whose fiber failed.", entriesWithError)
 
-        text.family("cordis_members", "gauge", "Members this node knows, itself included, by health: up, suspected (silent past half the heartbeat timeout), down, or degraded (this node, in etcd mode).")
+        text.family("cordis_members", "gauge", "Members this node knows, itself included, by health: up, suspected (silent past half the heartbeat timeout), down (nobody heard it leave), stopped (it said goodbye), left (forgotten), or degraded (this node, in etcd mode).")
         for state in MemberHealth.allCases {
             text.sample("cordis_members", [("health", state.rawValue)], health.filter { $0 == state }.count)
         }

@@ -10,6 +10,10 @@ extension NodeState {
         for record in membership.members.values where others[record.name] == nil {
             others[record.name] = Member(name: record.name, addresses: record.addresses, incarnation: record.incarnation)
         }
+        // etcd mode: the members whose registration ended stay listed (down or stopped).
+        for (member, registration) in (discovery as? EtcdDirectory)?.ended ?? [:] where others[member] == nil {
+            others[member] = Member(name: member, addresses: registration.addresses, incarnation: registration.incarnation)
+        }
         return [own] + others.values.filter { $0.name != name }.sorted { $0.name < $1.name }
     }
 
@@ -24,7 +28,43 @@ extension NodeState {
     /// and those an operator forgot: the ones a cluster-wide status asks, events may be followed from, and
     /// an operator may forget.
     var knownMembers: Set<String> {
-        Set(membership.members.keys).union(discovery.known.keys).subtracting(forgottenNames).subtracting([name])
+        var names = Set(membership.members.keys).union(discovery.known.keys)
+        // etcd mode: the members whose registration ended stay known (down or stopped) until forgotten.
+        if let etcd = discovery as? EtcdDirectory { names.formUnion(etcd.ended.keys) }
+        return names.subtracting(forgottenNames).subtracting([name])
+    }
+
+    /// Every member's health now (see `MemberHealth`), this node's included: `degraded` without its etcd
+    /// lease, else `up`. `silences` holds how long the link in use to each linked member has been silent
+    /// (the shell's clock reading); a linked member silent for more than half `heartbeatTimeout` is
+    /// `suspected`. Forgotten members are `left`. The one reading behind every view and event.
+    func memberHealth(silences: [String: Duration], heartbeatTimeout: Duration) -> [String: MemberHealth] {
+        var health: [String: MemberHealth] = [name: lease?.degraded != nil ? .degraded : .up]
+        for member in knownMembers {
+            health[member] = self.health(of: member, silence: silences[member], heartbeatTimeout: heartbeatTimeout)
+        }
+        for member in forgottenNames where member != name { health[member] = .left }
+        return health
+    }
+
+    /// The health of `member`, known and not forgotten (see `memberHealth`).
+    private func health(of member: String, silence: Duration?, heartbeatTimeout: Duration) -> MemberHealth {
+        if membership.session(of: member) != nil {
+            return (silence ?? .zero) > heartbeatTimeout / 2 ? .suspected : .up
+        }
+        let saidGoodbye = { (incarnation: String) in self.saidGoodbye[member] == incarnation }
+        guard let etcd = discovery as? EtcdDirectory else {
+            return membership.members[member].map { saidGoodbye($0.incarnation) } == true ? .stopped : .down
+        }
+        if let registration = etcd.members[member] {
+            if registration.stopping || saidGoodbye(registration.incarnation) { return .stopped }
+            // Registered: up without a link (links open only where calls flow), unless its link failed.
+            return etcd.suspects[member] == registration.incarnation ? .down : .up
+        }
+        if let registration = etcd.ended[member] {
+            return registration.stopping || saidGoodbye(registration.incarnation) ? .stopped : .down
+        }
+        return membership.members[member].map { saidGoodbye($0.incarnation) } == true ? .stopped : .down
     }
 
     /// Whether a subscription of `session`'s link that `asks` for the other members' events too gets them:

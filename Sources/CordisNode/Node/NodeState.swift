@@ -43,6 +43,12 @@ import CordisWire
 /// - **Event subscriptions to members** go on the member's link in use: made again on a link that takes
 ///   over, dropped while a replacement is awaited or the member is lost; a member followed is busy for
 ///   the idle sweep.
+/// - **A member's health** (`memberHealth`) is decided here, once, for every view: linked and heard
+///   from is `up`, silent `suspected`; a member whose link ended after it said goodbye on it (no other
+///   link of that life took over), or whose etcd registration said it was stopping, is `stopped`; any
+///   other that is not linked is `down` (in etcd mode, one registered whose link did not fail is `up`);
+///   a forgotten one `left`. Members stay listed down or stopped (in etcd mode too, once their
+///   registration ended) until they come back or are forgotten.
 /// - **Membership events**: each reading of the members' health is compared with the last one; what
 ///   changed is published once (`memberHealthChanged`).
 /// - **Forgotten members** stay out of the view (`members`, the cluster's status) until one links again.
@@ -235,6 +241,9 @@ struct NodeState {
     private(set) var admission: Admission
     /// Members an operator forgot, until they link again.
     private(set) var forgottenNames: Set<String> = []
+    /// The member lives that said goodbye on their link in use (not as a duplicate, nor as idle), by
+    /// name: once that link ends with no other of the life taking over, the member is `stopped`.
+    private(set) var saidGoodbye: [String: String] = [:]
     /// Which links are idle and close (etcd mode only: the mesh keeps its links).
     private(set) var idle: IdleLinks?
     /// The service keys in etcd (etcd mode only).
@@ -394,6 +403,7 @@ struct NodeState {
             }
             let addresses = Set(memberAddresses[member] ?? []).union(discovery.addresses(of: member)).sorted()
             forgottenNames.insert(member)
+            saidGoodbye[member] = nil
             follow(membership.receive(.forgotten(name: member)), endingLink: nil, into: &directives)
             tell(discovery: .forgotten(name: member), into: &directives)
             let inUse = relayed ? [] : membership.members.values.compactMap { $0.link?.session }.sorted()
@@ -433,6 +443,7 @@ struct NodeState {
         for directive in linkDirectives {
             switch directive {
             case .adopt(_, let member, _):
+                saidGoodbye[member] = nil
                 directives.append(.link(directive))
                 let record = membership.members[member]
                 forgottenNames.remove(member)
@@ -443,6 +454,7 @@ struct NodeState {
                 follow(subscriptions: .memberLinked(member), into: &directives)
                 settleLinkWaiters(of: member, into: &directives)
             case .promote(_, let member):
+                saidGoodbye[member] = nil
                 // The link that stood for the member until now (if the event ended it) fails what it carried.
                 if let link { directives.append(.retired(session: link)) }
                 directives.append(.link(directive))
@@ -817,6 +829,12 @@ struct NodeState {
         case .goodbye(let reason, let leaving, let duplicate):
             // Only etcd mode closes idle links; such a close is in order, not a failure.
             if reason == Self.idleReason, discovery is EtcdDirectory { idleClosed.insert(session) }
+            // An orderly stop: the member's life ends said, on its link in use (a duplicate's or an idle
+            // link's goodbye says nothing of the life).
+            if !duplicate, reason?.hasPrefix(Self.duplicatePrefix) != true, reason != Self.idleReason,
+               membership.session(of: member.name) == session {
+                saidGoodbye[member.name] = member.incarnation
+            }
             directives.append(.saidGoodbye(session: session, reason: reason, leaving: leaving))
             if duplicate || reason?.hasPrefix(Self.duplicatePrefix) == true {
                 follow(membership.receive(.closedAsDuplicate(session: session)), endingLink: nil, into: &directives)
