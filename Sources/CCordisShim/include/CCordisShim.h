@@ -115,4 +115,8 @@ int ccordis_shim_version(void);
 /// Gives the heap's free memory back to the system (`malloc_trim(0)`); 1 when some was released.
 int ccordis_trim_heap(void);
 
+/// Asks the kernel to kill this process (SIGKILL) when its parent ends (PR_SET_PDEATHSIG). Returns 1
+/// when process `parent` is already gone (the caller should exit), 0 when set, -1 on failure.
+int ccordis_die_with_parent(int32_t parent);
+
 #endif
