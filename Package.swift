@@ -110,7 +110,7 @@ let package = Package(
         .executableTarget(name: "cordis-node", dependencies: ["CordisNode"], swiftSettings: strict),
         .target(name: "CordisConsole", dependencies: ["CordisControl", "CordisWire", "CordisJSON", "CordisSigning", "CordisDiscovery", "CordisFiles"], swiftSettings: strict),
         .executableTarget(name: "cordis-console", dependencies: ["CordisConsole"], swiftSettings: strict),
-        .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire", "CordisNode", "CordisControl", "CCordisShim"], swiftSettings: strict),
+        .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire", "CordisNode", "CordisControl", "CCordisShim", "CordisTestKit"], swiftSettings: strict),
         .executableTarget(name: "custom-node", dependencies: ["Cordis", "CordisNode"], path: "Examples/CustomNode", swiftSettings: strict),
         .executableTarget(name: "cordis-example", dependencies: ["Cordis"], path: "Examples/Greeter", swiftSettings: strict),
         // A cordis-ios program using its public API as an app would; CordisIOSCompatTests runs it.

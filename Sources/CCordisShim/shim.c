@@ -363,3 +363,11 @@ int ccordis_die_with_parent(int32_t parent) {
     if (getppid() != parent && kill(parent, 0) == -1 && errno == ESRCH) return 1;
     return 0;
 }
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+int ccordis_pidfd_open(int32_t pid) {
+    return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+}

@@ -13,7 +13,7 @@ struct NodeClusterFaultTests {
     static let counter = Entry(id: "counter", plugin: "counter")
 
     @Test("A consumer goes pending when its provider's node is killed and active when it returns", arguments: [
-        ClusterOptions.Transport.unix, .tcp,
+        ClusterOptions.Transport.unix, .tcp, .tls,
     ])
     func consumerFollowsProvidersNode(transport: ClusterOptions.Transport) async throws {
         try await NodeCluster.run(
@@ -32,11 +32,13 @@ struct NodeClusterFaultTests {
         }
     }
 
-    @Test("A cut link fails the call in flight over it, leaves the other links alone, and heals")
-    func cutLinkFailsInFlightCall() async throws {
+    @Test("A cut link fails the call in flight over it, leaves the other links alone, and heals", arguments: [
+        ClusterOptions.Transport.unix, .tcp, .tls,
+    ])
+    func cutLinkFailsInFlightCall(transport: ClusterOptions.Transport) async throws {
         try await NodeCluster.run([
             NodeSpec("a", entries: [Self.counter]), NodeSpec("b"), NodeSpec("c"),
-        ]) { cluster in
+        ], options: ClusterOptions(transport: transport)) { cluster in
             let b = try cluster.node("b"), c = try cluster.node("c")
             try await b.awaitService(CounterServiceKey.self, from: "a")
             try await c.awaitService(CounterServiceKey.self, from: "a")
@@ -55,6 +57,23 @@ struct NodeClusterFaultTests {
             try await b.awaitMember("a", .up)
             try await b.awaitService(CounterServiceKey.self, from: "a")
             #expect(try await counterFromB.add(1) == 3)
+        }
+    }
+
+    @Test("In etcd mode (the kit's own etcd) too, a consumer follows its provider's node", .enabled(if: EtcdServer.isInstalled))
+    func etcdMode() async throws {
+        try await NodeCluster.run(
+            [NodeSpec("a", entries: [Self.clock]), NodeSpec("b", entries: [Self.greeter])],
+            options: ClusterOptions(discovery: .etcd)
+        ) { cluster in
+            let a = try cluster.node("a"), b = try cluster.node("b")
+            #expect(cluster.etcd != nil)
+            #expect(a.arguments.contains("--discovery") && !b.arguments.contains("--peer"))
+            try await b.awaitFiber("greeter", .active)
+            await a.kill()
+            try await b.awaitFiber("greeter", .pending)
+            try await a.restart()
+            try await b.awaitFiber("greeter", .active)
         }
     }
 

@@ -23,23 +23,13 @@ struct OrphanTests {
 
         probe.signal(SIGKILL)
         _ = await probe.exitCode(timeout: .seconds(20))
-        // The nodes are the probe's children, not ours: their end is read from /proc, every 20 ms, with a deadline.
-        let deadline = ContinuousClock.now + .seconds(20)
-        var alive = pids
-        while !alive.isEmpty, ContinuousClock.now < deadline {
-            alive = alive.filter(Self.isAlive)
-            if !alive.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        // The nodes are the probe's children, not ours: the kernel tells when each ends (a pidfd).
+        var alive: [pid_t] = []
+        for pid in pids {
+            let ended = await ProcessExit.wait(for: pid, within: .seconds(20))
+            if !ended { alive.append(pid) }
         }
         #expect(alive.isEmpty, "nodes \(alive) outlived the killed test process")
         for pid in alive { kill(pid, SIGKILL) }
-    }
-
-    /// Whether `pid` runs (a zombie waiting for its new parent to reap it has ended).
-    static func isAlive(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")")
-        else { return false }
-        let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
-        return state != "Z" && state != "X"
     }
 }

@@ -119,4 +119,8 @@ int ccordis_trim_heap(void);
 /// when process `parent` is already gone (the caller should exit), 0 when set, -1 on failure.
 int ccordis_die_with_parent(int32_t parent);
 
+/// A descriptor that polls readable once process `pid` (any process, not only a child) has ended
+/// (pidfd_open, Linux 5.3), close-on-exec.
+int ccordis_pidfd_open(int32_t pid);
+
 #endif

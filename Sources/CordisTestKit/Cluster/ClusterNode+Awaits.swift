@@ -32,8 +32,8 @@ extension ClusterNode {
     }
 
     /// Reads the status until `condition` holds and returns that status; `what` names the wait in the
-    /// error. The status is read again every 20 ms (each read awaits the answer), at most until `deadline`
-    /// (the cluster's `defaultDeadline` when nil).
+    /// error. The status is read again whenever the node reports a change (an event on the kit's link),
+    /// and at least every 250 ms, at most until `deadline` (the cluster's `defaultDeadline` when nil).
     ///
     /// - Throws: `TestKitError` `.timeout` with the last status seen and every node's log.
     public func awaitStatus(
@@ -112,8 +112,7 @@ extension ClusterNode {
     public func events() async throws -> EventSubscription {
         let client: ControlClient
         do {
-            let secrets = try secretFile.map { try ClusterSecrets.load(files: [$0]) }
-            client = try await ControlClient.connect(to: try Address(parsing: address), name: "cordis-test-kit", secrets: secrets)
+            client = try await connectConsole()
         } catch {
             throw failure(.notRunning, "cannot reach \(name) at \(address)", underlying: error)
         }
@@ -130,7 +129,8 @@ extension ClusterNode {
         return subscription
     }
 
-    /// Reads `read` until `condition` holds, every 20 ms, at most `deadline`.
+    /// Reads `read` until `condition` holds: again at each change the node reports, at least every 250 ms,
+    /// at most until `deadline`.
     func poll<Value: Sendable>(
         _ what: String, within deadline: Duration?, read: () async throws -> Value, _ condition: (Value) -> Bool
     ) async throws -> Value {
@@ -139,6 +139,8 @@ extension ClusterNode {
         var last: Value?
         var lastError: (any Error)?
         while true {
+            // Taken before the read: a change during the read makes the next wait return at once.
+            let generation = changes.generation
             do {
                 let value = try await read()
                 if condition(value) { return value }
@@ -148,7 +150,8 @@ extension ClusterNode {
                 lastError = error
             }
             guard ContinuousClock.now < end else { break }
-            try await Task.sleep(for: .milliseconds(20))
+            try Task.checkCancellation()
+            await changes.wait(after: generation, until: min(end, ContinuousClock.now + .milliseconds(250)))
         }
         let seen = last.map { "\($0)" } ?? lastError.map { "no answer: \(($0 as? TestKitError)?.message ?? "\($0)")" } ?? "nothing"
         throw failure(.timeout, "\(name): \(what) did not come within \(limit); last seen: \(seen)")

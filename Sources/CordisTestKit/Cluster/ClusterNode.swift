@@ -22,7 +22,10 @@ public final class ClusterNode: Sendable {
     private let relay: LinkRelay?
     let options: ClusterOptions
     let secretFile: String?
+    let certificates: String?
     let roster: NodeCluster.Roster
+    /// Bumped at each event the node pushes on the kit's link: the waits' cue to read again.
+    let changes = ChangeSignal()
     private let state = Mutex<State>(State())
 
     private struct State {
@@ -36,7 +39,7 @@ public final class ClusterNode: Sendable {
 
     init(
         name: String, directory: URL, entriesFile: URL, arguments: [String], environment: [String: String],
-        options: ClusterOptions, secretFile: String?, roster: NodeCluster.Roster, relay: LinkRelay?
+        options: ClusterOptions, secretFile: String?, certificates: String?, roster: NodeCluster.Roster, relay: LinkRelay?
     ) {
         self.name = name
         self.directory = directory
@@ -45,6 +48,7 @@ public final class ClusterNode: Sendable {
         self.environment = environment
         self.options = options
         self.secretFile = secretFile
+        self.certificates = certificates
         self.roster = roster
         self.relay = relay
     }
@@ -151,14 +155,29 @@ public final class ClusterNode: Sendable {
     }
 
     /// Starts the node again under the same name, folder, entries file and flags (a new incarnation),
-    /// after it exited (`kill`, `terminate`), and waits until it listens; the relays forward to it.
+    /// after it exited (`kill`, `terminate`), and waits until it listens; the relays forward to it. In
+    /// etcd mode, after a kill, it is started again every 100 ms until the old life's lease has ended
+    /// and the node accepts the name (within `startTimeout`).
     ///
     /// - Throws: `TestKitError` `.invalidArgument` while it still runs, `.startFailed` when it does not start.
     public func restart() async throws {
         guard !isRunning else {
             throw failure(.invalidArgument, "\(name) still runs: kill or terminate it before restarting it")
         }
-        try await launch()
+        let end = ContinuousClock.now + options.startTimeout
+        while true {
+            do {
+                try await launch()
+                return
+            } catch let error as TestKitError where error.code == .startFailed && options.discovery == .etcd
+                && state.withLock({ $0.process?.text.contains("is registered in etcd by a live member") ?? false })
+                && ContinuousClock.now < end
+            {
+                // In etcd mode a killed node's registration holds its name until its lease ends
+                // (`--lease-ttl`, 2 s by default); the node refuses to start before. Try again shortly.
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
     }
 
     /// Kills the process without waiting (the cluster's last resort, from `deinit`).
@@ -197,20 +216,40 @@ public final class ClusterNode: Sendable {
     func control() async throws -> ControlClient {
         if let open = state.withLock({ $0.control }), await open.closeReason == nil { return open }
         guard isRunning else { throw failure(.notRunning, "\(name) is not running") }
-        let address = self.address
         do {
-            let secrets = try secretFile.map { try ClusterSecrets.load(files: [$0]) }
-            let client = try await ControlClient.connect(
-                to: try Address(parsing: address), name: "cordis-test-kit", secrets: secrets, timeout: .seconds(10))
+            let client = try await connectConsole()
             let replaced = state.withLock { state -> ControlClient? in
                 defer { state.control = client }
                 return state.control
             }
             if let replaced { await replaced.close() }
+            // The node's own events on this link wake the waits; the link's end wakes them too.
+            let changes = self.changes
+            let events = client.events
+            Task {
+                for await _ in events { changes.bump() }
+                changes.bump()
+            }
+            _ = try? await client.request(.subscribe, args: ["follow": true, "history": false, "cluster": false])
             return client
         } catch {
             throw failure(.notRunning, "cannot reach \(name) at \(address)", underlying: error)
         }
+    }
+
+    /// The name of the kit's console (its operator certificate's name with TLS).
+    static let consoleName = "cordis-test-kit"
+
+    /// A new console link to the node, with the cluster's secret or the kit's operator certificate.
+    func connectConsole() async throws -> ControlClient {
+        let secrets = try secretFile.map { try ClusterSecrets.load(files: [$0]) }
+        let tls = try certificates.map { folder in
+            try TLSContext(TLSConfiguration(
+                certificateFile: "\(folder)/operator-\(Self.consoleName).pem", keyFile: "\(folder)/operator-\(Self.consoleName).key",
+                caFile: "\(folder)/ca.pem"))
+        }
+        return try await ControlClient.connect(
+            to: try Address(parsing: address), name: Self.consoleName, secrets: secrets, tls: tls, timeout: .seconds(10))
     }
 
     private func dropControl() async {

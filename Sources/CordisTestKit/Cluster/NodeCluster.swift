@@ -15,10 +15,18 @@ public final class NodeCluster: Sendable {
     public let folder: URL
     /// The options it was started with.
     public let options: ClusterOptions
-    /// The generated secret file (mode 0600), nil on Unix sockets without `secret`.
+    /// The generated secret file (mode 0600), nil on Unix sockets without `secret` and with TLS.
     public let secretFile: String?
+    /// The folder of the generated certificates with TLS (`ca.pem`, `node-NAME.pem` and `.key`,
+    /// `operator-cordis-test-kit.pem` and `.key`: the kit's console), nil otherwise.
+    public let certificates: String?
     let roster: Roster
     let faults = LinkFaults()
+    private let etcdServer = Mutex<EtcdServer?>(nil)
+
+    /// The cluster's private etcd in etcd mode (nil in the mesh): its members, its `discovery` setting,
+    /// and `kill`/`restart` of a member for tests of a lost etcd.
+    public var etcd: EtcdServer? { etcdServer.withLock { $0 } }
     private let directory: TestFolder
 
     /// The nodes of a cluster and how to tell them apart by process id (read by the relays).
@@ -40,7 +48,8 @@ public final class NodeCluster: Sendable {
         directory = try TestFolder()
         folder = directory.url
         roster = Roster()
-        if options.transport == .tcp || options.secret {
+        certificates = options.transport == .tls ? directory.path("certs") : nil
+        if options.transport == .tcp || (options.secret && options.transport == .unix) {
             var bytes = [UInt8](repeating: 0, count: 32)
             for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
             let path = directory.path("secret")
@@ -55,15 +64,28 @@ public final class NodeCluster: Sendable {
     deinit {
         // The last line of defence (a test that neither ran `run` nor `shutdown`): no node outlives it.
         for node in roster.nodes.withLock({ $0 }) { node.abandon() }
+        etcdServer.withLock { $0 }?.abandon()
     }
 
-    /// Starts `nodes` in order (each dials the ones before it) and waits until each listens.
+    /// Starts `nodes` in order (in the mesh each dials the ones before it; in etcd mode the kit's etcd is
+    /// started first) and waits until each listens.
     ///
     /// - Throws: `TestKitError` `.startFailed` (with the logs) when a node does not start; the nodes
     ///   already started are ended first.
     public static func start(_ nodes: [NodeSpec], options: ClusterOptions = ClusterOptions()) async throws -> NodeCluster {
         let cluster = try NodeCluster(options: options)
         do {
+            if options.discovery == .etcd {
+                guard EtcdServer.isInstalled else {
+                    throw TestKitError(.startFailed, "etcd mode needs etcd at \(EtcdServer.executable.path) (Debian: etcd-server)")
+                }
+                let etcd = try await EtcdServer(in: cluster.directory)
+                cluster.etcdServer.withLock { $0 = etcd }
+            }
+            if cluster.certificates != nil {
+                try await cluster.makeCertificates(["ca"])
+                try await cluster.makeCertificates(["operator", ClusterNode.consoleName])
+            }
             for spec in nodes { _ = try await cluster.add(spec) }
         } catch {
             await cluster.shutdown()
@@ -139,12 +161,23 @@ public final class NodeCluster: Sendable {
             "--heartbeat-interval", String(options.heartbeatInterval), "--heartbeat-timeout", String(options.heartbeatTimeout),
         ]
         if let secretFile { arguments += ["--secret-file", secretFile] }
+        if let certificates {
+            try await makeCertificates(["node", spec.name])
+            arguments += [
+                "--tls-cert", "\(certificates)/node-\(spec.name).pem", "--tls-key", "\(certificates)/node-\(spec.name).key",
+                "--tls-ca", "\(certificates)/ca.pem",
+            ]
+        }
         if let relay { arguments += ["--advertise", relay.address] }
-        for peer in existing { arguments += ["--peer", peer.dialAddress] }
+        if let etcd {
+            arguments += ["--discovery", etcd.discovery]
+        } else {
+            for peer in existing { arguments += ["--peer", peer.dialAddress] }
+        }
         arguments += options.arguments + spec.arguments
         let node = ClusterNode(
             name: spec.name, directory: home, entriesFile: entriesFile, arguments: arguments, environment: spec.environment,
-            options: options, secretFile: secretFile, roster: roster, relay: relay)
+            options: options, secretFile: secretFile, certificates: certificates, roster: roster, relay: relay)
         do {
             try await node.launch()
         } catch {
@@ -219,7 +252,30 @@ public final class NodeCluster: Sendable {
     /// more than once.
     public func shutdown() async {
         for node in nodes { await node.end() }
+        await etcd?.stop()
         directory.remove()
+    }
+
+    /// Cordis's certificate script, found from this source file's place in the Cordis checkout.
+    static let certificateScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("deploy/make-certs.sh").path
+
+    /// Runs `make-certs.sh CERTIFICATES arguments…`.
+    private func makeCertificates(_ arguments: [String]) async throws {
+        guard let certificates else { return }
+        guard FileManager.default.fileExists(atPath: Self.certificateScript) else {
+            throw failure(.startFailed, "TLS needs Cordis's deploy/make-certs.sh, not found at \(Self.certificateScript)")
+        }
+        let run: (termination: ChildProcess.Termination?, output: String)
+        do {
+            run = try await ChildProcess.run(
+                URL(fileURLWithPath: "/bin/sh"), [Self.certificateScript, certificates] + arguments, deadline: .seconds(60))
+        } catch {
+            throw failure(.startFailed, "cannot run make-certs.sh \(arguments.joined(separator: " "))", underlying: error)
+        }
+        guard run.termination?.status == 0, run.termination?.reason == .exit else {
+            throw failure(.startFailed, "make-certs.sh \(arguments.joined(separator: " ")) failed (is openssl installed?): \(run.output)")
+        }
     }
 
     static func isNodeName(_ name: String) -> Bool {

@@ -70,11 +70,25 @@ public struct ClusterOptions: Sendable {
         /// Loopback TCP on ports the kernel picks, with a generated cluster secret (always: a node
         /// refuses plain TCP without one).
         case tcp
+        /// Loopback TCP with TLS 1.3: a CA, a certificate per node and an operator certificate for the
+        /// kit's console, generated for the cluster by Cordis's `deploy/make-certs.sh` (needs `openssl`).
+        case tls
+    }
+
+    /// How nodes find each other.
+    public enum Discovery: Sendable, Hashable {
+        /// The embedded mesh: each node is given the nodes before it as seeds (`--peer`).
+        case mesh
+        /// etcd mode: the kit starts a private etcd (Debian's `etcd-server`) on free loopback ports and
+        /// gives every node `--discovery` to it.
+        case etcd
     }
 
     /// The node program.
     public var executable: NodeExecutable
-    /// Unix sockets or loopback TCP.
+    /// The embedded mesh or etcd mode.
+    public var discovery: Discovery
+    /// Unix sockets, loopback TCP with a secret, or loopback TCP with TLS.
     public var transport: Transport
     /// Whether Unix-socket nodes also require the generated secret (TCP always does).
     public var secret: Bool
@@ -92,16 +106,18 @@ public struct ClusterOptions: Sendable {
     /// Flags given to every node (after the kit's own, before the node's own).
     public var arguments: [String]
 
-    /// Options with the defaults: `cordis-node`, Unix sockets, relays on, a heartbeat every 0.2 s and
+    /// Options with the defaults: `cordis-node`, Unix sockets, the mesh, relays on, a heartbeat every 0.2 s and
     /// a peer down after 3 s of silence (a loaded machine stalls a live node for less), 60 s to start,
     /// 30 s per await.
     public init(
-        executable: NodeExecutable = .cordisNode, transport: Transport = .unix, secret: Bool = false, relays: Bool = true,
+        executable: NodeExecutable = .cordisNode, transport: Transport = .unix, discovery: Discovery = .mesh,
+        secret: Bool = false, relays: Bool = true,
         heartbeatInterval: Double = 0.2, heartbeatTimeout: Double = 3, startTimeout: Duration = .seconds(60),
         defaultDeadline: Duration = .seconds(30), arguments: [String] = []
     ) {
         self.executable = executable
         self.transport = transport
+        self.discovery = discovery
         self.secret = secret
         self.relays = relays
         self.heartbeatInterval = heartbeatInterval

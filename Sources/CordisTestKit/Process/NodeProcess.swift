@@ -94,12 +94,18 @@ public final class NodeProcess: Sendable {
     /// Applies `change`; once the process exited and both pipes are drained, wakes the exit waiters (so an
     /// exit code is only reported with all of the process's output).
     private static func settle(_ output: OutputBox, _ change: @escaping (inout Output) -> Void) {
-        let (waiters, code) = output.withLock { state -> ([CheckedContinuation<Int32, Never>], Int32?) in
+        let (waiters, code, lines) = output.withLock {
+            state -> ([CheckedContinuation<Int32, Never>], Int32?, [(CheckedContinuation<Bool, Never>, Bool)]) in
             change(&state)
-            guard let code = state.finished else { return ([], nil) }
+            guard let code = state.finished else { return ([], nil, []) }
+            // No more output will come: every wait for some learns now whether the output has it.
+            let text = state.text
+            let lines = state.waiters.map { ($0.continuation, $0.predicate(text)) }
+            state.waiters.removeAll()
             defer { state.exitWaiters.removeAll() }
-            return (state.exitWaiters, code)
+            return (state.exitWaiters, code, lines)
         }
+        for (waiter, matched) in lines { waiter.resume(returning: matched) }
         if let code { for waiter in waiters { waiter.resume(returning: code) } }
     }
 
@@ -120,8 +126,9 @@ public final class NodeProcess: Sendable {
     /// Everything the process printed so far (stdout and stderr interleaved).
     public var text: String { output.withLock { $0.text } }
 
-    /// Waits until the output satisfies `predicate`, at most `timeout`; false when it did not (`what`
-    /// names the wait for the caller's report).
+    /// Waits until the output satisfies `predicate`, at most `timeout`; false when it did not, at the
+    /// deadline or as soon as the process has exited and its output is all read (`what` names the wait
+    /// for the caller's report).
     public func waitUntil(
         _ what: String, timeout: Duration = .seconds(20), _ predicate: @escaping @Sendable (String) -> Bool
     ) async -> Bool {
@@ -139,12 +146,14 @@ public final class NodeProcess: Sendable {
         }
         defer { timer.cancel() }
         let matched = await withCheckedContinuation { continuation in
-            let already = output.withLock { state -> Bool in
+            let already = output.withLock { state -> Bool? in
                 if predicate(state.text) { return true }
+                // The process exited and all its output was read: it will print nothing more.
+                if state.finished != nil { return false }
                 state.waiters.append((id, predicate, continuation))
-                return false
+                return nil
             }
-            if already { continuation.resume(returning: true) }
+            if let already { continuation.resume(returning: already) }
         }
         return matched
     }

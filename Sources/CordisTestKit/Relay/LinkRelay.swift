@@ -222,8 +222,12 @@ final class LinkRelay: Sendable {
 
     /// The inode of the loopback TCP socket whose local port is `port` (the dialer's end), from `/proc/net/tcp`.
     private static func socketInode(localPort port: UInt16) -> String? {
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return nil }
-        let wanted = String(format: "0100007F:%04X", port)
+        // Read to its end: a /proc table comes a page per read, and a one-shot read can stop at the first.
+        guard let handle = FileHandle(forReadingAtPath: "/proc/net/tcp") else { return nil }
+        defer { try? handle.close() }
+        let table = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        let hex = String(port, radix: 16, uppercase: true)
+        let wanted = "0100007F:" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
         for line in table.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count > 9, fields[1] == wanted else { continue }
