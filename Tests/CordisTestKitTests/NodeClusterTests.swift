@@ -36,6 +36,14 @@ struct NodeClusterTests {
             let refused = await #expect(throws: TestKitError.self) { try await b.add(Entry(id: "greeter", plugin: "greeter")) }
             #expect(refused?.code == .refused)
             try await b.remove("greeter")
+
+            // The file, edited as an operator would, and SIGHUP; an entry's fiber restarted.
+            try b.replaceEntries([Entry(id: "badge", plugin: "badge"), Entry(id: "second", plugin: "badge")])
+            try await b.awaitFiber("second", .active)
+            try await b.restart("second")
+            try await b.awaitFiber("second", .active)
+            // Two badges each added 1 to the counter (started again at 100 by the config change).
+            #expect(try await a.service(CounterServiceKey.self).value() == 102)
         }
     }
 
