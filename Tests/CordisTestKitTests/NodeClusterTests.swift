@@ -14,6 +14,11 @@ struct NodeClusterTests {
             NodeSpec("b", json: #"[{"id": "badge", "plugin": "badge"}]"#),
         ]) { cluster in
             let a = try cluster.node("a"), b = try cluster.node("b")
+            // Waits on one node at the same time share its link.
+            async let badge = b.awaitFiber("badge", .active)
+            async let proxy = b.awaitService("counter", from: "a")
+            async let members = b.awaitMember("a", .up)
+            _ = try await (badge, proxy, members)
             try await cluster.awaitAll(.active)
             let status = try await b.status()
             #expect(status.name == "b")

@@ -32,6 +32,8 @@ public final class ClusterNode: Sendable {
         var process: NodeProcess?
         var address: String?
         var control: ControlClient?
+        /// The connection under way, awaited by every caller that needs the link meanwhile.
+        var connecting: Task<ControlClient, any Error>?
         /// The output of the node's earlier lives (before restarts), kept for reports.
         var earlierLog = ""
         var ended = false
@@ -88,6 +90,7 @@ public final class ClusterNode: Sendable {
             state.process = process
             state.address = nil
             state.control = nil
+            state.connecting = nil
         }
         let listening = await process.waitUntil("listening on", timeout: options.startTimeout) {
             $0.contains("listening on ") || $0.contains("\"listening on")
@@ -216,23 +219,46 @@ public final class ClusterNode: Sendable {
     func control() async throws -> ControlClient {
         if let open = state.withLock({ $0.control }), await open.closeReason == nil { return open }
         guard isRunning else { throw failure(.notRunning, "\(name) is not running") }
+        // One connection at a time: concurrent waits on this node share it instead of replacing each
+        // other's link.
+        let task = state.withLock { state -> Task<ControlClient, any Error> in
+            if let connecting = state.connecting { return connecting }
+            let stale = state.control
+            state.control = nil
+            let task = Task { [self] in
+                await stale?.close()
+                let client = try await connectConsole()
+                // The node's own events on this link wake the waits; the link's end wakes them too.
+                let changes = self.changes
+                let events = client.events
+                Task {
+                    for await _ in events { changes.bump() }
+                    changes.bump()
+                }
+                _ = try? await client.request(.subscribe, args: ["follow": true, "history": false, "cluster": false])
+                return client
+            }
+            state.connecting = task
+            return task
+        }
         do {
-            let client = try await connectConsole()
-            let replaced = state.withLock { state -> ControlClient? in
-                defer { state.control = client }
-                return state.control
+            let client = try await task.value
+            let installed = state.withLock { state -> Bool in
+                guard state.connecting == task else { return state.control === client }
+                state.connecting = nil
+                state.control = client
+                return true
             }
-            if let replaced { await replaced.close() }
-            // The node's own events on this link wake the waits; the link's end wakes them too.
-            let changes = self.changes
-            let events = client.events
-            Task {
-                for await _ in events { changes.bump() }
-                changes.bump()
+            // A restart meanwhile made this link stale.
+            guard installed else {
+                await client.close()
+                return try await control()
             }
-            _ = try? await client.request(.subscribe, args: ["follow": true, "history": false, "cluster": false])
             return client
         } catch {
+            state.withLock { state in
+                if state.connecting == task { state.connecting = nil }
+            }
             throw failure(.notRunning, "cannot reach \(name) at \(address)", underlying: error)
         }
     }
@@ -254,7 +280,10 @@ public final class ClusterNode: Sendable {
 
     private func dropControl() async {
         let client = state.withLock { state -> ControlClient? in
-            defer { state.control = nil }
+            defer {
+                state.control = nil
+                state.connecting = nil
+            }
             return state.control
         }
         await client?.close()
