@@ -31,5 +31,8 @@ struct OrphanTests {
         }
         #expect(alive.isEmpty, "nodes \(alive) outlived the killed test process")
         for pid in alive { kill(pid, SIGKILL) }
+        // Nothing was left to remove the killed process's cluster folder: this test does.
+        let folders = probe.text.split(separator: "\n").filter { $0.hasPrefix("folder /tmp/cn-") }.map { String($0.dropFirst("folder ".count)) }
+        for path in folders { try? FileManager.default.removeItem(atPath: path) }
     }
 }

@@ -7,7 +7,8 @@ let count = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 2
 do {
     let names = (0..<max(1, min(count, 8))).map { "p\($0)" }
     let cluster = try await NodeCluster.start(names.map { NodeSpec($0, json: #"[{"id": "clock", "plugin": "clock"}]"#) })
-    var lines = cluster.nodes.map { "node \($0.name) \($0.process.process.processIdentifier)\n" }.joined()
+    var lines = "folder \(cluster.folder.path)\n"
+    lines += cluster.nodes.map { "node \($0.name) \($0.process.process.processIdentifier)\n" }.joined()
     lines += "ready\n"
     FileHandle.standardOutput.write(Data(lines.utf8))
     // Holds the cluster until the process is killed.
