@@ -90,6 +90,8 @@ let package = Package(
         .executable(name: "cordis-node", targets: ["cordis-node"]),
         .executable(name: "cordis-bench", targets: ["cordis-bench"]),
         .executable(name: "cordis-console", targets: ["cordis-console"]),
+        // Clusters of real node processes for a user's own tests (docs/testing.md).
+        .library(name: "CordisTestKit", targets: ["CordisTestKit"]),
     ],
     dependencies: packageDependencies,
     targets: [
@@ -108,7 +110,7 @@ let package = Package(
         .executableTarget(name: "cordis-node", dependencies: ["CordisNode"], swiftSettings: strict),
         .target(name: "CordisConsole", dependencies: ["CordisControl", "CordisWire", "CordisJSON", "CordisSigning", "CordisDiscovery", "CordisFiles"], swiftSettings: strict),
         .executableTarget(name: "cordis-console", dependencies: ["CordisConsole"], swiftSettings: strict),
-        .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire", "CordisNode", "CordisControl", "CCordisShim"], swiftSettings: strict),
+        .executableTarget(name: "cordis-bench", dependencies: ["Cordis", "CordisWire", "CordisNode", "CordisControl", "CCordisShim", "CordisTestKit"], swiftSettings: strict),
         .executableTarget(name: "custom-node", dependencies: ["Cordis", "CordisNode"], path: "Examples/CustomNode", swiftSettings: strict),
         .executableTarget(name: "cordis-example", dependencies: ["Cordis"], path: "Examples/Greeter", swiftSettings: strict),
         // A cordis-ios program using its public API as an app would; CordisIOSCompatTests runs it.
@@ -121,7 +123,16 @@ let package = Package(
             name: "CordisMacrosTests", dependencies: macroTestDependencies,
             swiftSettings: strict + macroTestSettings, linkerSettings: macroTestLinker),
         .testTarget(name: "CordisWireTests", dependencies: ["CordisWire", "CordisProcessTesting"], swiftSettings: strict),
-        .target(name: "CordisProcessTesting", path: "Tests/ProcessSupport", swiftSettings: strict),
+        // Start, drive, fault and stop clusters of real node processes from tests (Swift Testing or XCTest).
+        .target(name: "CordisTestKit", dependencies: ["Cordis", "CordisJSON", "CordisWire", "CordisControl", "CCordisShim"], swiftSettings: strict),
+        // A test process using the kit that CordisTestKitTests kills with SIGKILL (its nodes must die with it).
+        .executableTarget(name: "cordis-testkit-probe", dependencies: ["CordisTestKit"], path: "Tests/TestKitProbe", swiftSettings: strict),
+        // The kit itself, against real nodes.
+        .testTarget(
+            name: "CordisTestKitTests", dependencies: ["CordisTestKit", "CordisNode", "cordis-node", "cordis-testkit-probe"],
+            swiftSettings: strict),
+        // What the project's own suites add to the kit: Swift Testing issues, etcd, seeded randomness.
+        .target(name: "CordisProcessTesting", dependencies: ["CordisTestKit"], path: "Tests/ProcessSupport", swiftSettings: strict),
         // `cordis-node` with test hooks the production binary does not have (claimed interface versions).
         .executableTarget(name: "cordis-test-node", dependencies: ["CordisNode"], path: "Tests/TestNode", swiftSettings: strict),
         .testTarget(

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Follows docs/your-own-node.md literally: in a temporary folder it puts a copy of this checkout under the
+# Follows docs/your-own-node.md (or the page given, such as docs/testing.md) literally: in a temporary folder it puts a copy of this checkout under the
 # name the page uses (cordis-src), then takes the page's code blocks in order and does what they say:
 #   ```sh          runs the commands with bash (a `cd` carries over to the later blocks)
 #   ```sh node     starts the command in the background and waits (60 s at most) for `listening on`
@@ -7,13 +7,18 @@
 #   ```LANG FILE   writes the block to FILE
 # Every node it started is stopped at the end. Exit 0 when every step did what the page says.
 #
-#   scripts/check-own-node.sh [--keep DIR]   DIR: work there and keep it (a second run builds in seconds)
+#   scripts/check-own-node.sh [--keep DIR] [PAGE]   DIR: work there and keep it (a second run builds in
+#                                                    seconds); PAGE: the page to follow (docs/your-own-node.md)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-page="$repo/docs/your-own-node.md"
 
 keep=""
-if [[ "${1:-}" == "--keep" ]]; then keep="${2:?--keep needs a directory}"; fi
+if [[ "${1:-}" == "--keep" ]]; then
+  keep="${2:?--keep needs a directory}"
+  shift 2
+fi
+page="$repo/${1:-docs/your-own-node.md}"
+[[ -f "$page" ]] || { echo "error: no page $page" >&2; exit 64; }
 if [[ -n "$keep" ]]; then
   mkdir -p "$keep"
   work="$(cd "$keep" && pwd)"
@@ -95,4 +100,4 @@ while IFS= read -r -d '' kind && IFS= read -r -d '' argument && IFS= read -r -d 
     printf '%s' "$body" >"$argument"
   fi
 done <"$blocks"
-echo "check-own-node: the page's $step blocks did what it says ($((SECONDS - started)) s)" >&2
+echo "check-own-node: $(basename "$page"): the page's $step blocks did what it says ($((SECONDS - started)) s)" >&2

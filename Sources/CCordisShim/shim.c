@@ -4,6 +4,8 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <sys/random.h>
+#include <sys/prctl.h>
+#include <signal.h>
 #include <dirent.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -354,3 +356,18 @@ size_t ccordis_heap_in_use(void) {
 }
 
 int ccordis_trim_heap(void) { return malloc_trim(0); }
+
+int ccordis_die_with_parent(int32_t parent) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return -1;
+    // The parent may have died before the line above: then nothing will ever signal this process.
+    if (getppid() != parent && kill(parent, 0) == -1 && errno == ESRCH) return 1;
+    return 0;
+}
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+int ccordis_pidfd_open(int32_t pid) {
+    return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+}

@@ -14,6 +14,7 @@ let usage = """
            cordis-bench scale [--nodes N,N,...] [--json] | soak [--minutes M] [--rate N] [--json]
            cordis-bench metrics [--rounds N] [--json]
            cordis-bench fairness [--links N] [--follows N] [--toggles N] [--non-readers N] [--json]
+           cordis-bench testkit [--rounds N] [--json]
     """
 
 /// The flags of the commands whose arguments are read here (`all` and `wire` read their own), and which of
@@ -23,7 +24,7 @@ let flagsOfCommand: [String: Set<String>] = [
     "core": ["--quick", "--json"], "loader": ["--json"], "codec": ["--json"],
     "cluster": ["--iterations", "--json"], "node": ["--quick", "--json"],
     "scale": ["--nodes", "--json"], "soak": ["--minutes", "--rate", "--json"],
-    "metrics": ["--rounds", "--json"],
+    "metrics": ["--rounds", "--json"], "testkit": ["--rounds", "--json"],
     "fairness": ["--links", "--follows", "--toggles", "--non-readers", "--json"],
 ]
 let numericFlags: Set<String> = [
@@ -121,6 +122,12 @@ case "metrics":
     } ?? 5
     let figures = try await MetricsScrapeBenchmark.run(rounds: max(1, rounds), seconds: 3)
     report("metrics", figures.rows, ratios: figures.ratios)
+case "testkit":
+    let rounds = arguments.firstIndex(of: "--rounds").flatMap { index in
+        index + 1 < arguments.count ? Int(arguments[index + 1]) : nil
+    } ?? 9
+    let figures = try await TestKitStartBenchmark.run(rounds: max(1, min(rounds, 1_000)))
+    report("testkit", figures.rows, ratios: figures.ratios)
 case "fairness":
     func value(_ flag: String) -> Int? {
         arguments.firstIndex(of: flag).flatMap { index in index + 1 < arguments.count ? Int(arguments[index + 1]) : nil }

@@ -115,4 +115,12 @@ int ccordis_shim_version(void);
 /// Gives the heap's free memory back to the system (`malloc_trim(0)`); 1 when some was released.
 int ccordis_trim_heap(void);
 
+/// Asks the kernel to kill this process (SIGKILL) when its parent ends (PR_SET_PDEATHSIG). Returns 1
+/// when process `parent` is already gone (the caller should exit), 0 when set, -1 on failure.
+int ccordis_die_with_parent(int32_t parent);
+
+/// A descriptor that polls readable once process `pid` (any process, not only a child) has ended
+/// (pidfd_open, Linux 5.3), close-on-exec.
+int ccordis_pidfd_open(int32_t pid);
+
 #endif

@@ -36,7 +36,8 @@ public enum NodeRunner {
     /// SIGPIPE is ignored for the whole process first: a reader of the node's stdout or stderr that goes
     /// away (`cordis-node … 2>&1 | jq`, then jq exits) never ends the node; its logs go where they still
     /// can (journald, the recent records `events` shows). Every node binary built on this runner, custom
-    /// ones included, gets this.
+    /// ones included, gets this, and also dies with the process that started it when
+    /// `CORDIS_EXIT_WITH_PARENT` names that process (CordisTestKit sets it; see docs/testing.md).
     ///
     /// - Parameters:
     ///   - catalog: the plugins the node can run, for a node of the given name.
@@ -47,6 +48,8 @@ public enum NodeRunner {
         remoteServices: RemoteServiceCatalog = BuiltinCatalog.remoteServices
     ) async -> Int32 {
         StandardStreams.ignoreBrokenPipes()
+        // Started by a test kit whose process is already gone: nobody is left to stop this node.
+        guard ParentWatch.apply() else { return ExitCode.failure }
         let command: NodeCommand
         do {
             command = try NodeOptionsParser().parse(arguments)

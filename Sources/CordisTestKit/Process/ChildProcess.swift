@@ -29,6 +29,7 @@ public final class ChildProcess: Sendable {
         public let executable: String
         /// The `errno` value posix_spawn reported.
         public let code: Int32
+        /// The message: the program and `strerror`'s words for `code`.
         public var description: String { "cannot start \(executable): \(String(cString: strerror(code)))" }
     }
 
@@ -54,32 +55,14 @@ public final class ChildProcess: Sendable {
         onExit: (@Sendable (Termination) -> Void)? = nil
     ) throws {
         let path = executable.path
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
         let variables = environment ?? ProcessInfo.processInfo.environment
-        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in envp { free(pointer) } }
-
-        var actions = posix_spawn_file_actions_t()
-        guard posix_spawn_file_actions_init(&actions) == 0 else { throw SpawnError(executable: path, code: errno) }
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        var result: Int32 = 0
-        for (target, source) in [(Int32(0), standardInput), (1, standardOutput), (2, standardError)] {
-            if result != 0 { break }
-            if let source {
-                result = posix_spawn_file_actions_adddup2(&actions, source, target)
-            } else {
-                result = posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
-            }
+        let spawned = SpawnThread.shared.run {
+            Self.spawn(
+                path: path, arguments: arguments, environment: variables, directory: directory?.path,
+                descriptors: [standardInput, standardOutput, standardError])
         }
-        if result == 0 { result = SpawnActions.closeFrom(&actions, 3) }
-        if result == 0, let directory { result = SpawnActions.changeDirectory(&actions, directory.path) }
-        guard result == 0 else { throw SpawnError(executable: path, code: result) }
-
-        var spawned: pid_t = 0
-        result = posix_spawn(&spawned, path, &actions, nil, argv, envp)
-        guard result == 0 else { throw SpawnError(executable: path, code: result) }
-        let pid = spawned
+        guard spawned.error == 0 else { throw SpawnError(executable: path, code: spawned.error) }
+        let pid = spawned.pid
         processIdentifier = pid
 
         let thread = Thread { [self] in
@@ -103,6 +86,36 @@ public final class ChildProcess: Sendable {
         }
         thread.name = "child-reaper"
         thread.start()
+    }
+
+    /// posix_spawn of `path`; runs on `SpawnThread` (see there why). `error` is an `errno` value, 0 on success.
+    private static func spawn(
+        path: String, arguments: [String], environment: [String: String], directory: String?, descriptors: [Int32?]
+    ) -> (pid: pid_t, error: Int32) {
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
+
+        var actions = posix_spawn_file_actions_t()
+        guard posix_spawn_file_actions_init(&actions) == 0 else { return (0, errno) }
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var result: Int32 = 0
+        for (target, source) in zip([Int32(0), 1, 2], descriptors) {
+            if result != 0 { break }
+            if let source {
+                result = posix_spawn_file_actions_adddup2(&actions, source, target)
+            } else {
+                result = posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+            }
+        }
+        if result == 0 { result = SpawnActions.closeFrom(&actions, 3) }
+        if result == 0, let directory { result = SpawnActions.changeDirectory(&actions, directory) }
+        guard result == 0 else { return (0, result) }
+        var spawned: pid_t = 0
+        result = posix_spawn(&spawned, path, &actions, nil, argv, envp)
+        guard result == 0 else { return (0, result) }
+        return (spawned, 0)
     }
 
     /// Whether the child has not exited yet.
@@ -181,6 +194,7 @@ public struct ChildPipe: Sendable {
     /// The end handed to the child; the parent closes its copy once the child started.
     public let writing: FileHandle
 
+    /// Opens the pipe. Throws `POSIXError` when the process is out of descriptors.
     public init() throws {
         var fds: [Int32] = [0, 0]
         guard SpawnActions.pipe2(&fds, O_CLOEXEC) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -246,4 +260,46 @@ enum SpawnActions {
         }
         return unsafeBitCast(symbol, to: ChangeDirectory.self)
     }()
+}
+
+/// The one thread that starts every child of this process (`ChildProcess`), alive as long as the process.
+///
+/// A node started by the kit asks the kernel to kill it when its parent dies (`PR_SET_PDEATHSIG`, see
+/// `NodeProcess.parentVariable`), and Linux sends that signal when the *thread* that started the child
+/// ends, not the process. Swift's pool threads come and go; this one never ends, so the signal comes
+/// only with the test process itself.
+final class SpawnThread: Sendable {
+    /// The thread every child is started from.
+    static let shared = SpawnThread()
+
+    private let jobs = Mutex<[@Sendable () -> Void]>([])
+    private let wake = DispatchSemaphore(value: 0)
+
+    private init() {
+        let thread = Thread { [self] in
+            while true {
+                wake.wait()
+                let next = jobs.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+                next?()
+            }
+        }
+        thread.name = "child-spawner"
+        thread.start()
+    }
+
+    /// Runs `body` on the spawning thread and returns its result (the caller blocks meanwhile: a spawn
+    /// takes a fraction of a millisecond).
+    func run<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+        let result = Outcome<T>()
+        let done = DispatchSemaphore(value: 0)
+        jobs.withLock { $0.append { result.value.withLock { $0 = body() }; done.signal() } }
+        wake.signal()
+        done.wait()
+        return result.value.withLock { $0! }
+    }
+
+    /// Where the spawning thread leaves a job's result for its caller.
+    private final class Outcome<T: Sendable>: Sendable {
+        let value = Mutex<T?>(nil)
+    }
 }

@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
-import Testing
 
 /// A real etcd (Debian's `etcd-server`) started by a test: on free loopback ports, with its own data
-/// folders; only its own processes are ended. One member, or a cluster of three.
+/// folders; only its own processes are ended. One member, or a cluster of three. `NodeCluster` starts
+/// one for a cluster in etcd mode (`ClusterOptions.discovery`). Thread-safe.
 ///
 /// The data folders are in memory (`/dev/shm`) when the machine has it, else in the test's folder. etcd
 /// syncs each write to disk; when the suites beside it load the disk, one sync can hold etcd's leader
@@ -47,6 +47,9 @@ public final class EtcdServer: Sendable {
     public var discovery: String { "etcd:" + members.map(\.clientURL).joined(separator: ",") }
 
     /// Starts `count` members (1 or 3) in `folder` and waits until each serves clients.
+    ///
+    /// - Throws: `TestKitError` `.startFailed` (with etcd's output) when a member does not serve clients
+    ///   within 30 s; `ChildProcess.SpawnError` when etcd cannot be started.
     public init(in folder: TestFolder, members count: Int = 1) async throws {
         self.folder = folder
         var memoryFolder: URL?
@@ -65,12 +68,7 @@ public final class EtcdServer: Sendable {
         self.processes = ProcessTable()
         do {
             for member in members { try await start(member.name, fresh: true) }
-            for member in members {
-                let process = try #require(processes.table.withLock { $0[member.name] })
-                let ready = await process.waitForLine(containing: "ready to serve client requests", timeout: .seconds(30))
-                if !ready { Issue.record("etcd \(member.name) did not start: \(process.text.suffix(2000))") }
-                try #require(ready)
-            }
+            for member in members { try await awaitReady(member.name) }
         } catch {
             // Nobody gets this server to stop: end what started, and remove the folder in memory.
             await stop()
@@ -97,10 +95,22 @@ public final class EtcdServer: Sendable {
     }
 
     /// Starts member `name` again and waits until it serves clients.
+    ///
+    /// - Throws: `TestKitError` `.startFailed` when it does not serve clients within 30 s.
     public func restart(_ name: String) async throws {
         try await start(name)
-        let process = try #require(processes.table.withLock { $0[name] })
-        try #require(await process.waitForLine(containing: "ready to serve client requests", timeout: .seconds(30)))
+        try await awaitReady(name)
+    }
+
+    /// Waits until member `name` serves clients.
+    private func awaitReady(_ name: String) async throws {
+        guard let process = processes.table.withLock({ $0[name] }) else {
+            throw TestKitError(.invalidArgument, "etcd has no member \(name)")
+        }
+        let marker = "ready to serve client requests"
+        guard await process.waitUntil(marker, timeout: .seconds(30), { $0.contains(marker) }) else {
+            throw TestKitError(.startFailed, "etcd \(name) did not start", logs: [("etcd-\(name)", String(process.text.suffix(2000)))])
+        }
     }
 
     /// The process of member `name`.
@@ -148,6 +158,13 @@ public final class EtcdServer: Sendable {
         members.map { member in
             "--- etcd \(member.name):\n" + String(process(member.name)?.text.suffix(characters) ?? "(not started)")
         }.joined(separator: "\n")
+    }
+
+    /// Kills every member (SIGKILL) without waiting, and removes the data folders kept in memory: the
+    /// last resort of a cluster nobody shut down.
+    func abandon() {
+        for process in processes.table.withLock({ Array($0.values) }) { process.signal(SIGKILL) }
+        if let memoryFolder { try? FileManager.default.removeItem(at: memoryFolder) }
     }
 
     /// Kills every member and removes the data folders kept in memory.

@@ -1,10 +1,18 @@
 import Foundation
 import Synchronization
-import Testing
 
-/// A real `cordis-node` process started by a test: its output is drained while it runs, lines can be
-/// awaited with a deadline, and only this process is signalled or killed.
+/// A real `cordis-node` process (or any node built on `NodeRunner`, or any program) started by a test:
+/// its output is drained while it runs, lines can be awaited with a deadline, and only this process is
+/// signalled or killed.
+///
+/// It is started with `CORDIS_EXIT_WITH_PARENT` set to this process's id (`parentVariable`): a node
+/// built on `NodeRunner` then asks the kernel to kill it when this process dies, even by SIGKILL, so a
+/// killed test leaves no node behind. Thread-safe.
 public final class NodeProcess: Sendable {
+    /// The environment variable that tells a node which process started it: a node built on
+    /// `NodeRunner` dies with that process (`PR_SET_PDEATHSIG`), or exits at once when it is already gone.
+    public static let parentVariable = "CORDIS_EXIT_WITH_PARENT"
+
     /// Where the built executables are: next to the test bundle.
     public static var productsDirectory: URL {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -23,6 +31,7 @@ public final class NodeProcess: Sendable {
         var exitWaiters: [CheckedContinuation<Int32, Never>] = []
     }
 
+    /// The name the test gave the process (a node's name), used in reports.
     public let name: String
     /// The child itself: its pid, whether it runs, how it ended.
     public let process: ChildProcess
@@ -39,7 +48,10 @@ public final class NodeProcess: Sendable {
     /// The built `cordis-test-node`: `cordis-node` with the package's test hooks.
     public static var testNodeExecutable: URL { productsDirectory.appendingPathComponent("cordis-test-node") }
 
-    /// Starts `executable` (the built `cordis-node` by default) with `arguments`, in `directory`.
+    /// Starts `executable` (the built `cordis-node` by default) with `arguments`, in `directory`, with this
+    /// process's environment (less systemd's variables) and `environment` on top.
+    ///
+    /// - Throws: `ChildProcess.SpawnError` when the program cannot be started.
     public init(
         name: String, arguments: [String], directory: URL, environment: [String: String] = [:],
         executable: URL = NodeProcess.nodeExecutable
@@ -51,6 +63,7 @@ public final class NodeProcess: Sendable {
         env["NOTIFY_SOCKET"] = nil
         env["JOURNAL_STREAM"] = nil
         env["LISTEN_FDS"] = nil
+        env[Self.parentVariable] = String(getpid())
         for (key, value) in environment { env[key] = value }
         // Close-on-exec from the start, so no child another test starts meanwhile inherits these ends and
         // keeps them open after this process exits (its end of file would then never come).
@@ -81,12 +94,18 @@ public final class NodeProcess: Sendable {
     /// Applies `change`; once the process exited and both pipes are drained, wakes the exit waiters (so an
     /// exit code is only reported with all of the process's output).
     private static func settle(_ output: OutputBox, _ change: @escaping (inout Output) -> Void) {
-        let (waiters, code) = output.withLock { state -> ([CheckedContinuation<Int32, Never>], Int32?) in
+        let (waiters, code, lines) = output.withLock {
+            state -> ([CheckedContinuation<Int32, Never>], Int32?, [(CheckedContinuation<Bool, Never>, Bool)]) in
             change(&state)
-            guard let code = state.finished else { return ([], nil) }
+            guard let code = state.finished else { return ([], nil, []) }
+            // No more output will come: every wait for some learns now whether the output has it.
+            let text = state.text
+            let lines = state.waiters.map { ($0.continuation, $0.predicate(text)) }
+            state.waiters.removeAll()
             defer { state.exitWaiters.removeAll() }
-            return (state.exitWaiters, code)
+            return (state.exitWaiters, code, lines)
         }
+        for (waiter, matched) in lines { waiter.resume(returning: matched) }
         if let code { for waiter in waiters { waiter.resume(returning: code) } }
     }
 
@@ -107,8 +126,10 @@ public final class NodeProcess: Sendable {
     /// Everything the process printed so far (stdout and stderr interleaved).
     public var text: String { output.withLock { $0.text } }
 
-    /// Waits until the output satisfies `predicate`, at most `timeout`.
-    public func waitFor(
+    /// Waits until the output satisfies `predicate`, at most `timeout`; false when it did not, at the
+    /// deadline or as soon as the process has exited and its output is all read (`what` names the wait
+    /// for the caller's report).
+    public func waitUntil(
         _ what: String, timeout: Duration = .seconds(20), _ predicate: @escaping @Sendable (String) -> Bool
     ) async -> Bool {
         let id = output.withLock { state -> Int in
@@ -125,29 +146,16 @@ public final class NodeProcess: Sendable {
         }
         defer { timer.cancel() }
         let matched = await withCheckedContinuation { continuation in
-            let already = output.withLock { state -> Bool in
+            let already = output.withLock { state -> Bool? in
                 if predicate(state.text) { return true }
+                // The process exited and all its output was read: it will print nothing more.
+                if state.finished != nil { return false }
                 state.waiters.append((id, predicate, continuation))
-                return false
+                return nil
             }
-            if already { continuation.resume(returning: true) }
-        }
-        if !matched {
-            Issue.record("\(name): timed out after \(timeout) waiting for \(what); output:\n\(text)")
+            if let already { continuation.resume(returning: already) }
         }
         return matched
-    }
-
-    /// Waits for a line containing `fragment`.
-    @discardableResult
-    public func waitForLine(containing fragment: String, timeout: Duration = .seconds(20)) async -> Bool {
-        await waitFor("\"\(fragment)\"", timeout: timeout) { $0.contains(fragment) }
-    }
-
-    /// Waits for `fragment` to appear `count` times.
-    @discardableResult
-    public func waitForOccurrences(of fragment: String, count: Int, timeout: Duration = .seconds(20)) async -> Bool {
-        await waitFor("\(count)× \"\(fragment)\"", timeout: timeout) { $0.components(separatedBy: fragment).count - 1 >= count }
     }
 
     /// Sends `signal` to this process.
@@ -179,8 +187,8 @@ public final class NodeProcess: Sendable {
     /// Stops the process (SIGSTOP) and waits until every one of its threads is stopped (as `/proc` shows
     /// it): a signal is delivered asynchronously, so without this the process could still answer a
     /// message sent right after `signal(SIGSTOP)`. Checks at most `maxChecks` times within `timeout`,
-    /// yielding between checks; false (recording an issue) when it did not stop.
-    public func suspend(timeout: Duration = .seconds(10), maxChecks: Int = 1_000_000) async -> Bool {
+    /// yielding between checks; false when it did not stop.
+    public func pause(timeout: Duration = .seconds(10), maxChecks: Int = 1_000_000) async -> Bool {
         signal(SIGSTOP)
         let tasks = "/proc/\(process.processIdentifier)/task"
         let deadline = ContinuousClock.now + timeout
@@ -199,7 +207,6 @@ public final class NodeProcess: Sendable {
             if stopped { return true }
             await Task.yield()
         }
-        Issue.record("\(name) did not stop within \(timeout)")
         return false
     }
 
@@ -210,10 +217,13 @@ public final class NodeProcess: Sendable {
     }
 }
 
-/// A temporary folder for one test, with short paths for Unix sockets, removed at the end.
+/// A temporary folder for one test, with short paths for Unix sockets (`/tmp/cn-XXXXXXXX`), removed by
+/// `remove()`.
 public struct TestFolder: Sendable {
+    /// The folder.
     public let url: URL
 
+    /// Creates a new folder under `/tmp` with a random name. Throws when it cannot be created.
     public init() throws {
         let base = URL(fileURLWithPath: "/tmp", isDirectory: true)
             .appendingPathComponent("cn-\(UUID().uuidString.prefix(8))", isDirectory: true)
@@ -221,12 +231,15 @@ public struct TestFolder: Sendable {
         url = base
     }
 
+    /// The path of `name` in the folder.
     public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
+    /// Writes `text` to the file `name` in the folder (atomically). Throws when it cannot be written.
     public func write(_ name: String, _ text: String) throws {
         try text.write(to: url.appendingPathComponent(name), atomically: true, encoding: .utf8)
     }
 
+    /// Removes the folder and everything in it.
     public func remove() {
         try? FileManager.default.removeItem(at: url)
     }
