@@ -33,10 +33,7 @@ struct EventsReconnectTests {
         let a = try await cluster.start("a", entries: ConsoleClusterTests.entriesA)
         try await cluster.start("b", entries: #"{"version":1,"entries":[{"id":"clock","plugin":"clock"}]}"#, peers: ["a"])
         #expect(await a.waitForLine(containing: "linked to b"))
-        let console = NodeProcess.productsDirectory.appendingPathComponent("cordis-console")
-        let follower = try NodeProcess(
-            name: "events", arguments: ["--node", cluster.address("a"), "--timeout", "2", "events", "--follow"],
-            directory: cluster.folder.url, executable: console)
+        let follower = try cluster.follow("a", ["--timeout", "2", "events", "--follow"])
         defer { Task { await follower.stop() } }
         #expect(await follower.waitForLine(containing: "b entry clock added"), "\(follower.text)")
         #expect(await follower.waitForLine(containing: "a member b up"), "\(follower.text)")

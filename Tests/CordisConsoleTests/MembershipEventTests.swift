@@ -13,10 +13,7 @@ struct MembershipEventTests {
         let a = try await cluster.start("a", entries: ConsoleClusterTests.entriesA)
         var b = try await cluster.start("b", entries: #"{"version":1,"entries":[]}"#, peers: ["a"])
         #expect(await a.waitForLine(containing: "linked to b"))
-        let console = NodeProcess.productsDirectory.appendingPathComponent("cordis-console")
-        let follower = try NodeProcess(
-            name: "events", arguments: ["--node", cluster.address("a"), "events", "--follow", "--on", "a"],
-            directory: cluster.folder.url, executable: console)
+        let follower = try cluster.follow("a", ["events", "--follow", "--on", "a"])
         defer { Task { await follower.stop() } }
         #expect(await follower.waitForLine(containing: "a member b up"), "\(follower.text)")
         b.signal(SIGKILL)
@@ -46,10 +43,7 @@ struct MembershipEventTests {
         let a = try await cluster.start("a", entries: ConsoleClusterTests.entriesA)
         let b = try await cluster.start("b", entries: #"{"version":1,"entries":[]}"#, peers: ["a"])
         #expect(await a.waitForLine(containing: "linked to b"))
-        let console = NodeProcess.productsDirectory.appendingPathComponent("cordis-console")
-        let follower = try NodeProcess(
-            name: "events", arguments: ["--node", cluster.address("a"), "events", "--follow", "--on", "a"],
-            directory: cluster.folder.url, executable: console)
+        let follower = try cluster.follow("a", ["events", "--follow", "--on", "a"])
         defer { Task { await follower.stop() } }
         #expect(await follower.waitForLine(containing: "a member b up"), "\(follower.text)")
         b.signal(SIGTERM)
@@ -71,10 +65,7 @@ struct MembershipEventTests {
         let a = try await cluster.start("a", entries: ConsoleClusterTests.entriesA)
         let b = try await cluster.start("b", entries: #"{"version":1,"entries":[]}"#, peers: ["a"])
         #expect(await a.waitForLine(containing: "linked to b"))
-        let console = NodeProcess.productsDirectory.appendingPathComponent("cordis-console")
-        let follower = try NodeProcess(
-            name: "events", arguments: ["--node", cluster.address("a"), "events", "--follow", "--on", "a"],
-            directory: cluster.folder.url, executable: console)
+        let follower = try cluster.follow("a", ["events", "--follow", "--on", "a"])
         defer { Task { await follower.stop() } }
         #expect(await follower.waitForLine(containing: "a member b up"), "\(follower.text)")
         b.signal(SIGSTOP)

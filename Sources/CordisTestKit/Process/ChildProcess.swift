@@ -109,8 +109,8 @@ public final class ChildProcess: Sendable {
                 result = posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             }
         }
-        if result == 0 { result = SpawnActions.closeFrom(&actions, 3) }
-        if result == 0, let directory { result = SpawnActions.changeDirectory(&actions, directory) }
+        if result == 0 { result = SpawnActions.closeFrom?(&actions, 3) ?? ENOSYS }
+        if result == 0, let directory { result = SpawnActions.changeDirectory?(&actions, directory) ?? ENOSYS }
         guard result == 0 else { return (0, result) }
         var spawned: pid_t = 0
         result = posix_spawn(&spawned, path, &actions, nil, argv, envp)
@@ -194,10 +194,11 @@ public struct ChildPipe: Sendable {
     /// The end handed to the child; the parent closes its copy once the child started.
     public let writing: FileHandle
 
-    /// Opens the pipe. Throws `POSIXError` when the process is out of descriptors.
+    /// Opens the pipe. Throws `POSIXError` when the process is out of descriptors (`ENOSYS` without `pipe2`).
     public init() throws {
         var fds: [Int32] = [0, 0]
-        guard SpawnActions.pipe2(&fds, O_CLOEXEC) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard let pipe2 = SpawnActions.pipe2 else { throw POSIXError(.ENOSYS) }
+        guard pipe2(&fds, O_CLOEXEC) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         reading = FileHandle(fileDescriptor: fds[0], closeOnDealloc: false)
         writing = FileHandle(fileDescriptor: fds[1], closeOnDealloc: false)
     }
@@ -235,31 +236,23 @@ enum SpawnActions {
     typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
     typealias ChangeDirectory = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
 
-    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34): closes every descriptor from `lowest` up.
-    static let closeFrom: CloseFrom = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
-            fatalError("this glibc has no posix_spawn_file_actions_addclosefrom_np (needs 2.34 or later)")
-        }
-        return unsafeBitCast(symbol, to: CloseFrom.self)
-    }()
+    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34): closes every descriptor from `lowest` up;
+    /// nil on an older C library (spawning then fails with `ENOSYS`).
+    static let closeFrom: CloseFrom? = symbol("posix_spawn_file_actions_addclosefrom_np", as: CloseFrom.self)
 
     typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
 
-    /// `pipe2`: a pipe whose ends have `flags` (`O_CLOEXEC`) from the start.
-    static let pipe2: Pipe2 = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pipe2") else {
-            fatalError("this C library has no pipe2")
-        }
-        return unsafeBitCast(symbol, to: Pipe2.self)
-    }()
+    /// `pipe2`: a pipe whose ends have `flags` (`O_CLOEXEC`) from the start; nil without one.
+    static let pipe2: Pipe2? = symbol("pipe2", as: Pipe2.self)
 
-    /// `posix_spawn_file_actions_addchdir_np` (glibc 2.29): the child's working directory.
-    static let changeDirectory: ChangeDirectory = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else {
-            fatalError("this glibc has no posix_spawn_file_actions_addchdir_np (needs 2.29 or later)")
-        }
-        return unsafeBitCast(symbol, to: ChangeDirectory.self)
-    }()
+    /// `posix_spawn_file_actions_addchdir_np` (glibc 2.29): the child's working directory; nil on an older
+    /// C library.
+    static let changeDirectory: ChangeDirectory? = symbol("posix_spawn_file_actions_addchdir_np", as: ChangeDirectory.self)
+
+    /// The C library's function `name`, as `type`, or nil when it has none.
+    private static func symbol<F>(_ name: String, as type: F.Type) -> F? {
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map { unsafeBitCast($0, to: type) }
+    }
 }
 
 /// The one thread that starts every child of this process (`ChildProcess`), alive as long as the process.

@@ -36,6 +36,14 @@ final class Cluster: Sendable {
         try await runConsole(["--node", address(name), "--timeout", String(timeout)] + arguments)
     }
 
+    /// A console pointed at node `name` that runs until it is stopped (`events --follow`, `watch`); the
+    /// caller stops it.
+    func follow(_ name: String, _ arguments: [String]) throws -> NodeProcess {
+        try NodeProcess(
+            name: "events", arguments: ["--node", address(name)] + arguments, directory: folder.url,
+            executable: NodeProcess.productsDirectory.appendingPathComponent("cordis-console"))
+    }
+
     /// Kills every node this test started and removes the folder.
     func stop() async {
         for node in started.withLock({ $0 }) { await node.stop() }
