@@ -150,13 +150,15 @@ struct SignedTreeApplyTests {
         try await Self.expectRefused(setup, setup.path("shape.json"), rule: "shape")
     }
 
-    @Test("a version later than the signing clock allows (Int64.max) is refused and used up nothing: a tree signed now still applies; sign --version refuses it too")
+    @Test("a version later than the signing clock allows (2^53 − 1) is refused and used up nothing, one past what a JSON number carries exactly (Int64.max) is refused as a bad shape: a tree signed now still applies; sign --version refuses it too")
     func versionFromTheFarFutureIsRefused() async throws {
         let cluster = try Cluster()
         defer { Task { await cluster.stop() } }
         let setup = try await Self.setUp(cluster)
-        let huge = try await Self.opensslEnvelope(setup, "huge", payload: Self.payload(version: Int64.max))
+        let huge = try await Self.opensslEnvelope(setup, "huge", payload: Self.payload(version: 9_007_199_254_740_991))
         try await Self.expectRefused(setup, huge, rule: "freshness")
+        let inexact = try await Self.opensslEnvelope(setup, "inexact", payload: Self.payload(version: Int64.max))
+        try await Self.expectRefused(setup, inexact, rule: "shape")
         #expect(!FileManager.default.fileExists(atPath: cluster.entries("a") + ".signed-version"))
         let signed = try await runConsole(["sign", "--key", setup.key, "--node", "a", "--expires", "1h", setup.path("tree.json")])
         #expect(signed.code == 0, "\(signed.err)")

@@ -238,7 +238,7 @@ struct JSONValueEncoderTests {
             limits: [:], extra: ["z": 1, "a": 2], note: nil)
         let value = try JSONValueEncoder().encode(config)
         #expect(value.objectValue?.keys == ["name", "ratio", "enabled", "mode", "servers", "limits", "extra"])
-        #expect(value.jsonString() == #"{"name":"a","ratio":1.0,"enabled":false,"mode":"fast","servers":[{"host":"h","port":1}],"limits":{},"extra":{"z":1,"a":2}}"#)
+        #expect(value.jsonString() == #"{"name":"a","ratio":1,"enabled":false,"mode":"fast","servers":[{"host":"h","port":1}],"limits":{},"extra":{"z":1,"a":2}}"#)
     }
 
     @Test func roundTripsThroughTheDecoder() throws {
@@ -248,13 +248,23 @@ struct JSONValueEncoderTests {
         #expect(try JSONValueDecoder().decode(NodeConfig.self, from: value) == config)
     }
 
+    /// An integer a JSON number cannot carry exactly is refused with its path, not rounded.
+    @Test func refusesIntegersBeyondTheSafeRange() {
+        struct Holder: Encodable { var ids: [UInt64] }
+        let error = #expect(throws: EncodingError.self) { try JSONValueEncoder().encode(Holder(ids: [1, .max])) }
+        guard case .invalidValue(_, let context)? = error else { return }
+        #expect(context.codingPath.map(\.stringValue) == ["ids", "[1]"])
+        #expect(context.debugDescription.contains("encode it as a string"))
+        #expect(throws: EncodingError.self) { try JSONValueEncoder().encode(Int64(9_007_199_254_740_992)) }
+    }
+
     @Test func refusesNonFiniteNumbers() {
         #expect(throws: EncodingError.self) { try JSONValueEncoder().encode([Double.nan]) }
     }
 
     @Test func encodesScalarsAndJSONValuesAsIs() throws {
-        #expect(try JSONValueEncoder().encode(3) == .number(.integer(3)))
-        #expect(try JSONValueEncoder().encode(UInt64.max).numberValue?.isInteger == false)
+        #expect(try JSONValueEncoder().encode(3) == .number(3))
+        #expect(try JSONValueEncoder().encode(Int64(9_007_199_254_740_991)) == .number(9_007_199_254_740_991))
         #expect(try JSONValueEncoder().encode(["k": JSONValue.null]) == ["k": nil])
         #expect(try JSONValueEncoder().encode(Optional<Int>.none) == .null)
     }

@@ -29,10 +29,10 @@ struct JSONValueEncoderScalarTests {
     @Test("Scalar members and elements keep their encoding order and JSON types; nil is left out")
     func scalars() throws {
         let record = Record(
-            name: "a", count: -3, small: 7, big: UInt64.max, ratio: 0.5, single: 1.5, flag: true, note: nil,
+            name: "a", count: -3, small: 7, big: 9_007_199_254_740_991, ratio: 0.5, single: 1.5, flag: true, note: nil,
             tags: ["x", "y"], weights: [1, 2.5])
         let value = try JSONValueEncoder().encode(record)
-        #expect(value.jsonString() == #"{"name":"a","count":-3,"small":7,"big":1.8446744073709552e+19,"ratio":0.5,"single":1.5,"flag":true,"tags":["x","y"],"weights":[1.0,2.5]}"#)
+        #expect(value.jsonString() == #"{"name":"a","count":-3,"small":7,"big":9007199254740991,"ratio":0.5,"single":1.5,"flag":true,"tags":["x","y"],"weights":[1,2.5]}"#)
     }
 
     @Test("A non-finite number is an error naming its path, in a member and in an array element", arguments: [

@@ -41,7 +41,6 @@ struct JSONValueTests {
         #expect(JSONValue.integer(1) == JSONValue.double(1.0))
         #expect(JSONValue.integer(1).hashValue == JSONValue.double(1.0).hashValue)
         #expect(JSONValue.integer(1) != JSONValue.double(1.5))
-        #expect(JSONValue.integer(Int64.max) != JSONValue.double(9_223_372_036_854_775_807.0))
     }
 
     @Test func accessorsReturnValuesOnlyForTheirKind() {
@@ -68,18 +67,58 @@ struct JSONValueTests {
         #expect(value.description == #"{"a":1,"b":"x"}"#)
     }
 
-    /// cordis-ios's `JSONValue.number` takes a `Double`: its literal and `Double` forms compile here.
-    @Test func cordisIOSNumberFormsCompileAndKeepIntegersExact() {
+    /// cordis-ios's `JSONValue.number` holds a `Double`: its case binds one, and an integral number is
+    /// written as an integer.
+    @Test func numberHoldsADoubleAsInCordisIOS() {
         let reading = 21.5
         #expect(JSONValue.number(4) == .integer(4))
         #expect(JSONValue.number(4).description == "4")
         #expect(JSONValue.number(reading) == .double(21.5))
-        #expect(JSONValue.number(2.0).description == "2.0")
-        if case .number(let number) = JSONValue.number(reading) {
-            #expect(number == 21.5)
-        } else {
-            Issue.record("not a number")
+        #expect(JSONValue.number(2.0).description == "2")
+        let bound: Double? = { if case .number(let number) = JSONValue.number(reading) { return number + 0.5 } else { return nil } }()
+        #expect(bound == 22)
+        // Exhaustive over cordis-ios's six cases.
+        func kind(_ value: JSONValue) -> String {
+            switch value {
+            case .null: return "null"
+            case .bool: return "bool"
+            case .number(let number): return number.rounded() == number ? "integer" : "number"
+            case .string: return "string"
+            case .array: return "array"
+            case .object: return "object"
+            }
         }
+        #expect(kind(.number(3)) == "integer")
+        #expect(kind(.number(reading)) == "number")
+    }
+
+    /// cordis-ios's object case holds a dictionary: one built from a dictionary, read by key and iterated.
+    @Test func objectFormsOfCordisIOSCompile() {
+        let members: [String: JSONValue] = ["b": .number(2), "a": .string("x")]
+        let value = JSONValue.object(members)
+        #expect(value.description == #"{"a":"x","b":2}"#)
+        guard case .object(let object) = value else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(object["b"] == .number(2))
+        var seen: [String: JSONValue] = [:]
+        for (key, member) in object { seen[key] = member }
+        #expect(seen == members)
+        #expect(value == .object(["b": .number(2), "a": .string("x")]))
+        // A literal keeps the order it was written in.
+        #expect(JSONValue.object(["b": .number(2), "a": .string("x")]).description == #"{"b":2,"a":"x"}"#)
+    }
+
+    /// Integers are exact within ±(2^53 − 1); the accessors give nil beyond, where a double may stand for
+    /// another integer.
+    @Test func integerAccessorsStopAtTheSafeRange() {
+        #expect(JSONValue.number(9_007_199_254_740_991).int64Value == 9_007_199_254_740_991)
+        #expect(JSONValue.number(-9_007_199_254_740_991).intValue == -9_007_199_254_740_991)
+        #expect(JSONValue.number(9_007_199_254_740_992).int64Value == nil)
+        #expect(JSONValue.number(3.5).intValue == nil)
+        #expect(JSONValue.number(3.0).intValue == 3)
+        #expect(JSONValue.maxSafeInteger == 9_007_199_254_740_991)
     }
 
 }

@@ -27,7 +27,7 @@ struct NumberRangeTests {
         #expect(try problems(#"{"count": -1e19}"#) == ["integer -1e+19 does not fit Int (at count)"])
         #expect(try problems(#"{"small": 128}"#) == ["integer 128 does not fit Int8 (at small)"])
         #expect(try problems(#"{"unsigned": -1}"#) == ["integer -1 does not fit UInt32 (at unsigned)"])
-        #expect(try problems(#"{"unsigned": 4294967296.0}"#) == ["integer 4294967296.0 does not fit UInt32 (at unsigned)"])
+        #expect(try problems(#"{"unsigned": 4294967296.0}"#) == ["integer 4294967296 does not fit UInt32 (at unsigned)"])
         #expect(try problems(#"{"count": 9223372036854775808}"#) == ["integer 9.223372036854776e+18 does not fit Int (at count)"])
     }
 

@@ -43,9 +43,11 @@ struct RemoteArgumentRangeTests {
         ("uint", "-1"), ("uint", "18446744073709551616"), ("uint", "1e300"), ("uint8", "256"), ("uint8", "-1"),
         ("uint64", "-1"), ("uint64", "18446744073709551616"), ("uint64", "1e20"), ("float", "1e300"),
         ("float", "-1e39"), ("list", "[1, 40000]"), ("list", "[-32769]"), ("list", "[1e300]"),
-        // Integers past Int64 arrive as doubles, rounded: the value would be wrong, not merely large.
+        // A JSON number is a double: past ±(2^53 − 1) an integer may arrive rounded, so the value could
+        // be wrong, not merely large.
         ("uint64", "9223372036854775809"), ("uint64", "18446744073709551615"), ("int", "9.007199254740993e15"),
-        ("int", "1e18"),
+        ("int", "1e18"), ("int", "9007199254740992"), ("int", "-9007199254740992"), ("int", "9223372036854775807"),
+        ("uint64", "9223372036854775807"),
     ])
     func numberThatDoesNotFitIsInvalidArguments(method: String, text: String) async throws {
         let error = await #expect(throws: RemoteCallError.self) { try await dispatch(method, text) }
@@ -53,9 +55,9 @@ struct RemoteArgumentRangeTests {
     }
 
     @Test("A number at the edge of the parameter's range is taken", arguments: [
-        ("int", "9223372036854775807", "9223372036854775807"), ("int", "-9223372036854775808", "-9223372036854775808"),
+        ("int", "9007199254740991", "9007199254740991"), ("int", "-9007199254740991", "-9007199254740991"),
         ("int", "3.0", "3"), ("int8", "-128", "-128"), ("uint8", "255", "255"), ("uint", "0", "0"),
-        ("uint64", "9223372036854775807", "9223372036854775807"), ("int32", "-2147483648", "-2147483648"),
+        ("uint64", "9007199254740991", "9007199254740991"), ("int32", "-2147483648", "-2147483648"),
         ("list", "[32767, -32768]", "2"),
     ])
     func numberAtTheEdgeIsTaken(method: String, text: String, expected: String) async throws {
@@ -69,7 +71,7 @@ struct RemoteArgumentRangeTests {
 struct RemoteArgumentMessageTests {
     @Test("An argument out of range is described on one line, without config wording")
     func outOfRangeArgumentReadsOnOneLine() async throws {
-        let arguments: JSONObject = ["value": .number(.double(1e300))]
+        let arguments: JSONObject = ["value": .number(1e300)]
         let error = await #expect(throws: RemoteCallError.self) {
             try await WidthsAPIRemote.dispatch(Widths(), method: "int8", arguments: arguments)
         }

@@ -10,7 +10,7 @@ struct HotMessageDecodingTests {
         .call(RemoteCall(id: 1, service: "clock", realm: nil, method: "now", args: [:])),
         .call(RemoteCall(id: 42, service: "counter", realm: "blue", method: "add", args: ["by": 3, "note": "ünï \"q\""])),
         .call(RemoteCall(
-            id: 999_999_999_999_999_999, service: "s", realm: "", method: "m",
+            id: 9_007_199_254_740_991, service: "s", realm: "", method: "m",
             args: ["nested": ["a": [1, 2.5, nil, true], "b": [:]], "empty": []])),
         .result(RemoteResult(id: 1, value: ["node": "b", "seconds": 1_764_547_200.25])),
         .result(RemoteResult(id: 7, value: .null)),
@@ -69,7 +69,7 @@ struct HotMessageDecodingTests {
         let text = String(decoding: bytes, as: UTF8.self)
         let edits: [(String, String)] = [
             ("\"id\":", "\"id\":0"), ("\"id\":", "\"id\":-"), ("\"id\":", "\"id\":1"), ("\"id\":", "\"id\": "),
-            ("\"id\":", "\"id\":12345678901234567890"), ("\"id\":", "\"value\":1,\"id\":"),
+            ("\"id\":", "\"id\":12345678901234567890"), ("\"id\":9007199254740991", "\"id\":9007199254740992"), ("\"id\":", "\"value\":1,\"id\":"),
             ("\"id\":", "\"extra\":1,\"id\":"), ("\"id\":", "\"type\":\"call\",\"id\":"), ("\"id\":", "\"i\\u0064\":"),
             ("\"service\":", "\"service\":\"x\",\"service\":"), ("\"realm\":null", "\"realm\":nul"),
             ("\"realm\":null", "\"realm\":1"), ("\"realm\":null", ""), ("\"args\":{", "\"args\":[{"),

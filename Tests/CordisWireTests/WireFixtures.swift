@@ -115,7 +115,7 @@ enum WireFixtures {
             message: .request(ControlRequest(
                 id: 9, command: "disable", args: ["entry": "greeter"], timeout: 8,
                 operator: RequestOperator(name: "alice", identities: ["uid:1000", "user:alice", "group:ops"]))),
-            json: #"{"type":"request","id":9,"command":"disable","node":null,"args":{"entry":"greeter"},"timeout":8.0,"operator":{"name":"alice","identities":["uid:1000","user:alice","group:ops"]}}"#),
+            json: #"{"type":"request","id":9,"command":"disable","node":null,"args":{"entry":"greeter"},"timeout":8,"operator":{"name":"alice","identities":["uid:1000","user:alice","group:ops"]}}"#),
         MessageFixture(
             name: "response page",
             message: .response(ControlResponse(id: 6, result: ["nodes": [["name": "a", "entries": [], "fibers": []]]], more: true)),

@@ -31,9 +31,10 @@ public struct EntryTree: Sendable, Hashable {
             switch object["version"] {
             case nil:
                 throw EntryError(code: .invalidDocument, message: "the entries file has no \"version\"")
-            case .number(let number)?:
-                guard let version = number.int64Value, version >= 1 else {
-                    throw EntryError(code: .invalidDocument, message: "\"version\" must be a positive integer, got \(number)")
+            case .number?:
+                guard let version = object["version"]?.int64Value, version >= 1 else {
+                    throw EntryError(
+                        code: .invalidDocument, message: "\"version\" must be a positive integer, got \(object["version"] ?? .null)")
                 }
                 guard version <= Int64(Self.currentVersion) else {
                     throw EntryError(

@@ -140,7 +140,12 @@ final class TapeDecodingState {
     }
 
     func integer<I: FixedWidthInteger>(_ type: I.Type, at index: Int) throws -> I {
-        if case .number(.integer(let integer)) = tape[index], let exact = I(exactly: integer) { return exact }
+        // Beyond ±(2^53 − 1) the strict decoder refuses an integer as not exact: so does this path.
+        if case .number(.integer(let integer)) = tape[index], integer.magnitude <= JSONValue.maxSafeInteger.magnitude,
+            let exact = I(exactly: integer)
+        {
+            return exact
+        }
         throw fail()
     }
 

@@ -103,7 +103,7 @@ struct ValueDecoder: Decoder {
 
     func unboxDouble() -> Double {
         guard let value else { placeholderShape("Double"); return 0 }
-        if case .number(let number) = value { return number.doubleValue }
+        if case .number(let number) = value { return number }
         mismatch("number", value)
         return 0
     }
@@ -112,9 +112,9 @@ struct ValueDecoder: Decoder {
         guard let value else { placeholderShape("Float"); return 0 }
         if case .number(let number) = value {
             // A finite number too large for a Float is an error, not infinity.
-            let float = Float(number.doubleValue)
+            let float = Float(number)
             if float.isFinite { return float }
-            state.record(.invalidValue, "number \(number) does not fit Float", at: codingPath)
+            state.record(.invalidValue, "number \(value) does not fit Float", at: codingPath)
             return 0
         }
         mismatch("number", value)
@@ -123,29 +123,27 @@ struct ValueDecoder: Decoder {
 
     func unboxInteger<I: FixedWidthInteger>(_ type: I.Type) -> I {
         guard let value else { placeholderShape(I.self == Int.self ? "Int" : "\(I.self)"); return 0 }
-        switch value {
-        case .number(.integer(let integer)):
-            if let exact = I(exactly: integer) { return exact }
-            state.record(.invalidValue, "integer \(integer) does not fit \(I.self)", at: codingPath)
-        case .number(.double(let double)):
-            // From 2^53 on, doubles are further apart than 1: the text held another integer, rounded.
-            if I(exactly: double) != nil, double.magnitude >= 0x1p53 {
-                state.record(
-                    .invalidValue,
-                    "integer \(JSONNumber.double(double)) is not exact: beyond ±2^53 write an integer as plain digits within Int64",
-                    at: codingPath)
-                return 0
-            }
-            if let exact = I(exactly: double) { return exact }
-            if double.rounded(.towardZero) == double {
-                state.record(.invalidValue, "integer \(JSONNumber.double(double)) does not fit \(I.self)", at: codingPath)
-            } else {
-                mismatch("integer", value)
-            }
-        default:
+        guard case .number(let double) = value else {
             mismatch("integer", value)
+            return 0
         }
-        return 0
+        guard double.rounded(.towardZero) == double else {
+            mismatch("integer", value)
+            return 0
+        }
+        guard let fitted = I(exactly: double) else {
+            state.record(.invalidValue, "integer \(value) does not fit \(I.self)", at: codingPath)
+            return 0
+        }
+        // From 2^53 on, doubles are further apart than 1: the text may have held another integer.
+        guard double.magnitude <= Double(JSONValue.maxSafeInteger) else {
+            state.record(
+                .invalidValue,
+                "integer \(value) is not exact: a JSON number carries integers up to ±\(JSONValue.maxSafeInteger); send a larger one as a string",
+                at: codingPath)
+            return 0
+        }
+        return fitted
     }
 }
 
@@ -227,20 +225,20 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        if case .number(let number)? = present(key) { return number.doubleValue }
+        if case .number(let number)? = present(key) { return number }
         return try decodeMember(type, forKey: key)
     }
 
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decodeMember(type, forKey: key) }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        if case .number(.integer(let integer))? = present(key), let exact = Int(exactly: integer) { return exact }
+        if case .number(let number)? = present(key), let exact = JSONValue.safeInteger(number) { return Int(exact) }
         return try decodeMember(type, forKey: key)
     }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decodeMember(type, forKey: key) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decodeMember(type, forKey: key) }
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decodeMember(type, forKey: key) }
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        if case .number(.integer(let integer))? = present(key) { return integer }
+        if case .number(let number)? = present(key), let exact = JSONValue.safeInteger(number) { return exact }
         return try decodeMember(type, forKey: key)
     }
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decodeMember(type, forKey: key) }
@@ -259,12 +257,12 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try decodeMemberIfPresent(type, forKey: key)
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        if case .number(let number)? = present(key) { return number.doubleValue }
+        if case .number(let number)? = present(key) { return number }
         return try decodeMemberIfPresent(type, forKey: key)
     }
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try decodeMemberIfPresent(type, forKey: key) }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        if case .number(.integer(let integer))? = present(key), let exact = Int(exactly: integer) { return exact }
+        if case .number(let number)? = present(key), let exact = JSONValue.safeInteger(number) { return Int(exact) }
         return try decodeMemberIfPresent(type, forKey: key)
     }
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try decodeMemberIfPresent(type, forKey: key) }

@@ -209,11 +209,23 @@ struct ValueEncoder: Encoder {
         ValueEncoder(node: node, path: CodingPathLink(key: key, parent: path), userInfo: userInfo)
     }
 
+    /// An integer as a JSON number; throws beyond ±`JSONValue.maxSafeInteger`, which a number (a
+    /// `Double`) cannot carry exactly, rather than rounding it.
+    static func integer(_ value: some BinaryInteger, at codingPath: @autoclosure () -> [any CodingKey]) throws -> JSONValue {
+        if value.magnitude <= JSONValue.maxSafeInteger.magnitude { return .number(Double(value)) }
+        throw EncodingError.invalidValue(
+            value,
+            .init(
+                codingPath: codingPath(),
+                debugDescription:
+                    "integer \(value) is beyond ±\(JSONValue.maxSafeInteger), which a JSON number carries exactly; encode it as a string"))
+    }
+
     static func number(_ value: Double, at codingPath: [any CodingKey]) throws -> JSONValue {
         guard value.isFinite else {
             throw EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: "\(value) cannot be written as JSON"))
         }
-        return .number(.double(value))
+        return .number(value)
     }
 }
 
@@ -238,23 +250,23 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func encode(_ value: Bool, forKey key: Key) throws { set(.bool(value), forKey: key) }
     mutating func encode(_ value: String, forKey key: Key) throws { set(.string(value), forKey: key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { set(.integer(value), forKey: key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { set(.integer(value), forKey: key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { set(.integer(value), forKey: key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { set(.integer(value), forKey: key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { set(.integer(value), forKey: key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { set(.integer(value), forKey: key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { set(.integer(value), forKey: key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { set(.integer(value), forKey: key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { set(.integer(value), forKey: key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { set(.integer(value), forKey: key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { set(try ValueEncoder.integer(value, at: codingPath + [key]), forKey: key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { set(try ValueEncoder.integer(value, at: codingPath + [key]), forKey: key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { set(try ValueEncoder.integer(value, at: codingPath + [key]), forKey: key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { set(try ValueEncoder.integer(value, at: codingPath + [key]), forKey: key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { set(try ValueEncoder.integer(value, at: codingPath + [key]), forKey: key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { set(try ValueEncoder.integer(value, at: codingPath + [key]), forKey: key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { set(try ValueEncoder.integer(value, at: codingPath + [key]), forKey: key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { set(try ValueEncoder.integer(value, at: codingPath + [key]), forKey: key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { set(try ValueEncoder.integer(value, at: codingPath + [key]), forKey: key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { set(try ValueEncoder.integer(value, at: codingPath + [key]), forKey: key) }
     mutating func encode(_ value: Double, forKey key: Key) throws {
         guard value.isFinite else { return try memberEncoder(key).encodeValue(value) }
-        set(.number(.double(value)), forKey: key)
+        set(.number(value), forKey: key)
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
         guard value.isFinite else { return try memberEncoder(key).encodeValue(value) }
-        set(.number(.double(Double(value))), forKey: key)
+        set(.number(Double(value)), forKey: key)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
@@ -295,11 +307,11 @@ struct UnkeyedEncoding: UnkeyedEncodingContainer {
 
     mutating func encode(_ value: Bool) throws { append(.bool(value)) }
     mutating func encode(_ value: String) throws { append(.string(value)) }
-    mutating func encode(_ value: Int) throws { append(.integer(value)) }
-    mutating func encode(_ value: Int64) throws { append(.integer(value)) }
+    mutating func encode(_ value: Int) throws { append(try ValueEncoder.integer(value, at: codingPath + [IndexKey(count)])) }
+    mutating func encode(_ value: Int64) throws { append(try ValueEncoder.integer(value, at: codingPath + [IndexKey(count)])) }
     mutating func encode(_ value: Double) throws {
         guard value.isFinite else { return try elementEncoder().encodeValue(value) }
-        append(.number(.double(value)))
+        append(.number(value))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
@@ -324,15 +336,15 @@ struct SingleValueEncoding: SingleValueEncodingContainer {
     mutating func encode(_ value: String) throws { set(.string(value)) }
     mutating func encode(_ value: Double) throws { set(try ValueEncoder.number(value, at: codingPath)) }
     mutating func encode(_ value: Float) throws { set(try ValueEncoder.number(Double(value), at: codingPath)) }
-    mutating func encode(_ value: Int) throws { set(.integer(value)) }
-    mutating func encode(_ value: Int8) throws { set(.integer(value)) }
-    mutating func encode(_ value: Int16) throws { set(.integer(value)) }
-    mutating func encode(_ value: Int32) throws { set(.integer(value)) }
-    mutating func encode(_ value: Int64) throws { set(.integer(value)) }
-    mutating func encode(_ value: UInt) throws { set(.integer(value)) }
-    mutating func encode(_ value: UInt8) throws { set(.integer(value)) }
-    mutating func encode(_ value: UInt16) throws { set(.integer(value)) }
-    mutating func encode(_ value: UInt32) throws { set(.integer(value)) }
-    mutating func encode(_ value: UInt64) throws { set(.integer(value)) }
+    mutating func encode(_ value: Int) throws { set(try ValueEncoder.integer(value, at: codingPath)) }
+    mutating func encode(_ value: Int8) throws { set(try ValueEncoder.integer(value, at: codingPath)) }
+    mutating func encode(_ value: Int16) throws { set(try ValueEncoder.integer(value, at: codingPath)) }
+    mutating func encode(_ value: Int32) throws { set(try ValueEncoder.integer(value, at: codingPath)) }
+    mutating func encode(_ value: Int64) throws { set(try ValueEncoder.integer(value, at: codingPath)) }
+    mutating func encode(_ value: UInt) throws { set(try ValueEncoder.integer(value, at: codingPath)) }
+    mutating func encode(_ value: UInt8) throws { set(try ValueEncoder.integer(value, at: codingPath)) }
+    mutating func encode(_ value: UInt16) throws { set(try ValueEncoder.integer(value, at: codingPath)) }
+    mutating func encode(_ value: UInt32) throws { set(try ValueEncoder.integer(value, at: codingPath)) }
+    mutating func encode(_ value: UInt64) throws { set(try ValueEncoder.integer(value, at: codingPath)) }
     mutating func encode<T: Encodable>(_ value: T) throws { try encoder.encodeValue(value) }
 }

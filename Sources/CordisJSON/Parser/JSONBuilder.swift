@@ -57,7 +57,7 @@ enum JSONTape {
             case .object: finished = .object(JSONObject())
             case .array: finished = .array([])
             case .string(let text): finished = .string(text)
-            case .number(let number): finished = .number(number)
+            case .number(let number): finished = .number(number.doubleValue)
             case .bool(let flag): finished = .bool(flag)
             case .null: finished = .null
             }
@@ -87,6 +87,8 @@ enum JSONTape {
 protocol JSONBuilder {
     /// A whole value was read: a scalar, `{}` or `[]`. `nested` when it is inside an open container.
     mutating func value(_ value: JSONValue, nested: Bool)
+    /// A number was read, as its text gave it (an integer stays exact for a tape).
+    mutating func number(_ number: JSONNumber, nested: Bool)
     /// A non-empty array or object starts; returns where its members start in what the builder keeps
     /// (the frame's `valueStart`).
     mutating func open(isObject: Bool) -> Int
@@ -110,6 +112,10 @@ struct JSONTreeBuilder: JSONBuilder {
         } else {
             result = value
         }
+    }
+
+    mutating func number(_ number: JSONNumber, nested: Bool) {
+        value(.number(number.doubleValue), nested: nested)
     }
 
     mutating func open(isObject: Bool) -> Int {
@@ -151,10 +157,14 @@ struct JSONTapeBuilder: JSONBuilder {
         case .object: tape.append(.object(count: 0, end: tape.count + 1))
         case .array: tape.append(.array(count: 0, end: tape.count + 1))
         case .string(let text): tape.append(.string(text))
-        case .number(let number): tape.append(.number(number))
+        case .number(let number): tape.append(.number(JSONNumber(number)))
         case .bool(let flag): tape.append(.bool(flag))
         case .null: tape.append(.null)
         }
+    }
+
+    mutating func number(_ number: JSONNumber, nested: Bool) {
+        tape.append(.number(number))
     }
 
     mutating func open(isObject: Bool) -> Int {

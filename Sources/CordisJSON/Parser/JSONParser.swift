@@ -150,7 +150,7 @@ struct JSONScanner {
             case UInt8(ascii: "\""):
                 builder.value(.string(try parseString()), nested: !frames.isEmpty)
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                builder.value(.number(try parseNumber()), nested: !frames.isEmpty)
+                builder.number(try parseNumber(), nested: !frames.isEmpty)
             case UInt8(ascii: "t"):
                 try expectLiteral("true")
                 builder.value(.bool(true), nested: !frames.isEmpty)

@@ -76,20 +76,21 @@ public enum JSONSerializer {
         }
     }
 
-    /// Appends a number: an integer as digits, a double in its shortest round-tripping form.
-    public static func appendNumber(_ number: JSONNumber, to buffer: inout [UInt8]) {
-        switch number {
-        case .integer(let value):
-            appendInteger(value, to: &buffer)
-        case .double(let value):
-            guard value.isFinite else {
-                buffer.append(contentsOf: "null".utf8)
-                return
-            }
-            // Swift's description is the shortest text that reads back as the same Double, and always
-            // has a fraction or an exponent (`1.0`, `1e-05`, `1e+20`), all valid JSON numbers.
-            buffer.append(contentsOf: value.description.utf8)
+    /// Appends a number: an integral one within ±(2^53 − 1) as digits (`4`, not `4.0`), any other in its
+    /// shortest round-tripping form (`0.5`, `1e+300`); a non-finite one, which JSON cannot express, as
+    /// `null`.
+    public static func appendNumber(_ value: Double, to buffer: inout [UInt8]) {
+        if let exact = JSONValue.safeInteger(value) {
+            appendInteger(exact, to: &buffer)
+            return
         }
+        guard value.isFinite else {
+            buffer.append(contentsOf: "null".utf8)
+            return
+        }
+        // Swift's description is the shortest text that reads back as the same Double, with a
+        // fraction or an exponent (`0.5`, `1e-05`, `9.007199254740992e+15`), all valid JSON numbers.
+        buffer.append(contentsOf: value.description.utf8)
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {

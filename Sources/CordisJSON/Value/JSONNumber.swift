@@ -2,19 +2,20 @@
 import Glibc  // links libm, which Int64(exactly: Double) needs
 #endif
 
-/// A JSON number, kept exact: an integer literal that fits `Int64` stays an integer, anything else
-/// (a fraction, an exponent, or an integer out of range) is a `Double`.
+/// A number as the parser read it, on a `JSONDocument`'s tape: an integer written as plain digits that
+/// fits `Int64` stays an integer, anything else (a fraction, an exponent, or an integer out of range)
+/// is a `Double`. A document decoded straight into a type keeps integers beyond 2^53 exact this way; a
+/// `JSONValue` holds a `Double`.
 ///
-/// Equality and hashing compare the numeric value, so `.integer(1) == .double(1.0)`; the serializer
-/// keeps the distinction (`1` versus `1.0`), so a parsed number is written back the way it was read.
-public enum JSONNumber: Sendable, Hashable, CustomStringConvertible {
+/// Equality and hashing compare the numeric value, so `.integer(1) == .double(1.0)`.
+enum JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// An integer that fits in 64 bits.
     case integer(Int64)
     /// Any other number. Non-finite values cannot be written as JSON and serialize as `null`.
     case double(Double)
 
     /// The number as a `Double` (an integer beyond 2^53 is rounded).
-    public var doubleValue: Double {
+    var doubleValue: Double {
         switch self {
         case .integer(let value): return Double(value)
         case .double(let value): return value
@@ -22,7 +23,7 @@ public enum JSONNumber: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The number as an `Int64` when it is integral and in range, else nil (`2.0` gives 2, `2.5` nil).
-    public var int64Value: Int64? {
+    var int64Value: Int64? {
         switch self {
         case .integer(let value): return value
         case .double(let value): return Int64(exactly: value)
@@ -30,19 +31,27 @@ public enum JSONNumber: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// True when the number was written (or built) as an integer.
-    public var isInteger: Bool {
+    var isInteger: Bool {
         if case .integer = self { return true }
         return false
     }
 
-    /// The number as JSON text, exactly as the serializer writes it.
-    public var description: String {
+    /// The number as JSON text.
+    var description: String {
         var bytes: [UInt8] = []
-        JSONSerializer.appendNumber(self, to: &bytes)
+        switch self {
+        case .integer(let value): JSONSerializer.appendInteger(value, to: &bytes)
+        case .double(let value): JSONSerializer.appendNumber(value, to: &bytes)
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
+    /// The number a `JSONValue` holds: an integer when it is integral and within ±2^53 − 1.
+    init(_ value: Double) {
+        if let exact = JSONValue.safeInteger(value) { self = .integer(exact) } else { self = .double(value) }
+    }
+
+    static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
         switch (lhs, rhs) {
         case let (.integer(a), .integer(b)): return a == b
         case let (.double(a), .double(b)): return a == b
@@ -50,7 +59,7 @@ public enum JSONNumber: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    func hash(into hasher: inout Hasher) {
         switch self {
         case .integer(let value): hasher.combine(value)
         case .double(let value):

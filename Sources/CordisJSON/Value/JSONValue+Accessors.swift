@@ -11,28 +11,23 @@ extension JSONValue {
         return nil
     }
 
-    /// The number, or nil when the value is not a number.
-    public var numberValue: JSONNumber? {
-        if case .number(let value) = self { return value }
-        return nil
-    }
-
-    /// The number as an `Int`, when it is integral and fits (`3` and `3.0` give 3; `3.5` gives nil).
+    /// The number as an `Int`, when it is integral and exact (within ±`maxSafeInteger`): `3` and `3.0`
+    /// give 3; `3.5` and `1e300` give nil.
     public var intValue: Int? {
-        guard case .number(let number) = self, let exact = number.int64Value else { return nil }
+        guard case .number(let number) = self, let exact = Self.safeInteger(number) else { return nil }
         return Int(exactly: exact)
     }
 
-    /// The number as an `Int64`, when it is integral and fits.
+    /// The number as an `Int64`, when it is integral and exact (within ±`maxSafeInteger`).
     public var int64Value: Int64? {
         guard case .number(let number) = self else { return nil }
-        return number.int64Value
+        return Self.safeInteger(number)
     }
 
-    /// The number as a `Double`, or nil when the value is not a number.
+    /// The number, or nil when the value is not a number.
     public var doubleValue: Double? {
         guard case .number(let number) = self else { return nil }
-        return number.doubleValue
+        return number
     }
 
     /// The elements, or nil when the value is not an array.
@@ -58,7 +53,7 @@ extension JSONValue {
         switch self {
         case .null: return "null"
         case .bool: return "boolean"
-        case .number(let number): return number.isInteger ? "integer" : "number"
+        case .number(let number): return Self.safeInteger(number) != nil ? "integer" : "number"
         case .string: return "string"
         case .array: return "array"
         case .object: return "object"

@@ -11,12 +11,8 @@ extension JSONValue: Codable {
                 self = .bool(flag)
                 return
             }
-            if let integer = try? single.decode(Int64.self) {
-                self = .number(.integer(integer))
-                return
-            }
             if let double = try? single.decode(Double.self) {
-                self = .number(.double(double))
+                self = .number(double)
                 return
             }
             if let text = try? single.decode(String.self) {
@@ -45,12 +41,10 @@ extension JSONValue: Codable {
         case .bool(let flag):
             var single = encoder.singleValueContainer()
             try single.encode(flag)
-        case .number(.integer(let integer)):
+        case .number(let number):
+            // An exact integer goes as one, so any encoder writes `4`, not `4.0`.
             var single = encoder.singleValueContainer()
-            try single.encode(integer)
-        case .number(.double(let double)):
-            var single = encoder.singleValueContainer()
-            try single.encode(double)
+            if let integer = Self.safeInteger(number) { try single.encode(integer) } else { try single.encode(number) }
         case .string(let text):
             var single = encoder.singleValueContainer()
             try single.encode(text)

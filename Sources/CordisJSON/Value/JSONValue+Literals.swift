@@ -4,8 +4,8 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
 {
     public init(nilLiteral: ()) { self = .null }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(integerLiteral value: Int64) { self = .number(.integer(value)) }
-    public init(floatLiteral value: Double) { self = .number(.double(value)) }
+    public init(integerLiteral value: Int64) { self = .number(Double(value)) }
+    public init(floatLiteral value: Double) { self = .number(value) }
     public init(stringLiteral value: String) { self = .string(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
@@ -14,27 +14,17 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
         self = .object(object)
     }
 
-    /// An integer number.
-    public static func integer(_ value: some BinaryInteger) -> JSONValue {
-        if let exact = Int64(exactly: value) { return .number(.integer(exact)) }
-        return .number(.double(Double(value)))
+    /// An integer number: exact within ±`maxSafeInteger`, the nearest `Double` beyond.
+    public static func integer(_ value: some BinaryInteger) -> JSONValue { .number(Double(value)) }
+
+    /// An object from a dictionary, as cordis-ios builds one (`.object(dictionary)`): its members in key
+    /// order, so the value is written the same way every time. A literal (`.object(["b": 1, "a": 2])`)
+    /// makes a `JSONObject` instead, in the order written.
+    @_disfavoredOverload
+    public static func object(_ dictionary: [String: JSONValue]) -> JSONValue {
+        .object(JSONObject(dictionary.sorted { $0.key < $1.key }))
     }
 
-    /// A floating-point number (written with a fraction or exponent, `1.0`, even when integral).
-    public static func double(_ value: Double) -> JSONValue { .number(.double(value)) }
-}
-
-extension JSONValue {
-    /// A number from a `Double`, as cordis-ios writes it (`.number(someDouble)`, whose `JSONValue` holds a
-    /// `Double`): the same as `double(_:)`. A literal (`.number(4)`) makes a `JSONNumber` instead, so an
-    /// integer stays one.
-    @_disfavoredOverload
-    public static func number(_ value: Double) -> JSONValue { .number(.double(value)) }
-}
-
-extension JSONNumber: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
-    /// An integer literal: `.integer`.
-    public init(integerLiteral value: Int64) { self = .integer(value) }
-    /// A literal with a fraction or exponent: `.double`.
-    public init(floatLiteral value: Double) { self = .double(value) }
+    /// A floating-point number: the same as `.number(value)`.
+    public static func double(_ value: Double) -> JSONValue { .number(value) }
 }

@@ -10,14 +10,14 @@ extension ControlServer {
         func table(_ counted: [TrafficCounter.Kind: Int]) -> JSONValue {
             var object = JSONObject()
             for kind in TrafficCounter.Kind.allCases {
-                object[kind.rawValue] = .number(.integer(Int64(counted[kind] ?? 0)))
+                object[kind.rawValue] = .integer(counted[kind] ?? 0)
             }
             return .object(object)
         }
         let seconds = NodeMetrics.seconds(since: node.traffic.since)
         return .object([
             "node": .string(node.name),
-            "seconds": .number(.double(seconds)),
+            "seconds": .number(seconds),
             "sent": table(counts.sent),
             "received": table(counts.received),
         ])

@@ -366,8 +366,8 @@ struct EtcdDirectory: Sendable {
         let value: JSONValue = [
             "service": .string(announcement.service), "realm": announcement.realm.map { .string($0) } ?? .null,
             "interface": .string(announcement.interface), "interfaceVersion": .string(announcement.interfaceVersion),
-            "node": .string(announcement.node), "fiber": .number(.integer(Int64(announcement.fiber))),
-            "life": .number(.integer(Int64(announcement.life))), "incarnation": .string(incarnation),
+            "node": .string(announcement.node), "fiber": .integer(announcement.fiber),
+            "life": .integer(announcement.life), "incarnation": .string(incarnation),
         ]
         return value.serialized()
     }

@@ -71,7 +71,7 @@ extension NodeSettings {
             guard case .number(let number) = json else {
                 throw .wrongType(path: key, expected: "a whole number of seconds", found: json.kindName)
             }
-            leaseTTL = try Self.checked(json, key) { () throws(SettingProblem) in try SettingSyntax.leaseTTL(seconds: number.doubleValue) }
+            leaseTTL = try Self.checked(json, key) { () throws(SettingProblem) in try SettingSyntax.leaseTTL(seconds: number) }
         case .idleLinkTimeout: idleLinkTimeout = try Self.seconds(json, key)
         case .consoleLinks: consoleLinks = try Self.integer(json, key, rule: SettingSyntax.budgetRule, SettingSyntax.budget)
         case .consoleRequests: consoleRequests = try Self.integer(json, key, rule: SettingSyntax.budgetRule, SettingSyntax.budget)
@@ -125,18 +125,18 @@ extension NodeSettings {
         guard case .number(let number) = json else {
             throw .wrongType(path: path, expected: "a number of seconds", found: json.kindName)
         }
-        return try checked(json, path) { () throws(SettingProblem) in try SettingSyntax.duration(seconds: number.doubleValue) }
+        return try checked(json, path) { () throws(SettingProblem) in try SettingSyntax.duration(seconds: number) }
     }
 
     /// A whole number, read with `parse`; a fraction breaks `rule`.
     private static func integer<T>(
         _ json: JSONValue, _ path: String, rule: String, _ parse: (Int64) throws(SettingProblem) -> T
     ) throws(ConfigValueProblem) -> T {
-        guard case .number(let number) = json else {
+        guard case .number = json else {
             throw .wrongType(path: path, expected: "an integer", found: json.kindName)
         }
         return try checked(json, path) { () throws(SettingProblem) in
-            guard let value = number.int64Value else { throw SettingProblem(reason: rule) }
+            guard let value = json.int64Value else { throw SettingProblem(reason: rule) }
             return try parse(value)
         }
     }

@@ -38,8 +38,8 @@ public struct SignedTreePayload: Sendable, Hashable {
         }
         guard case .object(let object) = value else { throw SignedTreeError(.shape, "the payload is not a JSON object") }
         guard case .string(let node)? = object["node"] else { throw SignedTreeError(.shape, "the payload's node must be a string") }
-        guard case .number(let number)? = object["version"], let version = number.int64Value, version > 0 else {
-            throw SignedTreeError(.shape, "the payload's version must be a positive integer")
+        guard let version = object["version"]?.int64Value, version > 0 else {
+            throw SignedTreeError(.shape, "the payload's version must be a positive integer up to \(JSONValue.maxSafeInteger)")
         }
         guard case .string(let issuedText)? = object["issuedAt"], let issuedAt = RFC3339.parse(issuedText) else {
             throw SignedTreeError(.shape, "the payload's issuedAt must be an RFC 3339 UTC time like 2026-12-01T11:00:00Z")

@@ -180,7 +180,7 @@ struct MessageFields {
 
     func integer(_ key: String) throws(WireError) -> Int {
         let value = try value(key)
-        guard case .number(.integer(let number)) = value, let integer = Int(exactly: number) else {
+        guard let integer = value.intValue else {
             throw invalid(key, "must be an integer, not \(value.kindName)")
         }
         return integer

@@ -174,18 +174,21 @@ enum HotMessageDecoder {
             return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
         }
 
-        /// Reads a non-negative integer of at most 18 digits, without a leading zero (so it fits `Int`).
+        /// Reads a non-negative integer of at most 16 digits, without a leading zero, that a JSON number
+        /// carries exactly (up to 2^53 − 1, as the general decoder requires).
         private mutating func integer() -> Int? {
             let start = position
             var value = 0
-            while position < bytes.count, position - start < 18 {
+            while position < bytes.count, position - start < 16 {
                 let byte = bytes[position]
                 guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { break }
                 value = value * 10 + Int(byte - UInt8(ascii: "0"))
                 position += 1
             }
             let digits = position - start
-            guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
+            guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0"), value <= JSONValue.maxSafeInteger else {
+                return nil
+            }
             guard position < bytes.count, bytes[position] == UInt8(ascii: ",") || bytes[position] == UInt8(ascii: "}")
             else { return nil }
             return value

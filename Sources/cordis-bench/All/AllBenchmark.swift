@@ -273,10 +273,10 @@ enum AllBenchmark {
             var spread: JSONObject = [:]
             for key in samples.order {
                 let values = samples.values[key] ?? []
-                figures[key] = .number(.double(median(values)))
-                spread[key] = .array([.number(.double(values.min() ?? 0)), .number(.double(values.max() ?? 0))])
+                figures[key] = .number(median(values))
+                spread[key] = .array([.number(values.min() ?? 0), .number(values.max() ?? 0)])
             }
-            figures["rounds"] = .number(.integer(Int64(settings.rounds)))
+            figures["rounds"] = .integer(settings.rounds)
             figures["quick"] = .bool(settings.quick)
             figures["spread"] = .object(spread)
             figures["machine"] = .string("\(ProcessInfo.processInfo.activeProcessorCount) CPUs, load \(loadAverage())")

@@ -28,7 +28,7 @@ func runWireCodecBenchmark(roundSeconds: Double = 0.25) -> [String: Double] {
     var index = 0
     while size < 64 * 1024 - 80 {
         let name = "item-\(index)"
-        items.append(["id": .number(.integer(Int64(index))), "name": .string(name), "enabled": true, "weight": 1.5])
+        items.append(["id": .integer(index), "name": .string(name), "enabled": true, "weight": 1.5])
         foundationItems.append(BenchItem(id: index, name: name, enabled: true, weight: 1.5))
         size += 50 + name.utf8.count
         index += 1

@@ -128,10 +128,10 @@ enum WireLatencyBench {
                 let raw = series.first { $0.placement == row.placement && $0.socket == row.socket && $0.kind == "raw-echo" }
                 var object: JSONObject = [
                     "bench": "wire", "placement": .string(row.placement), "socket": .string(row.socket),
-                    "kind": .string(row.kind), "p50_us": .number(.double(row.p50)), "p99_us": .number(.double(row.p99)),
-                    "mean_us": .number(.double(row.mean)),
+                    "kind": .string(row.kind), "p50_us": .number(row.p50), "p99_us": .number(row.p99),
+                    "mean_us": .number(row.mean),
                 ]
-                if let raw { object["p50_vs_raw"] = .number(.double(row.p50 / raw.p50)) }
+                if let raw { object["p50_vs_raw"] = .number(row.p50 / raw.p50) }
                 rows.append(.object(object))
             }
             var output: [UInt8] = []

@@ -58,7 +58,7 @@ struct SchemaValidator {
         switch value {
         case .null: return "null"
         case .bool: return "boolean"
-        case .number(let number): return number.isInteger ? "integer" : "number"
+        case .number(let number): return number.rounded() == number ? "integer" : "number"
         case .string: return "string"
         case .array: return "array"
         case .object: return "object"
@@ -122,10 +122,10 @@ struct SchemaValidator {
             }
         }
         if case .number(let number) = value {
-            if let least = keywords["minimum"]?.doubleValue, number.doubleValue < least {
+            if let least = keywords["minimum"]?.doubleValue, number < least {
                 found.append(Problem(path: path, message: "below the minimum \(least)"))
             }
-            if let most = keywords["maximum"]?.doubleValue, number.doubleValue > most {
+            if let most = keywords["maximum"]?.doubleValue, number > most {
                 found.append(Problem(path: path, message: "above the maximum \(most)"))
             }
         }
