@@ -29,14 +29,16 @@ final class Weather: WeatherAPI {
 @CordisActor
 func catalog(node: String) -> PluginCatalog {
     var catalog = BuiltinCatalog.plugins(node: node)
-    catalog.register(name: "weather", provides: [WeatherKey.name]) { scope in
-        try scope.ctx.provide(WeatherKey.self, Weather())
-    }
-    catalog.register(name: "forecast", inject: [Dependency(WeatherKey.self)]) { scope in
-        let weather = try scope.ctx[WeatherKey.self]
-        let lisbon = try await weather.temperature(in: "Lisbon")
-        scope.ctx.logger("forecast").info("Lisbon: \(lisbon) °C")
-    }
+    catalog.register(
+        FunctionPlugin<NoConfig>(name: "weather", provides: [WeatherKey.self]) { ctx, _, _ in
+            try ctx.provide(WeatherKey.self, Weather())
+        }, as: "weather")
+    catalog.register(
+        FunctionPlugin<NoConfig>(name: "forecast", inject: [WeatherKey.self]) { ctx, _, _ in
+            let weather = try ctx[WeatherKey.self]
+            let lisbon = try await weather.temperature(in: "Lisbon")
+            ctx.logger("forecast").info("Lisbon: \(lisbon) °C")
+        }, as: "forecast")
     return catalog
 }
 

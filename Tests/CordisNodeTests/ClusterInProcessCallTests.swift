@@ -118,15 +118,15 @@ struct ClusterInProcessCallTests {
             maxFrameSize: maxFrameSize)
         configuration.reconnectBackoff = (.milliseconds(20), .milliseconds(200))
         var catalog = BuiltinCatalog.plugins(node: name)
-        catalog.register(name: "echo", provides: [EchoServiceKey.name]) { scope in
+        catalog.register(FunctionPlugin<NoConfig>(name: "echo", provides: [EchoServiceKey.self]) { _, _, scope in
             try scope.ctx.provide(EchoServiceKey.self, Echo(probe: probe))
-        }
-        catalog.register(name: "late") { scope in probe.late = scope.ctx }
+        }, as: "echo")
+        catalog.register(FunctionPlugin<NoConfig>(name: "late") { _, _, scope in probe.late = scope.ctx }, as: "late")
         // A consumer of `clock` whose teardown waits until the test releases it.
-        catalog.register(name: "holder", inject: [Dependency(ClockServiceKey.self)]) { scope in
+        catalog.register(FunctionPlugin<NoConfig>(name: "holder", inject: [ClockServiceKey.self]) { _, _, scope in
             probe.late = scope.ctx
             try scope.collect { await withCheckedContinuation { probe.stuck.append($0) } }
-        }
+        }, as: "holder")
         var services = BuiltinCatalog.remoteServices
         services.register(EchoServiceKey.self)
         return try Node(

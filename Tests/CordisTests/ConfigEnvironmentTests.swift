@@ -19,9 +19,9 @@ struct ConfigEnvironmentTests {
 
     static func catalog(seen: Trail) -> PluginCatalog {
         var catalog = PluginCatalog()
-        catalog.register(name: "server", config: ServerConfig.self) { _, config in
+        catalog.register(FunctionPlugin<ServerConfig>(name: "server") { _, config, _ in
             seen.add("\(config.token) \(config.host) \(config.port)")
-        }
+        }, as: "server")
         return catalog
     }
 

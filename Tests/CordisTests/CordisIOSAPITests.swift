@@ -35,7 +35,7 @@ struct CordisIOSAPITests {
 
     @Test func updateWithNoSaveLeavesTheEntrysSavedConfigAsItWas() async throws {
         var catalog = PluginCatalog()
-        catalog.register(name: "count", config: Count.self) { _, _ in }
+        catalog.register(FunctionPlugin<Count>(name: "count") { _, _, _ in }, as: "count")
         let store = InMemoryEntryStore([Entry(id: "c", plugin: "count", config: ["start": 1])])
         let loader = Loader(ctx: Context(logLevel: .error), catalog: catalog, store: store)
         try await loader.start()
@@ -52,7 +52,7 @@ struct CordisIOSAPITests {
     /// requirements are `@CordisActor` there, so that compiles and the Loader uses it.
     @Test func aCordisActorClassOverEntriesIsAStore() async throws {
         var catalog = PluginCatalog()
-        catalog.register(name: "count", config: Count.self) { _, _ in }
+        catalog.register(FunctionPlugin<Count>(name: "count") { _, _, _ in }, as: "count")
         let store = ActorBoundStore([Entry(id: "c", plugin: "count", config: ["start": 1])])
         let loader = Loader(ctx: Context(logLevel: .error), catalog: catalog, store: store)
         try await loader.start()

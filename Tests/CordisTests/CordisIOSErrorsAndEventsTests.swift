@@ -258,7 +258,7 @@ struct CordisIOSErrorsAndEventsTests {
         let (root, _) = try makeRoot()
         var catalog = PluginCatalog()
         catalog.register(SpanPlugin.self, as: "span")
-        catalog.register(name: "closure") { _ in }
+        catalog.register(FunctionPlugin<NoConfig>(name: "closure") { _, _, _ in }, as: "closure")
         #expect(catalog.resolve("missing") == nil)
         let span = try #require(catalog.resolve("span"))
         #expect(span.name == "SpanPlugin")

@@ -14,8 +14,8 @@ private func nested(_ levels: Int) -> JSONValue {
 @CordisActor
 private func plainLoader(_ folder: LoaderFolder) async throws -> Loader {
     var catalog = PluginCatalog()
-    catalog.register(name: "plain") { _ in }
-    catalog.register(name: "any", config: JSONValue.self) { _, _ in }
+    catalog.register(FunctionPlugin<NoConfig>(name: "plain") { _, _, _ in }, as: "plain")
+    catalog.register(FunctionPlugin<JSONValue>(name: "any") { _, _, _ in }, as: "any")
     if !FileManager.default.fileExists(atPath: folder.entries.path) {
         try FileEntryStore(url: folder.entries).save(EntryTree())
     }

@@ -132,17 +132,17 @@ private struct UpdaterConfig: Codable, Sendable {
 struct LoaderSelfDisposalTests {
     var catalog: PluginCatalog {
         var catalog = PluginCatalog()
-        catalog.register(name: "quitter") { scope in
+        catalog.register(FunctionPlugin<NoConfig>(name: "quitter") { _, _, scope in
             try await scope.ctx.fiber.dispose()
-        }
-        catalog.register(name: "plain") { _ in }
-        catalog.register(name: "disposer-quitter") { scope in
+        }, as: "quitter")
+        catalog.register(FunctionPlugin<NoConfig>(name: "plain") { _, _, _ in }, as: "plain")
+        catalog.register(FunctionPlugin<NoConfig>(name: "disposer-quitter") { _, _, scope in
             let ctx = scope.ctx
             try scope.collect { try await ctx.fiber.dispose() }
-        }
-        catalog.register(name: "updater", config: UpdaterConfig.self) { scope, config in
+        }, as: "disposer-quitter")
+        catalog.register(FunctionPlugin<UpdaterConfig>(name: "updater") { _, config, scope in
             if config.step == 1 { try await scope.ctx.fiber.update(UpdaterConfig(step: 2)) }
-        }
+        }, as: "updater")
         return catalog
     }
 

@@ -87,7 +87,7 @@ struct LoaderFolderSyncFaultTests {
     @Test func theChangeIsRejectedAndNeitherTheFileNorTheFibersChange() async throws {
         let folder = try LoaderFolder()
         var catalog = PluginCatalog()
-        catalog.register(name: "plain") { _ in }
+        catalog.register(FunctionPlugin<NoConfig>(name: "plain") { _, _, _ in }, as: "plain")
         try FileEntryStore(url: folder.entries).save(EntryTree(entries: [Entry(id: "a", plugin: "plain")]))
         let oldBytes = try folder.bytes()
         let loader = Loader(

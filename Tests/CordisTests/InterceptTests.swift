@@ -66,13 +66,15 @@ struct InterceptTests {
 
     static func catalog(names: Trail) -> PluginCatalog {
         var catalog = PluginCatalog()
-        catalog.register(name: "namer", provides: ["namer"]) { scope in
-            try scope.ctx.provide(NamerKey.self, Namer())
-        }
-        catalog.register(name: "reader") { scope in
-            let namer = try? scope.ctx.get(NamerKey.self, property: "namer")
-            names.add(namer?.name(for: scope.ctx) ?? "no namer/\(scope.ctx.fiber.name)")
-        }
+        catalog.register(
+            FunctionPlugin<NoConfig>(name: "namer", provides: [NamerKey.self]) { ctx, _, _ in
+                try ctx.provide(NamerKey.self, Namer())
+            }, as: "namer")
+        catalog.register(
+            FunctionPlugin<NoConfig>(name: "reader") { _, _, scope in
+                let namer = try? scope.ctx.get(NamerKey.self, property: "namer")
+                names.add(namer?.name(for: scope.ctx) ?? "no namer/\(scope.ctx.fiber.name)")
+            }, as: "reader")
         return catalog
     }
 

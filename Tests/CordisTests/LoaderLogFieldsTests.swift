@@ -6,10 +6,10 @@ struct LoaderLogFieldsTests {
     @Test func recordsLoggedByAnEntrysPluginAndItsChildrenNameTheEntry() async throws {
         let (root, logs) = try makeRoot()
         var catalog = PluginCatalog()
-        catalog.register(name: "talker") { scope in
+        catalog.register(FunctionPlugin<NoConfig>(name: "talker") { _, _, scope in
             scope.ctx.logger.info("from the entry")
             try scope.ctx.plugin(FunctionPlugin<NoConfig>(name: "child") { _, _, child in child.ctx.logger("child").info("from a child") })
-        }
+        }, as: "talker")
         let loader = Loader(
             ctx: root, catalog: catalog, store: InMemoryEntryStore(EntryTree(entries: [Entry(id: "speaker", plugin: "talker")])))
         try await loader.start()
@@ -34,7 +34,7 @@ struct LoaderDisabledConfigTests {
     @Test func anInvalidConfigForADisabledEntryIsRejectedAndNotSaved() async throws {
         let (root, _) = try makeRoot()
         var catalog = PluginCatalog()
-        catalog.register(name: "counter", config: Settings.self) { _, _ in }
+        catalog.register(FunctionPlugin<Settings>(name: "counter") { _, _, _ in }, as: "counter")
         let store = InMemoryEntryStore(EntryTree(entries: [
             Entry(id: "off", plugin: "counter", disabled: true, config: ["start": 1]),
         ]))

@@ -27,12 +27,14 @@ extension PluginCatalog {
     mutating func registerCounted(
         _ name: String, spy: LoaderSpy, inject: [String] = [], provides: [String] = []
     ) {
-        register(name: name, config: JSONValue.self, inject: inject.map { Dependency(name: $0) }, provides: provides) {
-            scope, config in
+        let plugin = FunctionPlugin<JSONValue>(
+            name: name, injections: inject.map { Injection(name: $0) }, providing: provides, validate: nil
+        ) { _, config, scope in
             spy.apply(name)
             for service in provides { try scope.ctx.provide(name: service, value: config) }
             try scope.collect { spy.dispose(name) }
         }
+        register(plugin, as: name)
     }
 }
 

@@ -411,7 +411,7 @@ struct LoaderRebuildTests {
     var catalog: PluginCatalog {
         var catalog = PluginCatalog()
         for name in ["foo", "bar"] { catalog.registerCounted(name, spy: spy) }
-        catalog.register(name: "strict", config: LoaderCounterService.Config.self) { _, _ in }
+        catalog.register(FunctionPlugin<LoaderCounterService.Config>(name: "strict") { _, _, _ in }, as: "strict")
         return catalog
     }
 

@@ -93,33 +93,33 @@ struct BusyConfig: Codable, Sendable {
 @CordisActor
 func testCatalog(node: String) -> PluginCatalog {
     var catalog = BuiltinCatalog.plugins(node: node)
-    catalog.register(name: "busy", config: BusyConfig.self) { scope, config in
+    catalog.register(FunctionPlugin<BusyConfig>(name: "busy") { _, config, scope in
         let logger = scope.ctx.logger("busy")
         logger.info("busy: blocking for \(config.seconds) s")
         // Deliberately blocks the actor's thread (not a suspension): what the test is about.
         usleep(UInt32(max(0, min(config.seconds, 60)) * 1_000_000))
         logger.info("busy: done")
-    }
-    catalog.register(name: "stall-after-call", config: BusyConfig.self, inject: [Dependency(ClockServiceKey.self)]) { scope, config in
+    }, as: "busy")
+    catalog.register(FunctionPlugin<BusyConfig>(name: "stall-after-call", inject: [ClockServiceKey.self]) { _, config, scope in
         let logger = scope.ctx.logger("stall-after-call")
         let reading = try await scope.ctx[ClockServiceKey.self].now()
         logger.info("stall-after-call: blocking for \(config.seconds) s after a reading from \(reading.node)")
         usleep(UInt32(max(0, min(config.seconds, 60)) * 1_000_000))
         logger.info("stall-after-call: done")
-    }
-    catalog.register(name: "gone", config: GoneConfig.self, provides: [GoneServiceKey.name]) { scope, config in
+    }, as: "stall-after-call")
+    catalog.register(FunctionPlugin<GoneConfig>(name: "gone", provides: [GoneServiceKey.self]) { _, config, scope in
         try scope.ctx.provide(GoneServiceKey.self, Gone(serving: config.serving))
-    }
-    catalog.register(name: "gone-consumer", inject: [Dependency(GoneServiceKey.self)]) { scope in
+    }, as: "gone")
+    catalog.register(FunctionPlugin<NoConfig>(name: "gone-consumer", inject: [GoneServiceKey.self]) { _, _, scope in
         let logger = scope.ctx.logger("gone-consumer")
         Attempts.shared.count += 1
         logger.info("gone-consumer: attempt \(Attempts.shared.count)")
         try scope.ctx[GoneServiceKey.self].ask()
         logger.info("gone-consumer: loaded")
-    }
-    catalog.register(name: "stall", provides: [StallServiceKey.name]) { scope in
+    }, as: "gone-consumer")
+    catalog.register(FunctionPlugin<NoConfig>(name: "stall", provides: [StallServiceKey.self]) { _, _, scope in
         try scope.ctx.provide(StallServiceKey.self, Stall(logger: scope.ctx.logger("stall")))
-    }
+    }, as: "stall")
     return catalog
 }
 

@@ -53,6 +53,10 @@ public struct PluginCatalog: Sendable {
     /// Registers a function plugin that takes no config (its entry's `config` must be absent or `{}`).
     ///
     /// - Parameter provides: the services `apply` provides, so realm changes know to rebuild it.
+    @available(
+        *, deprecated,
+        message: "register a FunctionPlugin, as in cordis-ios: catalog.register(FunctionPlugin<NoConfig>(name:inject:provides:) { ctx, _, scope in … }, as: name)"
+    )
     @CordisActor
     public mutating func register(
         name: String, inject: [Dependency] = [], provides: [String] = [],
@@ -66,6 +70,10 @@ public struct PluginCatalog: Sendable {
     /// Registers a function plugin with a typed config, decoded strictly and passed to `apply` on every load.
     ///
     /// - Parameter provides: the services `apply` provides, so realm changes know to rebuild it.
+    @available(
+        *, deprecated,
+        message: "register a FunctionPlugin, as in cordis-ios: catalog.register(FunctionPlugin<Config>(name:inject:provides:) { ctx, config, scope in … }, as: name)"
+    )
     @CordisActor
     public mutating func register<C: Decodable>(
         name: String, config: C.Type, inject: [Dependency] = [], provides: [String] = [],
@@ -93,7 +101,7 @@ public struct PluginCatalog: Sendable {
     @CordisActor
     mutating func register<C>(_ plugin: FunctionPlugin<C>, named name: String) {
         items[name] = Item(
-            name: name, schema: ConfigSchema(of: C.self), injects: plugin.dependencies, provides: [],
+            name: name, schema: ConfigSchema(of: C.self), injects: plugin.dependencies, provides: plugin.provides,
             prepare: { json in
                 let decoded = try JSONValueDecoder().decode(C.self, from: Self.normalized(json))
                 return PreparedPlugin(config: try plugin.validated(decoded)) { ctx, config, extra in

@@ -73,6 +73,9 @@ public struct FunctionPlugin<Config: Decodable & Sendable>: AnyPlugin {
     /// The services its fibers inject, each with the intercept config its context carries for it
     /// (cordis-ios's `injections`; the ones given as `inject` have none).
     public let injections: [Injection]
+    /// The names of the services it declares it provides, so a realm change rebuilds its fibers and a
+    /// catalog lists them (an addition: cordis-ios's function plugins do not declare what they provide).
+    public let provides: [String]
     let body: Apply
     let validator: (@Sendable (Config) throws -> Void)?
     /// What the plugin's identity is: copies of this value share it, so their fibers are one plugin's.
@@ -87,13 +90,14 @@ public struct FunctionPlugin<Config: Decodable & Sendable>: AnyPlugin {
     /// - Parameters:
     ///   - name: its name in logs and status.
     ///   - inject: the services it injects.
+    ///   - provides: the services `apply` provides (see `provides`).
     ///   - validate: a check of each config before a fiber runs with it; throwing refuses the config.
     ///   - apply: what runs when the fiber loads.
     public init(
-        name: String? = nil, inject: [any ServiceKey.Type] = [], validate: (@Sendable (Config) throws -> Void)? = nil,
-        apply: @escaping Apply
+        name: String? = nil, inject: [any ServiceKey.Type] = [], provides: [any ServiceKey.Type] = [],
+        validate: (@Sendable (Config) throws -> Void)? = nil, apply: @escaping Apply
     ) {
-        self.init(name: name, inject: inject, injections: [], validate: validate, apply: apply)
+        self.init(name: name, inject: inject, injections: [], provides: provides, validate: validate, apply: apply)
     }
 
     /// Creates a function plugin whose injected services carry intercept configs (cordis-ios's
@@ -105,14 +109,25 @@ public struct FunctionPlugin<Config: Decodable & Sendable>: AnyPlugin {
     ///   - name: its name in logs and status.
     ///   - inject: services it injects without a config.
     ///   - injections: services it injects, each with its config (nil for none).
+    ///   - provides: the services `apply` provides (see `provides`).
     ///   - validate: a check of each config before a fiber runs with it; throwing refuses the config.
     ///   - apply: what runs when the fiber loads.
     public init(
         name: String? = nil, inject: [any ServiceKey.Type] = [], injections: [Injection],
-        validate: (@Sendable (Config) throws -> Void)? = nil, apply: @escaping Apply
+        provides: [any ServiceKey.Type] = [], validate: (@Sendable (Config) throws -> Void)? = nil,
+        apply: @escaping Apply
     ) {
-        let all = Injection.inject(inject) + injections
+        self.init(name: name, injections: Injection.inject(inject) + injections, providing: provides.map { $0.name },
+                  validate: validate, apply: apply)
+    }
+
+    /// Creates a function plugin that provides services by name.
+    init(
+        name: String?, injections all: [Injection], providing provides: [String],
+        validate: (@Sendable (Config) throws -> Void)?, apply: @escaping Apply
+    ) {
         self.name = name
+        self.provides = provides
         self.injections = all
         self.dependencies = Injection.dependencies([], adding: all)
         self.body = apply
@@ -148,7 +163,7 @@ public struct FunctionPlugin<Config: Decodable & Sendable>: AnyPlugin {
             try await body(scope.ctx.intercepting(injections), config, scope)
         }
         return PluginRunner.forFunction(
-            name: name ?? PluginRunner.unnamed, dependencies: dependencies, config: config, anchor: anchor,
+            name: name ?? PluginRunner.unnamed, dependencies: dependencies, provides: provides, config: config, anchor: anchor,
             injections: injections,
             validate: validate, apply: apply)
     }

@@ -10,41 +10,46 @@ public enum BuiltinCatalog {
     @CordisActor
     public static func plugins(node: String) -> PluginCatalog {
         var catalog = PluginCatalog()
-        catalog.register(name: "clock", provides: [ClockServiceKey.name]) { scope in
-            let logger = scope.ctx.logger("clock")
-            // The teardown is logged so an orderly withdrawal's order is observable: the clock stops
-            // only after every remote consumer let go.
-            try scope.collect { logger.info("clock stopped") }
-            try scope.ctx.provide(ClockServiceKey.self, NodeClock(node: node))
-        }
-        catalog.register(name: "counter", config: CounterConfig.self, provides: [CounterServiceKey.name]) { scope, config in
-            try scope.ctx.provide(CounterServiceKey.self, Counter(start: config.start))
-        }
-        catalog.register(name: "greeter", inject: [Dependency(ClockServiceKey.self)]) { scope in
-            let logger = scope.ctx.logger("greeter")
-            let reading = try await scope.ctx[ClockServiceKey.self].now()
-            logger.info("hello at \(reading.seconds) from \(reading.node)")
-            try scope.collect { logger.info("bye") }
-        }
-        catalog.register(name: "badge", inject: [Dependency(CounterServiceKey.self)]) { scope in
-            let counter = try scope.ctx[CounterServiceKey.self]
-            let logger = scope.ctx.logger("badge")
-            let value = try await counter.add(1)
-            logger.info("badge added, counter at \(value)")
-            try scope.collect {
-                let after = try await counter.add(-1)
-                logger.info("badge removed, counter at \(after)")
-            }
-        }
+        catalog.register(
+            FunctionPlugin<NoConfig>(name: "clock", provides: [ClockServiceKey.self]) { ctx, _, scope in
+                let logger = ctx.logger("clock")
+                // The teardown is logged so an orderly withdrawal's order is observable: the clock stops
+                // only after every remote consumer let go.
+                try scope.collect { logger.info("clock stopped") }
+                try ctx.provide(ClockServiceKey.self, NodeClock(node: node))
+            }, as: "clock")
+        catalog.register(
+            FunctionPlugin<CounterConfig>(name: "counter", provides: [CounterServiceKey.self]) { ctx, config, _ in
+                try ctx.provide(CounterServiceKey.self, Counter(start: config.start))
+            }, as: "counter")
+        catalog.register(
+            FunctionPlugin<NoConfig>(name: "greeter", inject: [ClockServiceKey.self]) { ctx, _, scope in
+                let logger = ctx.logger("greeter")
+                let reading = try await ctx[ClockServiceKey.self].now()
+                logger.info("hello at \(reading.seconds) from \(reading.node)")
+                try scope.collect { logger.info("bye") }
+            }, as: "greeter")
+        catalog.register(
+            FunctionPlugin<NoConfig>(name: "badge", inject: [CounterServiceKey.self]) { ctx, _, scope in
+                let counter = try ctx[CounterServiceKey.self]
+                let logger = ctx.logger("badge")
+                let value = try await counter.add(1)
+                logger.info("badge added, counter at \(value)")
+                try scope.collect {
+                    let after = try await counter.add(-1)
+                    logger.info("badge removed, counter at \(after)")
+                }
+            }, as: "badge")
         let flakyRuns = FlakyRuns()
-        catalog.register(name: "flaky", config: FlakyConfig.self) { scope, config in
-            let logger = scope.ctx.logger("flaky")
-            if config.fail, flakyRuns.fails(fiber: scope.ctx.fiber.id, times: config.times) {
-                throw FlakyFailure()
-            }
-            logger.info("flaky running")
-            try scope.collect { logger.info("flaky stopped") }
-        }
+        catalog.register(
+            FunctionPlugin<FlakyConfig>(name: "flaky") { ctx, config, scope in
+                let logger = ctx.logger("flaky")
+                if config.fail, flakyRuns.fails(fiber: ctx.fiber.id, times: config.times) {
+                    throw FlakyFailure()
+                }
+                logger.info("flaky running")
+                try scope.collect { logger.info("flaky stopped") }
+            }, as: "flaky")
         return catalog
     }
 

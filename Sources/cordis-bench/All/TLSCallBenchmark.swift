@@ -57,7 +57,7 @@ enum TLSCallBenchmark {
             child.waitUntilExit()
         }
         var catalog = PluginCatalog()
-        catalog.register(name: "consumer", inject: [Dependency(ClockServiceKey.self)]) { _ in }
+        catalog.register(FunctionPlugin<NoConfig>(name: "consumer", inject: [ClockServiceKey.self]) { _, _, _ in }, as: "consumer")
         let store = InMemoryEntryStore(EntryTree(entries: [Entry(id: "consumer", plugin: "consumer")]))
         var configuration = NodeConfiguration(name: "a", peers: [try Address(parsing: "tcp:127.0.0.1:\(port)")])
         configuration.tls = try TLSContext(TLSConfiguration(

@@ -129,7 +129,7 @@ enum ClusterBenchmark {
                 return previous
             }
             var catalog = PluginCatalog()
-            catalog.register(name: "consumer", inject: [Dependency(ClockServiceKey.self)]) { _ in }
+            catalog.register(FunctionPlugin<NoConfig>(name: "consumer", inject: [ClockServiceKey.self]) { _, _, _ in }, as: "consumer")
             let store = InMemoryEntryStore(EntryTree(entries: [Entry(id: "consumer", plugin: "consumer")]))
             var secrets: ClusterSecrets?
             if tcp {

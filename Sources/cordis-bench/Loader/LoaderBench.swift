@@ -11,6 +11,12 @@ private final class BenchClock {
     var ticks = 0
 }
 
+/// The benchmark's `clock` service.
+private enum BenchClockKey: ServiceKey {
+    typealias Value = BenchClock
+    static let name = "clock"
+}
+
 /// Starts a Loader tree of `entries` entries from an `InMemoryEntryStore` (one `clock` provider, then
 /// groups of up to 100 workers, every other worker injecting `clock`), changes the config of one worker
 /// (it provides no service), and stops the tree.
@@ -21,15 +27,18 @@ private final class BenchClock {
 @CordisActor
 func runLoaderBenchmark(entries: Int) async -> [(String, Double)] {
     var catalog = PluginCatalog()
-    catalog.register(name: "clock", provides: ["clock"]) { scope in
-        try scope.ctx.provide(name: "clock", value: BenchClock())
-    }
-    catalog.register(name: "worker", config: WorkerConfig.self) { scope, config in
-        try scope.collect { _ = config.n }
-    }
-    catalog.register(name: "clock-worker", config: WorkerConfig.self, inject: [Dependency(name: "clock")]) { scope, config in
-        try scope.collect { _ = config.n }
-    }
+    catalog.register(
+        FunctionPlugin<NoConfig>(name: "clock", provides: [BenchClockKey.self]) { ctx, _, _ in
+            try ctx.provide(BenchClockKey.self, BenchClock())
+        }, as: "clock")
+    catalog.register(
+        FunctionPlugin<WorkerConfig>(name: "worker") { _, config, scope in
+            try scope.collect { _ = config.n }
+        }, as: "worker")
+    catalog.register(
+        FunctionPlugin<WorkerConfig>(name: "clock-worker", inject: [BenchClockKey.self]) { _, config, scope in
+            try scope.collect { _ = config.n }
+        }, as: "clock-worker")
 
     var top: [Entry] = [Entry(id: "clock", plugin: "clock")]
     var count = 1
