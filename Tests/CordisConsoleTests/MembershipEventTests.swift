@@ -80,4 +80,34 @@ struct MembershipEventTests {
         await follower.stop()
         await cluster.stop()
     }
+
+    @Test("status does not wait for a suspected member: it shows the last snapshot, unreachable because suspected, and asks it again once it answers")
+    func statusSkipsASuspectedMember() async throws {
+        let cluster = try Cluster()
+        defer { Task { await cluster.stop() } }
+        // Suspected after 4 s of silence, down after 8 s: a window to ask for the status in.
+        let a = try await cluster.start("a", entries: ConsoleClusterTests.entriesA, heartbeatTimeout: 8)
+        let b = try await cluster.start("b", entries: #"{"version":1,"entries":[]}"#, peers: ["a"], heartbeatTimeout: 8)
+        #expect(await a.waitForLine(containing: "linked to b"))
+        let follower = try cluster.follow("a", ["events", "--follow", "--on", "a"])
+        defer { Task { await follower.stop() } }
+        #expect(await follower.waitForLine(containing: "a member b up"), "\(follower.text)")
+        #expect(try await cluster.console("a", ["status"]).code == 0)
+        b.signal(SIGSTOP)
+        #expect(await follower.waitForLine(containing: "a member b suspected (silent for"), "\(follower.text)")
+        // Asked, the frozen b would hold the answer until its link is declared down.
+        let status = try await cluster.console("a", ["status", "--json"], timeout: 30)
+        b.signal(SIGCONT)
+        let parsed = try JSONParser().parse(Array(status.out.utf8))
+        let nodeB = try #require(ConsoleClusterTests.node(parsed, "b"), "\(status.out)")
+        #expect(nodeB["reachable"] == false)
+        #expect(nodeB["health"] == "suspected", "\(nodeB)")
+        #expect(nodeB["unreachable"]?.stringValue?.contains("b is suspected: silent for") == true, "\(nodeB)")
+        #expect(follower.text.contains("a member b down") == false, "\(follower.text)")
+        #expect(await follower.waitForOccurrences(of: "a member b up", count: 2), "\(follower.text)")
+        let again = try JSONParser().parse(Array(try await cluster.console("a", ["status", "--json"]).out.utf8))
+        #expect(ConsoleClusterTests.node(again, "b")?["reachable"] == true)
+        await follower.stop()
+        await cluster.stop()
+    }
 }

@@ -106,7 +106,9 @@ extension ControlServer {
 
     /// `status`: this node's snapshot, or with `cluster: true` every member's, unreachable ones with
     /// `reachable: false` and the last snapshot seen. Each member is asked for `requester` and checks
-    /// it by its own operators file: a member that refuses it shows only as refused, nothing of it. With
+    /// it by its own operators file: a member that refuses it shows only as refused, nothing of it. A
+    /// member `suspected` (silent past half the heartbeat timeout: frozen, or its link stalled) is not
+    /// asked, so the answer does not wait for it: its last snapshot is shown unreachable. With
     /// `on` as well, only that member is asked and listed (`unknown-member` when this node knows none by
     /// that name). Every node listed carries its `health` as this node sees it.
     func status(_ request: ControlRequest, by requester: OperatorIdentity?) async throws -> JSONValue {
@@ -132,9 +134,10 @@ extension ControlServer {
         }
         let timeout = relayTimeout(for: request)
         let question = ControlRequest(id: 0, command: .status, operator: requester?.relayed)
+        let silent = Set(members.filter { health[$0] == .suspected })
         // Every member is asked at once, each question a child of this request's task.
         let answers = await withTaskGroup(of: (String, Result<JSONValue, ControlError>).self) { group in
-            for member in members {
+            for member in members where !silent.contains(member) {
                 group.addTask { (member, await self.answer(of: member, to: question, timeout: timeout)) }
             }
             var answers: [String: Result<JSONValue, ControlError>] = [:]
@@ -143,6 +146,12 @@ extension ControlServer {
         }
         var nodes: [JSONValue] = [own]
         for member in members {
+            if silent.contains(member) {
+                let heard = lastSeen(member).map { " for \(($0 * 10).rounded() / 10) s" } ?? ""
+                nodes.append(try unreachableStatus(
+                    member, reason: "\(member) is suspected: silent\(heard), past half the heartbeat timeout; not asked"))
+                continue
+            }
             switch answers[member] {
             case .success(let value):
                 let joined = StatusPaging.join(value)
