@@ -29,6 +29,8 @@ public final class EtcdServer: Sendable {
 
     /// The etcd executable.
     public static let executable = URL(fileURLWithPath: "/usr/bin/etcd")
+    /// util-linux's `setpriv`, which starts etcd so that it dies with the test process.
+    static let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
     /// Whether etcd is installed (tests that need it are skipped otherwise).
     public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
 
@@ -88,9 +90,15 @@ public final class EtcdServer: Sendable {
             "--initial-cluster-token", "cordis-test",
             "--heartbeat-interval", "50", "--election-timeout", "500",
         ]
+        // etcd is not a Cordis node and does not watch its parent: `setpriv` asks the kernel to kill it
+        // when the test process ends (PR_SET_PDEATHSIG, kept across setpriv's exec of etcd), so a test
+        // killed with SIGKILL leaves no etcd behind either.
+        let dieWithParent = FileManager.default.isExecutableFile(atPath: Self.setpriv.path)
         let process = try NodeProcess(
-            name: "etcd-\(name)", arguments: arguments, directory: folder.url, environment: ["ETCD_UNSUPPORTED_ARCH": ""],
-            executable: Self.executable)
+            name: "etcd-\(name)",
+            arguments: dieWithParent ? ["--pdeathsig", "KILL", "--", Self.executable.path] + arguments : arguments,
+            directory: folder.url, environment: ["ETCD_UNSUPPORTED_ARCH": ""],
+            executable: dieWithParent ? Self.setpriv : Self.executable)
         processes.table.withLock { $0[name] = process }
     }
 
