@@ -4,8 +4,8 @@ import Glibc  // links libm, which Int64(exactly: Double) needs
 
 /// A number as the parser read it, on a `JSONDocument`'s tape: an integer written as plain digits that
 /// fits `Int64` stays an integer, anything else (a fraction, an exponent, or an integer out of range)
-/// is a `Double`. A document decoded straight into a type keeps integers beyond 2^53 exact this way; a
-/// `JSONValue` holds a `Double`.
+/// is a `Double`. A type decoded straight from a document reads its integers from here without going
+/// through a `Double`; as from a `JSONValue`, one beyond ±(2^53 − 1) is refused (`TapeDecoder`).
 ///
 /// Equality and hashing compare the numeric value, so `.integer(1) == .double(1.0)`.
 enum JSONNumber: Sendable, Hashable, CustomStringConvertible {
@@ -20,20 +20,6 @@ enum JSONNumber: Sendable, Hashable, CustomStringConvertible {
         case .integer(let value): return Double(value)
         case .double(let value): return value
         }
-    }
-
-    /// The number as an `Int64` when it is integral and in range, else nil (`2.0` gives 2, `2.5` nil).
-    var int64Value: Int64? {
-        switch self {
-        case .integer(let value): return value
-        case .double(let value): return Int64(exactly: value)
-        }
-    }
-
-    /// True when the number was written (or built) as an integer.
-    var isInteger: Bool {
-        if case .integer = self { return true }
-        return false
     }
 
     /// The number as JSON text.
